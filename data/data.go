@@ -1,0 +1,175 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Reserved tokens and the first task symbol.
+const (
+	PAD         = 0 // padding token (never produced by tasks; reserved)
+	SEP         = 1 // separator between input and output
+	FirstSymbol = 2 // task symbols are FirstSymbol .. FirstSymbol+Symbols-1
+)
+
+// Alphabet size bounds for [Options.Symbols].
+const (
+	DefaultSymbols = 8
+	MinSymbols     = 2
+	MaxSymbols     = 1000
+)
+
+// Example is one instance of a task: Input has Length symbols; Output is the answer.
+type Example struct {
+	Input  []int
+	Output []int
+}
+
+// Stream returns the token stream Input ++ [SEP] ++ Output as a new slice.
+func (e Example) Stream() []int {
+	s := make([]int, 0, len(e.Input)+1+len(e.Output))
+	s = append(s, e.Input...)
+	s = append(s, SEP)
+	return append(s, e.Output...)
+}
+
+// Task generates examples. Implementations must be deterministic given the rng.
+type Task interface {
+	Name() string
+	// Vocab is the total vocabulary size, reserved tokens included (FirstSymbol + Symbols).
+	Vocab() int
+	// OutputLen is the number of output tokens for an input of length L (copy/reverse/sort: L).
+	OutputLen(L int) int
+	// Generate draws one example with an input of length L (L >= 1) from rng.
+	Generate(rng *rand.Rand, L int) Example
+}
+
+// Options configure a task. Symbols is the alphabet size: DefaultSymbols (8)
+// when 0, otherwise it must be in [MinSymbols, MaxSymbols].
+type Options struct {
+	Symbols int
+}
+
+// symbols returns the effective alphabet size or an error naming task.symbols.
+func (o Options) symbols() (int, error) {
+	switch {
+	case o.Symbols == 0:
+		return DefaultSymbols, nil
+	case o.Symbols < MinSymbols || o.Symbols > MaxSymbols:
+		return 0, fmt.Errorf("task.symbols: must be in [%d, %d] (or 0 for the default %d), got %d",
+			MinSymbols, MaxSymbols, DefaultSymbols, o.Symbols)
+	}
+	return o.Symbols, nil
+}
+
+var registry = struct {
+	sync.RWMutex
+	ctors map[string]func(Options) (Task, error)
+}{ctors: map[string]func(Options) (Task, error){}}
+
+// Register adds a task constructor under a name. It is meant to be called from
+// init and panics on an empty name, a nil constructor or a duplicate name.
+func Register(name string, ctor func(Options) (Task, error)) {
+	if name == "" {
+		panic("data.Register: empty task name")
+	}
+	if ctor == nil {
+		panic(fmt.Sprintf("data.Register: nil constructor for task %q", name))
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if _, dup := registry.ctors[name]; dup {
+		panic(fmt.Sprintf("data.Register: task %q registered twice", name))
+	}
+	registry.ctors[name] = ctor
+}
+
+// New builds a registered task. An unknown name is an error listing the known
+// names, e.g. `unknown task "foo" (known: copy, reverse, sort)`.
+func New(name string, opt Options) (Task, error) {
+	registry.RLock()
+	ctor, ok := registry.ctors[name]
+	registry.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown task %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return ctor(opt)
+}
+
+// Names lists registered task names, sorted.
+func Names() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	names := make([]string, 0, len(registry.ctors))
+	for n := range registry.ctors {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// SeqLen is the length of the model's input sequence for input length L:
+// len(Stream)-1 = L + 1 + OutputLen(L) - 1.
+func SeqLen(t Task, L int) int {
+	return L + t.OutputLen(L)
+}
+
+// Batch is B sequences of equal length T, laid out row-major ([B*T]).
+// Inputs[b*T+t] = stream_b[t]; Targets[b*T+t] = stream_b[t+1];
+// Weights[b*T+t] = 1 where the target is an output token (t >= len(Input),
+// i.e. positions L .. L+OutputLen-1), else 0.
+type Batch struct {
+	B, T    int
+	L       int // input length of every example in the batch
+	Inputs  []int
+	Targets []int
+	Weights []float64
+}
+
+// MakeBatch packs examples that all have the same input length L into a
+// Batch. It is an error if ex is empty, if lengths are mixed (the error names
+// both lengths), if L < 1 or if an output does not have t.OutputLen(L) tokens.
+func MakeBatch(t Task, ex []Example) (Batch, error) {
+	if t == nil {
+		return Batch{}, errors.New("MakeBatch: nil task")
+	}
+	if len(ex) == 0 {
+		return Batch{}, errors.New("MakeBatch: no examples")
+	}
+	L := len(ex[0].Input)
+	if L < 1 {
+		return Batch{}, fmt.Errorf("MakeBatch: example 0 has input length %d, want >= 1", L)
+	}
+	outLen := t.OutputLen(L)
+	for i, e := range ex {
+		if len(e.Input) != L {
+			return Batch{}, fmt.Errorf("MakeBatch: mixed input lengths: example 0 has length %d, example %d has length %d",
+				L, i, len(e.Input))
+		}
+		if len(e.Output) != outLen {
+			return Batch{}, fmt.Errorf("MakeBatch: example %d has output length %d, task %s wants %d for input length %d",
+				i, len(e.Output), t.Name(), outLen, L)
+		}
+	}
+	B, T := len(ex), SeqLen(t, L)
+	b := Batch{
+		B: B, T: T, L: L,
+		Inputs:  make([]int, B*T),
+		Targets: make([]int, B*T),
+		Weights: make([]float64, B*T),
+	}
+	for i, e := range ex {
+		s := e.Stream()
+		row := i * T
+		copy(b.Inputs[row:row+T], s[:T])
+		copy(b.Targets[row:row+T], s[1:])
+		for j := L; j < T; j++ {
+			b.Weights[row+j] = 1
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,313 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// AttentionConfig describes a batch of multi-head attention.
+type AttentionConfig struct {
+	Batch, Len, Heads int  // B, T, H; q, k, v are [B·T, D] with D = H·Dh
+	Causal            bool // query i attends only to keys j ≤ i
+}
+
+// Attention computes, for every sequence b and head h, softmax(Q·Kᵀ/√Dh + bias[h] + mask)·V, with
+// the heads merged back into rows: q, k, v are [B·T, D] and so is the result. bias is nil or an
+// [H, T, T] tensor added to the logits after the 1/√Dh scale (and not scaled). The causal mask
+// gives exactly zero weight to keys j > i, so a query's output does not depend on later tokens
+// to the last bit. Each row's softmax subtracts its own maximum.
+//
+// The heads are read in place with strided matrix products (row stride D), so nothing is
+// reshaped or copied. The forward pass of a training graph keeps the attention weights P
+// [B, H, T, T] for the backward pass; an evaluation graph keeps only one T×T block per worker.
+func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
+	s := q.Shape()
+	if len(s) != 2 || cfg.Heads < 1 || s[1]%cfg.Heads != 0 || s[0] != cfg.Batch*cfg.Len {
+		return nil, fmt.Errorf("ops: Attention: q %v does not fit batch %d × length %d with %d heads", s, cfg.Batch, cfg.Len, cfg.Heads)
+	}
+	if !k.Shape().Eq(s) || !v.Shape().Eq(s) {
+		return nil, fmt.Errorf("ops: Attention: q %v, k %v, v %v must have one shape", s, k.Shape(), v.Shape())
+	}
+	op := &attentionOp{base: newBase("Attention", 3), cfg: cfg}
+	if bias == nil {
+		return apply(op, q, k, v)
+	}
+	if want := (tensor.Shape{cfg.Heads, cfg.Len, cfg.Len}); !bias.Shape().Eq(want) {
+		return nil, fmt.Errorf("ops: Attention: bias is %v, want %v", bias.Shape(), want)
+	}
+	op.arity = 4
+	return apply(op, q, k, v, bias)
+}
+
+type attentionOp struct {
+	base
+	cfg   AttentionConfig
+	keepP bool // set when the gradient is built: keep P for the backward pass
+	out   buffer
+	p32   scratch[float32]
+	p64   scratch[float64]
+}
+
+func (op *attentionOp) Type() hm.Type {
+	if op.arity == 4 {
+		return fnType(2, 2, 2, 3, 2)
+	}
+	return fnType(2, 2, 2, 2)
+}
+
+func (op *attentionOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapeOf(in, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.Clone(), nil
+}
+
+func (op *attentionOp) Do(vs ...G.Value) (G.Value, error) {
+	dt, err := dtypeOf(vs...)
+	if err != nil {
+		return nil, err
+	}
+	out := op.out.get(dt, vs[0].Shape()...)
+	if dt == tensor.Float32 {
+		attnFwd(op, &op.p32, vs, sl[float32](out))
+	} else {
+		attnFwd(op, &op.p64, vs, sl[float64](out))
+	}
+	return out, nil
+}
+
+func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], vs []G.Value, y []F) {
+	c := op.cfg
+	B, T, H := c.Batch, c.Len, c.Heads
+	D := vs[0].Shape()[1]
+	dh := D / H
+	q, k, v := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2])
+	var bias []F
+	if len(vs) == 4 {
+		bias = sl[F](vs[3])
+	}
+	scale := F(1 / math.Sqrt(float64(dh)))
+	w := min(workers(), B*H)
+	var p []F
+	if op.keepP {
+		p = pbuf.get(B * H * T * T)
+	} else {
+		p = pbuf.get(w * T * T)
+	}
+	parallel(B*H, 1<<20, func(worker, lo, hi int) {
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/H, bh%H
+			var pb []F
+			if op.keepP {
+				pb = p[bh*T*T : (bh+1)*T*T]
+			} else {
+				pb = p[worker*T*T : (worker+1)*T*T] // one block per worker
+			}
+			off := b*T*D + h*dh
+			gemm(false, true, T, T, dh, scale, q[off:], D, k[off:], D, 0, pb, T)
+			for i := 0; i < T; i++ {
+				row := pb[i*T : (i+1)*T]
+				if bias != nil {
+					br := bias[h*T*T+i*T : h*T*T+(i+1)*T]
+					for j := range row {
+						row[j] += br[j]
+					}
+				}
+				n := T
+				if c.Causal {
+					n = i + 1
+				}
+				softmaxRow(row[:n])
+				clear(row[n:])
+			}
+			gemm(false, false, T, dh, T, 1, pb, T, v[off:], D, 0, y[off:], D)
+		}
+	})
+}
+
+// softmaxRow replaces row by its softmax, subtracting the row's own maximum.
+func softmaxRow[F Float](row []F) {
+	mx := row[0]
+	for _, x := range row[1:] {
+		mx = max(mx, x)
+	}
+	var z F
+	for j, x := range row {
+		e := F(math.Exp(float64(x - mx)))
+		row[j] = e
+		z += e
+	}
+	inv := 1 / z
+	for j := range row {
+		row[j] *= inv
+	}
+}
+
+func (op *attentionOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+// SymDiff builds one backward op that writes dq, dk, dv (and dbias) into one flat tensor, and
+// views that pick each piece out of it.
+func (op *attentionOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	op.keepP = true
+	bwd := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op}
+	packed, err := apply(bwd, in[0], in[1], in[2], out, grad)
+	if err != nil {
+		return nil, err
+	}
+	n := in[0].Shape().TotalSize()
+	grads := make(G.Nodes, len(in))
+	for i := range grads {
+		shape, offset := in[0].Shape(), i*n
+		if i == 3 {
+			shape = in[3].Shape()
+		}
+		pk := &pickOp{base: newBase(fmt.Sprintf("AttentionGrad.pick%d", i), 1), offset: offset, shape: shape.Clone()}
+		if grads[i], err = apply(pk, packed); err != nil {
+			return nil, err
+		}
+	}
+	return grads, nil
+}
+
+// attentionGradOp reads (q, k, v, y, dy) and the forward op's kept P, and writes
+// [dq | dk | dv | dbias] into one flat vector.
+type attentionGradOp struct {
+	base
+	fwd *attentionOp
+	out buffer
+	d32 scratch[float32]
+	d64 scratch[float64]
+}
+
+func (op *attentionGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 1) }
+
+func (op *attentionGradOp) size(s tensor.Shape) int {
+	n := 3 * s.TotalSize()
+	if op.fwd.arity == 4 {
+		c := op.fwd.cfg
+		n += c.Heads * c.Len * c.Len
+	}
+	return n
+}
+
+func (op *attentionGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapeOf(in, 0)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{op.size(s)}, nil
+}
+
+func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
+	dt, err := dtypeOf(vs...)
+	if err != nil {
+		return nil, err
+	}
+	out := op.out.get(dt, op.size(vs[0].Shape()))
+	if dt == tensor.Float32 {
+		attnBwd(op.fwd, op.fwd.p32.s, &op.d32, vs, sl[float32](out))
+	} else {
+		attnBwd(op.fwd, op.fwd.p64.s, &op.d64, vs, sl[float64](out))
+	}
+	return out, nil
+}
+
+func attnBwd[F Float](fwd *attentionOp, p []F, dbuf *scratch[F], vs []G.Value, out []F) {
+	c := fwd.cfg
+	B, T, H := c.Batch, c.Len, c.Heads
+	D := vs[0].Shape()[1]
+	dh, n := D/H, B*T*D
+	q, k, v, y, dy := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[3]), sl[F](vs[4])
+	dq, dk, dv := out[:n], out[n:2*n], out[2*n:3*n]
+	scale := F(1 / math.Sqrt(float64(dh)))
+	ds := dbuf.get(B * H * T * T)
+	parallel(B*H, 1<<20, func(_, lo, hi int) {
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/H, bh%H
+			off := b*T*D + h*dh
+			pb, dsb := p[bh*T*T:(bh+1)*T*T], ds[bh*T*T:(bh+1)*T*T]
+			// dP = dY·Vᵀ ; dV = Pᵀ·dY
+			gemm(false, true, T, T, dh, 1, dy[off:], D, v[off:], D, 0, dsb, T)
+			gemm(true, false, T, dh, T, 1, pb, T, dy[off:], D, 0, dv[off:], D)
+			// dS = P∘(dP − Σⱼ Pᵢⱼ·dPᵢⱼ); Σⱼ Pᵢⱼ·dPᵢⱼ = dYᵢ·Yᵢ (row i of this head)
+			for i := 0; i < T; i++ {
+				yi, dyi := y[off+i*D:off+i*D+dh], dy[off+i*D:off+i*D+dh]
+				var dot F
+				for j := range yi {
+					dot += yi[j] * dyi[j]
+				}
+				row, pr := dsb[i*T:(i+1)*T], pb[i*T:(i+1)*T]
+				for j := range row {
+					row[j] = pr[j] * (row[j] - dot)
+				}
+			}
+			// dQ = scale·dS·K ; dK = scale·dSᵀ·Q
+			gemm(false, false, T, dh, T, scale, dsb, T, k[off:], D, 0, dq[off:], D)
+			gemm(true, false, T, dh, T, scale, dsb, T, q[off:], D, 0, dk[off:], D)
+		}
+	})
+	if fwd.arity == 4 { // dbias[h] = Σ_b dS[b, h], summed in a fixed order
+		db := out[3*n:]
+		clear(db)
+		for b := 0; b < B; b++ {
+			for h := 0; h < H; h++ {
+				src, dst := ds[(b*H+h)*T*T:(b*H+h+1)*T*T], db[h*T*T:(h+1)*T*T]
+				for j, x := range src {
+					dst[j] += x
+				}
+			}
+		}
+	}
+}
+
+func (op *attentionGradOp) DiffWRT(n int) []bool { return make([]bool, n) }
+func (op *attentionGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("ops: AttentionGrad has no gradient of its own")
+}
+
+// pickOp returns a view of shape `shape` on a flat tensor, starting at `offset`. The view shares
+// memory with its input; the pieces picked from one packed gradient never overlap.
+type pickOp struct {
+	base
+	offset int
+	shape  tensor.Shape
+}
+
+func (op *pickOp) Type() hm.Type { return hm.NewFnType(tt(1), tt(len(op.shape))) }
+func (op *pickOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.shape.Clone(), nil
+}
+
+func (op *pickOp) Do(vs ...G.Value) (G.Value, error) {
+	d, err := dense(vs[0])
+	if err != nil {
+		return nil, err
+	}
+	n := op.shape.TotalSize()
+	var backing any
+	switch s := d.Data().(type) {
+	case []float32:
+		backing = s[op.offset : op.offset+n]
+	case []float64:
+		backing = s[op.offset : op.offset+n]
+	default:
+		return nil, fmt.Errorf("ops: pick: unsupported data %T", s)
+	}
+	return tensor.New(tensor.WithShape(op.shape...), tensor.WithBacking(backing)), nil
+}
+
+func (op *pickOp) DiffWRT(int) []bool { return []bool{false} }
+func (op *pickOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("ops: pick has no gradient of its own")
+}

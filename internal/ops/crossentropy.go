@@ -1,0 +1,148 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// CrossEntropy is the weighted mean negative log-likelihood Σₙ wₙ·(−log softmax(logitsₙ)[targetₙ]) / Σₙ wₙ
+// for logits [N, V], integer targets [N] (held as floats) and weights [N]. Rows with weight 0 (the
+// input half of a task's stream, padding) cost nothing; if every weight is 0 the loss is 0.
+// The softmax subtracts each row's own maximum, so large logits never overflow.
+func CrossEntropy(logits, targets, weights *G.Node) (*G.Node, error) {
+	return apply(&crossEntropyOp{base: newBase("CrossEntropy", 3)}, logits, targets, weights)
+}
+
+type crossEntropyOp struct {
+	base
+	grad bool // the gradient op: (logits, targets, weights, g) ↦ dlogits
+	out  buffer
+}
+
+func (op *crossEntropyOp) Type() hm.Type {
+	if op.grad {
+		return fnType(2, 1, 1, 0, 2)
+	}
+	return fnType(2, 1, 1, 0)
+}
+
+func (op *crossEntropyOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	ls, err := shapeOf(in, 0)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := shapeOf(in, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(ls) != 2 || ts.TotalSize() != ls[0] {
+		return nil, fmt.Errorf("ops: CrossEntropy shapes logits %v, targets %v do not fit (want [N,V], [N])", ls, ts)
+	}
+	if op.grad {
+		return ls.Clone(), nil
+	}
+	return tensor.ScalarShape(), nil
+}
+
+func (op *crossEntropyOp) Do(vs ...G.Value) (G.Value, error) {
+	dt, err := dtypeOf(vs[:3]...)
+	if err != nil {
+		return nil, err
+	}
+	s := vs[0].Shape()
+	g := 0.0
+	var out *tensor.Dense
+	if op.grad {
+		if g, err = scalar(vs[3]); err != nil {
+			return nil, err
+		}
+		out = op.out.get(dt, s...)
+	}
+	var loss float64
+	if dt == tensor.Float32 {
+		var o []float32
+		if out != nil {
+			o = sl[float32](out)
+		}
+		loss, err = crossEntropy(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](vs[2]), o, float32(g), s[0], s[1])
+	} else {
+		var o []float64
+		if out != nil {
+			o = sl[float64](out)
+		}
+		loss, err = crossEntropy(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](vs[2]), o, g, s[0], s[1])
+	}
+	if err != nil {
+		return nil, err
+	}
+	if op.grad {
+		return out, nil
+	}
+	return scalarValue(dt, loss)
+}
+
+// crossEntropy returns the loss; when dl is not nil it also writes g·dloss/dlogits there.
+func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, error) {
+	var wsum float64
+	for _, x := range w {
+		wsum += float64(x)
+	}
+	if dl != nil {
+		clear(dl)
+	}
+	if wsum == 0 {
+		return 0, nil
+	}
+	var loss float64
+	for r := 0; r < n; r++ {
+		if w[r] == 0 {
+			continue
+		}
+		t, err := index(targets[r], v)
+		if err != nil {
+			return 0, fmt.Errorf("ops: CrossEntropy target: %w", err)
+		}
+		row := logits[r*v : (r+1)*v]
+		mx := row[0]
+		for _, x := range row[1:] {
+			mx = max(mx, x)
+		}
+		var z float64
+		for _, x := range row {
+			z += math.Exp(float64(x - mx))
+		}
+		lse := float64(mx) + math.Log(z)
+		loss += float64(w[r]) * (lse - float64(row[t]))
+		if dl != nil {
+			scale := g * F(float64(w[r])/wsum)
+			d := dl[r*v : (r+1)*v]
+			for j, x := range row {
+				d[j] = scale * F(math.Exp(float64(x)-lse))
+			}
+			d[t] -= scale
+		}
+	}
+	return loss / wsum, nil
+}
+
+func (op *crossEntropyOp) DiffWRT(int) []bool {
+	if op.grad {
+		return []bool{false, false, false, false}
+	}
+	return []bool{true, false, false}
+}
+
+func (op *crossEntropyOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	if op.grad {
+		return nil, fmt.Errorf("ops: CrossEntropyGrad has no gradient of its own")
+	}
+	d, err := apply(&crossEntropyOp{base: newBase("CrossEntropyGrad", 4), grad: true}, in[0], in[1], in[2], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{d, nil, nil}, nil
+}

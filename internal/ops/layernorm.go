@@ -1,0 +1,184 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// LayerNormEps is added to the variance before the square root, as in PyTorch's default.
+const LayerNormEps = 1e-5
+
+// LayerNorm normalises each row of x [N, D] to zero mean and unit variance (biased variance,
+// eps = LayerNormEps), then scales by gamma [D] and shifts by beta [D].
+func LayerNorm(x, gamma, beta *G.Node) (*G.Node, error) {
+	return apply(&layerNormOp{base: newBase("LayerNorm", 3)}, x, gamma, beta)
+}
+
+type layerNormOp struct {
+	base
+	out buffer
+}
+
+func (op *layerNormOp) Type() hm.Type { return fnType(2, 1, 1, 2) }
+
+func (op *layerNormOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	xs, err := shapeOf(in, 0)
+	if err != nil {
+		return nil, err
+	}
+	gs, err := shapeOf(in, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) != 2 || gs.TotalSize() != xs[1] {
+		return nil, fmt.Errorf("ops: LayerNorm shapes x %v, gamma %v do not fit (want [N,D], [D])", xs, gs)
+	}
+	return xs.Clone(), nil
+}
+
+func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
+	dt, err := dtypeOf(vs...)
+	if err != nil {
+		return nil, err
+	}
+	s := vs[0].Shape()
+	out := op.out.get(dt, s...)
+	if dt == tensor.Float32 {
+		layerNormFwd(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), s[0], s[1])
+	} else {
+		layerNormFwd(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), s[0], s[1])
+	}
+	return out, nil
+}
+
+// rowStats returns the mean and 1/sqrt(var+eps) of one row (two passes, for accuracy).
+func rowStats[F Float](row []F) (mean, rstd F) {
+	var s F
+	for _, v := range row {
+		s += v
+	}
+	mean = s / F(len(row))
+	var q F
+	for _, v := range row {
+		d := v - mean
+		q += d * d
+	}
+	return mean, F(1 / math.Sqrt(float64(q/F(len(row)))+LayerNormEps))
+}
+
+func layerNormFwd[F Float](x, gamma, beta, y []F, n, d int) {
+	parallel(n, 4*d, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
+			mean, rstd := rowStats(xr)
+			for j, v := range xr {
+				yr[j] = (v-mean)*rstd*gamma[j] + beta[j]
+			}
+		}
+	})
+}
+
+func (op *layerNormOp) DiffWRT(int) []bool { return []bool{true, true, true} }
+
+func (op *layerNormOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	dx, err := apply(&layerNormGradOp{base: newBase("LayerNormGradX", 3)}, in[0], in[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	dgamma, err := apply(&layerNormGradOp{base: newBase("LayerNormGradGamma", 3), gamma: true}, in[0], in[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	dbeta, err := ColSum(grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx, dgamma, dbeta}, nil
+}
+
+// layerNormGradOp computes, from (x, gamma, g), either dx [N, D] or (gamma = true) dgamma [D].
+// It recomputes the row statistics instead of keeping them from the forward pass.
+type layerNormGradOp struct {
+	base
+	gamma bool
+	out   buffer
+}
+
+func (op *layerNormGradOp) Type() hm.Type {
+	if op.gamma {
+		return fnType(2, 1, 2, 1)
+	}
+	return fnType(2, 1, 2, 2)
+}
+
+func (op *layerNormGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	xs, err := shapeOf(in, 0)
+	if err != nil {
+		return nil, err
+	}
+	if op.gamma {
+		return tensor.Shape{xs[1]}, nil
+	}
+	return xs.Clone(), nil
+}
+
+func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
+	dt, err := dtypeOf(vs...)
+	if err != nil {
+		return nil, err
+	}
+	s := vs[0].Shape()
+	var out *tensor.Dense
+	if op.gamma {
+		out = op.out.get(dt, s[1])
+	} else {
+		out = op.out.get(dt, s...)
+	}
+	if dt == tensor.Float32 {
+		layerNormBwd(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), s[0], s[1], op.gamma)
+	} else {
+		layerNormBwd(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), s[0], s[1], op.gamma)
+	}
+	return out, nil
+}
+
+func layerNormBwd[F Float](x, gamma, g, out []F, n, d int, wantGamma bool) {
+	if wantGamma {
+		clear(out)
+		for r := 0; r < n; r++ {
+			xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
+			mean, rstd := rowStats(xr)
+			for j, v := range xr {
+				out[j] += gr[j] * (v - mean) * rstd
+			}
+		}
+		return
+	}
+	parallel(n, 6*d, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr, gr, dx := x[r*d:(r+1)*d], g[r*d:(r+1)*d], out[r*d:(r+1)*d]
+			mean, rstd := rowStats(xr)
+			var sg, sgx F
+			for j, v := range xr {
+				gy := gr[j] * gamma[j]
+				sg += gy
+				sgx += gy * (v - mean) * rstd
+			}
+			sg /= F(d)
+			sgx /= F(d)
+			for j, v := range xr {
+				xhat := (v - mean) * rstd
+				dx[j] = rstd * (gr[j]*gamma[j] - sg - xhat*sgx)
+			}
+		}
+	})
+}
+
+func (op *layerNormGradOp) DiffWRT(int) []bool { return []bool{false, false, false} }
+func (op *layerNormGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, fmt.Errorf("ops: %s is a gradient and has no gradient of its own", op.name)
+}

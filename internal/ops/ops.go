@@ -1,0 +1,214 @@
+// Package ops holds posformer's own Gorgonia operations: fused, allocation-light kernels with
+// hand-written gradients for the pieces a transformer needs (linear layers, layer norm, GELU,
+// causal attention, rotary embeddings, embedding gathers and cross-entropy).
+//
+// They exist because the built-in ops either are missing (LayerNorm, GELU), are buggy in
+// gorgonia v0.9.18 / tensor v0.9.24 (SoftMax's max seed, InverseSqrt's and ByIndices' gradients,
+// in-place ops on Reshape views), or are slow (one allocation and goroutine fan-out per op).
+// Every op here is an ordinary Gorgonia Op with a symbolic gradient (SDOp), so the model is still
+// differentiated by Gorgonia; each gradient is checked against central finite differences in
+// float64 by this package's tests.
+//
+// Conventions:
+//   - activations are 2-D, [N, D] with N = batch·length rows; no op here reshapes its inputs, so
+//     nothing aliases a Reshape view;
+//   - integer inputs (token ids, positions, targets) travel as tensors of the graph's float dtype
+//     (exact for integers below 2^24 in float32);
+//   - each op owns its output buffer and reuses it across runs of the same graph; ops never
+//     write into their inputs.
+package ops
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Float is the element type of every kernel.
+type Float interface{ float32 | float64 }
+
+var serial atomic.Uint64
+
+// base carries the bookkeeping every op shares. Each op instance gets a serial number in its
+// hash so that Gorgonia never merges two nodes whose ops hold different hidden state.
+type base struct {
+	name  string
+	id    uint64
+	arity int
+}
+
+func newBase(name string, arity int) base {
+	return base{name: name, id: serial.Add(1), arity: arity}
+}
+
+func (b *base) Arity() int            { return b.arity }
+func (b *base) ReturnsPtr() bool      { return false }
+func (b *base) CallsExtern() bool     { return false }
+func (b *base) OverwritesInput() int  { return -1 }
+func (b *base) WriteHash(h hash.Hash) { fmt.Fprintf(h, "posformer.%s#%d", b.name, b.id) }
+func (b *base) String() string        { return b.name }
+func (b *base) Hashcode() uint32 {
+	h := fnv.New32a()
+	b.WriteHash(h)
+	return h.Sum32()
+}
+
+// tt is a d-dimensional tensor type over the type variable a; d = 0 means a scalar.
+func tt(d int) hm.Type {
+	a := hm.TypeVariable('a')
+	if d == 0 {
+		return a
+	}
+	return G.TensorType{Dims: d, Of: a}
+}
+
+// fnType builds the Type of an op from the dimensions of its inputs and of its output.
+func fnType(dims ...int) hm.Type {
+	ts := make([]hm.Type, len(dims))
+	for i, d := range dims {
+		ts[i] = tt(d)
+	}
+	return hm.NewFnType(ts...)
+}
+
+// shapeOf returns the i-th input shape given to InferShape.
+func shapeOf(in []G.DimSizer, i int) (tensor.Shape, error) {
+	if i >= len(in) {
+		return nil, fmt.Errorf("ops: expected at least %d inputs, got %d", i+1, len(in))
+	}
+	s, ok := in[i].(tensor.Shape)
+	if !ok {
+		return nil, fmt.Errorf("ops: input %d has no concrete shape", i)
+	}
+	return s, nil
+}
+
+// buffer is an op-owned output tensor that is reused while its dtype and shape stay the same.
+type buffer struct{ t *tensor.Dense }
+
+func (b *buffer) get(dt tensor.Dtype, shape ...int) *tensor.Dense {
+	if b.t == nil || b.t.Dtype() != dt || !b.t.Shape().Eq(tensor.Shape(shape)) {
+		b.t = tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+	}
+	return b.t
+}
+
+// scratch is op-owned working memory of either float type.
+type scratch[F Float] struct{ s []F }
+
+func (s *scratch[F]) get(n int) []F {
+	if cap(s.s) < n {
+		s.s = make([]F, n)
+	}
+	return s.s[:n]
+}
+
+func dense(v G.Value) (*tensor.Dense, error) {
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("ops: expected a *tensor.Dense, got %T", v)
+	}
+	return d, nil
+}
+
+// scalar reads a scalar value (the seed gradient of a loss).
+func scalar(v G.Value) (float64, error) {
+	switch s := v.(type) {
+	case *G.F64:
+		return float64(*s), nil
+	case *G.F32:
+		return float64(*s), nil
+	case *tensor.Dense:
+		switch d := s.Data().(type) {
+		case []float64:
+			if len(d) == 1 {
+				return d[0], nil
+			}
+		case []float32:
+			if len(d) == 1 {
+				return float64(d[0]), nil
+			}
+		case float64:
+			return d, nil
+		case float32:
+			return float64(d), nil
+		}
+	}
+	return 0, fmt.Errorf("ops: expected a scalar, got %T", v)
+}
+
+func scalarValue(dt tensor.Dtype, x float64) (G.Value, error) {
+	switch dt {
+	case tensor.Float64:
+		return G.NewF64(x), nil
+	case tensor.Float32:
+		return G.NewF32(float32(x)), nil
+	}
+	return nil, fmt.Errorf("ops: unsupported dtype %v (use float32 or float64)", dt)
+}
+
+// dtypeOf checks that every input is a float32 or float64 dense tensor of one dtype.
+func dtypeOf(vs ...G.Value) (tensor.Dtype, error) {
+	var dt tensor.Dtype
+	for i, v := range vs {
+		d, err := dense(v)
+		if err != nil {
+			return dt, err
+		}
+		if i == 0 {
+			dt = d.Dtype()
+			if dt != tensor.Float32 && dt != tensor.Float64 {
+				return dt, fmt.Errorf("ops: unsupported dtype %v (use float32 or float64)", dt)
+			}
+		} else if d.Dtype() != dt {
+			return dt, fmt.Errorf("ops: mixed dtypes %v and %v", dt, d.Dtype())
+		}
+	}
+	return dt, nil
+}
+
+func sl[F Float](v G.Value) []F { return v.Data().([]F) }
+
+// workers is the number of goroutines a kernel may split its rows over.
+func workers() int { return runtime.GOMAXPROCS(0) }
+
+// parallel runs fn over [0, n) in contiguous chunks, one per worker (numbered from 0, fewer
+// than workers()), when the work is large enough to pay for the goroutines. Chunks only ever
+// split independent items, so the result does not depend on the number of workers.
+func parallel(n, costPerItem int, fn func(worker, lo, hi int)) {
+	w := workers()
+	if w < 2 || n < 2 || n*costPerItem < 1<<15 {
+		fn(0, 0, n)
+		return
+	}
+	if w > n {
+		w = n
+	}
+	var wg sync.WaitGroup
+	chunk := (n + w - 1) / w
+	for i, lo := 0, 0; lo < n; i, lo = i+1, lo+chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		go func(i, lo, hi int) {
+			defer wg.Done()
+			fn(i, lo, hi)
+		}(i, lo, hi)
+	}
+	wg.Wait()
+}
+
+// apply wraps G.ApplyOp with the op's name in the error.
+func apply(op G.Op, children ...*G.Node) (*G.Node, error) {
+	n, err := G.ApplyOp(op, children...)
+	if err != nil {
+		return nil, fmt.Errorf("ops: building %v: %w", op, err)
+	}
+	return n, nil
+}

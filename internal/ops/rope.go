@@ -1,0 +1,129 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// RopeConfig says how Rope rotates each head of a [N, H·Dh] tensor.
+type RopeConfig struct {
+	Heads int     // H: the row is H heads of Dh = D/H values
+	Rot   int     // rotated values per head (even, ≤ Dh): pairs (2i, 2i+1) for i < Rot/2; the rest pass through
+	Base  float64 // θᵢ = Base^(−2i/Rot)
+	Scale float64 // positions are multiplied by Scale before the rotation (1 = plain RoPE)
+}
+
+// Theta returns the rotation frequencies θᵢ = base^(−2i/rot), i < rot/2, in float64.
+func Theta(base float64, rot int) []float64 {
+	th := make([]float64, rot/2)
+	for i := range th {
+		th[i] = math.Pow(base, -2*float64(i)/float64(rot))
+	}
+	return th
+}
+
+// Rope rotates each head's pairs (2i, 2i+1) of x [N, D] by the angle pos[n]·Scale·θᵢ, where pos [N]
+// holds each row's position. Angles are computed in float64. Its gradient is the inverse rotation.
+func Rope(x, pos *G.Node, cfg RopeConfig) (*G.Node, error) {
+	s := x.Shape()
+	if len(s) != 2 || cfg.Heads < 1 || s[1]%cfg.Heads != 0 {
+		return nil, fmt.Errorf("ops: Rope: x %v does not split into %d heads", s, cfg.Heads)
+	}
+	if dh := s[1] / cfg.Heads; cfg.Rot < 0 || cfg.Rot%2 != 0 || cfg.Rot > dh {
+		return nil, fmt.Errorf("ops: Rope: rotated dimension %d must be even and at most the head dimension %d", cfg.Rot, dh)
+	}
+	return apply(&ropeOp{base: newBase("Rope", 2), cfg: cfg}, x, pos)
+}
+
+type ropeOp struct {
+	base
+	cfg     RopeConfig
+	inverse bool // rotate by −angle: the gradient
+	out     buffer
+	cos64   scratch[float64]
+	sin64   scratch[float64]
+}
+
+func (op *ropeOp) Type() hm.Type { return fnType(2, 1, 2) }
+
+func (op *ropeOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapeOf(in, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.Clone(), nil
+}
+
+// angles fills cos/sin tables [N, Rot/2] for the positions.
+func (op *ropeOp) angles(pos []float64) (cs, sn []float64) {
+	half := op.cfg.Rot / 2
+	th := Theta(op.cfg.Base, op.cfg.Rot)
+	cs, sn = op.cos64.get(len(pos)*half), op.sin64.get(len(pos)*half)
+	for n, p := range pos {
+		for i, t := range th {
+			a := p * op.cfg.Scale * t
+			sn[n*half+i], cs[n*half+i] = math.Sincos(a)
+			if op.inverse {
+				sn[n*half+i] = -sn[n*half+i]
+			}
+		}
+	}
+	return cs, sn
+}
+
+func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
+	dt, err := dtypeOf(vs...)
+	if err != nil {
+		return nil, err
+	}
+	s := vs[0].Shape()
+	out := op.out.get(dt, s...)
+	pos := make([]float64, s[0])
+	switch p := vs[1].Data().(type) {
+	case []float32:
+		for i, v := range p {
+			pos[i] = float64(v)
+		}
+	case []float64:
+		copy(pos, p)
+	}
+	cs, sn := op.angles(pos)
+	if dt == tensor.Float32 {
+		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, s[0], s[1], op.cfg)
+	} else {
+		rotate(sl[float64](vs[0]), sl[float64](out), cs, sn, s[0], s[1], op.cfg)
+	}
+	return out, nil
+}
+
+func rotate[F Float](x, y []F, cs, sn []float64, n, d int, cfg RopeConfig) {
+	copy(y, x)
+	dh, half := d/cfg.Heads, cfg.Rot/2
+	for r := 0; r < n; r++ {
+		c, s := cs[r*half:(r+1)*half], sn[r*half:(r+1)*half]
+		for h := 0; h < cfg.Heads; h++ {
+			off := r*d + h*dh
+			for i := 0; i < half; i++ {
+				x0, x1 := x[off+2*i], x[off+2*i+1]
+				ci, si := F(c[i]), F(s[i])
+				y[off+2*i] = x0*ci - x1*si
+				y[off+2*i+1] = x0*si + x1*ci
+			}
+		}
+	}
+}
+
+func (op *ropeOp) DiffWRT(int) []bool { return []bool{true, false} }
+
+func (op *ropeOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	inv := &ropeOp{base: newBase("RopeGrad", 2), cfg: op.cfg, inverse: !op.inverse}
+	d, err := apply(inv, grad, in[1])
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{d, nil}, nil
+}
