@@ -1,0 +1,99 @@
+// Package attention is multi-head self-attention whose position handling is delegated to a
+// position.Scheme's optional hooks. In order: q, k, v projections; rotate q and k (QKRotator);
+// scale by 1/√d_head; add the logit bias (LogitBiaser); causal mask; softmax; weighted values;
+// merge heads; output projection. The middle steps run in one fused op (internal/ops.Attention)
+// that reads each head in place, so no tensor is reshaped.
+package attention
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/position"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Config describes one attention layer.
+type Config struct {
+	DModel, Heads int
+	// Bidirectional lets every query attend to every key; by default attention is causal.
+	Bidirectional bool
+}
+
+// Layer holds one attention layer's weights: W [d_model, d_model] (input × output) and b [d_model]
+// for each of q, k, v and the output projection.
+type Layer struct {
+	cfg            Config
+	wq, wk, wv, wo nn.Param
+	bq, bk, bv, bo nn.Param
+}
+
+// New initialises a layer: weights N(0, std²) (outStd for the output projection), biases 0.
+func New(prefix string, cfg Config, dt tensor.Dtype, rng *rand.Rand, std, outStd float64) (*Layer, error) {
+	if cfg.Heads < 1 || cfg.DModel < 1 || cfg.DModel%cfg.Heads != 0 {
+		return nil, fmt.Errorf("model.heads: %d heads do not divide model.d_model %d", cfg.Heads, cfg.DModel)
+	}
+	d := cfg.DModel
+	w := func(name string, s float64) nn.Param {
+		return nn.Param{Name: prefix + "." + name, Value: nn.Normal(dt, rng, s, d, d)}
+	}
+	b := func(name string) nn.Param { return nn.Param{Name: prefix + "." + name, Value: nn.Full(dt, 0, d)} }
+	return &Layer{cfg: cfg,
+		wq: w("wq", std), wk: w("wk", std), wv: w("wv", std), wo: w("wo", outStd),
+		bq: b("bq"), bk: b("bk"), bv: b("bv"), bo: b("bo"),
+	}, nil
+}
+
+// Params lists the layer's parameters.
+func (l *Layer) Params() []nn.Param {
+	return []nn.Param{l.wq, l.bq, l.wk, l.bk, l.wv, l.bv, l.wo, l.bo}
+}
+
+func (l *Layer) linear(b *nn.Builder, x *G.Node, w, bias nn.Param) (*G.Node, error) {
+	wn, err := b.Param(w)
+	if err != nil {
+		return nil, err
+	}
+	bn, err := b.Param(bias)
+	if err != nil {
+		return nil, err
+	}
+	return ops.Linear(x, wn, bn)
+}
+
+// Build applies the layer to x [Batch·Len, d_model] and returns [Batch·Len, d_model].
+func (l *Layer) Build(c position.Ctx, scheme position.Scheme, x *G.Node) (*G.Node, error) {
+	q, err := l.linear(c.B, x, l.wq, l.bq) // [B·T, D]
+	if err != nil {
+		return nil, err
+	}
+	k, err := l.linear(c.B, x, l.wk, l.bk) // [B·T, D]
+	if err != nil {
+		return nil, err
+	}
+	v, err := l.linear(c.B, x, l.wv, l.bv) // [B·T, D]
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := scheme.(position.QKRotator); ok {
+		if q, k, err = r.RotateQK(c, q, k); err != nil {
+			return nil, fmt.Errorf("attention: %s rotation: %w", scheme.Name(), err)
+		}
+	}
+	var bias *G.Node // [H, T, T]
+	if lb, ok := scheme.(position.LogitBiaser); ok {
+		if bias, err = lb.LogitBias(c); err != nil {
+			return nil, fmt.Errorf("attention: %s logit bias: %w", scheme.Name(), err)
+		}
+	}
+	y, err := ops.Attention(q, k, v, bias, ops.AttentionConfig{
+		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional,
+	}) // [B·T, D], heads merged
+	if err != nil {
+		return nil, err
+	}
+	return l.linear(c.B, y, l.wo, l.bo)
+}

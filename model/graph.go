@@ -1,0 +1,276 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/position"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Graph is the model compiled for one (batch, length) shape: inputs, logits, loss and, for a
+// training graph, the gradient of the loss with respect to every parameter. Build it once per
+// shape and run it many times.
+type Graph struct {
+	Batch, Len int
+	m          *Model
+	vm         G.VM
+	tokens     *tensor.Dense // [B·T] inputs, bound to the graph's input nodes
+	pos        *tensor.Dense
+	targets    *tensor.Dense
+	weights    *tensor.Dense
+	logits     *G.Node // [B·T, V]
+	loss       *G.Node // scalar
+	grads      []*G.Node
+	maxPos     int
+}
+
+// BuildOptions choose what a graph computes.
+type BuildOptions struct {
+	// Grad adds the gradient of the loss with respect to every parameter (a training graph).
+	Grad bool
+	// MaxPos bounds the positions the graph will be given (exclusive). Default: the length.
+	MaxPos int
+}
+
+// Build compiles the model for batches of `batch` sequences of `length` tokens.
+func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
+	if batch < 1 || length < 1 {
+		return nil, fmt.Errorf("model: batch (%d) and length (%d) must be positive", batch, length)
+	}
+	if opt.MaxPos == 0 {
+		opt.MaxPos = length
+	}
+	if lc, ok := m.Scheme.(position.LengthChecker); ok {
+		if err := lc.CheckPositions(opt.MaxPos); err != nil {
+			return nil, err
+		}
+	}
+	b := nn.NewBuilder(m.Dtype)
+	params := m.Params()
+	pnodes := make([]*G.Node, len(params))
+	for i, p := range params { // bind every parameter first, in Params order
+		var err error
+		if pnodes[i], err = b.Param(p); err != nil {
+			return nil, err
+		}
+	}
+	n := batch * length
+	gr := &Graph{Batch: batch, Len: length, m: m, maxPos: opt.MaxPos}
+	in := func(name string) (*G.Node, *tensor.Dense, error) {
+		node, err := b.Input(name, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		return node, node.Value().(*tensor.Dense), nil
+	}
+	tokens, tv, err := in("tokens")
+	if err != nil {
+		return nil, err
+	}
+	pos, pv, err := in("positions")
+	if err != nil {
+		return nil, err
+	}
+	targets, yv, err := in("targets")
+	if err != nil {
+		return nil, err
+	}
+	weights, wv, err := in("loss_weights")
+	if err != nil {
+		return nil, err
+	}
+	gr.tokens, gr.pos, gr.targets, gr.weights = tv, pv, yv, wv
+	gr.setPositions(nil)
+
+	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos}, tokens); err != nil {
+		return nil, err
+	}
+	if gr.loss, err = ops.CrossEntropy(gr.logits, targets, weights); err != nil {
+		return nil, err
+	}
+	if opt.Grad {
+		if gr.grads, err = G.Grad(gr.loss, pnodes...); err != nil {
+			return nil, fmt.Errorf("model: gradient: %w", err)
+		}
+	}
+	gr.vm = G.NewTapeMachine(b.G)
+	return gr, nil
+}
+
+// forward builds the logits [B·T, V] from the token ids.
+func (m *Model) forward(c position.Ctx, tokens *G.Node) (*G.Node, error) {
+	p := c.B.Param // parameters are already bound: this only looks them up
+	must := func(pr nn.Param) *G.Node { n, _ := p(pr); return n }
+	x, err := ops.Embed(must(m.tokEmb), tokens) // [B·T, D]
+	if err != nil {
+		return nil, err
+	}
+	if a, ok := m.Scheme.(position.EmbeddingAdder); ok {
+		if x, err = a.AddToEmbeddings(c, x); err != nil {
+			return nil, fmt.Errorf("model: %s embeddings: %w", m.Scheme.Name(), err)
+		}
+	}
+	for i, bl := range m.blocks {
+		h, err := ops.LayerNorm(x, must(bl.ln1G), must(bl.ln1B)) // [B·T, D]
+		if err != nil {
+			return nil, err
+		}
+		a, err := bl.attn.Build(c, m.Scheme, h) // [B·T, D]
+		if err != nil {
+			return nil, fmt.Errorf("model: block %d: %w", i, err)
+		}
+		if x, err = G.Add(x, a); err != nil {
+			return nil, err
+		}
+		if h, err = ops.LayerNorm(x, must(bl.ln2G), must(bl.ln2B)); err != nil {
+			return nil, err
+		}
+		if h, err = ops.Linear(h, must(bl.w1), must(bl.b1)); err != nil { // [B·T, F]
+			return nil, err
+		}
+		if h, err = ops.GELU(h); err != nil {
+			return nil, err
+		}
+		if h, err = ops.Linear(h, must(bl.w2), must(bl.b2)); err != nil { // [B·T, D]
+			return nil, err
+		}
+		if x, err = G.Add(x, h); err != nil {
+			return nil, err
+		}
+	}
+	x, err = ops.LayerNorm(x, must(m.lnfG), must(m.lnfB))
+	if err != nil {
+		return nil, err
+	}
+	return ops.Linear(x, must(m.headW), must(m.headB)) // [B·T, V]
+}
+
+func fill(t *tensor.Dense, src []int) {
+	switch d := t.Data().(type) {
+	case []float32:
+		for i, v := range src {
+			d[i] = float32(v)
+		}
+	case []float64:
+		for i, v := range src {
+			d[i] = float64(v)
+		}
+	}
+}
+
+func (g *Graph) setPositions(pos []int) {
+	if pos == nil {
+		pos = make([]int, g.Batch*g.Len)
+		for i := range pos {
+			pos[i] = i % g.Len
+		}
+	}
+	fill(g.pos, pos)
+}
+
+// Input is one batch for a graph: B·T token ids, targets and loss weights, row-major, and
+// optionally each token's position (nil: 0..T-1 in every sequence).
+type Input struct {
+	Tokens    []int
+	Targets   []int
+	Weights   []float64
+	Positions []int
+}
+
+// Run binds the batch and runs the graph (forward, and backward for a training graph).
+// It returns the loss.
+func (g *Graph) Run(in Input) (float64, error) {
+	n := g.Batch * g.Len
+	if len(in.Tokens) != n || len(in.Targets) != n || len(in.Weights) != n {
+		return 0, fmt.Errorf("model: batch has %d tokens, %d targets, %d weights; the graph wants %d each (batch %d × length %d)",
+			len(in.Tokens), len(in.Targets), len(in.Weights), n, g.Batch, g.Len)
+	}
+	for _, t := range in.Tokens {
+		if t < 0 || t >= g.m.Cfg.Vocab {
+			return 0, fmt.Errorf("model: token %d is outside the vocabulary [0, %d)", t, g.m.Cfg.Vocab)
+		}
+	}
+	if in.Positions != nil {
+		if len(in.Positions) != n {
+			return 0, fmt.Errorf("model: %d positions for %d tokens", len(in.Positions), n)
+		}
+		for _, p := range in.Positions {
+			if p < 0 || p >= g.maxPos {
+				return 0, fmt.Errorf("model: position %d is outside [0, %d) that the graph was built for", p, g.maxPos)
+			}
+		}
+	}
+	fill(g.tokens, in.Tokens)
+	fill(g.targets, in.Targets)
+	switch d := g.weights.Data().(type) {
+	case []float32:
+		for i, v := range in.Weights {
+			d[i] = float32(v)
+		}
+	case []float64:
+		copy(d, in.Weights)
+	}
+	g.setPositions(in.Positions)
+	g.vm.Reset()
+	if err := g.vm.RunAll(); err != nil {
+		return 0, fmt.Errorf("model: running the graph: %w", err)
+	}
+	return scalar(g.loss.Value())
+}
+
+func scalar(v G.Value) (float64, error) {
+	switch s := v.Data().(type) {
+	case float32:
+		return float64(s), nil
+	case float64:
+		return s, nil
+	}
+	return 0, fmt.Errorf("model: loss is %T, not a scalar", v.Data())
+}
+
+// Logits returns the last run's logits [B·T, V]. The tensor is reused by the next run.
+func (g *Graph) Logits() *tensor.Dense { return g.logits.Value().(*tensor.Dense) }
+
+// Argmax returns, for every row of the last run's logits, the index of its largest value
+// (the first one on ties).
+func (g *Graph) Argmax() []int {
+	l := g.Logits()
+	v := l.Shape()[1]
+	vals := nn.Float64s(l)
+	out := make([]int, len(vals)/v)
+	for r := range out {
+		row := vals[r*v : (r+1)*v]
+		best := 0
+		for j, x := range row {
+			if x > row[best] {
+				best = j
+			}
+		}
+		out[r] = best
+	}
+	return out
+}
+
+// Grads returns the last run's gradients, aligned with Model.Params (nil for an eval graph).
+// The tensors are reused by the next run.
+func (g *Graph) Grads() []*tensor.Dense {
+	if g.grads == nil {
+		return nil
+	}
+	out := make([]*tensor.Dense, len(g.grads))
+	for i, n := range g.grads {
+		out[i] = n.Value().(*tensor.Dense)
+	}
+	return out
+}
+
+// Close releases the graph's machine.
+func (g *Graph) Close() {
+	if g.vm != nil {
+		g.vm.Close()
+		g.vm = nil
+	}
+}

@@ -1,0 +1,179 @@
+// Package model is posformer's decoder-only transformer, pre-LayerNorm, with a pluggable
+// position scheme:
+//
+//	x = Embed(tokens) [+ position hook]              // [B·T, D]
+//	for each block:
+//	    x = x + Attention(LayerNorm(x))              // hooks: rotate q/k, logit bias
+//	    x = x + W₂·GELU(W₁·LayerNorm(x) + b₁) + b₂
+//	logits = Head(LayerNorm(x))                      // [B·T, V]
+//
+// Activations stay 2-D ([B·T, D], one row per token) from end to end. The weights are plain
+// tensors (nn.Param) shared by the graph of every (batch, length) shape, so a model trained at one
+// length is evaluated at any other with the same weights.
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/posformer/posformer/attention"
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/position"
+	"gorgonia.org/tensor"
+)
+
+// Config is the `model:` section of a run's config. Zero values mean the documented default.
+type Config struct {
+	// Vocab is the vocabulary size. Default: the task's vocabulary.
+	Vocab int `yaml:"vocab,omitempty" json:"vocab,omitempty"`
+	// DModel is the width of every token's vector. Default: 64.
+	DModel int `yaml:"d_model" json:"d_model"`
+	// Heads is the number of attention heads; it must divide DModel. Default: 4.
+	Heads int `yaml:"heads" json:"heads"`
+	// Layers is the number of transformer blocks. Default: 2.
+	Layers int `yaml:"layers" json:"layers"`
+	// DFF is the hidden width of each block's MLP. Default: 4·DModel.
+	DFF int `yaml:"d_ff" json:"d_ff"`
+	// Dtype is float32 or float64. Default: float32.
+	Dtype string `yaml:"dtype" json:"dtype"`
+	// Bidirectional turns off the causal mask (an encoder). Default: false (causal).
+	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
+	// Seed initialises the weights; the run's seed is used when it is 0.
+	Seed uint64 `yaml:"init_seed,omitempty" json:"init_seed,omitempty"`
+}
+
+// Defaults of Config's fields.
+const (
+	DefaultDModel = 64
+	DefaultHeads  = 4
+	DefaultLayers = 2
+	DefaultDtype  = "float32"
+)
+
+// WithDefaults fills zero fields with their defaults.
+func (c Config) WithDefaults() Config {
+	if c.DModel == 0 {
+		c.DModel = DefaultDModel
+	}
+	if c.Heads == 0 {
+		c.Heads = DefaultHeads
+	}
+	if c.Layers == 0 {
+		c.Layers = DefaultLayers
+	}
+	if c.DFF == 0 {
+		c.DFF = 4 * c.DModel
+	}
+	if c.Dtype == "" {
+		c.Dtype = DefaultDtype
+	}
+	return c
+}
+
+// Validate checks the config, naming the field and the fix.
+func (c Config) Validate() error {
+	switch {
+	case c.Vocab < 2:
+		return fmt.Errorf("model.vocab: must be at least 2, got %d", c.Vocab)
+	case c.DModel < 1:
+		return fmt.Errorf("model.d_model: must be positive, got %d", c.DModel)
+	case c.Heads < 1:
+		return fmt.Errorf("model.heads: must be positive, got %d", c.Heads)
+	case c.DModel%c.Heads != 0:
+		return fmt.Errorf("model.heads: %d heads do not divide model.d_model %d; pick heads among the divisors of d_model", c.Heads, c.DModel)
+	case c.Layers < 1:
+		return fmt.Errorf("model.layers: must be positive, got %d", c.Layers)
+	case c.DFF < 1:
+		return fmt.Errorf("model.d_ff: must be positive, got %d", c.DFF)
+	}
+	if _, err := nn.Dtype(c.Dtype); err != nil {
+		return fmt.Errorf("model.dtype: %w", err)
+	}
+	return nil
+}
+
+// Model is the transformer's weights and its position scheme.
+type Model struct {
+	Cfg    Config
+	Scheme position.Scheme
+	Dtype  tensor.Dtype
+
+	tokEmb nn.Param
+	blocks []block
+	lnfG   nn.Param
+	lnfB   nn.Param
+	headW  nn.Param
+	headB  nn.Param
+}
+
+type block struct {
+	ln1G, ln1B nn.Param
+	attn       *attention.Layer
+	ln2G, ln2B nn.Param
+	w1, b1     nn.Param
+	w2, b2     nn.Param
+}
+
+// New builds and initialises a model with the given position scheme spec. Initialisation
+// (deterministic in cfg.Seed): token embeddings N(0, 1) as PyTorch's nn.Embedding; every weight
+// matrix N(0, 1/(3·fan_in)) (the variance of PyTorch's default uniform init), the output
+// projections of attention and MLP scaled down by √(2·layers); biases 0; LayerNorm γ = 1, β = 0.
+func New(cfg Config, spec position.Spec) (*Model, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	dt, _ := nn.Dtype(cfg.Dtype)
+	scheme, err := position.New(spec, position.Dims{DModel: cfg.DModel, Heads: cfg.Heads, Dtype: dt, Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x90f0))
+	D, F, V := cfg.DModel, cfg.DFF, cfg.Vocab
+	std := func(fanIn int) float64 { return 1 / math.Sqrt(3*float64(fanIn)) }
+	resid := math.Sqrt(2 * float64(cfg.Layers))
+	p := func(name string, t *tensor.Dense) nn.Param { return nn.Param{Name: name, Value: t} }
+	m := &Model{Cfg: cfg, Scheme: scheme, Dtype: dt}
+	m.tokEmb = p("tok_emb", nn.Normal(dt, rng, 1, V, D))
+	for i := 0; i < cfg.Layers; i++ {
+		pre := fmt.Sprintf("block%d", i)
+		attn, err := attention.New(pre+".attn", attention.Config{DModel: D, Heads: cfg.Heads, Bidirectional: cfg.Bidirectional}, dt, rng, std(D), std(D)/resid)
+		if err != nil {
+			return nil, err
+		}
+		m.blocks = append(m.blocks, block{
+			ln1G: p(pre+".ln1.gamma", nn.Full(dt, 1, D)), ln1B: p(pre+".ln1.beta", nn.Full(dt, 0, D)),
+			attn: attn,
+			ln2G: p(pre+".ln2.gamma", nn.Full(dt, 1, D)), ln2B: p(pre+".ln2.beta", nn.Full(dt, 0, D)),
+			w1: p(pre+".mlp.w1", nn.Normal(dt, rng, std(D), D, F)), b1: p(pre+".mlp.b1", nn.Full(dt, 0, F)),
+			w2: p(pre+".mlp.w2", nn.Normal(dt, rng, std(F)/resid, F, D)), b2: p(pre+".mlp.b2", nn.Full(dt, 0, D)),
+		})
+	}
+	m.lnfG, m.lnfB = p("lnf.gamma", nn.Full(dt, 1, D)), p("lnf.beta", nn.Full(dt, 0, D))
+	m.headW, m.headB = p("head.w", nn.Normal(dt, rng, std(D), D, V)), p("head.b", nn.Full(dt, 0, V))
+	return m, nil
+}
+
+// Params lists every trainable tensor, the position scheme's included, in a fixed order.
+func (m *Model) Params() []nn.Param {
+	ps := []nn.Param{m.tokEmb}
+	if pp, ok := m.Scheme.(position.Parameterized); ok {
+		ps = append(ps, pp.Params()...)
+	}
+	for _, b := range m.blocks {
+		ps = append(ps, b.ln1G, b.ln1B)
+		ps = append(ps, b.attn.Params()...)
+		ps = append(ps, b.ln2G, b.ln2B, b.w1, b.b1, b.w2, b.b2)
+	}
+	return append(ps, m.lnfG, m.lnfB, m.headW, m.headB)
+}
+
+// NumParams counts the scalar parameters.
+func (m *Model) NumParams() int {
+	n := 0
+	for _, p := range m.Params() {
+		n += p.Value.Shape().TotalSize()
+	}
+	return n
+}

@@ -1,0 +1,235 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/posformer/posformer/internal/gradcheck"
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/position"
+)
+
+var schemes = []string{"sinusoidal", "learned", "rope", "none"}
+
+func tiny(t testing.TB, kind, dtype string) *Model {
+	t.Helper()
+	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3},
+		position.Spec{Kind: kind, MaxPositions: 16, InitStd: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func randomInput(rng *rand.Rand, b, l, vocab int) Input {
+	in := Input{Tokens: make([]int, b*l), Targets: make([]int, b*l), Weights: make([]float64, b*l)}
+	for i := range in.Tokens {
+		in.Tokens[i] = rng.IntN(vocab)
+		in.Targets[i] = rng.IntN(vocab)
+		if i%l >= l/3 { // a loss mask like a task's: only the later part counts
+			in.Weights[i] = 1
+		}
+	}
+	return in
+}
+
+// TestGradientWholeModel checks the gradient of the loss with respect to every parameter tensor
+// of the whole model against central finite differences in float64, for every scheme.
+func TestGradientWholeModel(t *testing.T) {
+	for _, kind := range schemes {
+		t.Run(kind, func(t *testing.T) {
+			m := tiny(t, kind, "float64")
+			// Move weights off their symmetric initial values (LayerNorm γ=1, β=0, biases 0).
+			rng := rand.New(rand.NewPCG(5, 5))
+			for _, p := range m.Params() {
+				d := p.Value.Data().([]float64)
+				for i := range d {
+					d[i] += 0.3 * rng.NormFloat64()
+				}
+			}
+			g, err := m.Build(2, 6, BuildOptions{Grad: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			in := randomInput(rng, 2, 6, 7)
+			if _, err := g.Run(in); err != nil {
+				t.Fatal(err)
+			}
+			params := m.Params()
+			analytic := make([][]float64, len(params))
+			for i, gr := range g.Grads() {
+				analytic[i] = nn.Float64s(gr)
+			}
+			worst := 0.0
+			var zero []string
+			for i, p := range params {
+				num, err := gradcheck.Numeric(func() (float64, error) { return g.Run(in) }, p.Value.Data().([]float64), gradcheck.DefaultStep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, abs := gradcheck.Compare(analytic[i], num)
+				switch {
+				case abs && !(e < 1e-8):
+					t.Errorf("%s: the gradient is zero but the analytic one is off by %.3g", p.Name, e)
+				case abs:
+					zero = append(zero, p.Name)
+				case !(e < 1e-6):
+					t.Errorf("%s: relative gradient error %.3g ≥ 1e-6", p.Name, e)
+				default:
+					worst = math.Max(worst, e)
+				}
+			}
+			t.Logf("%s: %d parameter tensors, worst relative gradient error %.3g; zero gradient (checked absolutely): %v", kind, len(params), worst, zero)
+		})
+	}
+}
+
+// TestCausality: changing the token at position j leaves the logits at every earlier position of
+// that sequence bit-identical, for every scheme and position.
+func TestCausality(t *testing.T) {
+	const B, L = 2, 9
+	for _, kind := range schemes {
+		t.Run(kind, func(t *testing.T) {
+			m := tiny(t, kind, "float32")
+			g, err := m.Build(B, L, BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			rng := rand.New(rand.NewPCG(9, 9))
+			in := randomInput(rng, B, L, 7)
+			if _, err := g.Run(in); err != nil {
+				t.Fatal(err)
+			}
+			base := nn.Float64s(g.Logits())
+			V := 7
+			for j := 0; j < L; j++ {
+				changed := Input{Tokens: append([]int(nil), in.Tokens...), Targets: in.Targets, Weights: in.Weights}
+				changed.Tokens[L+j] = (changed.Tokens[L+j] + 1) % V // sequence 1, position j
+				if _, err := g.Run(changed); err != nil {
+					t.Fatal(err)
+				}
+				got := nn.Float64s(g.Logits())
+				for p := 0; p < L; p++ {
+					same := true
+					for v := 0; v < V; v++ {
+						if math.Float64bits(got[(L+p)*V+v]) != math.Float64bits(base[(L+p)*V+v]) {
+							same = false
+						}
+					}
+					if p < j && !same {
+						t.Fatalf("changing position %d changed the logits at position %d", j, p)
+					}
+					if p == j && same {
+						t.Fatalf("changing the token at position %d did not change its own logits", j)
+					}
+				}
+				// The other sequence of the batch is untouched entirely.
+				for r := 0; r < L*V; r++ {
+					if math.Float64bits(got[r]) != math.Float64bits(base[r]) {
+						t.Fatalf("changing sequence 1 changed sequence 0 at %d", r)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBidirectionalSeesTheFuture is the control for TestCausality: without the mask, earlier
+// positions do change.
+func TestBidirectionalSeesTheFuture(t *testing.T) {
+	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 1, DFF: 8, Bidirectional: true, Seed: 1}, position.Spec{Kind: "rope"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Build(1, 5, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	in := randomInput(rand.New(rand.NewPCG(1, 1)), 1, 5, 7)
+	g.Run(in)
+	before := nn.Float64s(g.Logits())[:7]
+	in.Tokens[4] = (in.Tokens[4] + 1) % 7
+	g.Run(in)
+	after := nn.Float64s(g.Logits())[:7]
+	for v := range before {
+		if before[v] != after[v] {
+			return
+		}
+	}
+	t.Fatal("bidirectional attention: position 0 ignored a change at position 4")
+}
+
+// TestSharedWeightsAcrossLengths: graphs of different lengths bind the same tensors, so an
+// update made through one is seen by the other, and position p's logits agree across lengths.
+func TestSharedWeightsAcrossLengths(t *testing.T) {
+	m := tiny(t, "learned", "float64")
+	short, err := m.Build(1, 4, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := m.Build(1, 8, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in8 := randomInput(rand.New(rand.NewPCG(2, 2)), 1, 8, 7)
+	in4 := Input{Tokens: in8.Tokens[:4], Targets: in8.Targets[:4], Weights: in8.Weights[:4]}
+	check := func() {
+		short.Run(in4)
+		long.Run(in8)
+		a, b := nn.Float64s(short.Logits()), nn.Float64s(long.Logits())
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-12 {
+				t.Fatalf("logit %d: length 4 gives %v, length 8 gives %v", i, a[i], b[i])
+			}
+		}
+	}
+	check()
+	m.Params()[0].Value.Data().([]float64)[3] += 1 // an in-place update, as the optimiser makes
+	check()
+}
+
+func TestLearnedTableTooShort(t *testing.T) {
+	m := tiny(t, "learned", "float32") // 16 rows
+	if _, err := m.Build(1, 17, BuildOptions{}); err == nil {
+		t.Fatal("a 17-token graph on a 16-row learned table: want an error")
+	} else {
+		t.Log(err)
+	}
+	if _, err := m.Build(1, 16, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		cfg   Config
+		spec  position.Spec
+		field string
+	}{
+		{Config{Vocab: 5, DModel: 10, Heads: 3}, position.Spec{}, "model.heads"},
+		{Config{Vocab: 5, DModel: 6, Heads: 2}, position.Spec{Kind: "rope"}, "position.rotary_fraction"}, // d_head 3 is odd
+		{Config{Vocab: 5, DModel: 5, Heads: 1}, position.Spec{Kind: "sinusoidal"}, "model.d_model"},
+		{Config{Vocab: 5, DModel: 8, Heads: 2}, position.Spec{Kind: "wavelet"}, "position.kind"},
+		{Config{Vocab: 5, DModel: 8, Heads: 2, Dtype: "float16"}, position.Spec{}, "model.dtype"},
+		{Config{Vocab: 1, DModel: 8, Heads: 2}, position.Spec{}, "model.vocab"},
+		{Config{Vocab: 5, DModel: 8, Heads: 2}, position.Spec{Kind: "learned", MaxPositions: -1}, "position.max_positions"},
+	} {
+		_, err := New(tc.cfg, tc.spec)
+		if err == nil || !contains(err.Error(), tc.field) {
+			t.Errorf("New(%+v, %+v) = %v; want an error naming %s", tc.cfg, tc.spec, err, tc.field)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,79 @@
+package position
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/ops"
+	G "gorgonia.org/gorgonia"
+)
+
+func init() {
+	Register("learned", func(s Spec, d Dims) (Scheme, error) {
+		if s.MaxPositions < 1 {
+			return nil, fmt.Errorf("position.max_positions: must be positive, got %d", s.MaxPositions)
+		}
+		if !(s.InitStd > 0) {
+			return nil, fmt.Errorf("position.init_std: must be positive, got %g", s.InitStd)
+		}
+		rng := rand.New(rand.NewPCG(d.Seed, 0x1ea27ed))
+		return &Learned{MaxPositions: s.MaxPositions, table: nn.Param{
+			Name:  "pos.learned.table",
+			Value: nn.Normal(d.Dtype, rng, s.InitStd, s.MaxPositions, d.DModel),
+		}}, nil
+	})
+}
+
+// Learned is a trainable absolute table [MaxPositions, d_model] added to the token embeddings,
+// initialised from N(0, init_std²). Positions at or beyond MaxPositions cannot be encoded.
+type Learned struct {
+	MaxPositions int
+	table        nn.Param
+}
+
+func (l *Learned) Name() string { return "learned" }
+
+// Params returns the table.
+func (l *Learned) Params() []nn.Param { return []nn.Param{l.table} }
+
+// CheckPositions rejects sequences longer than the table.
+func (l *Learned) CheckPositions(n int) error {
+	if n > l.MaxPositions {
+		return fmt.Errorf("position.max_positions: the learned table has %d rows but position %d is needed; raise position.max_positions to at least %d", l.MaxPositions, n-1, n)
+	}
+	return nil
+}
+
+// AddToEmbeddings adds table[pos] to every row.
+func (l *Learned) AddToEmbeddings(c Ctx, x *G.Node) (*G.Node, error) {
+	if err := l.CheckPositions(c.MaxPos); err != nil {
+		return nil, err
+	}
+	table, err := c.B.Param(l.table)
+	if err != nil {
+		return nil, err
+	}
+	pe, err := ops.Embed(table, c.Pos)
+	if err != nil {
+		return nil, err
+	}
+	return G.Add(x, pe)
+}
+
+// Table is the current (trained or initial) table for positions 0..n-1.
+func (l *Learned) Table(n int) (Table, error) {
+	if err := l.CheckPositions(n); err != nil {
+		return Table{}, err
+	}
+	d := l.table.Value.Shape()[1]
+	vals := nn.Float64s(l.table.Value)
+	t := Table{Columns: make([]string, d)}
+	for j := range t.Columns {
+		t.Columns[j] = fmt.Sprintf("d%d", j)
+	}
+	for p := 0; p < n; p++ {
+		t.Rows = append(t.Rows, vals[p*d:(p+1)*d])
+	}
+	return t, nil
+}

@@ -1,0 +1,11 @@
+package position
+
+func init() {
+	Register("none", func(Spec, Dims) (Scheme, error) { return None{}, nil })
+}
+
+// None is NoPE: no position information at all. With a causal mask a model can still infer
+// positions (Kazemnejad et al. 2023); without one it is permutation-invariant.
+type None struct{}
+
+func (None) Name() string { return "none" }

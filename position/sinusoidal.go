@@ -1,0 +1,80 @@
+package position
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/ops"
+	G "gorgonia.org/gorgonia"
+)
+
+func init() {
+	Register("sinusoidal", func(s Spec, d Dims) (Scheme, error) {
+		if d.DModel%2 != 0 {
+			return nil, fmt.Errorf("model.d_model: sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
+		}
+		return &Sinusoidal{Base: s.Base, Dim: d.DModel}, nil
+	})
+}
+
+// Sinusoidal is the fixed additive encoding of Vaswani et al. (2017):
+// PE[p, 2i] = sin(p·ωᵢ), PE[p, 2i+1] = cos(p·ωᵢ), ωᵢ = Base^(−2i/Dim), positions from 0, sin and
+// cos interleaved. Values are computed in float64 and cast to the model's dtype.
+type Sinusoidal struct {
+	Base float64
+	Dim  int
+}
+
+func (s *Sinusoidal) Name() string { return "sinusoidal" }
+
+// Omega returns the frequencies ωᵢ = base^(−2i/d), i < d/2.
+func Omega(base float64, d int) []float64 {
+	w := make([]float64, d/2)
+	for i := range w {
+		w[i] = math.Pow(base, -2*float64(i)/float64(d))
+	}
+	return w
+}
+
+// SinusoidalPE returns PE(p) for d dimensions in float64.
+func SinusoidalPE(p float64, d int, base float64) []float64 {
+	pe := make([]float64, d)
+	for i, w := range Omega(base, d) {
+		pe[2*i], pe[2*i+1] = math.Sincos(p * w)
+	}
+	return pe
+}
+
+func (s *Sinusoidal) values(n int) []float64 {
+	vals := make([]float64, 0, n*s.Dim)
+	for p := 0; p < n; p++ {
+		vals = append(vals, SinusoidalPE(float64(p), s.Dim, s.Base)...)
+	}
+	return vals
+}
+
+// AddToEmbeddings adds PE(pos) to every row: x + table[pos], the table bound as a constant.
+func (s *Sinusoidal) AddToEmbeddings(c Ctx, x *G.Node) (*G.Node, error) {
+	table, err := c.B.Const("pos.sinusoidal.table", nn.FromFloat64(c.B.Dtype, s.values(c.MaxPos), c.MaxPos, s.Dim))
+	if err != nil {
+		return nil, err
+	}
+	pe, err := ops.Embed(table, c.Pos)
+	if err != nil {
+		return nil, err
+	}
+	return G.Add(x, pe)
+}
+
+// Table is PE for positions 0..n-1: columns d0..d{Dim-1}.
+func (s *Sinusoidal) Table(n int) (Table, error) {
+	t := Table{Columns: make([]string, s.Dim)}
+	for j := range t.Columns {
+		t.Columns[j] = fmt.Sprintf("d%d", j)
+	}
+	for p := 0; p < n; p++ {
+		t.Rows = append(t.Rows, SinusoidalPE(float64(p), s.Dim, s.Base))
+	}
+	return t, nil
+}
