@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/posformer/posformer/position"
+	"gorgonia.org/tensor"
+)
+
+// runPE prints a scheme's raw table as CSV: one row per position, one column per dimension
+// (sinusoidal, learned: the values) or per rotated pair (rope: the angles p·θᵢ), in full
+// float64 precision.
+func runPE(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	kind := fs.String("scheme", "sinusoidal", "position scheme: "+fmt.Sprint(position.Kinds()))
+	n := fs.Int("positions", 64, "number of positions (rows)")
+	dim := fs.Int("dim", 16, "model dimension (rope: the head dimension, with -heads 1)")
+	heads := fs.Int("heads", 1, "attention heads (rope rotates each head's d_model/heads values)")
+	base := fs.Float64("base", position.DefaultBase, "frequency base")
+	frac := fs.Float64("rotary-fraction", position.DefaultRotaryFraction, "rope: fraction of each head rotated")
+	maxPos := fs.Int("max-positions", position.DefaultMaxPositions, "learned: table rows")
+	seed := fs.Uint64("seed", 1, "learned: initialisation seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *n < 1 {
+		return fmt.Errorf("pe: -positions must be at least 1, got %d", *n)
+	}
+	s, err := position.New(position.Spec{Kind: *kind, Base: *base, RotaryFraction: *frac, MaxPositions: *maxPos},
+		position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed})
+	if err != nil {
+		return fmt.Errorf("pe: %w", err)
+	}
+	tb, ok := s.(position.Tabler)
+	if !ok {
+		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try sinusoidal, learned or rope", *kind)
+	}
+	t, err := tb.Table(*n)
+	if err != nil {
+		return fmt.Errorf("pe: %w", err)
+	}
+	w := csv.NewWriter(stdout)
+	w.Write(append([]string{"position"}, t.Columns...))
+	row := make([]string, len(t.Columns)+1)
+	for p, vals := range t.Rows {
+		row[0] = strconv.Itoa(p)
+		for j, v := range vals {
+			row[j+1] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	return w.Error()
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/train"
+	"golang.org/x/term"
+)
+
+const usage = `usage:
+  train [-config FILE] [-out DIR] [-set key=value ...] [-force]   train and evaluate one run
+  train pe -scheme KIND [-positions N] [-dim D] [...]             print a scheme's table as CSV
+
+With no -config, train runs the embedded default experiment (configs/default.yaml).
+Config reference: configs/README.md.
+`
+
+// errUsage marks a command-line mistake (the usage is printed with it).
+var errUsage = errors.New("bad usage")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "pe":
+			return runPE(args[1:], stdout, stderr)
+		case "help", "-h", "-help", "--help":
+			fmt.Fprint(stdout, usage)
+			return nil
+		}
+	}
+	return runTrain(ctx, args, stdout, stderr)
+}
+
+// setFlags collects repeated -set flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	cfgPath := fs.String("config", "", "YAML config `file` (default: the embedded configs/default.yaml)")
+	out := fs.String("out", "", "output `directory` (overrides the config's out; default runs)")
+	force := fs.Bool("force", false, "overwrite an existing run directory")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a config field: -set model.d_model=128 (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: %w (see train -h)", fs.Arg(0), errUsage)
+	}
+	if *out != "" {
+		sets = append(sets, "out="+*out)
+	}
+	var (
+		cfg train.Config
+		err error
+	)
+	if *cfgPath == "" {
+		src, rerr := configs.FS.ReadFile(configs.Default)
+		if rerr != nil {
+			return rerr
+		}
+		cfg, err = train.Parse(src, "configs/"+configs.Default+" (embedded)", sets)
+	} else {
+		cfg, err = train.Load(*cfgPath, sets)
+	}
+	if err != nil {
+		return err
+	}
+	res, err := train.Run(ctx, cfg, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force})
+	if err != nil {
+		return err
+	}
+	printTable(stdout, res)
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func fmtScore(x float64) string {
+	if math.IsNaN(x) {
+		return "  -  "
+	}
+	return fmt.Sprintf("%.3f", x)
+}
+
+// printTable writes the accuracy-by-length table and the in/beyond-range summary.
+func printTable(w io.Writer, r *train.Result) {
+	fmt.Fprintf(w, "%s · %s · seed %d · trained on lengths %d..%d for %d steps (%.1f s, %.0f tok/s), %d parameters\n\n",
+		r.Task, r.Scheme, r.Seed, r.MinLen, r.MaxLen, r.Steps, r.TrainSeconds, r.TokensPerSec, r.Params)
+	fmt.Fprintf(w, "%6s  %-6s  %5s  %5s  %4s\n", "length", "range", "exact", "token", "n")
+	for _, l := range r.Lengths {
+		rng := "beyond"
+		if l.InRange {
+			rng = "in"
+		} else if l.Length < r.MinLen {
+			rng = "below"
+		}
+		fmt.Fprintf(w, "%6d  %-6s  %5.3f  %5.3f  %4d\n", l.Length, rng, l.ExactMatch, l.TokenAccuracy, l.N)
+	}
+	fmt.Fprintf(w, "\nin range (%d..%d): exact match %s, token accuracy %s\n", r.MinLen, r.MaxLen, fmtScore(r.InRangeExact), fmtScore(r.InRangeToken))
+	fmt.Fprintf(w, "beyond (> %d):     exact match %s, token accuracy %s\n", r.MaxLen, fmtScore(r.BeyondExact), fmtScore(r.BeyondToken))
+	fmt.Fprintf(w, "run directory: %s\n", r.Dir)
+}
