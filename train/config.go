@@ -1,0 +1,286 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
+)
+
+// Config describes one run. Every field has a documented default (configs/README.md); zero
+// values are replaced by Defaults.
+type Config struct {
+	// Name names the run's directory under the output directory. Default: <task>_<scheme>_s<seed>.
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Seed drives the weights' initialisation and the training data stream. Default: 1.
+	Seed uint64 `yaml:"seed" json:"seed"`
+	// Out is the output directory; the run writes to Out/Name. Default: runs.
+	Out      string        `yaml:"out,omitempty" json:"out,omitempty"`
+	Task     TaskConfig    `yaml:"task" json:"task"`
+	Model    model.Config  `yaml:"model" json:"model"`
+	Position position.Spec `yaml:"position" json:"position"`
+	Train    TrainConfig   `yaml:"train" json:"train"`
+	Eval     EvalConfig    `yaml:"eval" json:"eval"`
+}
+
+// TaskConfig is the `task:` section.
+type TaskConfig struct {
+	// Name is the task: copy, reverse, sort. Default: copy.
+	Name string `yaml:"name" json:"name"`
+	// MinLen and MaxLen bound the input lengths drawn for training (uniformly, one length per
+	// batch). Default: 1 and 16.
+	MinLen int `yaml:"min_len" json:"min_len"`
+	MaxLen int `yaml:"max_len" json:"max_len"`
+	// Symbols is the alphabet size. Default: 8.
+	Symbols int `yaml:"symbols,omitempty" json:"symbols,omitempty"`
+}
+
+// TrainConfig is the `train:` section.
+type TrainConfig struct {
+	// Steps is the number of optimiser steps. Default: 1000.
+	Steps int `yaml:"steps" json:"steps"`
+	// BatchSize is the number of sequences per step. Default: 32.
+	BatchSize int `yaml:"batch_size" json:"batch_size"`
+	// LR is Adam's peak learning rate. Default: 0.001.
+	LR float64 `yaml:"lr" json:"lr"`
+	// WarmupSteps ramps the learning rate linearly from 0 to LR. Default: 5% of Steps.
+	WarmupSteps int `yaml:"warmup_steps" json:"warmup_steps"`
+	// MinLRRatio is where the cosine decay ends, as a fraction of LR. Default: 0.1.
+	MinLRRatio float64 `yaml:"min_lr_ratio" json:"min_lr_ratio"`
+	// Beta1, Beta2 and Eps are Adam's. Defaults: 0.9, 0.999, 1e-8.
+	Beta1 float64 `yaml:"beta1" json:"beta1"`
+	Beta2 float64 `yaml:"beta2" json:"beta2"`
+	Eps   float64 `yaml:"eps" json:"eps"`
+	// WeightDecay is decoupled (AdamW) decay on weight matrices (not biases, LayerNorm or
+	// embeddings). Default: 0.
+	WeightDecay float64 `yaml:"weight_decay" json:"weight_decay"`
+	// GradClip caps the global gradient norm; a negative value turns clipping off. Default: 1.
+	GradClip float64 `yaml:"grad_clip" json:"grad_clip"`
+	// LogEvery is how often (in steps) a line goes to metrics.jsonl. Default: 10.
+	LogEvery int `yaml:"log_every" json:"log_every"`
+	// ValEvery is how often (in steps) exact match is measured at the training lengths; 0 turns
+	// it off. Default: Steps/5.
+	ValEvery int `yaml:"val_every" json:"val_every"`
+	// ValExamples is the number of validation examples per training length. Default: 64.
+	ValExamples int `yaml:"val_examples" json:"val_examples"`
+}
+
+// EvalConfig is the `eval:` section.
+type EvalConfig struct {
+	// Lengths are the input lengths to test: a list ([1, 2, 4]) or a string of ranges
+	// ("1..64", "1..16,32,64", "8..64:8" with a step). Default: 1..4·max_len.
+	Lengths Lengths `yaml:"lengths" json:"lengths"`
+	// Examples is the number of test examples per length. Default: 256.
+	Examples int `yaml:"examples" json:"examples"`
+	// BatchSize is the number of sequences per evaluation batch. Default: 128.
+	BatchSize int `yaml:"batch_size" json:"batch_size"`
+	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed.
+	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+}
+
+// Default returns the defaults of every field for a given task length range.
+func (c Config) WithDefaults() Config {
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Out == "" {
+		c.Out = "runs"
+	}
+	t := &c.Task
+	if t.Name == "" {
+		t.Name = "copy"
+	}
+	if t.MinLen == 0 {
+		t.MinLen = 1
+	}
+	if t.MaxLen == 0 {
+		t.MaxLen = 16
+	}
+	if t.Symbols == 0 {
+		t.Symbols = data.DefaultSymbols
+	}
+	c.Model = c.Model.WithDefaults()
+	if c.Model.Seed == 0 {
+		c.Model.Seed = c.Seed
+	}
+	c.Position = c.Position.WithDefaults()
+	tr := &c.Train
+	if tr.Steps == 0 {
+		tr.Steps = 1000
+	}
+	if tr.BatchSize == 0 {
+		tr.BatchSize = 32
+	}
+	if tr.LR == 0 {
+		tr.LR = 1e-3
+	}
+	if tr.WarmupSteps == 0 {
+		tr.WarmupSteps = tr.Steps / 20
+	}
+	if tr.MinLRRatio == 0 {
+		tr.MinLRRatio = 0.1
+	}
+	if tr.Beta1 == 0 {
+		tr.Beta1 = 0.9
+	}
+	if tr.Beta2 == 0 {
+		tr.Beta2 = 0.999
+	}
+	if tr.Eps == 0 {
+		tr.Eps = 1e-8
+	}
+	if tr.GradClip == 0 {
+		tr.GradClip = 1
+	}
+	if tr.LogEvery == 0 {
+		tr.LogEvery = 10
+	}
+	if tr.ValEvery == 0 {
+		tr.ValEvery = max(tr.Steps/5, 1)
+	}
+	if tr.ValExamples == 0 {
+		tr.ValExamples = 64
+	}
+	e := &c.Eval
+	if len(e.Lengths) == 0 && t.MaxLen > 0 {
+		e.Lengths = nil
+		for L := 1; L <= 4*t.MaxLen; L++ {
+			e.Lengths = append(e.Lengths, L)
+		}
+	}
+	if e.Examples == 0 {
+		e.Examples = 256
+	}
+	if e.BatchSize == 0 {
+		e.BatchSize = 128
+	}
+	if e.Seed == 0 {
+		e.Seed = 1000 + c.Seed
+	}
+	if c.Name == "" {
+		c.Name = fmt.Sprintf("%s_%s_s%d", t.Name, c.Position.Kind, c.Seed)
+	}
+	return c
+}
+
+// Validate checks a config with its defaults filled in, naming the field and the fix. It builds
+// the task and the model's position scheme, so every inconsistency between sections is caught
+// before any training starts.
+func (c Config) Validate() error {
+	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." {
+		return fmt.Errorf("name: %q must be a plain directory name (no slashes)", c.Name)
+	}
+	task, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols})
+	if err != nil {
+		return fmt.Errorf("task.name: %w", err)
+	}
+	t := c.Task
+	switch {
+	case t.MinLen < 1:
+		return fmt.Errorf("task.min_len: must be at least 1, got %d", t.MinLen)
+	case t.MaxLen < t.MinLen:
+		return fmt.Errorf("task.max_len: must be at least task.min_len (%d), got %d", t.MinLen, t.MaxLen)
+	}
+	tr := c.Train
+	switch {
+	case tr.Steps < 1:
+		return fmt.Errorf("train.steps: must be positive, got %d", tr.Steps)
+	case tr.BatchSize < 1:
+		return fmt.Errorf("train.batch_size: must be positive, got %d", tr.BatchSize)
+	case !(tr.LR > 0) || math.IsInf(tr.LR, 0):
+		return fmt.Errorf("train.lr: must be a positive number, got %g", tr.LR)
+	case tr.WarmupSteps < 0 || tr.WarmupSteps > tr.Steps:
+		return fmt.Errorf("train.warmup_steps: must be between 0 and train.steps (%d), got %d", tr.Steps, tr.WarmupSteps)
+	case !(tr.MinLRRatio >= 0 && tr.MinLRRatio <= 1):
+		return fmt.Errorf("train.min_lr_ratio: must be in [0, 1], got %g", tr.MinLRRatio)
+	case !(tr.Beta1 >= 0 && tr.Beta1 < 1):
+		return fmt.Errorf("train.beta1: must be in [0, 1), got %g", tr.Beta1)
+	case !(tr.Beta2 >= 0 && tr.Beta2 < 1):
+		return fmt.Errorf("train.beta2: must be in [0, 1), got %g", tr.Beta2)
+	case !(tr.Eps > 0):
+		return fmt.Errorf("train.eps: must be positive, got %g", tr.Eps)
+	case !(tr.WeightDecay >= 0):
+		return fmt.Errorf("train.weight_decay: must be zero or positive, got %g", tr.WeightDecay)
+	case math.IsNaN(tr.GradClip):
+		return fmt.Errorf("train.grad_clip: must be a number")
+	case tr.LogEvery < 1:
+		return fmt.Errorf("train.log_every: must be positive, got %d", tr.LogEvery)
+	case tr.ValEvery < 0:
+		return fmt.Errorf("train.val_every: must be zero (off) or positive, got %d", tr.ValEvery)
+	case tr.ValExamples < 1:
+		return fmt.Errorf("train.val_examples: must be positive, got %d", tr.ValExamples)
+	}
+	e := c.Eval
+	if len(e.Lengths) == 0 {
+		return fmt.Errorf("eval.lengths: give at least one length, e.g. \"1..64\"")
+	}
+	for i, L := range e.Lengths {
+		if L < 1 {
+			return fmt.Errorf("eval.lengths: every length must be at least 1, got %d", L)
+		}
+		if i > 0 && L <= e.Lengths[i-1] {
+			return fmt.Errorf("eval.lengths: lengths must be strictly increasing, got %d after %d", L, e.Lengths[i-1])
+		}
+	}
+	switch {
+	case e.Examples < 1:
+		return fmt.Errorf("eval.examples: must be positive, got %d", e.Examples)
+	case e.BatchSize < 1:
+		return fmt.Errorf("eval.batch_size: must be positive, got %d", e.BatchSize)
+	}
+	mc := c.Model
+	if mc.Vocab != 0 && mc.Vocab < task.Vocab() {
+		return fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
+	}
+	m, err := c.newModel(task)
+	if err != nil {
+		return err
+	}
+	longest := max(data.SeqLen(task, t.MaxLen), data.SeqLen(task, e.Lengths[len(e.Lengths)-1]))
+	if lc, ok := m.Scheme.(position.LengthChecker); ok {
+		if err := lc.CheckPositions(longest); err != nil {
+			return fmt.Errorf("%w (the longest sequence, at length %d, has %d tokens)", err, max(t.MaxLen, e.Lengths[len(e.Lengths)-1]), longest)
+		}
+	}
+	return nil
+}
+
+func (c Config) newModel(task data.Task) (*model.Model, error) {
+	mc := c.Model
+	if mc.Vocab == 0 {
+		mc.Vocab = task.Vocab()
+	}
+	return model.New(mc, c.Position)
+}
+
+// Load reads a YAML config file strictly (see Decode), fills defaults and validates it.
+// overrides are `dotted.path=value` pairs applied before the defaults.
+func Load(path string, overrides []string) (Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("reading the config: %w", err)
+	}
+	return Parse(src, path, overrides)
+}
+
+// Parse is Load on bytes; name labels error messages.
+func Parse(src []byte, name string, overrides []string) (Config, error) {
+	var c Config
+	if err := Decode(src, name, &c); err != nil {
+		return Config{}, err
+	}
+	for _, o := range overrides {
+		if err := Set(&c, o); err != nil {
+			return Config{}, err
+		}
+	}
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,73 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/model"
+)
+
+// LengthResult is the score at one input length.
+type LengthResult struct {
+	Length        int     `json:"length"`
+	InRange       bool    `json:"in_range"`
+	ExactMatch    float64 `json:"exact_match"`
+	TokenAccuracy float64 `json:"token_accuracy"`
+	N             int     `json:"n"`
+}
+
+// Evaluate scores a model on n examples of input length L: exact match is the fraction of
+// examples whose every output token is the argmax of the logits under teacher forcing (which is
+// the same as greedy decoding reproducing the whole answer: the first wrong token is an argmax
+// error at its own position); token accuracy is the fraction of output tokens that are.
+func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int) (LengthResult, error) {
+	if len(examples) == 0 {
+		return LengthResult{}, fmt.Errorf("evaluate: no examples")
+	}
+	L := len(examples[0].Input)
+	var exact, tokOK, tokAll int
+	graphs := map[int]*model.Graph{}
+	defer func() {
+		for _, g := range graphs {
+			g.Close()
+		}
+	}()
+	for lo := 0; lo < len(examples); lo += batchSize {
+		chunk := examples[lo:min(lo+batchSize, len(examples))]
+		b, err := data.MakeBatch(task, chunk)
+		if err != nil {
+			return LengthResult{}, err
+		}
+		g, ok := graphs[len(chunk)]
+		if !ok {
+			if g, err = m.Build(len(chunk), b.T, model.BuildOptions{}); err != nil {
+				return LengthResult{}, fmt.Errorf("evaluate at length %d: %w", L, err)
+			}
+			graphs[len(chunk)] = g
+		}
+		if _, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights}); err != nil {
+			return LengthResult{}, fmt.Errorf("evaluate at length %d: %w", L, err)
+		}
+		pred := g.Argmax()
+		for e := 0; e < b.B; e++ {
+			allOK := true
+			for t := 0; t < b.T; t++ {
+				i := e*b.T + t
+				if b.Weights[i] == 0 {
+					continue
+				}
+				tokAll++
+				if pred[i] == b.Targets[i] {
+					tokOK++
+				} else {
+					allOK = false
+				}
+			}
+			if allOK {
+				exact++
+			}
+		}
+	}
+	n := len(examples)
+	return LengthResult{Length: L, ExactMatch: float64(exact) / float64(n), TokenAccuracy: float64(tokOK) / float64(max(tokAll, 1)), N: n}, nil
+}

@@ -1,0 +1,155 @@
+package train
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/gob"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/model"
+)
+
+// writeFileAtomic writes data to a temporary file in the same directory, syncs it and renames
+// it over path, so a reader sees the old file or the new one, never half of one.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// CSVHeader is the column list of results.csv.
+var CSVHeader = []string{"task", "scheme", "seed", "length", "in_range", "exact_match", "token_accuracy", "n"}
+
+// CSVRows renders a result as results.csv rows (without the header).
+func (r *Result) CSVRows() [][]string {
+	var rows [][]string
+	for _, l := range r.Lengths {
+		rows = append(rows, []string{r.Task, r.Scheme, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length),
+			strconv.FormatBool(l.InRange), strconv.FormatFloat(l.ExactMatch, 'g', -1, 64),
+			strconv.FormatFloat(l.TokenAccuracy, 'g', -1, 64), strconv.Itoa(l.N)})
+	}
+	return rows
+}
+
+// jsonResult replaces NaN summaries (no length in that range) by null for JSON.
+type jsonResult struct {
+	*Result
+	InRangeExact *float64 `json:"in_range_exact_match"`
+	BeyondExact  *float64 `json:"beyond_range_exact_match"`
+	InRangeToken *float64 `json:"in_range_token_accuracy"`
+	BeyondToken  *float64 `json:"beyond_range_token_accuracy"`
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+func writeResults(dir string, r *Result) error {
+	js, err := json.MarshalIndent(jsonResult{r, finite(r.InRangeExact), finite(r.BeyondExact), finite(r.InRangeToken), finite(r.BeyondToken)}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(CSVHeader)
+	w.WriteAll(r.CSVRows())
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes())
+}
+
+// checkpoint is the on-disk form of a model's weights and optimiser state (encoding/gob).
+type checkpoint struct {
+	Version int
+	Names   []string
+	Shapes  [][]int
+	Weights [][]float64
+	Step    int
+	M, V    [][]float64
+}
+
+// SaveCheckpoint writes the weights (as float64: exact for float32 too) and Adam's state.
+func SaveCheckpoint(path string, m *model.Model, a *Adam) error {
+	ck := checkpoint{Version: 1, Step: a.Step, M: a.M, V: a.V}
+	for _, p := range m.Params() {
+		ck.Names = append(ck.Names, p.Name)
+		ck.Shapes = append(ck.Shapes, []int(p.Value.Shape()))
+		ck.Weights = append(ck.Weights, nn.Float64s(p.Value))
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(ck); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return writeFileAtomic(path, buf.Bytes())
+}
+
+// LoadCheckpoint restores weights (and, if a is not nil, Adam's state) saved by SaveCheckpoint
+// into a model of the same config.
+func LoadCheckpoint(path string, m *model.Model, a *Adam) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	var ck checkpoint
+	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+		return fmt.Errorf("checkpoint %s is unreadable: %w", path, err)
+	}
+	params := m.Params()
+	if len(ck.Names) != len(params) {
+		return fmt.Errorf("checkpoint %s has %d tensors, the model %d: it is from another config", path, len(ck.Names), len(params))
+	}
+	for i, p := range params {
+		if ck.Names[i] != p.Name || len(ck.Weights[i]) != p.Value.Shape().TotalSize() {
+			return fmt.Errorf("checkpoint %s: tensor %d is %s %v, the model's is %s %v: it is from another config", path, i, ck.Names[i], ck.Shapes[i], p.Name, p.Value.Shape())
+		}
+	}
+	for i, p := range params {
+		switch d := p.Value.Data().(type) {
+		case []float32:
+			for j, x := range ck.Weights[i] {
+				d[j] = float32(x)
+			}
+		case []float64:
+			copy(d, ck.Weights[i])
+		}
+	}
+	if a != nil {
+		a.Step, a.M, a.V = ck.Step, ck.M, ck.V
+	}
+	return nil
+}
