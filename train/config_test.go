@@ -1,0 +1,162 @@
+package train
+
+import (
+	"io/fs"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/posformer/posformer/configs"
+)
+
+const minimal = `
+task:
+  name: copy
+  min_len: 1
+  max_len: 4
+model:
+  d_model: 16
+  heads: 2
+  layers: 1
+  d_ff: 32
+position:
+  kind: rope
+train:
+  steps: 10
+  batch_size: 4
+eval:
+  lengths: "1..8"
+  examples: 8
+`
+
+func TestParseMinimal(t *testing.T) {
+	c, err := Parse([]byte(minimal), "min.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model.DModel != 16 || c.Position.Kind != "rope" || len(c.Eval.Lengths) != 8 || c.Train.LR != 1e-3 || c.Name != "copy_rope_s1" {
+		t.Fatalf("unexpected config %+v", c)
+	}
+}
+
+// TestConfigErrors: each bad config fails with a one-line error naming the field (and, for
+// decoding errors, the line).
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, edit, want string
+	}{
+		{"unknown key", "model:\n  d_modle: 16", `min.yaml:2: model.d_modle: unknown key "d_modle" in section model (known: bidirectional, d_ff, d_model, dtype, heads, init_seed, layers, vocab)`},
+		{"unknown section", "trian:\n  steps: 3", `unknown key "trian" in the config`},
+		{"wrong type", "train:\n  steps: many", `min.yaml:2: train.steps: want a whole number, got "many"`},
+		{"float for int", "model:\n  heads: 2.5", "model.heads: want a whole number"},
+		{"heads do not divide", "model:\n  heads: 3", "model.heads: 3 heads do not divide model.d_model 16"},
+		{"odd rope dim", "model:\n  d_model: 15\n  heads: 3", "position.rotary_fraction"},
+		{"negative length", "task:\n  min_len: -1", "task.min_len: must be at least 1"},
+		{"unordered lengths", "task:\n  min_len: 5\n  max_len: 4", "task.max_len: must be at least task.min_len"},
+		{"eval lengths down", "eval:\n  lengths: [4, 2]", "eval.lengths: lengths must be strictly increasing"},
+		{"eval lengths syntax", `eval:
+  lengths: "1...8"`, `eval.lengths: cannot read "1...8"`},
+		{"unknown task", "task:\n  name: juggle", `task.name: unknown task "juggle" (known: copy, reverse, sort)`},
+		{"unknown scheme", "position:\n  kind: wavelet", `position.kind: unknown scheme "wavelet"`},
+		{"learned too short", "position:\n  kind: learned\n  max_positions: 10", "position.max_positions: the learned table has 10 rows"},
+		{"zero steps", "train:\n  steps: -3", "train.steps: must be positive"},
+		{"duplicate key", "seed: 1\nseed: 2", "seed: key given twice"},
+		{"section is a value", "model: 5", "model: want a section"},
+		{"empty value", "train:\n  lr:", "train.lr: no value given"},
+		{"bad dtype", "model:\n  dtype: float16", "model.dtype"},
+		{"syntax", "model: [", "YAML syntax error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Config
+			if err := Decode([]byte(minimal), "min.yaml", &c); err != nil {
+				t.Fatal(err)
+			}
+			err := Decode([]byte(tc.edit), "min.yaml", &c)
+			if err == nil {
+				c = c.WithDefaults()
+				err = c.Validate()
+			}
+			if err == nil {
+				t.Fatalf("want an error containing %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q: want one line containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestEmptyConfig(t *testing.T) {
+	if _, err := Parse([]byte("# nothing\n"), "empty.yaml", nil); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("got %v, want an error saying the config is empty", err)
+	}
+}
+
+func TestSetOverrides(t *testing.T) {
+	c, err := Parse([]byte(minimal), "min.yaml", []string{"model.d_model=32", "position.kind=learned", "eval.lengths=[1, 3, 5]", "seed=7", "train.lr=3e-4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model.DModel != 32 || c.Position.Kind != "learned" || !reflect.DeepEqual(c.Eval.Lengths, Lengths{1, 3, 5}) || c.Seed != 7 || c.Train.LR != 3e-4 {
+		t.Fatalf("overrides not applied: %+v", c)
+	}
+	for _, bad := range []struct{ set, want string }{
+		{"model.d_model=abc", "model.d_model: want a whole number"},
+		{"model.dmodel=3", `unknown key "dmodel" in section model`},
+		{"model=3", "model: want a section"},
+		{"seed.x=1", "has no field"},
+		{"nonsense", "want key=value"},
+		{"model.heads=5", "model.heads: 5 heads do not divide"},
+	} {
+		if _, err := Parse([]byte(minimal), "min.yaml", []string{bad.set}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("-set %s: got %v, want an error containing %q", bad.set, err, bad.want)
+		}
+	}
+}
+
+func TestLengths(t *testing.T) {
+	for in, want := range map[string]Lengths{
+		"1..4":        {1, 2, 3, 4},
+		"1..3,8,16":   {1, 2, 3, 8, 16},
+		"8..32:8":     {8, 16, 24, 32},
+		" 2 , 4..5 ": {2, 4, 5},
+	} {
+		got, err := ParseLengths(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseLengths(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "1..", "a..3", "5..1", "4:2", "1..8:0", "1,,2"} {
+		if _, err := ParseLengths(bad); err == nil {
+			t.Errorf("ParseLengths(%q): want an error", bad)
+		}
+	}
+	l := Lengths{1, 2, 3, 5, 7, 8}
+	if s := l.String(); s != "1..3,5,7..8" {
+		t.Errorf("String = %q", s)
+	}
+	back, _ := ParseLengths(l.String())
+	if !reflect.DeepEqual(back, l) {
+		t.Errorf("round trip %v -> %q -> %v", l, l.String(), back)
+	}
+}
+
+// TestShippedConfigs: every config in configs/ parses, validates, and tests beyond 4× its
+// longest training length.
+func TestShippedConfigs(t *testing.T) {
+	names, err := fs.Glob(configs.FS, "*.yaml")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no configs: %v", err)
+	}
+	for _, name := range names {
+		src, _ := configs.FS.ReadFile(name)
+		c, err := Parse(src, name, nil)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if last := c.Eval.Lengths[len(c.Eval.Lengths)-1]; last < 4*c.Task.MaxLen {
+			t.Errorf("%s: tests up to length %d, less than 4× the training maximum %d", name, last, c.Task.MaxLen)
+		}
+	}
+}

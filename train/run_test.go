@@ -1,0 +1,116 @@
+package train
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func tinyConfig(t *testing.T, out string, sets ...string) Config {
+	t.Helper()
+	c, err := Parse([]byte(minimal), "min.yaml", append([]string{"out=" + out, "train.steps=20", "train.val_every=10"}, sets...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRunWritesRunDirectory: a run writes every file the docs promise, and the same config and
+// seed give the same bits.
+func TestRunWritesRunDirectory(t *testing.T) {
+	dir := t.TempDir()
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), tinyConfig(t, filepath.Join(dir, "a")), Options{Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "a", "copy_rope_s1")
+	for _, f := range []string{"config.yaml", "metrics.jsonl", "results.json", "results.csv", "checkpoint.bin"} {
+		if st, err := os.Stat(filepath.Join(run, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	csv, _ := os.ReadFile(filepath.Join(run, "results.csv"))
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	if lines[0] != "task,scheme,seed,length,in_range,exact_match,token_accuracy,n" || len(lines) != 1+8 {
+		t.Fatalf("results.csv:\n%s", csv)
+	}
+	if !strings.HasPrefix(lines[1], "copy,rope,1,1,true,") || !strings.HasPrefix(lines[8], "copy,rope,1,8,false,") {
+		t.Fatalf("results.csv rows:\n%s", csv)
+	}
+	mf, _ := os.Open(filepath.Join(run, "metrics.jsonl"))
+	defer mf.Close()
+	sc := bufio.NewScanner(mf)
+	var n, vals int
+	for sc.Scan() {
+		var m Metric
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("metrics.jsonl line %d: %v", n+1, err)
+		}
+		if m.Step != 10*(n+1) || !(m.Loss > 0) || !(m.LR > 0) || !(m.TokPerSec > 0) || !(m.GradNorm > 0) {
+			t.Fatalf("metrics line %d: %+v", n+1, m)
+		}
+		if m.ValExact != nil {
+			vals++
+		}
+		n++
+	}
+	if n != 2 || vals != 2 {
+		t.Fatalf("%d metrics lines with %d validations, want 2 and 2", n, vals)
+	}
+	if !strings.Contains(progress.String(), "train copy_rope_s1 20/20") {
+		t.Errorf("plain progress lines missing:\n%s", progress.String())
+	}
+	if res.InRangeExact < 0 || res.InRangeExact > 1 || len(res.Lengths) != 8 {
+		t.Fatalf("result %+v", res)
+	}
+
+	// Same config, same seed, another directory: identical results and weights.
+	if _, err := Run(context.Background(), tinyConfig(t, filepath.Join(dir, "b")), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"results.csv", "checkpoint.bin"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "a", "copy_rope_s1", f))
+		b, _ := os.ReadFile(filepath.Join(dir, "b", "copy_rope_s1", f))
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs of one config", f)
+		}
+	}
+	// Another seed gives other weights.
+	if _, err := Run(context.Background(), tinyConfig(t, filepath.Join(dir, "c"), "seed=2"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a", "copy_rope_s1", "checkpoint.bin"))
+	c, _ := os.ReadFile(filepath.Join(dir, "c", "copy_rope_s2", "checkpoint.bin"))
+	if bytes.Equal(a, c) {
+		t.Error("seeds 1 and 2 gave the same weights")
+	}
+}
+
+func TestRunRefusesToOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tinyConfig(t, dir, "train.steps=2", "eval.lengths=1..2")
+	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("second run into the same directory: %v; want an error mentioning -force", err)
+	}
+	if _, err := Run(context.Background(), cfg, Options{Force: true}); err != nil {
+		t.Fatalf("with Force: %v", err)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, tinyConfig(t, t.TempDir()), Options{}); err == nil {
+		t.Fatal("a cancelled context: want an error")
+	}
+}
