@@ -25,6 +25,9 @@ type Config struct {
 	Position position.Spec `yaml:"position" json:"position"`
 	Train    TrainConfig   `yaml:"train" json:"train"`
 	Eval     EvalConfig    `yaml:"eval" json:"eval"`
+	// Sweep turns the config into a grid: every combination of the listed values of dotted
+	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
+	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
 }
 
 // TaskConfig is the `task:` section.
@@ -267,7 +270,9 @@ func Load(path string, overrides []string) (Config, error) {
 	return Parse(src, path, overrides)
 }
 
-// Parse is Load on bytes; name labels error messages.
+// Parse is Load on bytes; name labels error messages. A single run comes back with its defaults
+// filled and validated. A grid (a config with a sweep) comes back as written, its base without
+// defaults, after every cell has been expanded and validated (see Expand).
 func Parse(src []byte, name string, overrides []string) (Config, error) {
 	var c Config
 	if err := Decode(src, name, &c); err != nil {
@@ -277,6 +282,12 @@ func Parse(src []byte, name string, overrides []string) (Config, error) {
 		if err := Set(&c, o); err != nil {
 			return Config{}, err
 		}
+	}
+	if len(c.Sweep) > 0 {
+		if _, err := Expand(c); err != nil {
+			return Config{}, fmt.Errorf("%s: %w", name, err)
+		}
+		return c, nil
 	}
 	c = c.WithDefaults()
 	if err := c.Validate(); err != nil {

@@ -116,9 +116,9 @@ func TestSetOverrides(t *testing.T) {
 
 func TestLengths(t *testing.T) {
 	for in, want := range map[string]Lengths{
-		"1..4":        {1, 2, 3, 4},
-		"1..3,8,16":   {1, 2, 3, 8, 16},
-		"8..32:8":     {8, 16, 24, 32},
+		"1..4":       {1, 2, 3, 4},
+		"1..3,8,16":  {1, 2, 3, 8, 16},
+		"8..32:8":    {8, 16, 24, 32},
 		" 2 , 4..5 ": {2, 4, 5},
 	} {
 		got, err := ParseLengths(in)

@@ -50,14 +50,16 @@ func SetPath(v any, path, value, label string) error {
 	if len(doc.Content) > 0 {
 		node = doc.Content[0]
 	}
+	return setNode(v, path, node, label)
+}
+
+// setNode sets the field at a dotted path to a parsed YAML value.
+func setNode(v any, path string, node *yaml.Node, label string) error {
 	f, err := fieldAt(reflect.ValueOf(v).Elem(), path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	if err := decodeNode(node, f, path, label); err != nil {
-		return err
-	}
-	return nil
+	return decodeNode(node, f, path, label)
 }
 
 // fieldAt walks a dotted path of yaml names down nested structs.

@@ -58,6 +58,14 @@ func (r *Result) CSVRows() [][]string {
 	return rows
 }
 
+// Timing is timing.json: the run's wall-clock figures, kept apart from results.json so that the
+// results of one config and seed are identical bit for bit, however busy the machine was.
+type Timing struct {
+	TrainSeconds float64 `json:"train_seconds"`
+	EvalSeconds  float64 `json:"eval_seconds"`
+	TokensPerSec float64 `json:"train_tokens_per_second"`
+}
+
 // jsonResult replaces NaN summaries (no length in that range) by null for JSON.
 type jsonResult struct {
 	*Result
@@ -80,6 +88,13 @@ func writeResults(dir string, r *Result) error {
 		return err
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	tj, err := json.MarshalIndent(Timing{r.TrainSeconds, r.EvalSeconds, r.TokensPerSec}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "timing.json"), append(tj, '\n')); err != nil {
 		return err
 	}
 	var buf bytes.Buffer

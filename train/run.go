@@ -46,9 +46,9 @@ type Result struct {
 	Params       int            `json:"params"`
 	Steps        int            `json:"steps"`
 	FinalLoss    float64        `json:"final_loss"`
-	TrainSeconds float64        `json:"train_seconds"`
-	EvalSeconds  float64        `json:"eval_seconds"`
-	TokensPerSec float64        `json:"train_tokens_per_second"`
+	TrainSeconds float64        `json:"-"` // in timing.json: wall-clock figures vary between runs
+	EvalSeconds  float64        `json:"-"`
+	TokensPerSec float64        `json:"-"`
 	InRangeExact float64        `json:"in_range_exact_match"`
 	BeyondExact  float64        `json:"beyond_range_exact_match"`
 	InRangeToken float64        `json:"in_range_token_accuracy"`
@@ -71,6 +71,9 @@ type Metric struct {
 // Run trains and evaluates one config (defaults filled and validated by Load/Parse) and writes
 // its run directory Out/Name.
 func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
+	if len(cfg.Sweep) > 0 {
+		return nil, fmt.Errorf("the config has a sweep: run it as a grid (train.Expand, train.RunGrid)")
+	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err

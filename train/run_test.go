@@ -30,7 +30,7 @@ func TestRunWritesRunDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := filepath.Join(dir, "a", "copy_rope_s1")
-	for _, f := range []string{"config.yaml", "metrics.jsonl", "results.json", "results.csv", "checkpoint.bin"} {
+	for _, f := range []string{"config.yaml", "metrics.jsonl", "results.json", "results.csv", "timing.json", "checkpoint.bin"} {
 		if st, err := os.Stat(filepath.Join(run, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -74,7 +74,7 @@ func TestRunWritesRunDirectory(t *testing.T) {
 	if _, err := Run(context.Background(), tinyConfig(t, filepath.Join(dir, "b")), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"results.csv", "checkpoint.bin"} {
+	for _, f := range []string{"results.csv", "results.json", "checkpoint.bin"} {
 		a, _ := os.ReadFile(filepath.Join(dir, "a", "copy_rope_s1", f))
 		b, _ := os.ReadFile(filepath.Join(dir, "b", "copy_rope_s1", f))
 		if !bytes.Equal(a, b) {

@@ -33,6 +33,9 @@ func Rope(x, pos *G.Node, cfg RopeConfig) (*G.Node, error) {
 	if len(s) != 2 || cfg.Heads < 1 || s[1]%cfg.Heads != 0 {
 		return nil, fmt.Errorf("ops: Rope: x %v does not split into %d heads", s, cfg.Heads)
 	}
+	if ps := pos.Shape(); ps.TotalSize() != s[0] {
+		return nil, fmt.Errorf("ops: Rope: %d positions for %d rows", ps.TotalSize(), s[0])
+	}
 	if dh := s[1] / cfg.Heads; cfg.Rot < 0 || cfg.Rot%2 != 0 || cfg.Rot > dh {
 		return nil, fmt.Errorf("ops: Rope: rotated dimension %d must be even and at most the head dimension %d", cfg.Rot, dh)
 	}

@@ -1,0 +1,85 @@
+package position_test
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/posformer/posformer/position"
+	"gorgonia.org/tensor"
+)
+
+// The sinusoidal encoding of position 1 in 4 dimensions: ω = [1, 0.01], so
+// PE(1) = [sin 1, cos 1, sin 0.01, cos 0.01].
+func ExampleSinusoidalPE() {
+	fmt.Printf("%.6f\n", position.SinusoidalPE(1, 4, 10000))
+	fmt.Printf("%.6f\n", position.SinusoidalPE(0, 4, 10000))
+	// Output:
+	// [0.841471 0.540302 0.010000 0.999950]
+	// [0.000000 1.000000 0.000000 1.000000]
+}
+
+// The frequencies ωᵢ = base^(−2i/d): for d = 8 and base 10000 they fall by a factor of 10 per pair,
+// and the wavelengths 2π/ωᵢ run from 2π up to 2π·base^((d−2)/d).
+func ExampleOmega() {
+	omega := position.Omega(10000, 8)
+	for i, w := range omega {
+		fmt.Printf("ω%d = %.4g, wavelength %.2f\n", i, w, 2*math.Pi/w)
+	}
+	// Output:
+	// ω0 = 1, wavelength 6.28
+	// ω1 = 0.1, wavelength 62.83
+	// ω2 = 0.01, wavelength 628.32
+	// ω3 = 0.001, wavelength 6283.19
+}
+
+// The registered schemes, sorted: the values accepted by position.kind.
+func ExampleKinds() {
+	fmt.Println(position.Kinds())
+	// Output:
+	// [learned none rope sinusoidal]
+}
+
+// New builds a scheme from the config's position section; errors name the field to fix.
+func ExampleNew() {
+	dims := position.Dims{DModel: 64, Heads: 4, Dtype: tensor.Float64}
+	s, err := position.New(position.Spec{Kind: "rope", RotaryFraction: 0.5}, dims)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := s.(*position.RoPE)
+	fmt.Println(s.Name(), "head dim", r.HeadDim, "rotated", r.Rot)
+
+	_, err = position.New(position.Spec{Kind: "alibi"}, dims)
+	fmt.Println(err)
+	// Output:
+	// rope head dim 16 rotated 8
+	// position.kind: unknown scheme "alibi" (known: learned, none, rope, sinusoidal)
+}
+
+// Rotate applies R(p) to one head: pair i turns by p·θᵢ. With d_head 4, θ = [1, 0.01]; at p = 1
+// the first pair (1, 0) turns by one radian to (cos 1, sin 1) and the second by 0.01.
+func ExampleRoPE_Rotate() {
+	s, _ := position.New(position.Spec{Kind: "rope"}, position.Dims{DModel: 4, Heads: 1, Dtype: tensor.Float64})
+	r := s.(*position.RoPE)
+	fmt.Printf("θ = %.4g\n", r.Theta())
+	fmt.Printf("%.6f\n", r.Rotate([]float64{1, 0, 1, 0}, 1))
+	// Output:
+	// θ = [1 0.01]
+	// [0.540302 0.841471 0.999950 0.010000]
+}
+
+// The rope table holds the rotation angles p·θᵢ, one column per pair.
+func ExampleRoPE_Table() {
+	s, _ := position.New(position.Spec{Kind: "rope"}, position.Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64})
+	tab, _ := s.(position.Tabler).Table(3)
+	fmt.Println(tab.Columns)
+	for _, row := range tab.Rows {
+		fmt.Printf("%.2f\n", row)
+	}
+	// Output:
+	// [pair0 pair1]
+	// [0.00 0.00]
+	// [1.00 0.01]
+	// [2.00 0.02]
+}

@@ -1,0 +1,125 @@
+// Package report turns run directories into a report: aggregate tables over seeds (report.md,
+// summary.csv, by_length.csv) and plots as PNG and SVG (exact match against length, training
+// loss, position tables and similarities). It reads only what runs wrote, so a report can be
+// regenerated at any time without retraining, and it says which cells are still missing.
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/posformer/posformer/train"
+)
+
+// GridFile is the name of the grid's own config, written at the top of its directory.
+const GridFile = "grid.yaml"
+
+// Run is one finished cell.
+type Run struct {
+	Cell    train.Cell
+	Dir     string
+	Result  *train.Result
+	Metrics []train.Metric
+}
+
+// Grid is what a directory holds: the cells it should have and the runs it does have.
+type Grid struct {
+	Dir     string
+	Cells   []train.Cell
+	Runs    []*Run // aligned with Cells; nil where a cell has not finished
+	Missing []string
+}
+
+// Load reads a grid directory (with grid.yaml) or a single run directory (with config.yaml).
+func Load(dir string) (*Grid, error) {
+	g := &Grid{Dir: dir}
+	if _, err := os.Stat(filepath.Join(dir, GridFile)); err == nil {
+		cfg, err := train.Load(filepath.Join(dir, GridFile), nil)
+		if err != nil {
+			return nil, err
+		}
+		if g.Cells, err = train.Expand(cfg); err != nil {
+			return nil, err
+		}
+		for i := range g.Cells {
+			g.Cells[i].Config.Out = dir
+		}
+	} else if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
+		cfg, err := train.Load(filepath.Join(dir, "config.yaml"), nil)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Out = filepath.Dir(dir)
+		cfg.Name = filepath.Base(dir)
+		g.Cells = []train.Cell{{Name: cfg.Name, Config: cfg}}
+	} else {
+		return nil, fmt.Errorf("%s holds neither %s (a grid) nor config.yaml (a run): give the directory a grid or a run wrote", dir, GridFile)
+	}
+	for _, c := range g.Cells {
+		rd := filepath.Join(c.Config.Out, c.Name)
+		r, err := loadRun(rd)
+		if errors.Is(err, os.ErrNotExist) {
+			g.Runs = append(g.Runs, nil)
+			g.Missing = append(g.Missing, c.Name)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.Cell = c
+		g.Runs = append(g.Runs, r)
+	}
+	return g, nil
+}
+
+func loadRun(dir string) (*Run, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, err
+	}
+	var res train.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
+	}
+	// null summaries (no length in that range) come back as 0: restore NaN.
+	var raw map[string]any
+	_ = json.Unmarshal(b, &raw)
+	for key, dst := range map[string]*float64{"in_range_exact_match": &res.InRangeExact, "beyond_range_exact_match": &res.BeyondExact,
+		"in_range_token_accuracy": &res.InRangeToken, "beyond_range_token_accuracy": &res.BeyondToken} {
+		if raw[key] == nil {
+			*dst = math.NaN()
+		}
+	}
+	res.Dir = dir
+	r := &Run{Dir: dir, Result: &res}
+	f, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m train.Metric
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			return nil, fmt.Errorf("%s/metrics.jsonl: %w", dir, err)
+		}
+		r.Metrics = append(r.Metrics, m)
+	}
+	return r, sc.Err()
+}
+
+// Results returns the finished results aligned with Cells (nil where missing).
+func (g *Grid) Results() []*train.Result {
+	out := make([]*train.Result, len(g.Runs))
+	for i, r := range g.Runs {
+		if r != nil {
+			out[i] = r.Result
+		}
+	}
+	return out
+}

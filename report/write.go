@@ -1,0 +1,232 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/posformer/posformer/train"
+)
+
+// Report is what Write produced.
+type Report struct {
+	Dir       string
+	Summaries []train.GroupSummary
+	Rows      []train.LengthStat
+	Plots     []string // file names (without extension) written next to report.md
+}
+
+// Write aggregates a grid and writes Dir/report/: report.md, summary.csv, by_length.csv and the
+// plots (PNG and SVG). Every file is written atomically.
+func Write(g *Grid) (*Report, error) {
+	sums, rows, err := train.Aggregate(g.Cells, g.Results())
+	if err != nil {
+		return nil, err
+	}
+	if len(sums) == 0 {
+		return nil, fmt.Errorf("report: no finished run in %s (missing: %s)", g.Dir, strings.Join(g.Missing, ", "))
+	}
+	out := filepath.Join(g.Dir, "report")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	r := &Report{Dir: out, Summaries: sums, Rows: rows}
+	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(filepath.Join(out, "summary.csv"), summaryCSV(sums)); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(filepath.Join(out, "by_length.csv"), byLengthCSV(rows)); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(filepath.Join(out, "report.md"), []byte(markdown(g, r))); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+func f3(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+// PM formats a statistic as "mean ± std" (just the mean for one seed).
+func PM(s train.Stat) string {
+	if s.N == 0 {
+		return "–"
+	}
+	if s.N == 1 {
+		return f3(s.Mean)
+	}
+	return f3(s.Mean) + " ± " + f3(s.Std)
+}
+
+// SummaryTable is the markdown table of one row per group.
+func SummaryTable(sums []train.GroupSummary) string {
+	var b strings.Builder
+	b.WriteString("| task | scheme | variant | seeds | trained on | in-range exact | beyond exact | beyond [min, max] | extrapolates to | ratio |\n")
+	b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- | ---: | ---: |\n")
+	for _, s := range sums {
+		v := s.Variant
+		if v == "" {
+			v = "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %d | %.2f |\n",
+			s.Task, s.Scheme, v, s.Seeds, s.MinLen, s.MaxLen, PM(s.InRange), PM(s.Beyond), f3(s.Beyond.Min), f3(s.Beyond.Max), s.ExtrapLength, s.ExtrapRatio)
+	}
+	return b.String()
+}
+
+// ByLengthTables is one markdown table per task: a row per length, a column per group, cells
+// "mean ± std" of exact match.
+func ByLengthTables(sums []train.GroupSummary, rows []train.LengthStat) string {
+	var b strings.Builder
+	for _, task := range tasks(sums) {
+		var groups []train.Group
+		for _, s := range sums {
+			if s.Task == task {
+				groups = append(groups, s.Group)
+			}
+		}
+		cell := map[train.Group]map[int]train.LengthStat{}
+		lengthSet := map[int]bool{}
+		maxLen := 0
+		for _, r := range rows {
+			if r.Task != task {
+				continue
+			}
+			if cell[r.Group] == nil {
+				cell[r.Group] = map[int]train.LengthStat{}
+			}
+			cell[r.Group][r.Length] = r
+			lengthSet[r.Length] = true
+		}
+		for _, s := range sums {
+			if s.Task == task {
+				maxLen = max(maxLen, s.MaxLen)
+			}
+		}
+		var lengths []int
+		for L := range lengthSet {
+			lengths = append(lengths, L)
+		}
+		sort.Ints(lengths)
+		fmt.Fprintf(&b, "\n#### %s: exact match by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, maxLen)
+		for _, g := range groups {
+			name := g.Scheme
+			if g.Variant != "" {
+				name += " " + g.Variant
+			}
+			fmt.Fprintf(&b, " %s |", name)
+		}
+		b.WriteString("\n| ---: |" + strings.Repeat(" --- |", len(groups)) + "\n")
+		for _, L := range lengths {
+			mark := ""
+			if L == maxLen {
+				mark = " ←"
+			}
+			fmt.Fprintf(&b, "| %d%s |", L, mark)
+			for _, g := range groups {
+				if r, ok := cell[g][L]; ok {
+					fmt.Fprintf(&b, " %s |", PM(r.Exact))
+				} else {
+					b.WriteString(" – |")
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func tasks(sums []train.GroupSummary) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range sums {
+		if !seen[s.Task] {
+			seen[s.Task] = true
+			out = append(out, s.Task)
+		}
+	}
+	return out
+}
+
+func markdown(g *Grid, r *Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# posformer report: %s\n\n", filepath.Base(filepath.Clean(g.Dir)))
+	fmt.Fprintf(&b, "%d of %d runs finished.", len(g.Cells)-len(g.Missing), len(g.Cells))
+	if len(g.Missing) > 0 {
+		fmt.Fprintf(&b, " Missing: %s.", strings.Join(g.Missing, ", "))
+	}
+	b.WriteString(" Regenerate with `go run ./cmd/train report " + g.Dir + "`.\n\n")
+	b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
+		"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
+		"*Extrapolates to*: the longest length up to which the mean exact match over seeds stays ≥ 0.5 at every tested length; *ratio*: that length over the longest training length.\n\n")
+	b.WriteString("## Summary\n\n")
+	b.WriteString(SummaryTable(r.Summaries))
+	b.WriteString("\n## Plots\n\n")
+	for _, p := range r.Plots {
+		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)
+	}
+	b.WriteString("## Exact match by length\n")
+	b.WriteString(ByLengthTables(r.Summaries, r.Rows))
+	b.WriteString("\nFull tables: [summary.csv](summary.csv), [by_length.csv](by_length.csv).\n")
+	return b.String()
+}
+
+func summaryCSV(sums []train.GroupSummary) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
+		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio"})
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, s := range sums {
+		w.Write([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MinLen), strconv.Itoa(s.MaxLen),
+			g(s.InRange.Mean), g(s.InRange.Std), g(s.InRange.Min), g(s.InRange.Max),
+			g(s.Beyond.Mean), g(s.Beyond.Std), g(s.Beyond.Min), g(s.Beyond.Max), strconv.Itoa(s.ExtrapLength), g(s.ExtrapRatio)})
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+func byLengthCSV(rows []train.LengthStat) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"task", "scheme", "variant", "length", "in_range", "n", "exact_mean", "exact_std", "exact_min", "exact_max", "token_mean", "token_std", "token_min", "token_max"})
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, r := range rows {
+		w.Write([]string{r.Task, r.Scheme, r.Variant, strconv.Itoa(r.Length), strconv.FormatBool(r.InRange), strconv.Itoa(r.Exact.N),
+			g(r.Exact.Mean), g(r.Exact.Std), g(r.Exact.Min), g(r.Exact.Max), g(r.Token.Mean), g(r.Token.Std), g(r.Token.Min), g(r.Token.Max)})
+	}
+	w.Flush()
+	return buf.Bytes()
+}

@@ -1,0 +1,172 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Group identifies the runs that are aggregated together: everything a grid varies except the
+// seed. Variant lists the swept fields other than task.name, position.kind and seed.
+type Group struct {
+	Task    string `json:"task"`
+	Scheme  string `json:"scheme"`
+	Variant string `json:"variant,omitempty"`
+}
+
+func (g Group) String() string {
+	s := g.Task + " · " + g.Scheme
+	if g.Variant != "" {
+		s += " · " + g.Variant
+	}
+	return s
+}
+
+// Stat summarises one number over seeds.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"` // sample standard deviation (n−1); 0 for one seed
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	N    int     `json:"n"`
+}
+
+// NewStat summarises xs.
+func NewStat(xs []float64) Stat {
+	if len(xs) == 0 {
+		return Stat{Mean: math.NaN(), Std: math.NaN(), Min: math.NaN(), Max: math.NaN()}
+	}
+	s := Stat{Min: xs[0], Max: xs[0], N: len(xs)}
+	for _, x := range xs {
+		s.Mean += x
+		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
+	}
+	s.Mean /= float64(len(xs))
+	if len(xs) > 1 {
+		var q float64
+		for _, x := range xs {
+			q += (x - s.Mean) * (x - s.Mean)
+		}
+		s.Std = math.Sqrt(q / float64(len(xs)-1))
+	}
+	return s
+}
+
+// LengthStat is one (group, length) row.
+type LengthStat struct {
+	Group
+	Length  int  `json:"length"`
+	InRange bool `json:"in_range"`
+	Exact   Stat `json:"exact_match"`
+	Token   Stat `json:"token_accuracy"`
+}
+
+// GroupSummary is one (group) row: in-range and beyond-range exact match over seeds, and how far
+// the group extrapolates.
+type GroupSummary struct {
+	Group
+	MinLen, MaxLen int
+	Seeds          int
+	InRange        Stat // per seed: the mean exact match over in-range lengths
+	Beyond         Stat // per seed: the mean exact match over lengths > MaxLen
+	// ExtrapLength is the longest tested length L such that the mean exact match over seeds is
+	// ≥ 0.5 at every tested length up to L (0 if it is below 0.5 at the first).
+	ExtrapLength int
+	// ExtrapRatio is ExtrapLength / MaxLen.
+	ExtrapRatio float64
+}
+
+// GroupOf is the group of a cell.
+func GroupOf(c Cell) Group {
+	g := Group{Task: c.Config.Task.Name, Scheme: c.Config.Position.Kind}
+	var rest []string
+	for _, k := range sortedKeys(c.Values) {
+		if k == "task.name" || k == "position.kind" || k == "seed" {
+			continue
+		}
+		rest = append(rest, k+"="+c.Values[k])
+	}
+	g.Variant = strings.Join(rest, ",")
+	return g
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Aggregate groups finished runs (nil results are skipped) and summarises them over seeds.
+// Groups come in the order of their first cell; lengths ascending.
+func Aggregate(cells []Cell, results []*Result) ([]GroupSummary, []LengthStat, error) {
+	type acc struct {
+		g              Group
+		minLen, maxLen int
+		runs           []*Result
+	}
+	var order []Group
+	groups := map[Group]*acc{}
+	for i, c := range cells {
+		r := results[i]
+		if r == nil {
+			continue
+		}
+		g := GroupOf(c)
+		a, ok := groups[g]
+		if !ok {
+			a = &acc{g: g, minLen: r.MinLen, maxLen: r.MaxLen}
+			groups[g] = a
+			order = append(order, g)
+		}
+		if r.MinLen != a.minLen || r.MaxLen != a.maxLen {
+			return nil, nil, fmt.Errorf("aggregate: %v mixes training ranges %d..%d and %d..%d", g, a.minLen, a.maxLen, r.MinLen, r.MaxLen)
+		}
+		a.runs = append(a.runs, r)
+	}
+	var sums []GroupSummary
+	var rows []LengthStat
+	for _, g := range order {
+		a := groups[g]
+		byLen := map[int][][2]float64{}
+		var in, beyond []float64
+		for _, r := range a.runs {
+			for _, l := range r.Lengths {
+				byLen[l.Length] = append(byLen[l.Length], [2]float64{l.ExactMatch, l.TokenAccuracy})
+			}
+			if !math.IsNaN(r.InRangeExact) {
+				in = append(in, r.InRangeExact)
+			}
+			if !math.IsNaN(r.BeyondExact) {
+				beyond = append(beyond, r.BeyondExact)
+			}
+		}
+		lengths := make([]int, 0, len(byLen))
+		for L := range byLen {
+			lengths = append(lengths, L)
+		}
+		sort.Ints(lengths)
+		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), InRange: NewStat(in), Beyond: NewStat(beyond)}
+		still := true
+		for _, L := range lengths {
+			var ex, tok []float64
+			for _, p := range byLen[L] {
+				ex = append(ex, p[0])
+				tok = append(tok, p[1])
+			}
+			ls := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Exact: NewStat(ex), Token: NewStat(tok)}
+			rows = append(rows, ls)
+			if still && ls.Exact.Mean >= 0.5 {
+				s.ExtrapLength = L
+			} else {
+				still = false
+			}
+		}
+		s.ExtrapRatio = float64(s.ExtrapLength) / float64(a.maxLen)
+		sums = append(sums, s)
+	}
+	return sums, rows, nil
+}

@@ -1,0 +1,222 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Sweep is the `sweep:` section: an ordered mapping from dotted field paths to lists of values,
+//
+//	sweep:
+//	  position.kind: [sinusoidal, learned, rope, none]
+//	  task.name: [copy, reverse]
+//	  seed: [1, 2, 3]
+//
+// Every combination is one run (a cell); the first axis varies slowest.
+type Sweep []Axis
+
+// Axis is one swept field and its values, kept as YAML so each is decoded with the field's
+// own type checks.
+type Axis struct {
+	Path   string
+	Values []*yaml.Node
+}
+
+func (s *Sweep) decodeYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("want a mapping of field paths to lists of values, e.g. position.kind: [rope, none], got %s", kindName(n))
+	}
+	var out Sweep
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			return fmt.Errorf("line %d: %s is swept twice", k.Line, k.Value)
+		}
+		seen[k.Value] = true
+		if k.Value == "sweep" || strings.HasPrefix(k.Value, "sweep.") || k.Value == "name" || k.Value == "out" {
+			return fmt.Errorf("line %d: %s cannot be swept", k.Line, k.Value)
+		}
+		ax := Axis{Path: k.Value}
+		switch {
+		case v.Kind == yaml.SequenceNode && len(v.Content) > 0:
+			ax.Values = v.Content
+		case v.Kind == yaml.SequenceNode:
+			return fmt.Errorf("line %d: %s: the list of values is empty", k.Line, k.Value)
+		case v.Kind == yaml.ScalarNode && v.Tag != "!!null":
+			ax.Values = []*yaml.Node{v}
+		default:
+			return fmt.Errorf("line %d: %s: want a list of values, got %s", k.Line, k.Value, kindName(v))
+		}
+		out = append(out, ax)
+	}
+	if len(out) == 0 {
+		return errors.New("the sweep is empty; list at least one field, e.g. seed: [1, 2]")
+	}
+	*s = out
+	return nil
+}
+
+// MarshalYAML writes the sweep back as a mapping.
+func (s Sweep) MarshalYAML() (any, error) {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, ax := range s {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Content: ax.Values}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: ax.Path}, seq)
+	}
+	return m, nil
+}
+
+// Cell is one run of a grid.
+type Cell struct {
+	Index  int               // position in the grid's stable order
+	Name   string            // its run directory's name, from its swept values
+	Values map[string]string // swept path → value as written
+	Config Config            // the full config, defaults filled, validated
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._+-]+`)
+
+// Expand returns the cells of a config: one per combination of swept values (one cell, the
+// config itself, when there is no sweep). Every cell is validated; an error names the cell.
+// Cell configs write to Out/<grid name>/<cell name>, the grid name being the config's name
+// (default: "grid").
+func Expand(c Config) ([]Cell, error) {
+	if len(c.Sweep) == 0 {
+		c = c.WithDefaults()
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		return []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
+	}
+	gridName := c.Name
+	if gridName == "" {
+		gridName = "grid"
+	}
+	n := 1
+	for _, ax := range c.Sweep {
+		n *= len(ax.Values)
+	}
+	if n > 100000 {
+		return nil, fmt.Errorf("sweep: %d cells is too many (at most 100000)", n)
+	}
+	cells := make([]Cell, 0, n)
+	idx := make([]int, len(c.Sweep))
+	for i := 0; i < n; i++ {
+		// idx counts in mixed radix, the last axis fastest.
+		rem := i
+		for a := len(c.Sweep) - 1; a >= 0; a-- {
+			idx[a] = rem % len(c.Sweep[a].Values)
+			rem /= len(c.Sweep[a].Values)
+		}
+		cc := c
+		cc.Sweep = nil
+		cc.Name = ""
+		var parts []string
+		vals := map[string]string{}
+		for a, ax := range c.Sweep {
+			v := ax.Values[idx[a]]
+			if err := setNode(&cc, ax.Path, v, "sweep"); err != nil {
+				return nil, err
+			}
+			text := v.Value
+			if v.Kind != yaml.ScalarNode {
+				b, _ := yaml.Marshal(v)
+				text = strings.TrimSpace(string(b))
+			}
+			vals[ax.Path] = text
+			parts = append(parts, ax.Path+"-"+unsafeName.ReplaceAllString(text, "_"))
+		}
+		cc.Name = strings.Join(parts, "__")
+		base := cc.Out
+		if base == "" {
+			base = "runs"
+		}
+		cc.Out = filepath.Join(base, gridName)
+		cc = cc.WithDefaults()
+		if err := cc.Validate(); err != nil {
+			return nil, fmt.Errorf("sweep cell %s: %w", cc.Name, err)
+		}
+		cells = append(cells, Cell{Index: i, Name: cc.Name, Values: vals, Config: cc})
+	}
+	return cells, nil
+}
+
+// GridDir is where a config's runs go: Out/<name> for a grid, Out for a single run.
+func GridDir(c Config) string {
+	if len(c.Sweep) == 0 {
+		return c.WithDefaults().Out
+	}
+	out, name := c.Out, c.Name
+	if out == "" {
+		out = "runs"
+	}
+	if name == "" {
+		name = "grid"
+	}
+	return filepath.Join(out, name)
+}
+
+// GridOptions control a grid run.
+type GridOptions struct {
+	Jobs     int // runs in parallel; default 1
+	Progress func(done, total int, cell Cell, res *Result, err error)
+	Force    bool // replace existing run directories
+}
+
+// RunGrid runs every cell, Jobs at a time. Each run is deterministic, so the results do not
+// depend on Jobs. It returns the results in cell order; the first error stops new runs.
+func RunGrid(ctx context.Context, cells []Cell, opt GridOptions) ([]*Result, error) {
+	jobs := max(opt.Jobs, 1)
+	results := make([]*Result, len(cells))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int
+		wg       sync.WaitGroup
+	)
+	next := make(chan int)
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				res, err := Run(ctx, cells[i].Config, Options{Force: opt.Force})
+				mu.Lock()
+				done++
+				if err != nil && firstErr == nil {
+					firstErr = fmt.Errorf("run %s: %w", cells[i].Name, err)
+					cancel()
+				}
+				results[i] = res
+				if opt.Progress != nil {
+					opt.Progress(done, len(cells), cells[i], res, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range cells {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return results, firstErr
+	}
+	return results, ctx.Err()
+}
