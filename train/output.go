@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/model"
 )
@@ -167,4 +168,24 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam) error {
 		a.Step, a.M, a.V = ck.Step, ck.M, ck.V
 	}
 	return nil
+}
+
+// LoadModel rebuilds the model of a run directory from its config.yaml and checkpoint.bin.
+func LoadModel(dir string) (*model.Model, error) {
+	cfg, err := Load(filepath.Join(dir, "config.yaml"), nil)
+	if err != nil {
+		return nil, err
+	}
+	task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+	if err != nil {
+		return nil, err
+	}
+	m, err := cfg.newModel(task)
+	if err != nil {
+		return nil, err
+	}
+	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, nil); err != nil {
+		return nil, err
+	}
+	return m, nil
 }

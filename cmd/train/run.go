@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/posformer/posformer/configs"
@@ -16,8 +17,12 @@ import (
 )
 
 const usage = `usage:
-  train [-config FILE] [-out DIR] [-set key=value ...] [-force]   train and evaluate one run
-  train pe -scheme KIND [-positions N] [-dim D] [...]             print a scheme's table as CSV
+  train [-config FILE] [-out DIR] [-set key=value ...] [-jobs N] [-force]
+                                      train and evaluate a run, or every cell of a grid (a config
+                                      with a sweep:) and write its report
+  train report DIR                    regenerate the report of a grid or run directory
+  train pe -scheme KIND [-positions N] [-dim D] [...]
+                                      print a scheme's table as CSV
 
 With no -config, train runs the embedded default experiment (configs/default.yaml).
 Config reference: configs/README.md.
@@ -31,6 +36,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		switch args[0] {
 		case "pe":
 			return runPE(args[1:], stdout, stderr)
+		case "report":
+			return runReport(args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return nil
@@ -52,6 +59,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfgPath := fs.String("config", "", "YAML config `file` (default: the embedded configs/default.yaml)")
 	out := fs.String("out", "", "output `directory` (overrides the config's out; default runs)")
 	force := fs.Bool("force", false, "overwrite an existing run directory")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "grid runs to train in parallel")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config field: -set model.d_model=128 (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -78,6 +86,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err != nil {
 		return err
+	}
+	if len(cfg.Sweep) > 0 {
+		if *jobs < 1 {
+			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)
+		}
+		return runGrid(ctx, cfg, *jobs, *force, stdout, stderr)
 	}
 	res, err := train.Run(ctx, cfg, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force})
 	if err != nil {

@@ -1,0 +1,381 @@
+package report
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"sort"
+
+	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/train"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gorgonia.org/tensor"
+)
+
+// save writes a plot as name.png and name.svg in dir.
+func save(p *plot.Plot, dir, name string, w, h vg.Length) error {
+	for _, ext := range []string{".png", ".svg"} {
+		if err := p.Save(w, h, filepath.Join(dir, name+ext)); err != nil {
+			return fmt.Errorf("report: plot %s%s: %w", name, ext, err)
+		}
+	}
+	return nil
+}
+
+func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.LengthStat) ([]string, error) {
+	var names []string
+	add := func(name string, err error) error {
+		if err != nil {
+			return err
+		}
+		if name != "" {
+			names = append(names, name)
+		}
+		return nil
+	}
+	for _, task := range tasks(sums) {
+		if err := add(exactPlot(dir, task, sums, rows)); err != nil {
+			return nil, err
+		}
+		if err := add(lossPlot(dir, task, g)); err != nil {
+			return nil, err
+		}
+	}
+	cfg := g.Cells[0].Config
+	longest := 0
+	for _, c := range g.Cells {
+		longest = max(longest, 2*c.Config.Eval.Lengths[len(c.Config.Eval.Lengths)-1])
+	}
+	if err := add(sinusoidalHeatmap(dir, cfg.Model.DModel, cfg.Position.Base, max(longest, 64))); err != nil {
+		return nil, err
+	}
+	if err := add(learnedHeatmap(dir, g)); err != nil {
+		return nil, err
+	}
+	if err := add(dotVsOffset(dir, cfg.Model.DModel, cfg.Position.Base, 2048)); err != nil {
+		return nil, err
+	}
+	if err := add(ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, cfg.Position.Base, 2048)); err != nil {
+		return nil, err
+	}
+	if err := add(similarityMatrix(dir, cfg.Model.DModel, cfg.Position.Base, 2048)); err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+func groupLabel(g train.Group) string {
+	if g.Variant != "" {
+		return g.Scheme + " " + g.Variant
+	}
+	return g.Scheme
+}
+
+// exactPlot: exact match against length, a line per group (mean over seeds) with a band from
+// the minimum to the maximum over seeds, and a dashed line at the longest training length.
+func exactPlot(dir, task string, sums []train.GroupSummary, rows []train.LengthStat) (string, error) {
+	p := plot.New()
+	p.Title.Text = task + ": exact match against input length"
+	p.X.Label.Text = "input length"
+	p.Y.Label.Text = "exact match (band: min–max over seeds)"
+	p.Y.Min, p.Y.Max = 0, 1.02
+	p.Legend.Top = true
+	maxLen, maxX := 0, 0.0
+	i := 0
+	for _, s := range sums {
+		if s.Task != task {
+			continue
+		}
+		maxLen = max(maxLen, s.MaxLen)
+		var line, lo, hi plotter.XYs
+		for _, r := range rows {
+			if r.Group != s.Group {
+				continue
+			}
+			x := float64(r.Length)
+			line = append(line, plotter.XY{X: x, Y: r.Exact.Mean})
+			lo = append(lo, plotter.XY{X: x, Y: r.Exact.Min})
+			hi = append(hi, plotter.XY{X: x, Y: r.Exact.Max})
+			maxX = math.Max(maxX, x)
+		}
+		c := plotutil.Color(i)
+		if s.Seeds > 1 {
+			band := append(hi, reversed(lo)...)
+			poly, err := plotter.NewPolygon(band)
+			if err != nil {
+				return "", err
+			}
+			r, gg, b, _ := c.RGBA()
+			poly.Color = color.NRGBA{uint8(r >> 8), uint8(gg >> 8), uint8(b >> 8), 50}
+			poly.LineStyle.Width = 0
+			p.Add(poly)
+		}
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return "", err
+		}
+		l.Color, l.Width = c, vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", groupLabel(s.Group), s.Seeds), l)
+		i++
+	}
+	v, err := plotter.NewLine(plotter.XYs{{X: float64(maxLen), Y: 0}, {X: float64(maxLen), Y: 1.02}})
+	if err != nil {
+		return "", err
+	}
+	v.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	v.Color = color.Gray{100}
+	p.Add(v)
+	p.Legend.Add(fmt.Sprintf("longest training length (%d)", maxLen), v)
+	p.X.Min, p.X.Max = 0, maxX+1
+	name := "exact_vs_length_" + task
+	return name, save(p, dir, name, 7*vg.Inch, 4.5*vg.Inch)
+}
+
+func reversed(xs plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, len(xs))
+	for i, x := range xs {
+		out[len(xs)-1-i] = x
+	}
+	return out
+}
+
+// lossPlot: the training loss (mean over seeds at each logged step) per group, log scale.
+func lossPlot(dir, task string, g *Grid) (string, error) {
+	type series struct {
+		label string
+		sum   map[int]float64
+		n     map[int]int
+	}
+	var order []string
+	byGroup := map[string]*series{}
+	for i, r := range g.Runs {
+		if r == nil || r.Result.Task != task {
+			continue
+		}
+		label := groupLabel(train.GroupOf(g.Cells[i]))
+		s, ok := byGroup[label]
+		if !ok {
+			s = &series{label: label, sum: map[int]float64{}, n: map[int]int{}}
+			byGroup[label] = s
+			order = append(order, label)
+		}
+		for _, m := range r.Metrics {
+			s.sum[m.Step] += m.Loss
+			s.n[m.Step]++
+		}
+	}
+	if len(order) == 0 {
+		return "", nil
+	}
+	p := plot.New()
+	p.Title.Text = task + ": training loss (mean over seeds)"
+	p.X.Label.Text = "step"
+	p.Y.Label.Text = "cross-entropy on output tokens"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	for i, label := range order {
+		s := byGroup[label]
+		steps := make([]int, 0, len(s.sum))
+		for st := range s.sum {
+			steps = append(steps, st)
+		}
+		sort.Ints(steps)
+		var xy plotter.XYs
+		for _, st := range steps {
+			v := s.sum[st] / float64(s.n[st])
+			if v > 0 {
+				xy = append(xy, plotter.XY{X: float64(st), Y: v})
+			}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return "", err
+		}
+		l.Color, l.Width = plotutil.Color(i), vg.Points(1.2)
+		p.Add(l)
+		p.Legend.Add(label, l)
+	}
+	name := "loss_" + task
+	return name, save(p, dir, name, 7*vg.Inch, 4.5*vg.Inch)
+}
+
+// heatmap renders values[r][c] (rows along y, columns along x) as a raster image with a
+// blue–white–red colour map symmetric around 0.
+func heatmap(dir, name, title, xlabel, ylabel string, values [][]float64, xmax, ymax float64) (string, error) {
+	lim := 0.0
+	for _, row := range values {
+		for _, v := range row {
+			lim = math.Max(lim, math.Abs(v))
+		}
+	}
+	if lim == 0 {
+		lim = 1
+	}
+	cm := moreland.SmoothBlueRed()
+	cm.SetMin(-lim)
+	cm.SetMax(lim)
+	h, w := len(values), len(values[0])
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for r, row := range values {
+		for c, v := range row {
+			col, err := cm.At(v)
+			if err != nil {
+				col = color.Black
+			}
+			img.Set(c, h-1-r, col) // row 0 at the bottom
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s (blue −%.3g … white 0 … red +%.3g)", title, lim, lim)
+	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	p.Add(plotter.NewImage(img, 0, 0, xmax, ymax))
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
+	p.Y.Tick.Marker = plot.DefaultTicks{}
+	return name, save(p, dir, name, 7*vg.Inch, 5*vg.Inch)
+}
+
+func sinusoidalHeatmap(dir string, d int, base float64, positions int) (string, error) {
+	if d%2 != 0 {
+		return "", nil
+	}
+	vals := make([][]float64, positions)
+	for p := range vals {
+		vals[p] = position.SinusoidalPE(float64(p), d, base)
+	}
+	return heatmap(dir, "pe_sinusoidal_table", fmt.Sprintf("sinusoidal PE, d=%d, base %g", d, base), "dimension", "position", vals, float64(d), float64(positions))
+}
+
+// learnedHeatmap draws the trained table of the first finished learned run.
+func learnedHeatmap(dir string, g *Grid) (string, error) {
+	for _, r := range g.Runs {
+		if r == nil || r.Result.Scheme != "learned" {
+			continue
+		}
+		m, err := train.LoadModel(r.Dir)
+		if err != nil {
+			return "", err
+		}
+		tb, ok := m.Scheme.(position.Tabler)
+		if !ok {
+			return "", nil
+		}
+		lp := m.Scheme.(*position.Learned)
+		t, err := tb.Table(lp.MaxPositions)
+		if err != nil {
+			return "", err
+		}
+		longest := 2 * r.Cell.Config.Eval.Lengths[len(r.Cell.Config.Eval.Lengths)-1]
+		rows := t.Rows[:min(len(t.Rows), max(longest, 2*r.Result.MaxLen))]
+		title := fmt.Sprintf("trained learned table (%s, seed %d; trained positions < %d)", r.Result.Task, r.Result.Seed, 2*r.Result.MaxLen)
+		return heatmap(dir, "pe_learned_table", title, "dimension", "position", rows, float64(len(rows[0])), float64(len(rows)))
+	}
+	return "", nil
+}
+
+// dotVsOffset: ⟨PE(p₀), PE(p₀+k)⟩ against k, with p₀ in the middle, which by the identity
+// Σᵢ cos(k·ωᵢ) depends on k only.
+func dotVsOffset(dir string, d int, base float64, span int) (string, error) {
+	if d%2 != 0 {
+		return "", nil
+	}
+	p0 := float64(span)
+	ref := position.SinusoidalPE(p0, d, base)
+	var xy plotter.XYs
+	for k := -span; k <= span; k++ {
+		pe := position.SinusoidalPE(p0+float64(k), d, base)
+		var dot float64
+		for i := range pe {
+			dot += pe[i] * ref[i]
+		}
+		xy = append(xy, plotter.XY{X: float64(k), Y: dot})
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("sinusoidal: PE(p)·PE(p+k) against offset k (d=%d, p=%d)", d, span)
+	p.X.Label.Text, p.Y.Label.Text = "offset k", "dot product"
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return "", err
+	}
+	l.Color = plotutil.Color(0)
+	p.Add(l)
+	name := "pe_dot_vs_offset"
+	return name, save(p, dir, name, 7*vg.Inch, 4*vg.Inch)
+}
+
+// ropeScoreVsOffset: ⟨R(m)q, R(n)k⟩ against m−n for fixed random q, k, from two different
+// absolute positions of m: the curves coincide because the score depends on m−n only.
+func ropeScoreVsOffset(dir string, dh int, base float64, span int) (string, error) {
+	s, err := position.New(position.Spec{Kind: "rope", Base: base}, position.Dims{DModel: dh, Heads: 1, Dtype: tensor.Float64})
+	if err != nil {
+		return "", nil // an odd head dimension has no rope plot
+	}
+	r := s.(*position.RoPE)
+	rng := rand.New(rand.NewPCG(1, 2))
+	q, k := make([]float64, dh), make([]float64, dh)
+	for i := range q {
+		q[i], k[i] = rng.NormFloat64(), rng.NormFloat64()
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("RoPE: R(m)q·R(n)k against m−n (d_head=%d, random q, k)", dh)
+	p.X.Label.Text, p.Y.Label.Text = "offset m − n", "score"
+	p.Legend.Top = true
+	for i, m := range []int{span, 3 * span} {
+		rq := r.Rotate(q, float64(m))
+		var xy plotter.XYs
+		for off := -span; off <= span; off += 2 {
+			rk := r.Rotate(k, float64(m-off))
+			var dot float64
+			for j := range rq {
+				dot += rq[j] * rk[j]
+			}
+			xy = append(xy, plotter.XY{X: float64(off), Y: dot})
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return "", err
+		}
+		l.Color = plotutil.Color(i)
+		if i == 1 {
+			l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("query at m = %d", m), l)
+	}
+	name := "rope_score_vs_offset"
+	return name, save(p, dir, name, 7*vg.Inch, 4*vg.Inch)
+}
+
+// similarityMatrix: ⟨PE(p), PE(q)⟩ for p, q < n (sampled every n/512 positions).
+func similarityMatrix(dir string, d int, base float64, n int) (string, error) {
+	if d%2 != 0 {
+		return "", nil
+	}
+	stride := max(n/512, 1)
+	m := n / stride
+	pes := make([][]float64, m)
+	for i := range pes {
+		pes[i] = position.SinusoidalPE(float64(i*stride), d, base)
+	}
+	vals := make([][]float64, m)
+	for i := range vals {
+		vals[i] = make([]float64, m)
+		for j := range vals[i] {
+			var dot float64
+			for t := range pes[i] {
+				dot += pes[i][t] * pes[j][t]
+			}
+			vals[i][j] = dot
+		}
+	}
+	title := fmt.Sprintf("sinusoidal similarity PE(p)·PE(q), p, q < %d, d=%d", n, d)
+	return heatmap(dir, "pe_similarity_matrix", title, "position q", "position p", vals, float64(n), float64(n))
+}
