@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 
@@ -78,25 +77,11 @@ func Load(dir string) (*Grid, error) {
 }
 
 func loadRun(dir string) (*Run, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	res, err := train.ReadResult(dir)
 	if err != nil {
 		return nil, err
 	}
-	var res train.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
-	}
-	// null summaries (no length in that range) come back as 0: restore NaN.
-	var raw map[string]any
-	_ = json.Unmarshal(b, &raw)
-	for key, dst := range map[string]*float64{"in_range_exact_match": &res.InRangeExact, "beyond_range_exact_match": &res.BeyondExact,
-		"in_range_token_accuracy": &res.InRangeToken, "beyond_range_token_accuracy": &res.BeyondToken} {
-		if raw[key] == nil {
-			*dst = math.NaN()
-		}
-	}
-	res.Dir = dir
-	r := &Run{Dir: dir, Result: &res}
+	r := &Run{Dir: dir, Result: res}
 	f, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)

@@ -52,25 +52,7 @@ func Write(g *Grid) (*Report, error) {
 	return r, nil
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return os.Rename(tmp, path)
-}
+func writeAtomic(path string, data []byte) error { return train.WriteFileAtomic(path, data) }
 
 func f3(x float64) string {
 	if math.IsNaN(x) {

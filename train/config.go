@@ -70,6 +70,9 @@ type TrainConfig struct {
 	ValEvery int `yaml:"val_every" json:"val_every"`
 	// ValExamples is the number of validation examples per training length. Default: 64.
 	ValExamples int `yaml:"val_examples" json:"val_examples"`
+	// CheckpointEvery is how often (in steps) the run's state is saved, besides the end and an
+	// interruption; a negative value saves only then. Default: 500.
+	CheckpointEvery int `yaml:"checkpoint_every" json:"checkpoint_every"`
 }
 
 // EvalConfig is the `eval:` section.
@@ -147,6 +150,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if tr.ValExamples == 0 {
 		tr.ValExamples = 64
+	}
+	if tr.CheckpointEvery == 0 {
+		tr.CheckpointEvery = 500
 	}
 	e := &c.Eval
 	if len(e.Lengths) == 0 && t.MaxLen > 0 {

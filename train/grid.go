@@ -169,6 +169,7 @@ type GridOptions struct {
 	Jobs     int // runs in parallel; default 1
 	Progress func(done, total int, cell Cell, res *Result, err error)
 	Force    bool // replace existing run directories
+	Resume   bool // keep finished runs, continue partial ones from their checkpoints
 }
 
 // RunGrid runs every cell, Jobs at a time. Each run is deterministic, so the results do not
@@ -190,7 +191,7 @@ func RunGrid(ctx context.Context, cells []Cell, opt GridOptions) ([]*Result, err
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := Run(ctx, cells[i].Config, Options{Force: opt.Force})
+				res, err := Run(ctx, cells[i].Config, Options{Force: opt.Force, Resume: opt.Resume})
 				mu.Lock()
 				done++
 				if err != nil && firstErr == nil {

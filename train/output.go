@@ -16,8 +16,10 @@ import (
 	"github.com/posformer/posformer/model"
 )
 
-// writeFileAtomic writes data to a temporary file in the same directory, syncs it and renames
+// WriteFileAtomic writes data to a temporary file in the same directory, syncs it and renames
 // it over path, so a reader sees the old file or the new one, never half of one.
+func WriteFileAtomic(path string, data []byte) error { return writeFileAtomic(path, data) }
+
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -108,19 +110,25 @@ func writeResults(dir string, r *Result) error {
 	return writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes())
 }
 
-// checkpoint is the on-disk form of a model's weights and optimiser state (encoding/gob).
+// checkpoint is the on-disk form of a run's state (encoding/gob): the weights (as float64, exact
+// for float32 too), Adam's step and moments, and the training state (completed steps, which fix
+// the data stream's position, and the pending loss window).
 type checkpoint struct {
 	Version int
 	Names   []string
 	Shapes  [][]int
 	Weights [][]float64
-	Step    int
+	Step    int // Adam's update count
 	M, V    [][]float64
+	Train   trainState
 }
 
-// SaveCheckpoint writes the weights (as float64: exact for float32 too) and Adam's state.
-func SaveCheckpoint(path string, m *model.Model, a *Adam) error {
+// SaveCheckpoint writes the weights, Adam's state and the training state atomically.
+func SaveCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error {
 	ck := checkpoint{Version: 1, Step: a.Step, M: a.M, V: a.V}
+	if st != nil {
+		ck.Train = *st
+	}
 	for _, p := range m.Params() {
 		ck.Names = append(ck.Names, p.Name)
 		ck.Shapes = append(ck.Shapes, []int(p.Value.Shape()))
@@ -133,9 +141,9 @@ func SaveCheckpoint(path string, m *model.Model, a *Adam) error {
 	return writeFileAtomic(path, buf.Bytes())
 }
 
-// LoadCheckpoint restores weights (and, if a is not nil, Adam's state) saved by SaveCheckpoint
-// into a model of the same config.
-func LoadCheckpoint(path string, m *model.Model, a *Adam) error {
+// LoadCheckpoint restores what SaveCheckpoint wrote into a model of the same config (and, where
+// not nil, Adam and the training state).
+func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -165,9 +173,44 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam) error {
 		}
 	}
 	if a != nil {
+		if len(ck.M) != len(a.M) {
+			return fmt.Errorf("checkpoint %s has optimiser state for %d tensors, not %d", path, len(ck.M), len(a.M))
+		}
 		a.Step, a.M, a.V = ck.Step, ck.M, ck.V
 	}
+	if st != nil {
+		*st = ck.Train
+	}
 	return nil
+}
+
+// ReadResult reads a finished run's results.json.
+func ReadResult(dir string) (*Result, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, err
+	}
+	var res Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
+	}
+	// Summaries with no length in their range are written as null: restore NaN.
+	var raw map[string]any
+	_ = json.Unmarshal(b, &raw)
+	for key, dst := range map[string]*float64{"in_range_exact_match": &res.InRangeExact, "beyond_range_exact_match": &res.BeyondExact,
+		"in_range_token_accuracy": &res.InRangeToken, "beyond_range_token_accuracy": &res.BeyondToken} {
+		if raw[key] == nil {
+			*dst = math.NaN()
+		}
+	}
+	res.Dir = dir
+	if tb, err := os.ReadFile(filepath.Join(dir, "timing.json")); err == nil {
+		var t Timing
+		if json.Unmarshal(tb, &t) == nil {
+			res.TrainSeconds, res.EvalSeconds, res.TokensPerSec = t.TrainSeconds, t.EvalSeconds, t.TokensPerSec
+		}
+	}
+	return &res, nil
 }
 
 // LoadModel rebuilds the model of a run directory from its config.yaml and checkpoint.bin.
@@ -184,7 +227,7 @@ func LoadModel(dir string) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, nil); err != nil {
+	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, nil, nil); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -9,6 +9,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,7 +34,14 @@ type Options struct {
 	TTY      bool
 	// Force lets a run replace an existing run directory.
 	Force bool
+	// Resume continues an existing run directory from its last checkpoint (and returns a
+	// finished run's results without running it again).
+	Resume bool
 }
+
+// ErrInterrupted is returned (wrapped) when the context is cancelled during training; the run
+// directory then holds a checkpoint of the last completed step.
+var ErrInterrupted = errors.New("interrupted")
 
 // Result is what a run measured.
 type Result struct {
@@ -87,33 +95,23 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		return nil, err
 	}
 	dir := filepath.Join(cfg.Out, cfg.Name)
-	if err := prepareDir(dir, opt.Force); err != nil {
-		return nil, err
-	}
 	resolved, err := yaml.Marshal(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
-		return nil, err
+	adam := NewAdam(m.Params(), cfg.Train.Beta1, cfg.Train.Beta2, cfg.Train.Eps, cfg.Train.WeightDecay)
+	st, done, err := openRunDir(dir, resolved, m, adam, opt)
+	if err != nil || done != nil {
+		return done, err
 	}
-	mf, err := os.Create(filepath.Join(dir, "metrics.jsonl"))
-	if err != nil {
-		return nil, fmt.Errorf("run directory: %w", err)
-	}
-	defer mf.Close()
-
 	res := &Result{Name: cfg.Name, Task: cfg.Task.Name, Scheme: cfg.Position.Kind, Seed: cfg.Seed,
 		MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, Params: m.NumParams(), Steps: cfg.Train.Steps, Dir: dir}
 	t0 := time.Now()
-	opt2 := NewAdam(m.Params(), cfg.Train.Beta1, cfg.Train.Beta2, cfg.Train.Eps, cfg.Train.WeightDecay)
-	if res.FinalLoss, res.TokensPerSec, err = trainLoop(ctx, cfg, task, m, opt2, mf, opt); err != nil {
+	if err := trainLoop(ctx, cfg, task, m, adam, st, dir, opt); err != nil {
 		return nil, err
 	}
+	res.FinalLoss, res.TokensPerSec = st.LastLoss, st.tokensPerSec
 	res.TrainSeconds = time.Since(t0).Seconds()
-	if err := SaveCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, opt2); err != nil {
-		return nil, err
-	}
 
 	t1 := time.Now()
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), "eval "+cfg.Name)
@@ -142,12 +140,27 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	return res, nil
 }
 
-// trainLoop runs the optimisation and returns the mean loss of the last log window and the
-// training throughput.
-func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, adam *Adam, metrics io.Writer, opt Options) (float64, float64, error) {
+// trainState is what a checkpoint carries besides the weights and Adam's moments: the number of
+// completed steps (which is also the data stream's position: batch i is a pure function of the
+// seed and i, so no other random state exists) and the loss window of the next metrics line.
+type trainState struct {
+	Step     int
+	Window   []float64
+	LastLoss float64
+	Tokens   int
+
+	elapsed      float64 // seconds of training before this process (from metrics.jsonl, not saved)
+	tokensPerSec float64
+}
+
+// trainLoop runs the optimisation from st.Step to the configured number of steps, appending to
+// metrics.jsonl and checkpointing every train.checkpoint_every steps, at the end, and when the
+// context is cancelled.
+func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, adam *Adam, st *trainState, dir string, opt Options) error {
 	tc := cfg.Train
 	stream := data.Train{Task: task, MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, BatchSize: tc.BatchSize, Seed: cfg.Seed}
 	params := m.Params()
+	ckpt := filepath.Join(dir, "checkpoint.bin")
 	graphs := map[int]*model.Graph{}
 	defer func() {
 		for _, g := range graphs {
@@ -159,43 +172,52 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		for L := cfg.Task.MinLen; L <= cfg.Task.MaxLen; L++ {
 			ex, err := data.TestSet(task, L, tc.ValExamples, cfg.Eval.Seed^0x7a11da7e)
 			if err != nil {
-				return 0, 0, err
+				return err
 			}
 			val[L] = ex
 		}
 	}
-	enc := json.NewEncoder(metrics)
+	mf, err := os.OpenFile(filepath.Join(dir, "metrics.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("run directory: %w", err)
+	}
+	defer mf.Close()
+	enc := json.NewEncoder(mf)
 	pr := NewProgress(opt.Progress, opt.TTY, tc.Steps, "train "+cfg.Name)
 	start := time.Now()
-	var tokens int
-	var window []float64
-	var lastLoss float64
-	for step := 0; step < tc.Steps; step++ {
+	startTokens := st.Tokens
+	elapsed := func() float64 { return st.elapsed + time.Since(start).Seconds() }
+	save := func() error { return SaveCheckpoint(ckpt, m, adam, st) }
+	for ; st.Step < tc.Steps; st.Step++ {
+		step := st.Step
 		if err := ctx.Err(); err != nil {
-			return 0, 0, err
+			if serr := save(); serr != nil {
+				return fmt.Errorf("%w at step %d, and the checkpoint failed: %v", ErrInterrupted, step, serr)
+			}
+			return fmt.Errorf("%w at step %d of %d: checkpoint saved in %s; run the same command with -resume to continue", ErrInterrupted, step, tc.Steps, dir)
 		}
 		b, err := stream.Batch(step)
 		if err != nil {
-			return 0, 0, err
+			return err
 		}
 		g, ok := graphs[b.T]
 		if !ok {
 			if g, err = m.Build(b.B, b.T, model.BuildOptions{Grad: true}); err != nil {
-				return 0, 0, err
+				return err
 			}
 			graphs[b.T] = g
 		}
 		loss, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights})
 		if err != nil {
-			return 0, 0, fmt.Errorf("step %d: %w", step, err)
+			return fmt.Errorf("step %d: %w", step, err)
 		}
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return 0, 0, fmt.Errorf("step %d: the loss is %v; lower train.lr or set train.grad_clip", step, loss)
+			return fmt.Errorf("step %d: the loss is %v; the last good checkpoint is kept; lower train.lr or set train.grad_clip", step+1, loss)
 		}
 		grads := g.Grads()
 		norm := GradNorm(grads)
 		if math.IsNaN(norm) || math.IsInf(norm, 0) {
-			return 0, 0, fmt.Errorf("step %d: the gradient of %s is not finite; lower train.lr or set train.grad_clip", step, nonFinite(params, grads))
+			return fmt.Errorf("step %d: the gradient of %s is not finite; the last good checkpoint is kept; lower train.lr or set train.grad_clip", step+1, nonFinite(params, grads))
 		}
 		scale := 1.0
 		if tc.GradClip > 0 && norm > tc.GradClip {
@@ -203,35 +225,44 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		}
 		lr := LR(step, tc.Steps, tc.WarmupSteps, tc.LR, tc.MinLRRatio)
 		if err := adam.Update(params, grads, lr, scale); err != nil {
-			return 0, 0, err
+			return err
 		}
-		tokens += b.B * b.T
-		window = append(window, loss)
+		st.Tokens += b.B * b.T
+		st.Window = append(st.Window, loss)
 		last := step == tc.Steps-1
 		if (step+1)%tc.LogEvery == 0 || last {
-			el := time.Since(start).Seconds()
+			el := elapsed()
 			mean := 0.0
-			for _, l := range window {
+			for _, l := range st.Window {
 				mean += l
 			}
-			lastLoss = mean / float64(len(window))
-			window = window[:0]
-			rec := Metric{Step: step + 1, Loss: lastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(tokens) / el, Elapsed: el}
+			st.LastLoss = mean / float64(len(st.Window))
+			st.Window = st.Window[:0]
+			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
 			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
 				v, err := validate(m, task, val, cfg.Eval.BatchSize)
 				if err != nil {
-					return 0, 0, err
+					return err
 				}
 				rec.ValExact = &v
 			}
 			if err := enc.Encode(rec); err != nil {
-				return 0, 0, fmt.Errorf("writing metrics.jsonl: %w", err)
+				return fmt.Errorf("writing metrics.jsonl: %w", err)
 			}
-			pr.Update(step+1, fmt.Sprintf("loss %.4f %.0f tok/s", lastLoss, rec.TokPerSec))
+			pr.Update(step+1, fmt.Sprintf("loss %.4f %.0f tok/s", st.LastLoss, rec.TokPerSec))
+		}
+		if tc.CheckpointEvery > 0 && (step+1)%tc.CheckpointEvery == 0 && !last {
+			st.Step++ // the checkpoint holds the state after this step
+			err := save()
+			st.Step--
+			if err != nil {
+				return err
+			}
 		}
 	}
 	pr.Done()
-	return lastLoss, float64(tokens) / time.Since(start).Seconds(), nil
+	st.tokensPerSec = float64(st.Tokens-startTokens) / math.Max(time.Since(start).Seconds(), 1e-9)
+	return save()
 }
 
 // validate is the mean exact match over the training lengths' validation sets.
@@ -281,21 +312,73 @@ func (r *Result) summarize() {
 	}
 }
 
-// prepareDir makes the run directory, refusing to replace an existing non-empty one unless force.
-func prepareDir(dir string, force bool) error {
+// openRunDir prepares the run directory and returns the training state to start from, or the
+// results of a run that already finished (with Resume). An existing directory is replaced only
+// with Force and continued only with Resume; a directory holding another config is never resumed.
+func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Options) (*trainState, *Result, error) {
 	entries, err := os.ReadDir(dir)
-	switch {
-	case err == nil && len(entries) > 0 && !force:
-		return fmt.Errorf("run directory %s already exists: pass -force to overwrite it, or choose another -out or name", dir)
-	case err == nil && len(entries) > 0:
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("run directory: %w", err)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("run directory: %w", err)
+	}
+	fresh := func() (*trainState, *Result, error) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("cannot create the run directory %s: %w (choose a writable -out)", dir, err)
 		}
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("run directory: %w", err)
+		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
+			return nil, nil, err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, "metrics.jsonl"), nil); err != nil {
+			return nil, nil, err
+		}
+		return &trainState{}, nil, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create the run directory %s: %w (choose a writable -out)", dir, err)
+	switch {
+	case len(entries) == 0:
+		return fresh()
+	case opt.Force:
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, nil, fmt.Errorf("run directory: %w", err)
+		}
+		return fresh()
+	case !opt.Resume:
+		return nil, nil, fmt.Errorf("run directory %s already exists: pass -resume to continue it, -force to overwrite it, or choose another -out or name", dir)
 	}
-	return nil
+	old, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot resume %s: %w; pass -force to start it over", dir, err)
+	}
+	if !bytes.Equal(old, resolved) {
+		return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config (compare its config.yaml); pass -force to start it over, or choose another -out or name", dir)
+	}
+	if res, err := ReadResult(dir); err == nil {
+		return nil, res, nil
+	}
+	st := &trainState{}
+	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, adam, st); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, err
+	}
+	if st.elapsed, err = truncateMetrics(filepath.Join(dir, "metrics.jsonl"), st.Step); err != nil {
+		return nil, nil, err
+	}
+	return st, nil, nil
+}
+
+// truncateMetrics drops the lines of metrics.jsonl logged after the checkpoint's step, so a
+// resumed run's log has each step once. It returns the elapsed seconds of the last line kept.
+func truncateMetrics(path string, step int) (float64, error) {
+	src, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	var keep []byte
+	var elapsed float64
+	for _, line := range bytes.SplitAfter(src, []byte("\n")) {
+		var m Metric
+		if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &m) != nil || m.Step > step {
+			continue // a torn last line or a step past the checkpoint
+		}
+		keep = append(keep, line...)
+		elapsed = m.Elapsed
+	}
+	return elapsed, writeFileAtomic(path, keep)
 }

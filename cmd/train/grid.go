@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -16,30 +17,38 @@ import (
 )
 
 // runGrid trains every cell of a grid, jobs at a time, then writes and prints its report.
-func runGrid(ctx context.Context, cfg train.Config, jobs int, force bool, stdout, stderr io.Writer) error {
+func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool, stdout, stderr io.Writer) error {
+	if force && resume {
+		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
+	}
 	cells, err := train.Expand(cfg)
 	if err != nil {
 		return err
 	}
 	dir := train.GridDir(cfg)
 	gridFile := filepath.Join(dir, report.GridFile)
-	if _, err := os.Stat(gridFile); err == nil && !force {
-		return fmt.Errorf("grid directory %s already exists: pass -force to overwrite it, or choose another -out or name", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create the grid directory %s: %w (choose a writable -out)", dir, err)
-	}
 	src, err := yaml.Marshal(cfg)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(gridFile, src, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", gridFile, err)
+	if old, err := os.ReadFile(gridFile); err == nil {
+		switch {
+		case resume && !bytes.Equal(old, src):
+			return fmt.Errorf("cannot resume the grid in %s: its %s is a different grid; pass -force to start over, or choose another -out or name", dir, report.GridFile)
+		case !resume && !force:
+			return fmt.Errorf("grid directory %s already exists: pass -resume to continue it (finished runs are kept), -force to overwrite it, or choose another -out or name", dir)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create the grid directory %s: %w (choose a writable -out)", dir, err)
+	}
+	if err := train.WriteFileAtomic(gridFile, src); err != nil {
+		return err
 	}
 	jobs = min(jobs, len(cells))
 	fmt.Fprintf(stderr, "grid %s: %d runs, %d at a time\n", dir, len(cells), jobs)
 	start := time.Now()
-	_, err = train.RunGrid(ctx, cells, train.GridOptions{Jobs: jobs, Force: force,
+	_, err = train.RunGrid(ctx, cells, train.GridOptions{Jobs: jobs, Force: force, Resume: resume,
 		Progress: func(done, total int, c train.Cell, r *train.Result, err error) {
 			el := time.Since(start)
 			eta := time.Duration(float64(el) / float64(done) * float64(total-done))

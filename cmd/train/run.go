@@ -17,7 +17,7 @@ import (
 )
 
 const usage = `usage:
-  train [-config FILE] [-out DIR] [-set key=value ...] [-jobs N] [-force]
+  train [-config FILE] [-out DIR] [-set key=value ...] [-jobs N] [-force | -resume]
                                       train and evaluate a run, or every cell of a grid (a config
                                       with a sweep:) and write its report
   train report DIR                    regenerate the report of a grid or run directory
@@ -58,7 +58,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	cfgPath := fs.String("config", "", "YAML config `file` (default: the embedded configs/default.yaml)")
 	out := fs.String("out", "", "output `directory` (overrides the config's out; default runs)")
-	force := fs.Bool("force", false, "overwrite an existing run directory")
+	force := fs.Bool("force", false, "overwrite an existing run or grid directory")
+	resume := fs.Bool("resume", false, "continue an existing run (or grid) from its last checkpoint; finished runs are kept")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "grid runs to train in parallel")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config field: -set model.d_model=128 (repeatable)")
@@ -91,9 +92,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *jobs < 1 {
 			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)
 		}
-		return runGrid(ctx, cfg, *jobs, *force, stdout, stderr)
+		return runGrid(ctx, cfg, *jobs, *force, *resume, stdout, stderr)
 	}
-	res, err := train.Run(ctx, cfg, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force})
+	if *force && *resume {
+		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
+	}
+	res, err := train.Run(ctx, cfg, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force, Resume: *resume})
 	if err != nil {
 		return err
 	}
