@@ -676,3 +676,4 @@ func TestConstructorErrors(t *testing.T) {
 		t.Errorf("Kinds() = %v", position.Kinds())
 	}
 }
+

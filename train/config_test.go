@@ -155,8 +155,16 @@ func TestShippedConfigs(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if last := c.Eval.Lengths[len(c.Eval.Lengths)-1]; last < 4*c.Task.MaxLen {
-			t.Errorf("%s: tests up to length %d, less than 4× the training maximum %d", name, last, c.Task.MaxLen)
+		cells, err := Expand(c)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, cell := range cells {
+			c := cell.Config
+			if last := c.Eval.Lengths[len(c.Eval.Lengths)-1]; last < 4*c.Task.MaxLen {
+				t.Errorf("%s (%s): tests up to length %d, less than 4× the training maximum %d", name, cell.Name, last, c.Task.MaxLen)
+			}
 		}
 	}
 }

@@ -21,6 +21,7 @@ const usage = `usage:
                                       train and evaluate a run, or every cell of a grid (a config
                                       with a sweep:) and write its report
   train report DIR                    regenerate the report of a grid or run directory
+  train claims [-out DIR] [-jobs N]   run the claims grid (resuming) and regenerate docs/claims.md
   train pe -scheme KIND [-positions N] [-dim D] [...]
                                       print a scheme's table as CSV
 
@@ -38,6 +39,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runPE(args[1:], stdout, stderr)
 		case "report":
 			return runReport(args[1:], stdout, stderr)
+		case "claims":
+			return runClaims(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return nil
