@@ -676,4 +676,3 @@ func TestConstructorErrors(t *testing.T) {
 		t.Errorf("Kinds() = %v", position.Kinds())
 	}
 }
-
