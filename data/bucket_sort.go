@@ -28,9 +28,10 @@ func init() {
 //
 // This is the same transduction, with the same input distribution, as the
 // "sort" task: for equal Options and the same rng the two give identical
-// examples. It is registered under the paper's name so that runs can follow the
-// paper's task list; "Bucket" only refers to the alphabet being small enough to
-// sort by counting, which the paper's Symbols = 5 makes explicit.
+// examples; only the name differs. It is registered under the paper's name so
+// that runs can follow the paper's task list ("bucket" refers to the finite
+// alphabet, over which sorting is counting into one bucket per symbol). Set
+// task.symbols: 5 for the paper's setting.
 type bucketSortTask struct{ alphabet }
 
 func (bucketSortTask) Name() string        { return "bucket_sort" }

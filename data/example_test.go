@@ -15,7 +15,7 @@ func ExampleExample_Stream() {
 
 func ExampleNames() {
 	fmt.Println(data.Names())
-	// Output: [copy reverse sort]
+	// Output: [binary_addition bucket_sort copy cycle_navigation duplicate even_pairs modular_arithmetic parity reverse sort]
 }
 
 func ExampleNew() {
@@ -24,7 +24,7 @@ func ExampleNew() {
 	task, _ := data.New("reverse", data.Options{Symbols: 10})
 	fmt.Println(task.Name(), task.Vocab(), data.SeqLen(task, 5))
 	// Output:
-	// unknown task "foo" (known: copy, reverse, sort)
+	// unknown task "foo" (known: binary_addition, bucket_sort, copy, cycle_navigation, duplicate, even_pairs, modular_arithmetic, parity, reverse, sort)
 	// reverse 12 10
 }
 
@@ -54,4 +54,25 @@ func ExampleTrain_Batch() {
 	// Output:
 	// 16 true true
 	// true
+}
+
+func ExampleTask() {
+	// One example of every task at input length L = 4, as the stream
+	// input SEP output (SEP is token 1); docs/tasks.md shows these.
+	for _, name := range data.Names() {
+		task, _ := data.New(name, data.Options{})
+		ex, _ := data.TestSet(task, 4, 1, 1)
+		fmt.Printf("%s: vocab %d, OutputLen(4) = %d, stream %v\n", name, task.Vocab(), task.OutputLen(4), ex[0].Stream())
+	}
+	// Output:
+	// binary_addition: vocab 5, OutputLen(4) = 5, stream [3 4 2 3 1 3 3 2 2 2]
+	// bucket_sort: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 2 5 6 6]
+	// copy: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 6 2 5 6]
+	// cycle_navigation: vocab 10, OutputLen(4) = 1, stream [3 4 2 3 1 5]
+	// duplicate: vocab 10, OutputLen(4) = 8, stream [6 2 5 6 1 6 2 5 6 6 2 5 6]
+	// even_pairs: vocab 6, OutputLen(4) = 1, stream [2 2 3 2 1 4]
+	// modular_arithmetic: vocab 10, OutputLen(4) = 1, stream [7 5 7 4 1 2]
+	// parity: vocab 4, OutputLen(4) = 1, stream [2 2 3 2 1 3]
+	// reverse: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 6 5 2 6]
+	// sort: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 2 5 6 6]
 }

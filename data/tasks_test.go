@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -16,72 +17,156 @@ func mustNew(t *testing.T, name string, opt Options) Task {
 	return task
 }
 
-func TestTasksCorrect(t *testing.T) {
-	check := map[string]func(in, out []int) bool{
-		"copy": func(in, out []int) bool { return slices.Equal(in, out) },
-		"reverse": func(in, out []int) bool {
-			r := slices.Clone(in)
-			slices.Reverse(r)
-			return slices.Equal(r, out)
-		},
-		"sort": func(in, out []int) bool {
-			if !slices.IsSorted(out) {
-				return false
-			}
-			s := slices.Clone(in)
-			slices.Sort(s)
-			return slices.Equal(s, out) // sorted and a permutation of the input
-		},
+// taskSpec is an independent reference for a task: its expected output,
+// output length and vocabulary, and the Options.Symbols values to test it with.
+type taskSpec struct {
+	want    func(in []int) []int // the expected output for an input
+	outLen  func(L int) int
+	vocab   func(symbols int) int // symbols is the effective alphabet size (DefaultSymbols for 0)
+	symbols []int                 // Options.Symbols to test; fixed-alphabet tasks: 0 and DefaultSymbols
+}
+
+func sameLen(L int) int { return L }
+func one(int) int       { return 1 }
+
+// fixedVocab is the vocabulary of a fixed-alphabet task, whatever Symbols says.
+func fixedVocab(v int) func(int) int { return func(int) int { return v } }
+
+func symbolVocab(symbols int) int { return FirstSymbol + symbols }
+
+var fixedSymbols = []int{0, DefaultSymbols}
+
+// specs covers every registered task (TestTasksCorrect fails on a missing one).
+// The references for the newer tasks are in their own _test.go files.
+var specs = map[string]taskSpec{
+	"copy":    {slices.Clone[[]int], sameLen, symbolVocab, []int{0, 2, 1000}},
+	"reverse": {wantReverse, sameLen, symbolVocab, []int{0, 3, 1000}},
+	"sort":    {wantSorted, sameLen, symbolVocab, []int{0, 2, 1000}},
+
+	"bucket_sort": {wantSorted, sameLen, symbolVocab, []int{0, 2, 5, 1000}},
+	"duplicate":   {wantDuplicate, func(L int) int { return 2 * L }, symbolVocab, []int{0, 2, 1000}},
+
+	"parity":             {wantParity, one, fixedVocab(4), fixedSymbols},
+	"even_pairs":         {wantEvenPairs, one, fixedVocab(6), fixedSymbols},
+	"cycle_navigation":   {wantCycle, one, fixedVocab(10), fixedSymbols},
+	"modular_arithmetic": {wantModArith, one, fixedVocab(10), fixedSymbols},
+	"binary_addition":    {wantBinarySum, func(L int) int { return L + 1 }, fixedVocab(5), fixedSymbols},
+}
+
+func wantReverse(in []int) []int {
+	r := slices.Clone(in)
+	slices.Reverse(r)
+	return r
+}
+
+func wantSorted(in []int) []int {
+	// Counting sort: independent of slices.Sort used by the tasks.
+	count := map[int]int{}
+	lo, hi := in[0], in[0]
+	for _, tok := range in {
+		count[tok]++
+		lo, hi = min(lo, tok), max(hi, tok)
 	}
+	var out []int
+	for tok := lo; tok <= hi; tok++ {
+		for range count[tok] {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// TestTasksCorrect draws many examples of every task at every length 1..64 and
+// checks them against the task's reference, with the invariants every task
+// shares: input length L, OutputLen(L) output tokens, tokens in
+// [FirstSymbol, Vocab), Vocab and Name.
+func TestTasksCorrect(t *testing.T) {
 	for _, name := range Names() {
-		if _, ok := check[name]; !ok {
+		if _, ok := specs[name]; !ok {
 			t.Errorf("task %q has no correctness check", name)
 		}
 	}
-	tests := []struct {
-		task    string
-		symbols int
-	}{
-		{"copy", 0}, {"copy", 2}, {"copy", 1000},
-		{"reverse", 0}, {"reverse", 3}, {"reverse", 1000},
-		{"sort", 0}, {"sort", 2}, {"sort", 1000},
-	}
-	for _, tc := range tests {
-		task := mustNew(t, tc.task, Options{Symbols: tc.symbols})
-		wantSymbols := tc.symbols
-		if wantSymbols == 0 {
-			wantSymbols = DefaultSymbols
-		}
-		if got := task.Vocab(); got != FirstSymbol+wantSymbols {
-			t.Errorf("%s/%d: Vocab() = %d, want %d", tc.task, tc.symbols, got, FirstSymbol+wantSymbols)
-		}
-		if task.Name() != tc.task {
-			t.Errorf("Name() = %q, want %q", task.Name(), tc.task)
-		}
-		rng := rand.New(rand.NewPCG(1, uint64(tc.symbols)))
-		for L := 1; L <= 64; L++ {
-			if got := task.OutputLen(L); got != L {
-				t.Errorf("%s: OutputLen(%d) = %d, want %d", tc.task, L, got, L)
+	for name, spec := range specs {
+		for _, symbols := range spec.symbols {
+			task := mustNew(t, name, Options{Symbols: symbols})
+			wantSymbols := symbols
+			if wantSymbols == 0 {
+				wantSymbols = DefaultSymbols
 			}
-			for range 20 {
-				e := task.Generate(rng, L)
-				if len(e.Input) != L || len(e.Output) != task.OutputLen(L) {
-					t.Fatalf("%s: L=%d: got input %d, output %d tokens", tc.task, L, len(e.Input), len(e.Output))
+			if got, want := task.Vocab(), spec.vocab(wantSymbols); got != want {
+				t.Errorf("%s/%d: Vocab() = %d, want %d", name, symbols, got, want)
+			}
+			if task.Name() != name {
+				t.Errorf("Name() = %q, want %q", task.Name(), name)
+			}
+			rng := rand.New(rand.NewPCG(1, uint64(symbols)))
+			for L := 1; L <= 64; L++ {
+				if got, want := task.OutputLen(L), spec.outLen(L); got != want {
+					t.Errorf("%s: OutputLen(%d) = %d, want %d", name, L, got, want)
 				}
-				for _, tok := range e.Stream() {
-					if tok == PAD || tok >= task.Vocab() || tok < 0 {
-						t.Fatalf("%s: token %d out of range in %v", tc.task, tok, e.Stream())
+				for range 20 {
+					e := task.Generate(rng, L)
+					if len(e.Input) != L || len(e.Output) != task.OutputLen(L) {
+						t.Fatalf("%s: L=%d: got input %d, output %d tokens", name, L, len(e.Input), len(e.Output))
+					}
+					for _, tok := range e.Stream() {
+						if tok == PAD || tok >= task.Vocab() || tok < 0 {
+							t.Fatalf("%s: token %d out of range in %v", name, tok, e.Stream())
+						}
+					}
+					for _, tok := range slices.Concat(e.Input, e.Output) {
+						if tok < FirstSymbol {
+							t.Fatalf("%s: reserved token %d inside input/output: %+v", name, tok, e)
+						}
+					}
+					if want := spec.want(e.Input); !slices.Equal(e.Output, want) {
+						t.Fatalf("%s: wrong output for input %v: %v, want %v", name, e.Input, e.Output, want)
 					}
 				}
-				if slices.Contains(e.Input, SEP) || slices.Contains(e.Output, SEP) {
-					t.Fatalf("%s: SEP inside input/output: %+v", tc.task, e)
-				}
-				if !check[tc.task](e.Input, e.Output) {
-					t.Fatalf("%s: wrong output for input %v: %v", tc.task, e.Input, e.Output)
+			}
+		}
+	}
+}
+
+// TestFixedAlphabetOptions: tasks with a fixed alphabet accept an unset
+// Options.Symbols (0, or DefaultSymbols as the training config fills it in)
+// and reject any other value with an error naming task.symbols and the task.
+func TestFixedAlphabetOptions(t *testing.T) {
+	n := 0
+	for name, spec := range specs {
+		if !slices.Equal(spec.symbols, fixedSymbols) {
+			continue
+		}
+		n++
+		for _, symbols := range []int{0, DefaultSymbols} {
+			mustNew(t, name, Options{Symbols: symbols})
+		}
+		for _, symbols := range []int{1, 2, 3, 5, 10, 1000, 1001, -1} {
+			task, err := New(name, Options{Symbols: symbols})
+			if err == nil {
+				t.Errorf("New(%q, Symbols: %d) = %v, want an error", name, symbols, task)
+				continue
+			}
+			for _, sub := range []string{"task.symbols", name, "fixed alphabet", fmt.Sprint(symbols)} {
+				if !strings.Contains(err.Error(), sub) {
+					t.Errorf("New(%q, Symbols: %d): error %q does not contain %q", name, symbols, err, sub)
 				}
 			}
 		}
 	}
+	if n != 5 {
+		t.Errorf("%d fixed-alphabet tasks, want 5", n)
+	}
+}
+
+// drawExamples returns n examples of length L from a fixed rng.
+func drawExamples(task Task, L, n int, seed uint64) []Example {
+	rng := rand.New(rand.NewPCG(seed, uint64(L)))
+	ex := make([]Example, n)
+	for i := range ex {
+		ex[i] = task.Generate(rng, L)
+	}
+	return ex
 }
 
 func TestSymbolsUsed(t *testing.T) {
@@ -137,8 +222,12 @@ func TestNewErrors(t *testing.T) {
 		{"copy", Options{}, nil},
 		{"sort", Options{Symbols: 2}, nil},
 		{"reverse", Options{Symbols: 1000}, nil},
-		{"foo", Options{}, []string{`unknown task "foo"`, "(known: copy, reverse, sort)"}},
-		{"", Options{}, []string{`unknown task ""`, "copy, reverse, sort"}},
+		{"foo", Options{}, []string{`unknown task "foo"`, "(known: " + allNames + ")"}},
+		{"", Options{}, []string{`unknown task ""`, allNames}},
+		{"duplicate", Options{Symbols: 1}, []string{"task.symbols", "got 1"}},
+		{"bucket_sort", Options{Symbols: 1001}, []string{"task.symbols", "1001"}},
+		{"parity", Options{Symbols: 2}, []string{"task.symbols", "parity", "got 2"}},
+		{"modular_arithmetic", Options{Symbols: DefaultSymbols}, nil},
 		{"copy", Options{Symbols: 1}, []string{"task.symbols", "got 1"}},
 		{"reverse", Options{Symbols: -3}, []string{"task.symbols"}},
 		{"sort", Options{Symbols: 1001}, []string{"task.symbols", "1001"}},
@@ -163,10 +252,15 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+const allNames = "binary_addition, bucket_sort, copy, cycle_navigation, duplicate, even_pairs, modular_arithmetic, parity, reverse, sort"
+
 func TestNames(t *testing.T) {
 	got := Names()
 	if !slices.IsSorted(got) {
 		t.Errorf("Names() not sorted: %v", got)
+	}
+	if strings.Join(got, ", ") != allNames {
+		t.Errorf("Names() = %v, want %s", got, allNames)
 	}
 	for _, want := range []string{"copy", "reverse", "sort"} {
 		if !slices.Contains(got, want) {

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -19,10 +20,15 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// save writes a plot as name.png and name.svg in dir.
+// save writes a plot as name.png and name.svg in dir, each atomically (a temporary file renamed).
 func save(p *plot.Plot, dir, name string, w, h vg.Length) error {
 	for _, ext := range []string{".png", ".svg"} {
-		if err := p.Save(w, h, filepath.Join(dir, name+ext)); err != nil {
+		tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d%s", name, os.Getpid(), ext))
+		if err := p.Save(w, h, tmp); err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("report: plot %s%s: %w", name, ext, err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name+ext)); err != nil {
 			return fmt.Errorf("report: plot %s%s: %w", name, ext, err)
 		}
 	}

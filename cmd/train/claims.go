@@ -34,7 +34,7 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := runGrid(ctx, cfg, *jobs, false, true, stdout, stderr); err != nil {
+	if err := runGrid(ctx, cfg, *jobs, false, true, train.All, stdout, stderr); err != nil {
 		return err
 	}
 	g, err := report.Load(train.GridDir(cfg))

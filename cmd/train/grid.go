@@ -17,7 +17,7 @@ import (
 )
 
 // runGrid trains every cell of a grid, jobs at a time, then writes and prints its report.
-func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool, stdout, stderr io.Writer) error {
+func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool, shard train.Shard, stdout, stderr io.Writer) error {
 	if force && resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
 	}
@@ -33,7 +33,9 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 	}
 	if old, err := os.ReadFile(gridFile); err == nil {
 		switch {
-		case resume && !bytes.Equal(old, src):
+		case shard.Count > 1 && bytes.Equal(old, src):
+			// another shard of the same grid got here first
+		case (resume || shard.Count > 1) && !bytes.Equal(old, src):
 			return fmt.Errorf("cannot resume the grid in %s: its %s is a different grid; pass -force to start over, or choose another -out or name", dir, report.GridFile)
 		case !resume && !force:
 			return fmt.Errorf("grid directory %s already exists: pass -resume to continue it (finished runs are kept), -force to overwrite it, or choose another -out or name", dir)
@@ -45,8 +47,14 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 	if err := train.WriteFileAtomic(gridFile, src); err != nil {
 		return err
 	}
+	all := len(cells)
+	cells = shard.Select(cells)
+	if len(cells) == 0 {
+		fmt.Fprintf(stderr, "grid %s: %s has no cells (the grid has %d)\n", dir, shard, all)
+		return nil
+	}
 	jobs = min(jobs, len(cells))
-	fmt.Fprintf(stderr, "grid %s: %d runs, %d at a time\n", dir, len(cells), jobs)
+	fmt.Fprintf(stderr, "grid %s: %s, %d of %d runs, %d at a time\n", dir, shard, len(cells), all, jobs)
 	start := time.Now()
 	_, err = train.RunGrid(ctx, cells, train.GridOptions{Jobs: jobs, Force: force, Resume: resume,
 		Progress: func(done, total int, c train.Cell, r *train.Result, err error) {
@@ -61,6 +69,10 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 		}})
 	if err != nil {
 		return err
+	}
+	if shard.Count > 1 {
+		fmt.Fprintf(stdout, "%s: %d runs finished in %s; when every shard is done, merge them with: train report %s\n", shard, len(cells), time.Since(start).Round(time.Second), dir)
+		return nil
 	}
 	g, err := report.Load(dir)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 const usage = `usage:
-  train [-config FILE] [-out DIR] [-set key=value ...] [-jobs N] [-force | -resume]
+  train [-config FILE] [-out DIR] [-set key=value ...] [-jobs N] [-shard i/n] [-force | -resume]
                                       train and evaluate a run, or every cell of a grid (a config
                                       with a sweep:) and write its report
   train report DIR                    regenerate the report of a grid or run directory
@@ -64,6 +64,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	force := fs.Bool("force", false, "overwrite an existing run or grid directory")
 	resume := fs.Bool("resume", false, "continue an existing run (or grid) from its last checkpoint; finished runs are kept")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "grid runs to train in parallel")
+	shardFlag := fs.String("shard", "", "run only the grid cells i, i+n, i+2n, ... (`i/n`); default: from a Slurm array or Kubernetes Indexed Job environment, else all")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config field: -set model.d_model=128 (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -95,7 +96,14 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *jobs < 1 {
 			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)
 		}
-		return runGrid(ctx, cfg, *jobs, *force, *resume, stdout, stderr)
+		shard, err := train.ShardFromEnv(os.Getenv)
+		if *shardFlag != "" {
+			shard, err = train.ParseShard(*shardFlag)
+		}
+		if err != nil {
+			return err
+		}
+		return runGrid(ctx, cfg, *jobs, *force, *resume, shard, stdout, stderr)
 	}
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")

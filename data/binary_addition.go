@@ -1,0 +1,106 @@
+package data
+
+import "math/rand/v2"
+
+func init() {
+	Register("binary_addition", func(opt Options) (Task, error) {
+		if err := fixedAlphabet("binary_addition", 3, opt); err != nil {
+			return nil, err
+		}
+		return binaryAdditionTask{}, nil
+	})
+}
+
+// Tokens of the binary_addition task.
+const (
+	binZero = FirstSymbol     // bit 0
+	binOne  = FirstSymbol + 1 // bit 1
+	binPlus = FirstSymbol + 2 // +
+)
+
+// binaryAdditionTask is "binary_addition": Deletang et al.'s Binary Addition
+// (context-sensitive): add two numbers written in little-endian binary (least
+// significant bit first).
+//
+//   - Tokens: bit 0 is FirstSymbol (2), bit 1 is FirstSymbol+1 (3), + is
+//     FirstSymbol+2 (4).
+//   - Input: a + b as L tokens: n bits of a, the + token, m bits of b, with
+//     n + m = L − 1. L is the total input length, + included, as in the paper.
+//     For L >= 3 the split is the paper's: n is uniform in [1, L−2], m = L−1−n,
+//     and each operand is uniform over the nonzero numbers that fit its bits,
+//     [1, 2^n − 1], written with exactly n bits (so its last, most significant
+//     bits may be 0). For L < 3 an operand may be empty, which denotes 0:
+//     L = 1 is "+" (0 + 0) and L = 2 is "1+" or "+1" with equal probability
+//     (the only nonzero 1-bit operand is 1).
+//   - Output: a + b in little-endian binary, padded with zeros after its most
+//     significant bit to exactly OutputLen(L) = L + 1 bits (the paper's output
+//     length). The sum needs at most max(n, m) + 1 <= max(L − 1, 1) bits, so
+//     the last two output bits are always 0. The paper instead ends the sum
+//     with a terminator token, pads it with zeros and scores only up to the
+//     terminator; here every output token is scored, so the output is the
+//     fixed-width sum and needs no terminator.
+//   - Vocab: FirstSymbol + 3 = 5. The alphabet is fixed: Options.Symbols must
+//     be unset (see fixedAlphabet).
+//
+// For example the input 001+01101 (4 + 22, L = 9) has the output 0101100000
+// (26 in L + 1 = 10 bits).
+type binaryAdditionTask struct{}
+
+func (binaryAdditionTask) Name() string        { return "binary_addition" }
+func (binaryAdditionTask) Vocab() int          { return binPlus + 1 }
+func (binaryAdditionTask) OutputLen(L int) int { return L + 1 }
+func (binaryAdditionTask) Generate(rng *rand.Rand, L int) Example {
+	checkLen(L)
+	var n int // bits of a; b has L-1-n
+	switch {
+	case L == 2:
+		n = rng.IntN(2)
+	case L >= 3:
+		n = 1 + rng.IntN(L-2)
+	}
+	a, b := nonzeroBits(rng, n), nonzeroBits(rng, L-1-n)
+	in := make([]int, 0, L)
+	in = append(in, a...)
+	in = append(in, binPlus)
+	in = append(in, b...)
+	return Example{Input: in, Output: addLittleEndian(a, b, L+1)}
+}
+
+// nonzeroBits draws k bit tokens, little-endian, uniform over the nonzero
+// k-bit numbers (redrawing an all-zero string); k = 0 gives the empty string.
+func nonzeroBits(rng *rand.Rand, k int) []int {
+	bits := make([]int, k)
+	for k > 0 {
+		nonzero := false
+		for i := range bits {
+			bits[i] = binZero + rng.IntN(2)
+			nonzero = nonzero || bits[i] == binOne
+		}
+		if nonzero {
+			break
+		}
+	}
+	return bits
+}
+
+// addLittleEndian adds two little-endian strings of bit tokens and returns the
+// sum as width bit tokens, little-endian, zero-padded. It panics if the sum
+// does not fit in width bits.
+func addLittleEndian(a, b []int, width int) []int {
+	out := make([]int, width)
+	carry := 0
+	for i := range out {
+		s := carry
+		if i < len(a) {
+			s += a[i] - binZero
+		}
+		if i < len(b) {
+			s += b[i] - binZero
+		}
+		out[i], carry = binZero+s%2, s/2
+	}
+	if carry != 0 || len(a) > width || len(b) > width {
+		panic("data: binary sum does not fit its width")
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+package train
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Shard selects the cells of a grid whose stable index ≡ Index (mod Count), so Count independent
+// processes, each given another Index, run every cell exactly once.
+type Shard struct {
+	Index, Count int
+	Source       string // where it came from: "-shard", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX" or "" (all cells)
+}
+
+// All is the shard that runs every cell.
+var All = Shard{Index: 0, Count: 1}
+
+// ParseShard reads "i/n" with 0 ≤ i < n.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return Shard{}, fmt.Errorf("-shard %q: want i/n with 0 ≤ i < n, e.g. -shard 0/3", s)
+	}
+	return Shard{Index: i, Count: n, Source: "-shard"}, nil
+}
+
+// ShardFromEnv finds the shard of a Slurm array task or a Kubernetes Indexed Job:
+//   - Slurm: SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT (the index is taken relative to
+//     SLURM_ARRAY_TASK_MIN, default 0, so --array=1-8 works too);
+//   - Kubernetes: JOB_COMPLETION_INDEX with the count in POSFORMER_SHARDS (an Indexed Job's
+//     completions; the manifest in deploy/ sets it).
+//
+// It returns All when neither is set.
+func ShardFromEnv(getenv func(string) string) (Shard, error) {
+	if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
+		i, err := strconv.Atoi(id)
+		if err != nil {
+			return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID=%q is not a number", id)
+		}
+		lo := 0
+		if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
+			if lo, err = strconv.Atoi(m); err != nil {
+				return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_MIN=%q is not a number", m)
+			}
+		}
+		n, err := strconv.Atoi(getenv("SLURM_ARRAY_TASK_COUNT"))
+		if err != nil || n < 1 {
+			return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT=%q is not a positive number", getenv("SLURM_ARRAY_TASK_COUNT"))
+		}
+		if i-lo < 0 || i-lo >= n {
+			return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID=%d is outside the array %d..%d; use a contiguous --array=%d-%d", i, lo, lo+n-1, lo, lo+n-1)
+		}
+		return Shard{Index: i - lo, Count: n, Source: "SLURM_ARRAY_TASK_ID"}, nil
+	}
+	if id := getenv("JOB_COMPLETION_INDEX"); id != "" {
+		i, err := strconv.Atoi(id)
+		if err != nil {
+			return Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%q is not a number", id)
+		}
+		n, err := strconv.Atoi(getenv("POSFORMER_SHARDS"))
+		if err != nil || n < 1 {
+			return Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX is set but POSFORMER_SHARDS=%q is not a positive number; set it to the Indexed Job's completions", getenv("POSFORMER_SHARDS"))
+		}
+		if i < 0 || i >= n {
+			return Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%d is outside 0..%d (POSFORMER_SHARDS=%d)", i, n-1, n)
+		}
+		return Shard{Index: i, Count: n, Source: "JOB_COMPLETION_INDEX"}, nil
+	}
+	return All, nil
+}
+
+// Select returns the cells of this shard.
+func (s Shard) Select(cells []Cell) []Cell {
+	var out []Cell
+	for _, c := range cells {
+		if c.Index%s.Count == s.Index {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (s Shard) String() string {
+	if s.Count == 1 {
+		return "all cells"
+	}
+	src := ""
+	if s.Source != "" {
+		src = " (from " + s.Source + ")"
+	}
+	return fmt.Sprintf("shard %d/%d%s", s.Index, s.Count, src)
+}
