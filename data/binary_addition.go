@@ -34,7 +34,7 @@ const (
 //     (the only nonzero 1-bit operand is 1).
 //   - Output: a + b in little-endian binary, padded with zeros after its most
 //     significant bit to exactly OutputLen(L) = L + 1 bits (the paper's output
-//     length). The sum needs at most max(n, m) + 1 <= max(L − 1, 1) bits, so
+//     length). The sum is below 2^(L−1), so it needs at most L − 1 bits and
 //     the last two output bits are always 0. The paper instead ends the sum
 //     with a terminator token, pads it with zeros and scores only up to the
 //     terminator; here every output token is scored, so the output is the

@@ -40,16 +40,24 @@ func (e Example) Stream() []int {
 // Task generates examples. Implementations must be deterministic given the rng.
 type Task interface {
 	Name() string
-	// Vocab is the total vocabulary size, reserved tokens included (FirstSymbol + Symbols).
+	// Vocab is the total vocabulary size, reserved tokens included: FirstSymbol
+	// + Symbols for the tasks with an alphabet size, a constant for the tasks
+	// with a fixed alphabet. Every token a task produces is in [FirstSymbol, Vocab).
 	Vocab() int
-	// OutputLen is the number of output tokens for an input of length L (copy/reverse/sort: L).
+	// OutputLen is the number of output tokens for an input of length L, a
+	// function of L only (copy, reverse, sort: L; duplicate: 2L; binary_addition:
+	// L+1; parity, even_pairs, cycle_navigation, modular_arithmetic: 1).
 	OutputLen(L int) int
-	// Generate draws one example with an input of length L (L >= 1) from rng.
+	// Generate draws one example with an input of exactly L tokens (L >= 1) from
+	// rng; it panics if L < 1.
 	Generate(rng *rand.Rand, L int) Example
 }
 
 // Options configure a task. Symbols is the alphabet size: DefaultSymbols (8)
-// when 0, otherwise it must be in [MinSymbols, MaxSymbols].
+// when 0, otherwise it must be in [MinSymbols, MaxSymbols]. Tasks with a fixed
+// alphabet (parity, even_pairs, cycle_navigation, modular_arithmetic,
+// binary_addition) take no alphabet size: for them Symbols must be 0 or
+// DefaultSymbols, and other values are an error naming task.symbols.
 type Options struct {
 	Symbols int
 }

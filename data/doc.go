@@ -3,16 +3,48 @@
 //
 // # Stream layout
 //
-// Every task (copy, reverse, sort, ...) produces an [Example] with an Input of
-// L symbols and an Output whose length is given by [Task.OutputLen]. A
-// decoder-only model reads the single token stream
+// Every task produces an [Example] with an Input of exactly L symbols and an
+// Output whose length is given by [Task.OutputLen]. A decoder-only model reads
+// the single token stream
 //
 //	input SEP output
 //
 // i.e. Input ++ [SEP] ++ Output (see [Example.Stream]). Token ids are laid out
-// as PAD (0, reserved and never produced), SEP (1) and the task alphabet
-// FirstSymbol .. FirstSymbol+Symbols-1, so a task's vocabulary size is
-// FirstSymbol + Symbols (see [Task.Vocab]).
+// as PAD (0, reserved and never produced), SEP (1) and the task's symbols
+// FirstSymbol .. Vocab-1 (see [Task.Vocab]). For the tasks with an alphabet
+// size ([Options.Symbols]) these are the Symbols symbols of the alphabet, so
+// the vocabulary size is FirstSymbol + Symbols; the tasks with a fixed alphabet
+// list their tokens in their definitions.
+//
+// # Tasks
+//
+// L is always the number of input tokens, so all examples of a batch have
+// inputs of the same length. The tasks follow Deletang et al. 2023, "Neural
+// Networks and the Chomsky Hierarchy" (ICLR), where they define them; the
+// class is the one the paper gives (R regular, DCF deterministic
+// context-free, CS context-sensitive). docs/tasks.md has a table with an
+// example of each.
+//
+//	name                input (L tokens)                  output                      OutputLen  class
+//	copy                L symbols                         the input                   L          (not in the paper)
+//	reverse             L symbols                         the input reversed          L          DCF
+//	sort                L symbols                         the input sorted            L          CS (as bucket_sort)
+//	bucket_sort         L symbols                         the input sorted            L          CS
+//	duplicate           L symbols                         the input twice             2L         CS
+//	parity              L bits                            number of 1s mod 2          1          R
+//	even_pairs          L symbols a, b                    #ab + #ba even or odd       1          R
+//	cycle_navigation    L actions -1, 0, +1               final state on a 5-cycle    1          R
+//	modular_arithmetic  expression over 0..4 and + − ×    its value mod 5             1          R
+//	binary_addition     a+b, little-endian bits           a+b in L+1 bits             L+1        CS
+//
+// copy, reverse, sort, bucket_sort and duplicate draw their symbols uniformly
+// from an alphabet of [Options.Symbols] symbols (default [DefaultSymbols]).
+// The other five fix their alphabet: for them Options.Symbols must be left
+// unset (0, or DefaultSymbols, which the training config fills in for an unset
+// task.symbols), and any other value is an error naming task.symbols. Each
+// task's doc comment (in the file named after it) gives its exact definition:
+// the token ids, how inputs are drawn and, for modular_arithmetic (even L) and
+// binary_addition (L < 3), how every L >= 1 is made a valid input.
 //
 // # Next-token targets and the loss mask
 //
