@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
@@ -65,8 +66,8 @@ type TrainConfig struct {
 	GradClip float64 `yaml:"grad_clip" json:"grad_clip"`
 	// LogEvery is how often (in steps) a line goes to metrics.jsonl. Default: 10.
 	LogEvery int `yaml:"log_every" json:"log_every"`
-	// ValEvery is how often (in steps) exact match is measured at the training lengths; 0 turns
-	// it off. Default: Steps/5.
+	// ValEvery is how often (in steps) exact match is measured at the training lengths; 0 (kept
+	// as -1) or a negative value turns it off. Default: Steps/5.
 	ValEvery int `yaml:"val_every" json:"val_every"`
 	// ValExamples is the number of validation examples per training length. Default: 64.
 	ValExamples int `yaml:"val_examples" json:"val_examples"`
@@ -79,7 +80,7 @@ type TrainConfig struct {
 type EvalConfig struct {
 	// Lengths are the input lengths to test: a list ([1, 2, 4]) or a string of ranges
 	// ("1..64", "1..16,32,64", "8..64:8" with a step). Default: 1..4·max_len.
-	Lengths Lengths `yaml:"lengths" json:"lengths"`
+	Lengths Lengths `yaml:"lengths,omitempty" json:"lengths"`
 	// Examples is the number of test examples per length. Default: 256.
 	Examples int `yaml:"examples" json:"examples"`
 	// BatchSize is the number of sequences per evaluation batch. Default: 128.
@@ -155,7 +156,7 @@ func (c Config) WithDefaults() Config {
 		tr.CheckpointEvery = 500
 	}
 	e := &c.Eval
-	if len(e.Lengths) == 0 && t.MaxLen > 0 {
+	if len(e.Lengths) == 0 && t.MaxLen > 0 && t.MaxLen <= MaxLength {
 		e.Lengths = nil
 		for L := 1; L <= 4*t.MaxLen; L++ {
 			e.Lengths = append(e.Lengths, L)
@@ -180,11 +181,14 @@ func (c Config) WithDefaults() Config {
 // the task and the model's position scheme, so every inconsistency between sections is caught
 // before any training starts.
 func (c Config) Validate() error {
-	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." {
-		return fmt.Errorf("name: %q must be a plain directory name (no slashes)", c.Name)
+	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." || strings.IndexFunc(c.Name, unicode.IsControl) >= 0 {
+		return fmt.Errorf("name: %q must be a plain directory name (no slashes or control characters); choose another name", c.Name)
 	}
 	task, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols})
 	if err != nil {
+		if strings.HasPrefix(err.Error(), "task.") {
+			return err // it names its field already (task.symbols)
+		}
 		return fmt.Errorf("task.name: %w", err)
 	}
 	t := c.Task
@@ -193,6 +197,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("task.min_len: must be at least 1, got %d", t.MinLen)
 	case t.MaxLen < t.MinLen:
 		return fmt.Errorf("task.max_len: must be at least task.min_len (%d), got %d", t.MinLen, t.MaxLen)
+	case t.MaxLen > MaxLength:
+		return fmt.Errorf("task.max_len: %d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
 	}
 	tr := c.Train
 	switch {
@@ -218,8 +224,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("train.grad_clip: must be a number")
 	case tr.LogEvery < 1:
 		return fmt.Errorf("train.log_every: must be positive, got %d", tr.LogEvery)
-	case tr.ValEvery < 0:
-		return fmt.Errorf("train.val_every: must be zero (off) or positive, got %d", tr.ValEvery)
 	case tr.ValExamples < 1:
 		return fmt.Errorf("train.val_examples: must be positive, got %d", tr.ValExamples)
 	}
@@ -230,6 +234,9 @@ func (c Config) Validate() error {
 	for i, L := range e.Lengths {
 		if L < 1 {
 			return fmt.Errorf("eval.lengths: every length must be at least 1, got %d", L)
+		}
+		if L > MaxLength {
+			return fmt.Errorf("eval.lengths: %d is beyond the longest length posformer handles, %d", L, MaxLength)
 		}
 		if i > 0 && L <= e.Lengths[i-1] {
 			return fmt.Errorf("eval.lengths: lengths must be strictly increasing, got %d after %d", L, e.Lengths[i-1])
@@ -245,6 +252,9 @@ func (c Config) Validate() error {
 	if mc.Vocab != 0 && mc.Vocab < task.Vocab() {
 		return fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
 	}
+	if err := c.checkSize(task); err != nil {
+		return err
+	}
 	m, err := c.newModel(task)
 	if err != nil {
 		return err
@@ -258,6 +268,34 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// MaxParams bounds a model's parameter count: posformer trains small models on the CPU, and
+// Validate builds the model, so an absurd size (d_model: 1000000) must fail before it allocates.
+var MaxParams = 1 << 28
+
+// checkSize estimates the parameter count from the sizes alone and rejects a model beyond
+// MaxParams, naming the sizes to lower.
+func (c Config) checkSize(task data.Task) error {
+	mc := c.Model.WithDefaults()
+	if mc.DModel < 1 || mc.DFF < 1 || mc.Layers < 1 {
+		return nil // model.Validate names the field
+	}
+	D, F, L, V := float64(mc.DModel), float64(mc.DFF), float64(mc.Layers), float64(max(mc.Vocab, task.Vocab()))
+	n := 2*V*D + V + L*(4*D*D+2*D*F+9*D+F) + 2*D
+	fix := "model.d_model, model.d_ff or model.layers"
+	switch {
+	case c.Position.Kind == "learned" && c.Position.MaxPositions > 0:
+		n += float64(c.Position.MaxPositions) * D // the table
+		fix += " (or position.max_positions)"
+	case c.Position.Kind == "t5" && c.Position.NumBuckets > 0:
+		n += float64(c.Position.NumBuckets) * float64(max(mc.Heads, 1)) // the bias table
+		fix += " (or position.num_buckets)"
+	}
+	if n > float64(MaxParams) {
+		return fmt.Errorf("model: d_model %d, d_ff %d and %d layers (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, int(V), c.Position.Kind, n, MaxParams, fix)
+	}
+	return nil
+}
+
 func (c Config) newModel(task data.Task) (*model.Model, error) {
 	mc := c.Model
 	if mc.Vocab == 0 {
@@ -266,22 +304,39 @@ func (c Config) newModel(task data.Task) (*model.Model, error) {
 	return model.New(mc, c.Position)
 }
 
-// Load reads a YAML config file strictly (see Decode), fills defaults and validates it.
-// overrides are `dotted.path=value` pairs applied before the defaults.
+// ReadConfig reads a config file a person wrote: strictly (see Decode; a written zero that
+// would silently become the default is an error too), then fills defaults and validates it.
+// overrides are `dotted.path=value` pairs applied before the defaults. The CLI reads -config
+// with it.
+func ReadConfig(path string, overrides []string) (Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
+	}
+	return parse(src, path, overrides, true)
+}
+
+// Load reads a config file posformer wrote (a run's config.yaml, a grid's grid.yaml) with
+// Decode's checks except one: a zero means the field's default, as the unset fields of a
+// grid.yaml are written as zeros. It fills defaults and validates like ReadConfig.
 func Load(path string, overrides []string) (Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("reading the config: %w", err)
+		return Config{}, fmt.Errorf("cannot read the config: %w", err)
 	}
-	return Parse(src, path, overrides)
+	return parse(src, path, overrides, false)
 }
 
-// Parse is Load on bytes; name labels error messages. A single run comes back with its defaults
-// filled and validated. A grid (a config with a sweep) comes back as written, its base without
-// defaults, after every cell has been expanded and validated (see Expand).
+// Parse is ReadConfig on bytes; name labels error messages. A single run comes back with its
+// defaults filled and validated. A grid (a config with a sweep) comes back as written, its base
+// without defaults, after every cell has been expanded and validated (see Expand).
 func Parse(src []byte, name string, overrides []string) (Config, error) {
+	return parse(src, name, overrides, true)
+}
+
+func parse(src []byte, name string, overrides []string, strict bool) (Config, error) {
 	var c Config
-	if err := Decode(src, name, &c); err != nil {
+	if err := decode(src, name, &c, strict); err != nil {
 		return Config{}, err
 	}
 	for _, o := range overrides {

@@ -1,8 +1,11 @@
 package train
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -12,22 +15,94 @@ import (
 )
 
 // Decode parses YAML into v (a pointer to a struct) strictly: every key must name a field (by
-// its yaml tag), every value must have the field's type, and a key may appear once. Errors read
+// its yaml tag), every value must have the field's type, a key may appear once, and a zero
+// written where zero would silently mean the default (d_model: 0) is an error. Errors read
 // `file:line: dotted.path: what is wrong`. Fields absent from the YAML keep their values, so
 // Decode also merges YAML into an existing config.
-func Decode(src []byte, file string, v any) error {
+func Decode(src []byte, file string, v any) error { return decode(src, file, v, true) }
+
+// decode is Decode; strict makes a written zero an error where zero would silently mean the
+// default (see explicitZero). Files posformer writes itself (grid.yaml holds the unset fields
+// of a grid as zeros) are read with strict false, a zero meaning the default.
+func decode(src []byte, file string, v any, strict bool) error {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return fmt.Errorf("%s: YAML syntax error: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return syntaxError(file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return fmt.Errorf("%s: the config is empty; start from a file in configs/ (reference: configs/README.md)", file)
+	}
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return syntaxError(file, err)
+		}
+		if len(next.Content) > 0 && !(next.Content[0].Kind == yaml.ScalarNode && next.Content[0].Tag == "!!null") {
+			return fmt.Errorf("%s:%d: the file holds several YAML documents (separated by ---); a config is one document, so remove the extra ones", file, max(next.Content[0].Line, 1))
+		}
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s:%d: the config must be a mapping of sections (seed:, task:, model:, ...), got %s", file, root.Line, kindName(root))
 	}
-	return decodeNode(root, reflect.ValueOf(v).Elem(), "", file)
+	if err := decodeNode(root, reflect.ValueOf(v).Elem(), "", file, strict); err != nil {
+		return err
+	}
+	if c, ok := v.(*Config); ok {
+		return checkSweepPaths(c.Sweep, file)
+	}
+	return nil
+}
+
+// syntaxError turns a YAML parser error ("yaml: line 3: did not find expected key") into one
+// line that leads with the file and line: "file:3: YAML syntax error: did not find expected key".
+func syntaxError(file string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	loc := file
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if _, perr := strconv.Atoi(n); perr == nil {
+				loc, msg = file+":"+n, after
+			}
+		}
+	}
+	msg = strings.Join(strings.Fields(msg), " ") // the parser's messages may span lines
+	return fmt.Errorf("%s: YAML syntax error: %s; check the indentation (spaces, not tabs), colons and brackets", loc, msg)
+}
+
+// checkSweepPaths checks, at decoding, that every swept path names a field and every value has
+// the field's type, so an error points at the sweep's line rather than surfacing when the grid
+// is expanded.
+func checkSweepPaths(s Sweep, file string) error {
+	for _, ax := range s {
+		if _, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), ax.Path); err != nil {
+			line := 0
+			if len(ax.Values) > 0 {
+				line = ax.Values[0].Line
+			}
+			loc := file
+			if line > 0 {
+				loc = fmt.Sprintf("%s:%d", file, line)
+			}
+			return fmt.Errorf("%s: sweep.%s: %w; sweep fields are dotted paths such as model.d_model or position.kind", loc, ax.Path, err)
+		}
+		// Each value with the field's own checks, reported at its line.
+		for i, val := range ax.Values {
+			if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
+				return fmt.Errorf("%s:%d: sweep.%s: value %d is empty; give every value, e.g. %s: [a, b]", file, val.Line, ax.Path, i+1, ax.Path)
+			}
+			var scratch Config
+			if err := setNode(&scratch, ax.Path, val, file); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Set applies one `dotted.path=value` override, the value written in YAML (`model.d_model=128`,
@@ -59,7 +134,7 @@ func setNode(v any, path string, node *yaml.Node, label string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	return decodeNode(node, f, path, label)
+	return decodeNode(node, f, path, label, true)
 }
 
 // fieldAt walks a dotted path of yaml names down nested structs.
@@ -132,12 +207,45 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
+// explicitZero lists the fields where a zero would silently become the default (zero values
+// mean "default" in Config): written in a config by hand (or with -set, or in a sweep), such a
+// zero is an error, with the fix when it is not simply "remove the key". A value "=N" stores N
+// instead (a zero that has a meaning of its own).
+var explicitZero = map[string]string{
+	"seed":                     "seeds start at 1 (0 would silently become the default seed 1)",
+	"task.min_len":             "",
+	"task.max_len":             "",
+	"model.d_model":            "",
+	"model.heads":              "",
+	"model.layers":             "",
+	"model.d_ff":               "",
+	"model.vocab":              "remove model.vocab to use the task's vocabulary",
+	"position.base":            "",
+	"position.max_positions":   "",
+	"position.init_std":        "",
+	"position.rotary_fraction": "",
+	"position.num_buckets":     "",
+	"position.max_distance":    "",
+	"position.max_random":      "",
+	"train.steps":              "",
+	"train.batch_size":         "",
+	"train.lr":                 "",
+	"train.eps":                "",
+	"train.grad_clip":          "a negative value turns clipping off; remove the key for the default 1",
+	"train.log_every":          "",
+	"train.val_every":          "=-1", // 0 turns validation off, as documented
+	"train.val_examples":       "",
+	"train.checkpoint_every":   "a negative value checkpoints only at the end (and on an interruption); remove the key for the default 500",
+	"eval.examples":            "",
+	"eval.batch_size":          "",
+}
+
 // unmarshaler is implemented by field types with their own syntax (Lengths).
 type unmarshaler interface {
 	decodeYAML(n *yaml.Node) error
 }
 
-func decodeNode(n *yaml.Node, v reflect.Value, path, file string) error {
+func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) error {
 	fail := func(format string, a ...any) error {
 		loc := file
 		if n.Line > 0 && !strings.HasPrefix(file, "-set") {
@@ -149,7 +257,19 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string) error {
 		n = n.Alias
 	}
 	if u, ok := v.Addr().Interface().(unmarshaler); ok {
+		if !strict && n.Kind == yaml.ScalarNode && n.Value == "" && (n.Tag == "!!str" || n.Tag == "!!null") {
+			return nil // an unset list in a file posformer wrote (older grid.yaml files hold lengths: "")
+		}
 		if err := u.decodeYAML(n); err != nil {
+			// An error that names its own line ("line 4: seed: ...") is reported at that line.
+			msg := err.Error()
+			if rest, ok := strings.CutPrefix(msg, "line "); ok {
+				if num, after, ok := strings.Cut(rest, ": "); ok {
+					if line, perr := strconv.Atoi(num); perr == nil && !strings.HasPrefix(file, "-set") {
+						return fmt.Errorf("%s:%d: %s: %s", file, line, path, after)
+					}
+				}
+			}
 			return fail("%v", err)
 		}
 		return nil
@@ -182,7 +302,7 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string) error {
 				return fmt.Errorf("%s:%d: %s: key given twice", file, k.Line, join(path, key))
 			}
 			seen[key] = true
-			if err := decodeNode(val, v.Field(idx), join(path, key), file); err != nil {
+			if err := decodeNode(val, v.Field(idx), join(path, key), file, strict); err != nil {
 				return err
 			}
 		}
@@ -193,7 +313,7 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string) error {
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, item := range n.Content {
-			if err := decodeNode(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i), file); err != nil {
+			if err := decodeNode(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i), file, strict); err != nil {
 				return err
 			}
 		}
@@ -214,11 +334,26 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string) error {
 		if err != nil || n.Tag != "!!int" {
 			return fail("want a whole number, got %s", kindName(n))
 		}
+		if x == 0 && strict {
+			if fix, ok := explicitZero[path]; ok {
+				if fix == "" {
+					return fail("must be positive, got 0; remove the key to use the default")
+				}
+				if fix[0] == '=' { // a zero that means something is stored as its stand-in
+					x, _ = strconv.ParseInt(fix[1:], 10, 64)
+				} else {
+					return fail("0 is not allowed: %s", fix)
+				}
+			}
+		}
 		v.SetInt(x)
 	case reflect.Uint64:
 		x, err := strconv.ParseUint(n.Value, 10, 64)
 		if err != nil || n.Tag != "!!int" {
 			return fail("want a whole number ≥ 0, got %s", kindName(n))
+		}
+		if fix, ok := explicitZero[path]; ok && x == 0 && strict {
+			return fail("0 is not allowed: %s", fix)
 		}
 		v.SetUint(x)
 	case reflect.Float64:
@@ -228,6 +363,17 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string) error {
 		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil {
 			return fail("want a number, got %s", kindName(n))
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fail("want a finite number, got %s", kindName(n))
+		}
+		if x == 0 && strict {
+			if fix, ok := explicitZero[path]; ok {
+				if fix == "" {
+					return fail("must be positive, got 0; remove the key to use the default")
+				}
+				return fail("0 is not allowed: %s", fix)
+			}
 		}
 		v.SetFloat(x)
 	case reflect.Bool:
@@ -244,6 +390,11 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string) error {
 	}
 	return nil
 }
+
+// MaxLength bounds every input length (task and eval): attention over a sequence of twice as many
+// tokens would not fit in memory, and a typo such as max_len: 16000000 must fail at once rather
+// than allocate.
+const MaxLength = 1 << 16
 
 // Lengths is a strictly increasing list of sequence lengths. In YAML it is a list of integers or
 // a string of comma-separated items, each a length ("32"), a range ("1..16") or a range with a
@@ -275,6 +426,15 @@ func ParseLengths(s string) (Lengths, error) {
 		}
 		if b < a {
 			return nil, fmt.Errorf("range %q goes down; write it as %d..%d", item, b, a)
+		}
+		if a < 1 {
+			return nil, fmt.Errorf("%q: every length must be at least 1", item)
+		}
+		if b > MaxLength {
+			return nil, fmt.Errorf("%q: %d is beyond the longest length posformer handles, %d", item, b, MaxLength)
+		}
+		if len(out)+(b-a)/step+1 > MaxLength {
+			return nil, fmt.Errorf("%q: more than %d lengths in all; lengths must be strictly increasing", item, MaxLength)
 		}
 		for L := a; L <= b; L += step {
 			out = append(out, L)

@@ -5,46 +5,74 @@ import (
 	"encoding/csv"
 	"encoding/gob"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/model"
 )
 
-// WriteFileAtomic writes data to a temporary file in the same directory, syncs it and renames
-// it over path, so a reader sees the old file or the new one, never half of one.
+// WriteFileAtomic writes data to a temporary file in the same directory, syncs it, renames it
+// over path and syncs the directory, so a reader (or a run resumed after a crash or a power
+// cut) sees the old file or the new one, never half of one. On failure the temporary file is
+// removed and path is left as it was.
 func WriteFileAtomic(path string, data []byte) error { return writeFileAtomic(path, data) }
 
-func writeFileAtomic(path string, data []byte) error {
+// writeData writes an atomic file's data to its temporary file. Tests replace it to fail a
+// write part-way, as a full disk does.
+var writeData = func(f *os.File, data []byte) (int, error) { return f.Write(data) }
+
+func writeFileAtomic(path string, data []byte) (err error) {
+	fail := func(err error) error {
+		if errors.Is(err, syscall.ENOSPC) {
+			return fmt.Errorf("writing %s: %w: the disk is full (the previous %s, if any, is intact); free some space or choose another -out, then run again (with -resume to continue a run)", path, err, filepath.Base(path))
+		}
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
-	defer os.Remove(tmp.Name())
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
 	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+	if _, err := writeData(tmp, data); err != nil {
+		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
+	syncDir(filepath.Dir(path))
 	return nil
+}
+
+// syncDir makes a rename in dir durable. It is best effort: some file systems cannot sync a
+// directory, and the file itself is already synced.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	d.Close()
 }
 
 // CSVHeader is the column list of results.csv.

@@ -32,10 +32,11 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 		return err
 	}
 	if old, err := os.ReadFile(gridFile); err == nil {
+		same := sameGrid(gridFile, old, src)
 		switch {
-		case shard.Count > 1 && bytes.Equal(old, src):
+		case shard.Count > 1 && same:
 			// another shard of the same grid got here first
-		case (resume || shard.Count > 1) && !bytes.Equal(old, src):
+		case (resume || shard.Count > 1) && !same:
 			return fmt.Errorf("cannot resume the grid in %s: its %s is a different grid; pass -force to start over, or choose another -out or name", dir, report.GridFile)
 		case !resume && !force:
 			return fmt.Errorf("grid directory %s already exists: pass -resume to continue it (finished runs are kept), -force to overwrite it, or choose another -out or name", dir)
@@ -86,6 +87,20 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 	fmt.Fprint(stdout, report.SummaryTable(rep.Summaries))
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(rep.Dir, "report.md"))
 	return nil
+}
+
+// sameGrid tells whether a grid directory's grid.yaml (old) holds the grid that src encodes:
+// the same bytes, or a file an earlier version wrote that reads back as the same grid.
+func sameGrid(path string, old, src []byte) bool {
+	if bytes.Equal(old, src) {
+		return true
+	}
+	cfg, err := train.Load(path, nil)
+	if err != nil {
+		return false
+	}
+	again, err := yaml.Marshal(cfg)
+	return err == nil && bytes.Equal(again, src)
 }
 
 // runReport regenerates the report of an existing grid or run directory.

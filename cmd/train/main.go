@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/posformer/posformer/train"
@@ -21,12 +22,26 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		if errors.Is(err, train.ErrInterrupted) {
-			os.Exit(130)
-		}
-		os.Exit(1)
+		code, msg := exitStatus(err, interrupted)
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(code)
 	}
+}
+
+// exitStatus is how the CLI ends on an error: 130 with a note on resuming when a signal
+// (SIGINT, SIGTERM) stopped it, wherever it was (training saves a checkpoint and says so; the
+// evaluation or a grid's report, stopped, are redone by -resume), 1 otherwise. The message is
+// one line.
+func exitStatus(err error, interrupted bool) (int, string) {
+	msg := "train: " + strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+	if !errors.Is(err, train.ErrInterrupted) && !(interrupted && errors.Is(err, context.Canceled)) {
+		return 1, msg
+	}
+	if !strings.Contains(msg, "-resume") {
+		msg = "train: interrupted: " + strings.TrimPrefix(msg, "train: ") + "; the last checkpoint is kept: run the same command with -resume to continue"
+	}
+	return 130, msg
 }

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -125,17 +127,28 @@ func TestKillAndResume(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Kill it well after a checkpoint (every 40 steps) and well before the end (1500 steps).
-	waitFor(t, "the child to pass step 500", func() bool { return metricLines(filepath.Join(runDir, "metrics.jsonl")) >= 50 })
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	// Kill it well after a checkpoint (every 40 steps) and well before the end (1500 steps), at
+	// whatever it is doing then (a step, a metrics line, a checkpoint half-written).
+	kill := func(cmd *exec.Cmd, minLines int) {
+		t.Helper()
+		waitFor(t, fmt.Sprintf("the child to pass step %d", 10*minLines), func() bool { return metricLines(filepath.Join(runDir, "metrics.jsonl")) >= minLines })
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		lines := metricLines(filepath.Join(runDir, "metrics.jsonl"))
+		if _, err := os.Stat(filepath.Join(runDir, "results.json")); err == nil || lines >= 150 {
+			t.Fatalf("the child finished before it was killed (%d metrics lines): make the run longer", lines)
+		}
+		t.Logf("killed at about step %d of 1500", 10*lines)
+	}
+	kill(cmd, 50)
+	// Resumed in a second process, it is killed again further on.
+	again := child("-config", cfg, "-out", killed, "-resume")
+	if err := again.Start(); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Wait()
-	lines := metricLines(filepath.Join(runDir, "metrics.jsonl"))
-	if _, err := os.Stat(filepath.Join(runDir, "results.json")); err == nil || lines >= 150 {
-		t.Fatalf("the child finished before it was killed (%d metrics lines): make the run longer", lines)
-	}
-	t.Logf("killed at about step %d of 1500", 10*lines)
+	kill(again, 90)
 
 	// Without -resume the directory is refused, never overwritten.
 	err := run(context.Background(), []string{"-config", cfg, "-out", killed}, io.Discard, io.Discard)
@@ -158,8 +171,9 @@ func TestKillAndResume(t *testing.T) {
 	}
 }
 
-// TestInterruptSavesCheckpoint sends SIGINT: the process saves a checkpoint, says how to resume,
-// and exits with status 130; the resumed run equals an uninterrupted one.
+// TestInterruptSavesCheckpoint sends SIGINT, then (to another run) SIGTERM: the process saves a
+// checkpoint, says how to resume, and exits with status 130; each resumed run equals an
+// uninterrupted one, bit for bit.
 func TestInterruptSavesCheckpoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs training processes")
@@ -169,26 +183,161 @@ func TestInterruptSavesCheckpoint(t *testing.T) {
 	if err := run(context.Background(), []string{"-config", cfg, "-out", filepath.Join(base, "clean")}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(base, "int")
-	runDir := filepath.Join(out, "copy_rope_s1")
-	cmd := child("-config", cfg, "-out", out)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		out := filepath.Join(base, sig.String())
+		runDir := filepath.Join(out, "copy_rope_s1")
+		cmd := child("-config", cfg, "-out", out)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the child to pass step 300", func() bool { return metricLines(filepath.Join(runDir, "metrics.jsonl")) >= 30 })
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 130 {
+			t.Fatalf("%v: exit %v; want status 130 (stderr: %s)", sig, err, stderr.String())
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		last := lines[len(lines)-1]
+		if !strings.HasPrefix(last, "train: interrupted at step ") || !strings.Contains(last, "-resume") || !strings.Contains(last, "checkpoint saved") {
+			t.Fatalf("%v: the last line of stderr does not say where it stopped and how to resume:\n%s", sig, stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(runDir, "results.json")); err == nil {
+			t.Fatalf("%v: the child finished before the signal: make the run longer", sig)
+		}
+		var step int
+		fmt.Sscanf(strings.TrimPrefix(last, "train: interrupted at step "), "%d", &step)
+		ck, err := loadRunModel(runDir)
+		if err != nil {
+			t.Fatalf("%v: the checkpoint does not load: %v", sig, err)
+		}
+		if got, finite := ck(); got != step || !finite {
+			t.Fatalf("%v: the checkpoint holds step %d (finite %v); the message says step %d", sig, got, finite, step)
+		}
+		t.Logf("%v at step %d", sig, step)
+		if err := run(context.Background(), []string{"-config", cfg, "-out", out, "-resume"}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		sameRun(t, filepath.Join(base, "clean", "copy_rope_s1"), runDir)
+	}
+}
+
+const resumeGrid = `
+name: g
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+position: {kind: rope}
+train: {steps: 1500, batch_size: 4, checkpoint_every: 40, val_every: 0}
+eval: {examples: 16}
+sweep:
+  seed: [1, 2]
+`
+
+// TestGridResume kills a grid process while its second run trains. Re-running the grid without
+// -resume is refused; with -resume the finished run is kept as it was (not trained again), the
+// partial one continues from its checkpoint, and every result and the report equal those of a
+// grid that was never interrupted. (The grid leaves eval.lengths unset: its grid.yaml must
+// still read back.)
+func TestGridResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs training processes")
+	}
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "grid.yaml"), resumeGrid)
+	clean, killed := filepath.Join(base, "clean"), filepath.Join(base, "killed")
+	if err := run(context.Background(), []string{"-config", cfg, "-out", clean, "-jobs", "1"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	g := filepath.Join(killed, "g")
+	first, second := filepath.Join(g, "seed-1"), filepath.Join(g, "seed-2")
+	cmd := child("-config", cfg, "-out", killed, "-jobs", "1")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the child to pass step 300", func() bool { return metricLines(filepath.Join(runDir, "metrics.jsonl")) >= 30 })
-	cmd.Process.Signal(os.Interrupt)
-	err := cmd.Wait()
-	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 130 {
-		t.Fatalf("exit: %v; want status 130 (stderr: %s)", err, stderr.String())
+	waitFor(t, "the second run to pass step 200", func() bool { return metricLines(filepath.Join(second, "metrics.jsonl")) >= 20 })
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(filepath.Join(second, "results.json")); err == nil {
+		t.Fatal("the second run finished before the kill: make it longer")
 	}
-	if !strings.Contains(stderr.String(), "-resume") || !strings.Contains(stderr.String(), "checkpoint saved") {
-		t.Fatalf("stderr does not say how to resume:\n%s", stderr.String())
+	if _, err := os.Stat(filepath.Join(first, "results.json")); err != nil {
+		t.Fatalf("the first run did not finish before the kill: %v", err)
 	}
-	if err := run(context.Background(), []string{"-config", cfg, "-out", out, "-resume"}, io.Discard, io.Discard); err != nil {
+
+	err := run(context.Background(), []string{"-config", cfg, "-out", killed, "-jobs", "1"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-resume") || !strings.Contains(err.Error(), "-force") {
+		t.Fatalf("re-running the grid without -resume: %v; want a refusal naming -resume and -force", err)
+	}
+	st1, _ := os.Stat(filepath.Join(first, "results.json"))
+	ck1, _ := os.ReadFile(filepath.Join(first, "checkpoint.bin"))
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-config", cfg, "-out", killed, "-jobs", "1", "-resume"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	sameRun(t, filepath.Join(base, "clean", "copy_rope_s1"), runDir)
+	if st, err := os.Stat(filepath.Join(first, "results.json")); err != nil || !st.ModTime().Equal(st1.ModTime()) {
+		t.Error("the finished run's results.json was rewritten on resume")
+	}
+	if ck, _ := os.ReadFile(filepath.Join(first, "checkpoint.bin")); !bytes.Equal(ck, ck1) {
+		t.Error("the finished run's checkpoint was rewritten on resume")
+	}
+	for _, cell := range []string{"seed-1", "seed-2"} {
+		sameRun(t, filepath.Join(clean, "g", cell), filepath.Join(g, cell))
+	}
+	for _, f := range []string{"summary.csv", "by_length.csv"} {
+		a, err1 := os.ReadFile(filepath.Join(clean, "g", "report", f))
+		b, err2 := os.ReadFile(filepath.Join(g, "report", f))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("report/%s differs from the uninterrupted grid's (%v, %v)", f, err1, err2)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(g, "report", "report.md")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(out.String(), "report: ") {
+		t.Errorf("the resumed grid does not print its report:\n%s", out.String())
+	}
+}
+
+// TestNeverOverwrite: a finished run's directory is refused without -force or -resume, left
+// byte for byte as it was; -force and -resume together are refused; -force starts over.
+func TestNeverOverwrite(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := run(context.Background(), []string{"-config", cfg, "-out", out}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(out, "copy_rope_s1")
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		entries, _ := os.ReadDir(runDir)
+		for _, e := range entries {
+			b, _ := os.ReadFile(filepath.Join(runDir, e.Name()))
+			st, _ := e.Info()
+			m[e.Name()] = string(b) + st.ModTime().String()
+		}
+		return m
+	}
+	before := snapshot()
+	for _, args := range [][]string{{}, {"-set", "train.steps=30"}, {"-force", "-resume"}} {
+		err := run(context.Background(), append([]string{"-config", cfg, "-out", out}, args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "-force") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v; want a one-line refusal naming -force", args, err)
+		}
+	}
+	// A different config with -resume is refused too: it would mix two runs.
+	if err := run(context.Background(), []string{"-config", cfg, "-out", out, "-resume", "-set", "train.steps=30"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "different config") {
+		t.Errorf("-resume with another config: %v; want a refusal", err)
+	}
+	if after := snapshot(); !reflect.DeepEqual(before, after) {
+		t.Fatal("a refused run changed the run directory")
+	}
+	if err := run(context.Background(), []string{"-config", cfg, "-out", out, "-force", "-set", "train.steps=30"}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("-force: %v", err)
+	}
+	if c, _ := os.ReadFile(filepath.Join(runDir, "config.yaml")); !strings.Contains(string(c), "steps: 30") {
+		t.Error("-force did not start the run over with the new config")
+	}
 }

@@ -1,0 +1,85 @@
+package train
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/posformer/posformer/configs"
+	"go.yaml.in/yaml/v3"
+)
+
+// FuzzConfig feeds arbitrary bytes to the config loader and validator (Parse: strict decoding,
+// defaults, every check, a grid's expansion). Whatever the input, Parse must not panic and a
+// rejection must be one line. An accepted config must survive the trip a run makes through its
+// resolved config.yaml (a grid through its grid.yaml): encoded and read back as Load reads those
+// files, it is accepted, equal, and encodes to the same bytes.
+//
+// The seeds are every shipped config and every config of testdata/bad. CI runs it for a bounded
+// time (.ci/run): go test ./train -run '^$' -fuzz '^FuzzConfig$' -fuzztime 45s
+func FuzzConfig(f *testing.F) {
+	names, err := fs.Glob(configs.FS, "*.yaml")
+	if err != nil || len(names) == 0 {
+		f.Fatalf("no shipped configs: %v", err)
+	}
+	for _, name := range names {
+		src, err := configs.FS.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	for _, file := range badConfigs(f) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Add([]byte(minimal))
+	// Validate builds the model: keep every accepted model small, so the fuzzer spends its time
+	// on the loader rather than on allocating weights.
+	old := MaxParams
+	MaxParams = 1 << 18
+	f.Cleanup(func() { MaxParams = old })
+
+	f.Fuzz(func(t *testing.T, src []byte) {
+		// Validating a grid builds every cell's model: a grid of thousands of cells is valid
+		// and merely slow, so the fuzzer leaves it to TestShippedConfigs and the grid tests.
+		var pre Config
+		if Decode(src, "fuzz.yaml", &pre) == nil {
+			cells := 1
+			for _, ax := range pre.Sweep {
+				cells *= len(ax.Values)
+				if cells > 16 {
+					return
+				}
+			}
+		}
+		c, err := Parse(src, "fuzz.yaml", nil)
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || msg == "" {
+				t.Fatalf("the error is not one line: %q", msg)
+			}
+			return
+		}
+		enc, err := yaml.Marshal(c)
+		if err != nil {
+			t.Fatalf("an accepted config does not encode: %v", err)
+		}
+		back, err := parse(enc, "resolved.yaml", nil, false) // as report.Load and LoadModel read it back
+		if err != nil {
+			t.Fatalf("an accepted config, encoded, is rejected: %v\n%s", err, enc)
+		}
+		if len(c.Sweep) == 0 && !reflect.DeepEqual(c, back) {
+			t.Fatalf("the config changed in a round trip:\n%+v\n%+v", c, back)
+		}
+		enc2, err := yaml.Marshal(back)
+		if err != nil || !bytes.Equal(enc, enc2) {
+			t.Fatalf("encoding is not stable (%v):\n%s\nvs\n%s", err, enc, enc2)
+		}
+	})
+}
