@@ -85,7 +85,7 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 	gr.tokens, gr.pos, gr.targets, gr.weights = tv, pv, yv, wv
 	gr.setPositions(nil)
 
-	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos}, tokens); err != nil {
+	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos, TrainLen: m.TrainLen}, tokens); err != nil {
 		return nil, err
 	}
 	if gr.loss, err = ops.CrossEntropy(gr.logits, targets, weights); err != nil {

@@ -37,7 +37,8 @@ type Config struct {
 	DFF int `yaml:"d_ff" json:"d_ff"`
 	// Dtype is float32 or float64. Default: float32.
 	Dtype string `yaml:"dtype" json:"dtype"`
-	// Bidirectional turns off the causal mask (an encoder). Default: false (causal).
+	// Bidirectional turns off the causal mask (an encoder); alibi and t5 then bias keys on both
+	// sides of the query. Default: false (causal).
 	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
 	// Seed initialises the weights; the run's seed is used when it is 0.
 	Seed uint64 `yaml:"init_seed,omitempty" json:"init_seed,omitempty"`
@@ -98,6 +99,9 @@ type Model struct {
 	Cfg    Config
 	Scheme position.Scheme
 	Dtype  tensor.Dtype
+	// TrainLen is the longest sequence (in tokens) the model is trained on; 0 when unknown. The
+	// trainer sets it. Graphs longer than it are evaluations beyond training (position.Ctx).
+	TrainLen int
 
 	tokEmb nn.Param
 	blocks []block
@@ -125,7 +129,7 @@ func New(cfg Config, spec position.Spec) (*Model, error) {
 		return nil, err
 	}
 	dt, _ := nn.Dtype(cfg.Dtype)
-	scheme, err := position.New(spec, position.Dims{DModel: cfg.DModel, Heads: cfg.Heads, Dtype: dt, Seed: cfg.Seed})
+	scheme, err := position.New(spec, position.Dims{DModel: cfg.DModel, Heads: cfg.Heads, Dtype: dt, Seed: cfg.Seed, Bidirectional: cfg.Bidirectional})
 	if err != nil {
 		return nil, err
 	}

@@ -10,16 +10,63 @@ import (
 	"github.com/posformer/posformer/position"
 )
 
-var schemes = []string{"sinusoidal", "learned", "rope", "none"}
+// variant is a scheme under test: a kind with options.
+type variant struct {
+	name          string
+	spec          position.Spec
+	bidirectional bool
+}
+
+// schemes are the variants every whole-model test runs: each kind, the randomized options, and
+// the relative schemes bidirectionally. t5 uses 8 buckets and max_distance 6 so that the short
+// test sequences reach its logarithmic buckets.
+var schemes = []variant{
+	{name: "sinusoidal", spec: position.Spec{Kind: "sinusoidal"}},
+	{name: "learned", spec: position.Spec{Kind: "learned"}},
+	{name: "rope", spec: position.Spec{Kind: "rope"}},
+	{name: "none", spec: position.Spec{Kind: "none"}},
+	{name: "alibi", spec: position.Spec{Kind: "alibi"}},
+	{name: "t5", spec: position.Spec{Kind: "t5", NumBuckets: 8, MaxDistance: 6}},
+	{name: "sinusoidal_randomized", spec: position.Spec{Kind: "sinusoidal", Randomized: true, MaxRandom: 16}},
+	{name: "learned_randomized", spec: position.Spec{Kind: "learned", Randomized: true, MaxRandom: 16}},
+	{name: "rope_randomized", spec: position.Spec{Kind: "rope", Randomized: true, MaxRandom: 16}},
+	{name: "alibi_bidirectional", spec: position.Spec{Kind: "alibi"}, bidirectional: true},
+	{name: "t5_bidirectional", spec: position.Spec{Kind: "t5", NumBuckets: 8, MaxDistance: 6}, bidirectional: true},
+}
 
 func tiny(t testing.TB, kind, dtype string) *Model {
 	t.Helper()
-	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3},
-		position.Spec{Kind: kind, MaxPositions: 16, InitStd: 0.5})
+	return tinyVariant(t, variant{name: kind, spec: position.Spec{Kind: kind}}, dtype)
+}
+
+func tinyVariant(t testing.TB, v variant, dtype string) *Model {
+	t.Helper()
+	spec := v.spec
+	spec.MaxPositions, spec.InitStd = 16, 0.5
+	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3, Bidirectional: v.bidirectional}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// buildFor builds a graph for the variant: randomized schemes get MaxPos = max_random and
+// sampled positions (in), the others 0..T-1.
+func buildFor(t testing.TB, m *Model, b, l int, grad bool, rng *rand.Rand) (*Graph, []int) {
+	t.Helper()
+	opt := BuildOptions{Grad: grad}
+	var pos []int
+	if s, ok := m.Scheme.(position.Sampler); ok {
+		if r, on := s.Randomization(); on {
+			opt.MaxPos = r.MaxRandom
+			pos = r.Batch(rng, b, l)
+		}
+	}
+	g, err := m.Build(b, l, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, pos
 }
 
 func randomInput(rng *rand.Rand, b, l, vocab int) Input {
@@ -37,9 +84,10 @@ func randomInput(rng *rand.Rand, b, l, vocab int) Input {
 // TestGradientWholeModel checks the gradient of the loss with respect to every parameter tensor
 // of the whole model against central finite differences in float64, for every scheme.
 func TestGradientWholeModel(t *testing.T) {
-	for _, kind := range schemes {
+	for _, v := range schemes {
+		kind := v.name
 		t.Run(kind, func(t *testing.T) {
-			m := tiny(t, kind, "float64")
+			m := tinyVariant(t, v, "float64")
 			// Move weights off their symmetric initial values (LayerNorm γ=1, β=0, biases 0).
 			rng := rand.New(rand.NewPCG(5, 5))
 			for _, p := range m.Params() {
@@ -48,12 +96,10 @@ func TestGradientWholeModel(t *testing.T) {
 					d[i] += 0.3 * rng.NormFloat64()
 				}
 			}
-			g, err := m.Build(2, 6, BuildOptions{Grad: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			g, pos := buildFor(t, m, 2, 6, true, rng)
 			defer g.Close()
 			in := randomInput(rng, 2, 6, 7)
+			in.Positions = pos
 			if _, err := g.Run(in); err != nil {
 				t.Fatal(err)
 			}
@@ -70,6 +116,9 @@ func TestGradientWholeModel(t *testing.T) {
 					t.Fatal(err)
 				}
 				e, abs := gradcheck.Compare(analytic[i], num)
+				if len(p.Name) > 4 && p.Name[:4] == "pos." {
+					t.Logf("%s: the scheme's own parameter %s: relative gradient error %.3g", kind, p.Name, e)
+				}
 				switch {
 				case abs && !(e < 1e-8):
 					t.Errorf("%s: the gradient is zero but the analytic one is off by %.3g", p.Name, e)
@@ -90,23 +139,24 @@ func TestGradientWholeModel(t *testing.T) {
 // that sequence bit-identical, for every scheme and position.
 func TestCausality(t *testing.T) {
 	const B, L = 2, 9
-	for _, kind := range schemes {
-		t.Run(kind, func(t *testing.T) {
-			m := tiny(t, kind, "float32")
-			g, err := m.Build(B, L, BuildOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer g.Close()
+	for _, v := range schemes {
+		if v.bidirectional {
+			continue
+		}
+		t.Run(v.name, func(t *testing.T) {
+			m := tinyVariant(t, v, "float32")
 			rng := rand.New(rand.NewPCG(9, 9))
+			g, pos := buildFor(t, m, B, L, false, rng)
+			defer g.Close()
 			in := randomInput(rng, B, L, 7)
+			in.Positions = pos
 			if _, err := g.Run(in); err != nil {
 				t.Fatal(err)
 			}
 			base := nn.Float64s(g.Logits())
 			V := 7
 			for j := 0; j < L; j++ {
-				changed := Input{Tokens: append([]int(nil), in.Tokens...), Targets: in.Targets, Weights: in.Weights}
+				changed := Input{Tokens: append([]int(nil), in.Tokens...), Targets: in.Targets, Weights: in.Weights, Positions: in.Positions}
 				changed.Tokens[L+j] = (changed.Tokens[L+j] + 1) % V // sequence 1, position j
 				if _, err := g.Run(changed); err != nil {
 					t.Fatal(err)

@@ -36,7 +36,7 @@ func ExampleOmega() {
 func ExampleKinds() {
 	fmt.Println(position.Kinds())
 	// Output:
-	// [learned none rope sinusoidal]
+	// [alibi learned none rope sinusoidal t5]
 }
 
 // New builds a scheme from the config's position section; errors name the field to fix.
@@ -50,11 +50,37 @@ func ExampleNew() {
 	r := s.(*position.RoPE)
 	fmt.Println(s.Name(), "head dim", r.HeadDim, "rotated", r.Rot)
 
-	_, err = position.New(position.Spec{Kind: "alibi"}, dims)
+	_, err = position.New(position.Spec{Kind: "kerple"}, dims)
+	fmt.Println(err)
+	_, err = position.New(position.Spec{Kind: "t5", MaxDistance: -3}, dims)
 	fmt.Println(err)
 	// Output:
 	// rope head dim 16 rotated 8
-	// position.kind: unknown scheme "alibi" (known: learned, none, rope, sinusoidal)
+	// position.kind: unknown scheme "kerple" (known: alibi, learned, none, rope, sinusoidal, t5)
+	// position.max_distance: must be positive, got -3
+}
+
+// ALiBi's slopes for 8 heads are 1/2, 1/4, …, 1/256; its table is the bias −m_h·p of the key p
+// tokens before the query.
+func ExampleALiBiSlopes() {
+	fmt.Println(position.ALiBiSlopes(8))
+	s, _ := position.New(position.Spec{Kind: "alibi"}, position.Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64})
+	tab, _ := s.(position.Tabler).Table(3)
+	fmt.Println(tab.Columns, tab.Rows)
+	// Output:
+	// [0.5 0.25 0.125 0.0625 0.03125 0.015625 0.0078125 0.00390625]
+	// [head0 head1] [[0 0] [-0.0625 -0.00390625] [-0.125 -0.0078125]]
+}
+
+// T5's buckets (32, max distance 128, causal): distances 0..15 have one each, then they grow
+// logarithmically, and everything from 113 on shares the last bucket, 31.
+func ExampleT5Bucket() {
+	for _, n := range []int{0, 1, 15, 16, 24, 32, 64, 112, 113, 128, 5000} {
+		fmt.Print(position.T5Bucket(-n, false, 32, 128), " ")
+	}
+	fmt.Println()
+	// Output:
+	// 0 1 15 16 19 21 26 30 31 31 31
 }
 
 // Rotate applies R(p) to one head: pair i turns by p·θᵢ. With d_head 4, θ = [1, 0.01]; at p = 1

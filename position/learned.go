@@ -17,6 +17,9 @@ func init() {
 		if !(s.InitStd > 0) {
 			return nil, fmt.Errorf("position.init_std: must be positive, got %g", s.InitStd)
 		}
+		if s.Randomized && s.MaxPositions < s.MaxRandom {
+			return nil, fmt.Errorf("position.max_positions: randomized positions go up to position.max_random − 1 = %d but the learned table has %d rows; raise position.max_positions to at least %d or lower position.max_random", s.MaxRandom-1, s.MaxPositions, s.MaxRandom)
+		}
 		rng := rand.New(rand.NewPCG(d.Seed, 0x1ea27ed))
 		return &Learned{MaxPositions: s.MaxPositions, table: nn.Param{
 			Name:  "pos.learned.table",
@@ -30,6 +33,7 @@ func init() {
 type Learned struct {
 	MaxPositions int
 	table        nn.Param
+	random       *Randomization // non-nil with position.randomized
 }
 
 func (l *Learned) Name() string { return "learned" }
@@ -37,8 +41,27 @@ func (l *Learned) Name() string { return "learned" }
 // Params returns the table.
 func (l *Learned) Params() []nn.Param { return []nn.Param{l.table} }
 
-// CheckPositions rejects sequences longer than the table.
+// Randomization is the randomized-positions option, if set.
+func (l *Learned) Randomization() (Randomization, bool) {
+	if l.random == nil {
+		return Randomization{}, false
+	}
+	return *l.random, true
+}
+
+// CheckPositions rejects sequences longer than the table (and, with randomized positions, longer
+// than max_random).
 func (l *Learned) CheckPositions(n int) error {
+	if l.random != nil {
+		if err := l.random.CheckPositions(n); err != nil {
+			return err
+		}
+	}
+	return l.checkRows(n)
+}
+
+// checkRows rejects positions 0..n-1 that the table does not hold.
+func (l *Learned) checkRows(n int) error {
 	if n > l.MaxPositions {
 		return fmt.Errorf("position.max_positions: the learned table has %d rows but position %d is needed; raise position.max_positions to at least %d", l.MaxPositions, n-1, n)
 	}
@@ -61,9 +84,10 @@ func (l *Learned) AddToEmbeddings(c Ctx, x *G.Node) (*G.Node, error) {
 	return G.Add(x, pe)
 }
 
-// Table is the current (trained or initial) table for positions 0..n-1.
+// Table is the current (trained or initial) table for positions 0..n-1 (any n up to its rows,
+// randomized or not).
 func (l *Learned) Table(n int) (Table, error) {
-	if err := l.CheckPositions(n); err != nil {
+	if err := l.checkRows(n); err != nil {
 		return Table{}, err
 	}
 	d := l.table.Value.Shape()[1]

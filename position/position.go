@@ -6,10 +6,13 @@
 //
 //   - EmbeddingAdder adds absolute position information to the token embeddings (sinusoidal, learned);
 //   - QKRotator rotates each head's queries and keys before q·kᵀ (rope);
-//   - LogitBiaser adds a per-head bias [H, T, T] to the attention logits, after the 1/√d_head scale;
-//   - Parameterized exposes trainable parameters (learned);
+//   - LogitBiaser adds a per-head bias [H, T, T] to the attention logits, after the 1/√d_head scale
+//     (alibi, t5);
+//   - Parameterized exposes trainable parameters (learned, t5);
 //   - Tabler gives the scheme's raw table in float64, for analysis and plots;
-//   - LengthChecker rejects sequence lengths the scheme cannot encode (learned).
+//   - LengthChecker rejects sequence lengths the scheme cannot encode (learned, randomized positions);
+//   - Sampler asks the trainer for randomized positions (Ruoss et al. 2023: the randomized
+//     option of sinusoidal, learned and rope).
 //
 // NoPE ("none") is a real Scheme with no hooks, never a nil.
 package position
@@ -35,6 +38,10 @@ type Ctx struct {
 	Batch, Len int     // the graph's batch size and sequence length
 	Pos        *G.Node // [Batch·Len]: the position of each row, as the graph's float dtype
 	MaxPos     int     // every value in Pos is below MaxPos
+	// TrainLen is the longest sequence (in tokens) the model is trained on, 0 when unknown. A
+	// graph with Len > TrainLen is an evaluation beyond the training lengths, where rope's
+	// rope_scaling applies.
+	TrainLen int
 }
 
 // EmbeddingAdder adds position information to the token embeddings x [Batch·Len, d_model].
@@ -82,12 +89,15 @@ type Dims struct {
 	Heads  int
 	Dtype  tensor.Dtype
 	Seed   uint64 // initialises trainable parameters
+	// Bidirectional is model.bidirectional: attention has no causal mask, so relative schemes
+	// (alibi, t5) must tell keys before a query from keys after it.
+	Bidirectional bool
 }
 
 // Spec configures a scheme; it is the `position:` section of a run's YAML config.
 // Zero values mean the documented default.
 type Spec struct {
-	// Kind is the scheme: sinusoidal, learned, rope or none. Default: sinusoidal.
+	// Kind is the scheme: sinusoidal, learned, rope, none, alibi or t5. Default: sinusoidal.
 	Kind string `yaml:"kind" json:"kind"`
 	// Base sets the frequencies of sinusoidal (ωᵢ = base^(−2i/d_model)) and rope
 	// (θᵢ = base^(−2i/d_rot)). Default: 10000.
@@ -95,11 +105,33 @@ type Spec struct {
 	// MaxPositions is the number of rows of the learned table; positions at or beyond it cannot be
 	// encoded. Default: 256.
 	MaxPositions int `yaml:"max_positions,omitempty" json:"max_positions,omitempty"`
-	// InitStd is the standard deviation of the learned table's initial values. Default: 0.02.
+	// InitStd is the standard deviation of the initial values of the learned table and of t5's
+	// bias table. Default: 0.02.
 	InitStd float64 `yaml:"init_std,omitempty" json:"init_std,omitempty"`
 	// RotaryFraction is the fraction of each head's dimensions that rope rotates (the first
 	// ones, in pairs); the rest pass through. Default: 1.
 	RotaryFraction float64 `yaml:"rotary_fraction,omitempty" json:"rotary_fraction,omitempty"`
+	// RopeScaling is what rope does at evaluation lengths beyond training (a sequence of L_eval
+	// tokens when the longest training sequence has L_train < L_eval): none; interpolate
+	// (positions scaled by L_train/L_eval, Chen et al. 2023); or ntk (base scaled to
+	// base·s^(d_rot/(d_rot−2)), s = L_eval/L_train). Default: none (an empty value).
+	RopeScaling string `yaml:"rope_scaling,omitempty" json:"rope_scaling,omitempty"`
+	// NumBuckets is the number of t5 relative-distance buckets (half of them per direction when
+	// model.bidirectional). Default: 32.
+	NumBuckets int `yaml:"num_buckets,omitempty" json:"num_buckets,omitempty"`
+	// MaxDistance is the t5 distance where the logarithmic buckets end: every larger distance
+	// shares the last bucket. Default: 128.
+	MaxDistance int `yaml:"max_distance,omitempty" json:"max_distance,omitempty"`
+	// Randomized trains sinusoidal, learned or rope on randomized positions (Ruoss et al. 2023):
+	// a sequence of n tokens gets n distinct positions drawn uniformly from [0, max_random) and
+	// sorted. Default: false.
+	Randomized bool `yaml:"randomized,omitempty" json:"randomized,omitempty"`
+	// MaxRandom is L_max, the bound of randomized positions; it must cover the longest test
+	// sequence, and a learned table must have at least max_random rows. Default: 256.
+	MaxRandom int `yaml:"max_random,omitempty" json:"max_random,omitempty"`
+	// EvalPositions is how a randomized model is evaluated: random (positions sampled as in
+	// training, the paper's protocol) or plain (0..n-1). Default: random.
+	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
 }
 
 // Defaults of Spec's fields.
@@ -109,6 +141,10 @@ const (
 	DefaultMaxPositions   = 256
 	DefaultInitStd        = 0.02
 	DefaultRotaryFraction = 1.0
+	DefaultNumBuckets     = 32
+	DefaultMaxDistance    = 128
+	DefaultMaxRandom      = 256
+	DefaultEvalPositions  = "random"
 )
 
 // WithDefaults fills zero fields with their defaults.
@@ -127,6 +163,24 @@ func (s Spec) WithDefaults() Spec {
 	}
 	if s.RotaryFraction == 0 {
 		s.RotaryFraction = DefaultRotaryFraction
+	}
+	// Options of one kind are filled only for that kind, so other kinds' resolved configs do
+	// not change.
+	if s.Kind == "t5" {
+		if s.NumBuckets == 0 {
+			s.NumBuckets = DefaultNumBuckets
+		}
+		if s.MaxDistance == 0 {
+			s.MaxDistance = DefaultMaxDistance
+		}
+	}
+	if s.Randomized {
+		if s.MaxRandom == 0 {
+			s.MaxRandom = DefaultMaxRandom
+		}
+		if s.EvalPositions == "" {
+			s.EvalPositions = DefaultEvalPositions
+		}
 	}
 	return s
 }
@@ -170,5 +224,17 @@ func New(spec Spec, d Dims) (Scheme, error) {
 	if d.Dtype != tensor.Float32 && d.Dtype != tensor.Float64 {
 		return nil, fmt.Errorf("model.dtype: %v is not supported (use float32 or float64)", d.Dtype)
 	}
-	return ctor(spec, d)
+	if spec.Randomized {
+		if err := spec.checkRandomized(); err != nil {
+			return nil, err
+		}
+	}
+	s, err := ctor(spec, d)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Randomized {
+		s = randomize(s, Randomization{MaxRandom: spec.MaxRandom, AtEval: spec.EvalPositions == "random"})
+	}
+	return s, nil
 }

@@ -645,7 +645,7 @@ func TestConstructorErrors(t *testing.T) {
 		{"rope odd rotated", position.Spec{Kind: "rope", RotaryFraction: 0.3}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
 		{"rope nothing rotated", position.Spec{Kind: "rope", RotaryFraction: 0.01}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
 		{"rope fraction above 1", position.Spec{Kind: "rope", RotaryFraction: 1.5}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
-		{"unknown kind", position.Spec{Kind: "alibi"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.kind", `"alibi"`, "learned, none, rope, sinusoidal"}},
+		{"unknown kind", position.Spec{Kind: "kerple"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.kind", `"kerple"`, "alibi, learned, none, rope, sinusoidal, t5"}},
 		{"base 1", position.Spec{Base: 1}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.base"}},
 		{"heads", position.Spec{}, position.Dims{DModel: 64, Heads: 5, Dtype: f64}, []string{"model.heads"}},
 		{"learned init_std", position.Spec{Kind: "learned", InitStd: -1}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.init_std"}},
@@ -672,7 +672,7 @@ func TestConstructorErrors(t *testing.T) {
 			t.Errorf("unknown-kind error %v does not list %q", err, k)
 		}
 	}
-	if !slices.Equal(position.Kinds(), []string{"learned", "none", "rope", "sinusoidal"}) {
+	if !slices.Equal(position.Kinds(), []string{"alibi", "learned", "none", "rope", "sinusoidal", "t5"}) {
 		t.Errorf("Kinds() = %v", position.Kinds())
 	}
 }

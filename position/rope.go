@@ -18,33 +18,74 @@ func init() {
 		if rot%2 != 0 || rot == 0 {
 			return nil, fmt.Errorf("position.rotary_fraction: rope rotates pairs, so the rotated dimension (d_head %d × rotary_fraction %g = %d) must be even and positive; change model.d_model, model.heads or position.rotary_fraction", dh, s.RotaryFraction, rot)
 		}
-		return &RoPE{Base: s.Base, Heads: d.Heads, HeadDim: dh, Rot: rot}, nil
+		switch s.RopeScaling {
+		case "", "none", "interpolate":
+		case "ntk":
+			if rot <= 2 {
+				return nil, fmt.Errorf("position.rope_scaling: ntk scales the base by s^(d/(d−2)), which needs more than 2 rotated dimensions per head, got %d; use interpolate or rotate more dimensions", rot)
+			}
+		default:
+			return nil, fmt.Errorf("position.rope_scaling: must be none, interpolate or ntk, got %q", s.RopeScaling)
+		}
+		scaling := s.RopeScaling
+		if scaling == "none" {
+			scaling = ""
+		}
+		return &RoPE{Base: s.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling}, nil
 	})
 }
 
 // RoPE is the rotary encoding of Su et al. (RoFormer): in every layer, after the q/k projections,
 // each head's pairs (2i, 2i+1), i < Rot/2, are rotated by the angle p·θᵢ with θᵢ = Base^(−2i/Rot).
 // With the default rotary fraction Rot = HeadDim. Angles are computed in float64.
+//
+// Scaling ("", "interpolate" or "ntk") changes the rotation of graphs longer than the training
+// sequences (Ctx.Len > Ctx.TrainLen > 0), see ScaledFor.
 type RoPE struct {
 	Base    float64
 	Heads   int
 	HeadDim int
-	Rot     int // rotated dimensions per head
+	Rot     int    // rotated dimensions per head
+	Scaling string // "" (none), "interpolate" or "ntk"
 }
 
 func (r *RoPE) Name() string { return "rope" }
 
-func (r *RoPE) config() ops.RopeConfig {
-	return ops.RopeConfig{Heads: r.Heads, Rot: r.Rot, Base: r.Base, Scale: 1}
+// ScaledFor returns the rotation's base and position scale for a sequence of evalLen tokens when
+// the longest training sequence has trainLen tokens. Within the training lengths (evalLen ≤
+// trainLen, or trainLen unknown = 0) and without Scaling it is (Base, 1). Beyond them, with
+// s = evalLen/trainLen:
+//   - interpolate (Chen et al. 2023): positions are multiplied by 1/s = trainLen/evalLen, so the
+//     largest angle stays within the range seen in training: (Base, 1/s);
+//   - ntk ("NTK-aware" scaling): base' = Base·s^(d/(d−2)) with d = Rot, which leaves the fastest
+//     pair's frequency unchanged and slows the slowest pair by exactly 1/s: (base', 1).
+func (r *RoPE) ScaledFor(evalLen, trainLen int) (base, scale float64) {
+	if r.Scaling == "" || trainLen <= 0 || evalLen <= trainLen {
+		return r.Base, 1
+	}
+	s := float64(evalLen) / float64(trainLen)
+	switch r.Scaling {
+	case "interpolate":
+		return r.Base, 1 / s
+	case "ntk":
+		d := float64(r.Rot)
+		return r.Base * math.Pow(s, d/(d-2)), 1
+	}
+	return r.Base, 1
+}
+
+func (r *RoPE) config(c Ctx) ops.RopeConfig {
+	base, scale := r.ScaledFor(c.Len, c.TrainLen)
+	return ops.RopeConfig{Heads: r.Heads, Rot: r.Rot, Base: base, Scale: scale}
 }
 
 // RotateQK rotates q and k by their rows' positions.
 func (r *RoPE) RotateQK(c Ctx, q, k *G.Node) (*G.Node, *G.Node, error) {
-	qr, err := ops.Rope(q, c.Pos, r.config())
+	qr, err := ops.Rope(q, c.Pos, r.config(c))
 	if err != nil {
 		return nil, nil, err
 	}
-	kr, err := ops.Rope(k, c.Pos, r.config())
+	kr, err := ops.Rope(k, c.Pos, r.config(c))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
 )
 
 // LengthResult is the score at one input length.
@@ -21,10 +22,32 @@ type LengthResult struct {
 // the same as greedy decoding reproducing the whole answer: the first wrong token is an argmax
 // error at its own position); token accuracy is the fraction of output tokens that are.
 func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int) (LengthResult, error) {
+	return EvaluateSeeded(m, examples, task, batchSize, 0)
+}
+
+// samplerOf returns the randomized-positions option of the model's scheme, if it has one.
+func samplerOf(m *model.Model) (position.Randomization, bool) {
+	if s, ok := m.Scheme.(position.Sampler); ok {
+		return s.Randomization()
+	}
+	return position.Randomization{}, false
+}
+
+// EvaluateSeeded is Evaluate for a model whose scheme may randomize positions: with
+// position.randomized, every graph takes positions below max_random, and with
+// eval_positions: random each batch's positions are drawn from position.PositionRNG(seed,
+// EvalStream, ·), a pure function of the seed, the length and the batch (so a test score does
+// not depend on what ran before it). Other models ignore the seed.
+func EvaluateSeeded(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64) (LengthResult, error) {
 	if len(examples) == 0 {
 		return LengthResult{}, fmt.Errorf("evaluate: no examples")
 	}
 	L := len(examples[0].Input)
+	rnd, randomized := samplerOf(m)
+	opt := model.BuildOptions{}
+	if randomized {
+		opt.MaxPos = rnd.MaxRandom
+	}
 	var exact, tokOK, tokAll int
 	graphs := map[int]*model.Graph{}
 	defer func() {
@@ -40,12 +63,16 @@ func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize
 		}
 		g, ok := graphs[len(chunk)]
 		if !ok {
-			if g, err = m.Build(len(chunk), b.T, model.BuildOptions{}); err != nil {
+			if g, err = m.Build(len(chunk), b.T, opt); err != nil {
 				return LengthResult{}, fmt.Errorf("evaluate at length %d: %w", L, err)
 			}
 			graphs[len(chunk)] = g
 		}
-		if _, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights}); err != nil {
+		var pos []int // nil: 0..T-1
+		if randomized && rnd.AtEval {
+			pos = rnd.Batch(position.PositionRNG(seed, position.EvalStream, uint64(L)<<32|uint64(lo/batchSize)), b.B, b.T)
+		}
+		if _, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights, Positions: pos}); err != nil {
 			return LengthResult{}, fmt.Errorf("evaluate at length %d: %w", L, err)
 		}
 		pred := g.Argmax()

@@ -23,6 +23,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )
@@ -94,6 +95,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.TrainLen = data.SeqLen(task, cfg.Task.MaxLen) // rope_scaling acts beyond it
 	dir := filepath.Join(cfg.Out, cfg.Name)
 	resolved, err := yaml.Marshal(cfg)
 	if err != nil {
@@ -123,7 +125,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		lr, err := Evaluate(m, ex, task, cfg.Eval.BatchSize)
+		lr, err := EvaluateSeeded(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +144,8 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 
 // trainState is what a checkpoint carries besides the weights and Adam's moments: the number of
 // completed steps (which is also the data stream's position: batch i is a pure function of the
-// seed and i, so no other random state exists) and the loss window of the next metrics line.
+// seed and i, so no other random state exists; randomized positions are a pure function of the
+// seed and i too, see position.PositionRNG) and the loss window of the next metrics line.
 type trainState struct {
 	Step     int
 	Window   []float64
@@ -160,6 +163,11 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 	tc := cfg.Train
 	stream := data.Train{Task: task, MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, BatchSize: tc.BatchSize, Seed: cfg.Seed}
 	params := m.Params()
+	rnd, randomized := samplerOf(m)
+	buildOpt := model.BuildOptions{Grad: true}
+	if randomized {
+		buildOpt.MaxPos = rnd.MaxRandom
+	}
 	ckpt := filepath.Join(dir, "checkpoint.bin")
 	graphs := map[int]*model.Graph{}
 	defer func() {
@@ -202,12 +210,16 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		}
 		g, ok := graphs[b.T]
 		if !ok {
-			if g, err = m.Build(b.B, b.T, model.BuildOptions{Grad: true}); err != nil {
+			if g, err = m.Build(b.B, b.T, buildOpt); err != nil {
 				return err
 			}
 			graphs[b.T] = g
 		}
-		loss, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights})
+		var pos []int // nil: 0..T-1
+		if randomized {
+			pos = rnd.Batch(position.PositionRNG(cfg.Seed, position.TrainStream, uint64(step)), b.B, b.T)
+		}
+		loss, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights, Positions: pos})
 		if err != nil {
 			return fmt.Errorf("step %d: %w", step, err)
 		}
@@ -240,7 +252,7 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 			st.Window = st.Window[:0]
 			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
 			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
-				v, err := validate(m, task, val, cfg.Eval.BatchSize)
+				v, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
 				if err != nil {
 					return err
 				}
@@ -266,10 +278,10 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 }
 
 // validate is the mean exact match over the training lengths' validation sets.
-func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int) (float64, error) {
+func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (float64, error) {
 	var s float64
 	for _, ex := range val {
-		r, err := Evaluate(m, ex, task, batchSize)
+		r, err := EvaluateSeeded(m, ex, task, batchSize, seed)
 		if err != nil {
 			return 0, err
 		}

@@ -12,7 +12,9 @@ import (
 )
 
 // runPE prints a scheme's raw table as CSV: one row per position, one column per dimension
-// (sinusoidal, learned: the values) or per rotated pair (rope: the angles p·θᵢ), in full
+// (sinusoidal, learned: the values) or per rotated pair (rope: the angles p·θᵢ); for the
+// relative schemes one row per distance p (alibi: each head's bias −m_h·p; t5: the bucket of the
+// key p tokens back, and after with -bidirectional, and each head's initial bias), in full
 // float64 precision.
 func runPE(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pe", flag.ContinueOnError)
@@ -24,21 +26,24 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	base := fs.Float64("base", position.DefaultBase, "frequency base")
 	frac := fs.Float64("rotary-fraction", position.DefaultRotaryFraction, "rope: fraction of each head rotated")
 	maxPos := fs.Int("max-positions", position.DefaultMaxPositions, "learned: table rows")
-	seed := fs.Uint64("seed", 1, "learned: initialisation seed")
+	seed := fs.Uint64("seed", 1, "learned, t5: initialisation seed")
+	bidir := fs.Bool("bidirectional", false, "alibi, t5: the bidirectional variant (model.bidirectional)")
+	buckets := fs.Int("buckets", position.DefaultNumBuckets, "t5: number of buckets")
+	maxDist := fs.Int("max-distance", position.DefaultMaxDistance, "t5: distance where the logarithmic buckets end")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *n < 1 {
 		return fmt.Errorf("pe: -positions must be at least 1, got %d", *n)
 	}
-	s, err := position.New(position.Spec{Kind: *kind, Base: *base, RotaryFraction: *frac, MaxPositions: *maxPos},
-		position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed})
+	s, err := position.New(position.Spec{Kind: *kind, Base: *base, RotaryFraction: *frac, MaxPositions: *maxPos, NumBuckets: *buckets, MaxDistance: *maxDist},
+		position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir})
 	if err != nil {
 		return fmt.Errorf("pe: %w", err)
 	}
 	tb, ok := s.(position.Tabler)
 	if !ok {
-		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try sinusoidal, learned or rope", *kind)
+		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try sinusoidal, learned, rope, alibi or t5", *kind)
 	}
 	t, err := tb.Table(*n)
 	if err != nil {

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/train"
+)
+
+const jobsGrid = `
+name: j
+task: {name: copy, min_len: 1, max_len: 3}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+train: {steps: 30, batch_size: 8}
+eval: {lengths: "1..6", examples: 16}
+sweep:
+  position.kind: [sinusoidal, learned, rope, none]
+  seed: [1, 2]
+`
+
+// TestGridJobsDeterministic: a grid trained one run at a time and two at a time writes the same
+// results, checkpoints and report tables, byte for byte; the report has every plot as a PNG that
+// decodes and an SVG, and `report DIR` regenerates the same tables without retraining.
+func TestGridJobsDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 16 small runs")
+	}
+	base := t.TempDir()
+	cfg := filepath.Join(base, "grid.yaml")
+	if err := os.WriteFile(cfg, []byte(jobsGrid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out1 bytes.Buffer
+	for _, jobs := range []string{"1", "2"} {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"-config", cfg, "-out", filepath.Join(base, "jobs"+jobs), "-jobs", jobs}, &out, io.Discard); err != nil {
+			t.Fatalf("-jobs %s: %v", jobs, err)
+		}
+		if jobs == "1" {
+			out1 = out
+		}
+	}
+	for _, want := range []string{"| copy | sinusoidal |", "| copy | learned |", "| copy | rope |", "| copy | none |", "report.md"} {
+		if !strings.Contains(out1.String(), want) {
+			t.Errorf("grid output lacks %q:\n%s", want, out1.String())
+		}
+	}
+	one, two := filepath.Join(base, "jobs1", "j"), filepath.Join(base, "jobs2", "j")
+	compared := 0
+	err := filepath.Walk(one, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		switch info.Name() {
+		case "results.json", "results.csv", "checkpoint.bin", "summary.csv", "by_length.csv":
+		default:
+			return nil
+		}
+		rel, _ := filepath.Rel(one, path)
+		a, _ := os.ReadFile(path)
+		b, err := os.ReadFile(filepath.Join(two, rel))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between -jobs 1 and -jobs 2 (%v)", rel, err)
+		}
+		compared++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 8*3 + 2; compared != want {
+		t.Errorf("compared %d files, want %d", compared, want)
+	}
+
+	// The report: every plot named in report.md exists as a PNG that decodes and as an SVG.
+	repDir := filepath.Join(one, "report")
+	md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots := 0
+	for _, line := range strings.Split(string(md), "\n") {
+		if !strings.HasPrefix(line, "![") {
+			continue
+		}
+		name := line[strings.Index(line, "(")+1 : strings.Index(line, ")")]
+		f, err := os.Open(filepath.Join(repDir, name))
+		if err != nil {
+			t.Errorf("report.md shows %s: %v", name, err)
+			continue
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s is not a PNG: %v", name, err)
+		} else if b := img.Bounds(); b.Dx() < 100 || b.Dy() < 100 {
+			t.Errorf("%s is only %v", name, b)
+		}
+		svg, err := os.ReadFile(filepath.Join(repDir, strings.TrimSuffix(name, ".png")+".svg"))
+		if err != nil || !bytes.Contains(svg, []byte("<svg")) {
+			t.Errorf("%s has no SVG beside it (%v)", name, err)
+		}
+		plots++
+	}
+	// exact match and loss for the task, sinusoidal and learned tables, dot product and RoPE
+	// score against offset, the similarity matrix.
+	if plots < 7 {
+		t.Errorf("report.md shows %d plots, want at least 7:\n%s", plots, md)
+	}
+
+	// `report DIR` regenerates the same tables from the run directories alone.
+	before, _ := os.ReadFile(filepath.Join(repDir, "summary.csv"))
+	if err := os.Remove(filepath.Join(repDir, "summary.csv")); err != nil {
+		t.Fatal(err)
+	}
+	var rep bytes.Buffer
+	if err := run(context.Background(), []string{"report", one}, &rep, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(filepath.Join(repDir, "summary.csv"))
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("report regenerated a different summary.csv (%v):\n%s\nvs\n%s", err, before, after)
+	}
+}
+
+// TestDefaultExperimentIsAComparison: the embedded default experiment compares the four
+// schemes over at least two seeds.
+func TestDefaultExperimentIsAComparison(t *testing.T) {
+	src, err := configs.FS.ReadFile(configs.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := train.Parse(src, configs.Default, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := train.Expand(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemes, seeds := map[string]bool{}, map[uint64]bool{}
+	for _, c := range cells {
+		schemes[c.Config.Position.Kind] = true
+		seeds[c.Config.Seed] = true
+	}
+	for _, k := range []string{"sinusoidal", "learned", "rope", "none"} {
+		if !schemes[k] {
+			t.Errorf("the default experiment does not run %s", k)
+		}
+	}
+	if len(seeds) < 2 {
+		t.Errorf("the default experiment runs %d seed(s), want at least 2", len(seeds))
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"strings"
+	"testing"
+)
+
+func peCSV(t *testing.T, args ...string) [][]string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := runPE(args, &out, io.Discard); err != nil {
+		t.Fatalf("pe %v: %v", args, err)
+	}
+	rows, err := csv.NewReader(&out).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestPERelativeSchemes: pe prints alibi's bias by distance and t5's buckets.
+func TestPERelativeSchemes(t *testing.T) {
+	a := peCSV(t, "-scheme", "alibi", "-heads", "8", "-dim", "64", "-positions", "3")
+	if strings.Join(a[0], ",") != "position,head0,head1,head2,head3,head4,head5,head6,head7" || len(a) != 4 {
+		t.Fatalf("alibi table: %v", a)
+	}
+	if strings.Join(a[2], ",") != "1,-0.5,-0.25,-0.125,-0.0625,-0.03125,-0.015625,-0.0078125,-0.00390625" {
+		t.Errorf("alibi row for distance 1: %v, want −1/2 … −1/256", a[2])
+	}
+	c := peCSV(t, "-scheme", "t5", "-heads", "2", "-dim", "8", "-positions", "200")
+	if c[0][1] != "bucket" || len(c) != 201 {
+		t.Fatalf("t5 table: header %v, %d rows", c[0], len(c))
+	}
+	for _, w := range [][2]string{{"0", "0"}, {"15", "15"}, {"16", "16"}, {"112", "30"}, {"113", "31"}, {"199", "31"}} {
+		var row []string
+		for _, r := range c[1:] {
+			if r[0] == w[0] {
+				row = r
+			}
+		}
+		if row == nil || row[1] != w[1] {
+			t.Errorf("t5 distance %s: row %v, want bucket %s", w[0], row, w[1])
+		}
+	}
+	b := peCSV(t, "-scheme", "t5", "-heads", "1", "-dim", "4", "-positions", "2", "-bidirectional")
+	if strings.Join(b[0], ",") != "position,bucket_before,bucket_after,head0_before,head0_after" || b[2][1] != "1" || b[2][2] != "17" {
+		t.Errorf("bidirectional t5 table: %v", b)
+	}
+	err := runPE([]string{"-scheme", "none"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "alibi") {
+		t.Errorf("pe -scheme none: %v, want an error listing the schemes with tables", err)
+	}
+}

@@ -1,0 +1,137 @@
+package position
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Randomization is the randomized-positions option of sinusoidal, learned and rope (Ruoss et
+// al. 2023, "Randomized Positional Encodings Boost Length Generalization of Transformers"): in
+// training, a sequence of n tokens is given n distinct positions drawn uniformly from
+// [0, MaxRandom) and sorted, so the model sees every position up to L_max = MaxRandom while
+// training only on short sequences. At evaluation the positions are drawn the same way (AtEval,
+// the paper's protocol) or are the plain 0..n-1.
+type Randomization struct {
+	MaxRandom int  // L_max: positions are drawn from [0, MaxRandom)
+	AtEval    bool // evaluation samples positions too; otherwise it uses 0..n-1
+}
+
+// Sampler schemes want randomized positions: the trainer draws them (Randomization.Batch) and
+// passes them as the graph's positions, with every graph built for MaxPos = MaxRandom.
+type Sampler interface {
+	// Randomization returns the option, and false when the scheme does not randomize.
+	Randomization() (Randomization, bool)
+}
+
+// Sample returns n distinct integers drawn uniformly from [0, MaxRandom), in increasing order
+// (Knuth's selection sampling, algorithm S: every n-subset is equally likely). It panics when
+// n > MaxRandom; CheckPositions rejects such lengths before any graph is built.
+func (r Randomization) Sample(rng *rand.Rand, n int) []int {
+	if n > r.MaxRandom || n < 0 {
+		panic(fmt.Sprintf("position: cannot draw %d distinct positions below %d", n, r.MaxRandom))
+	}
+	out := make([]int, 0, n)
+	for t := 0; t < r.MaxRandom && len(out) < n; t++ {
+		// Select t with probability (still needed)/(still available).
+		if rng.IntN(r.MaxRandom-t) < n-len(out) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Batch returns the positions of a batch of b sequences of n tokens, row-major: one independent
+// sorted sample per sequence.
+func (r Randomization) Batch(rng *rand.Rand, b, n int) []int {
+	pos := make([]int, 0, b*n)
+	for range b {
+		pos = append(pos, r.Sample(rng, n)...)
+	}
+	return pos
+}
+
+// CheckPositions rejects sequences of more than MaxRandom tokens: they cannot get distinct
+// positions below L_max (and plain positions 0..n-1 would leave the range trained on).
+func (r Randomization) CheckPositions(n int) error {
+	if n > r.MaxRandom {
+		return fmt.Errorf("position.max_random: randomized positions are drawn from [0, %d) but a sequence of %d tokens needs %d distinct positions; raise position.max_random to at least %d", r.MaxRandom, n, n, n)
+	}
+	return nil
+}
+
+// Streams of PositionRNG: training steps and evaluation batches never share random numbers.
+const (
+	TrainStream uint64 = 0x706f735f74726e31 // "pos_trn1"
+	EvalStream  uint64 = 0x706f735f65766c32 // "pos_evl2"
+)
+
+// PositionRNG is the random source of the positions of one batch: a pure function of the run's
+// seed, a stream and an index (the training step; for evaluation a mix of the length and the
+// batch number). Randomized positions therefore need no state in checkpoints: a resumed run
+// draws the same positions at the same step.
+func PositionRNG(seed, stream, index uint64) *rand.Rand {
+	h := splitmix(stream + golden)
+	h = splitmix((h ^ seed) + golden)
+	h = splitmix((h ^ index) + golden)
+	return rand.New(rand.NewPCG(splitmix(h+golden), splitmix(h+golden+golden)))
+}
+
+const golden uint64 = 0x9e3779b97f4a7c15
+
+func splitmix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// checkRandomized validates the randomized option (defaults filled).
+func (s Spec) checkRandomized() error {
+	switch s.Kind {
+	case "sinusoidal", "learned", "rope":
+	default:
+		return fmt.Errorf("position.randomized: only sinusoidal, learned and rope take randomized positions, not %s; remove position.randomized or change position.kind", s.Kind)
+	}
+	if s.MaxRandom < 1 {
+		return fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
+	}
+	if s.EvalPositions != "random" && s.EvalPositions != "plain" {
+		return fmt.Errorf("position.eval_positions: must be random or plain, got %q", s.EvalPositions)
+	}
+	if s.Kind == "rope" && s.RopeScaling != "" && s.RopeScaling != "none" {
+		return fmt.Errorf("position.rope_scaling: %s cannot be combined with position.randomized (randomized positions already cover [0, max_random)); remove one of them", s.RopeScaling)
+	}
+	return nil
+}
+
+// randomized is embedded by the randomized variants: it makes them Samplers and LengthCheckers.
+type randomized struct{ r Randomization }
+
+func (x randomized) Randomization() (Randomization, bool) { return x.r, true }
+func (x randomized) CheckPositions(n int) error           { return x.r.CheckPositions(n) }
+
+// RandomizedSinusoidal is sinusoidal with randomized positions: the same table, indexed by the
+// sampled positions (the graph's table has MaxRandom rows).
+type RandomizedSinusoidal struct {
+	*Sinusoidal
+	randomized
+}
+
+// RandomizedRoPE is rope with randomized positions: rotation angles p·θᵢ for sampled p.
+type RandomizedRoPE struct {
+	*RoPE
+	randomized
+}
+
+// randomize wraps a scheme built from a spec with Randomized set.
+func randomize(s Scheme, r Randomization) Scheme {
+	switch x := s.(type) {
+	case *Sinusoidal:
+		return &RandomizedSinusoidal{Sinusoidal: x, randomized: randomized{r}}
+	case *RoPE:
+		return &RandomizedRoPE{RoPE: x, randomized: randomized{r}}
+	case *Learned:
+		x.random = &r
+		return x
+	}
+	panic("position: randomize: unsupported scheme " + s.Name())
+}
