@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Group identifies the runs that are aggregated together: everything a grid varies except the
@@ -85,10 +87,30 @@ func GroupOf(c Cell) Group {
 		if k == "task.name" || k == "position.kind" || k == "seed" {
 			continue
 		}
-		rest = append(rest, k+"="+c.Values[k])
+		rest = append(rest, variantParts(k, c.Values[k])...)
 	}
 	g.Variant = strings.Join(rest, ",")
 	return g
+}
+
+// variantParts names one swept value in a group's variant: "key=value", or for a swept mapping
+// such as position: {kind: rope, rope_scaling: ntk} its own fields ("rope_scaling=ntk"), without
+// the position's kind, which is the group's scheme already.
+func variantParts(key, value string) []string {
+	var n yaml.Node
+	if !strings.HasPrefix(value, "{") || yaml.Unmarshal([]byte(value), &n) != nil ||
+		len(n.Content) != 1 || n.Content[0].Kind != yaml.MappingNode {
+		return []string{key + "=" + value}
+	}
+	var parts []string
+	m := n.Content[0].Content
+	for i := 0; i+1 < len(m); i += 2 {
+		if key == "position" && m[i].Value == "kind" {
+			continue
+		}
+		parts = append(parts, m[i].Value+"="+m[i+1].Value)
+	}
+	return parts
 }
 
 func sortedKeys(m map[string]string) []string {

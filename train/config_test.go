@@ -168,3 +168,33 @@ func TestShippedConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupOfSweptMapping: a swept position mapping groups by its kind, with the mapping's other
+// fields as the variant.
+func TestGroupOfSweptMapping(t *testing.T) {
+	cfg, err := Parse([]byte(`
+name: g
+sweep:
+  position:
+    - {kind: rope}
+    - {kind: rope, randomized: true, max_random: 128}
+    - {kind: rope, rope_scaling: ntk}
+`), "g.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := Expand(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Group{
+		{Task: "copy", Scheme: "rope"},
+		{Task: "copy", Scheme: "rope", Variant: "randomized=true,max_random=128"},
+		{Task: "copy", Scheme: "rope", Variant: "rope_scaling=ntk"},
+	}
+	for i, c := range cells {
+		if g := GroupOf(c); g != want[i] {
+			t.Errorf("cell %s: group %+v, want %+v", c.Name, g, want[i])
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/posformer/posformer/data"
@@ -196,6 +197,13 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 	startTokens := st.Tokens
 	elapsed := func() float64 { return st.elapsed + time.Since(start).Seconds() }
 	save := func() error { return SaveCheckpoint(ckpt, m, adam, st) }
+	// kept says what a run that stops on a non-finite number leaves behind.
+	kept := func() string {
+		if _, err := os.Stat(ckpt); err == nil {
+			return "the last good checkpoint is kept in " + ckpt
+		}
+		return "no checkpoint had been written yet"
+	}
 	for ; st.Step < tc.Steps; st.Step++ {
 		step := st.Step
 		if err := ctx.Err(); err != nil {
@@ -221,15 +229,15 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		}
 		loss, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights, Positions: pos})
 		if err != nil {
-			return fmt.Errorf("step %d: %w", step, err)
+			return fmt.Errorf("step %d: %w", step+1, err)
 		}
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return fmt.Errorf("step %d: the loss is %v; the last good checkpoint is kept; lower train.lr or set train.grad_clip", step+1, loss)
+			return fmt.Errorf("step %d: the loss is %v; %s; lower train.lr or set train.grad_clip, then start over with -force", step+1, loss, kept())
 		}
 		grads := g.Grads()
 		norm := GradNorm(grads)
 		if math.IsNaN(norm) || math.IsInf(norm, 0) {
-			return fmt.Errorf("step %d: the gradient of %s is not finite; the last good checkpoint is kept; lower train.lr or set train.grad_clip", step+1, nonFinite(params, grads))
+			return fmt.Errorf("step %d: the gradient of %s is not finite; %s; lower train.lr or set train.grad_clip, then start over with -force", step+1, nonFinite(params, grads), kept())
 		}
 		scale := 1.0
 		if tc.GradClip > 0 && norm > tc.GradClip {
@@ -364,6 +372,13 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	}
 	if res, err := ReadResult(dir); err == nil {
 		return nil, res, nil
+	}
+	// A process killed inside an atomic write leaves its temporary file (".name.tmp*"); the
+	// renamed files are whole, so the leftovers are only litter.
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp") && !e.IsDir() {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 	st := &trainState{}
 	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, adam, st); err != nil && !errors.Is(err, os.ErrNotExist) {

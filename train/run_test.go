@@ -114,3 +114,25 @@ func TestRunCancelled(t *testing.T) {
 		t.Fatal("a cancelled context: want an error")
 	}
 }
+
+// TestResumeRemovesTempFiles: the temporary file a process killed inside an atomic write leaves
+// behind is removed when the run resumes; the checkpoint itself is used.
+func TestResumeRemovesTempFiles(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // interrupted before the first step: a checkpoint at step 0
+	cfg := tinyConfig(t, t.TempDir(), "train.steps=3", "eval.lengths=1..2")
+	if _, err := Run(ctx, cfg, Options{}); err == nil {
+		t.Fatal("a cancelled run: want an error")
+	}
+	dir := filepath.Join(cfg.Out, cfg.Name)
+	stale := filepath.Join(dir, ".checkpoint.bin.tmp123456")
+	if err := os.WriteFile(stale, []byte("torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), cfg, Options{Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there after resuming (%v)", err)
+	}
+}

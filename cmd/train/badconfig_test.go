@@ -199,7 +199,7 @@ func TestNaNStops(t *testing.T) {
 		t.Fatal("a learning rate of 1e30 trained without an error")
 	}
 	msg := err.Error()
-	m := regexp.MustCompile(`^step (\d+): (the loss is (NaN|[+-]Inf)|the gradient of \S+ is not finite); the last good checkpoint is kept; lower train.lr`).FindStringSubmatch(msg)
+	m := regexp.MustCompile(`^step (\d+): (the loss is (NaN|[+-]Inf)|the gradient of \S+ is not finite); the last good checkpoint is kept in \S+checkpoint\.bin; lower train.lr`).FindStringSubmatch(msg)
 	if m == nil || strings.Contains(msg, "\n") {
 		t.Fatalf("error %q: want one line naming the step, the loss or the tensor, the checkpoint and train.lr", msg)
 	}
@@ -215,8 +215,9 @@ func TestNaNStops(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "copy_rope_s1", "results.json")); err == nil {
 		t.Error("a run stopped by a NaN wrote results")
 	}
+	// Without a checkpoint yet (the default is every 500 steps), the message says so.
 	_, stderr, code := runChild(t, "-config", cfg, "-out", filepath.Join(dir, "child"), "-set", "train.lr=1e30")
-	oneLineError(t, "a NaN", stderr, code, "step", "last good checkpoint")
+	oneLineError(t, "a NaN", stderr, code, "step", "no checkpoint had been written yet")
 }
 
 // loadRunModel reads a run directory's checkpoint.bin (encoding/gob; the fields of
