@@ -198,3 +198,28 @@ sweep:
 		}
 	}
 }
+
+// TestCellNamesOfSweptMappings: a swept mapping names its cell by its values.
+func TestCellNamesOfSweptMappings(t *testing.T) {
+	cfg, err := Parse([]byte(`
+name: g
+sweep:
+  position:
+    - {kind: none}
+    - {kind: rope, randomized: true, max_random: 128}
+  seed: [1]
+`), "g.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := Expand(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"position-none__seed-1", "position-rope_randomized-true_max_random-128__seed-1"}
+	for i, c := range cells {
+		if c.Name != want[i] {
+			t.Errorf("cell %d is named %q, want %q", i, c.Name, want[i])
+		}
+	}
+}

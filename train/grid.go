@@ -132,7 +132,7 @@ func Expand(c Config) ([]Cell, error) {
 				text = strings.TrimSpace(string(b))
 			}
 			vals[ax.Path] = text
-			parts = append(parts, ax.Path+"-"+unsafeName.ReplaceAllString(text, "_"))
+			parts = append(parts, ax.Path+"-"+unsafeName.ReplaceAllString(nameOf(v), "_"))
 		}
 		cc.Name = strings.Join(parts, "__")
 		base := cc.Out
@@ -147,6 +147,29 @@ func Expand(c Config) ([]Cell, error) {
 		cells = append(cells, Cell{Index: i, Name: cc.Name, Values: vals, Config: cc})
 	}
 	return cells, nil
+}
+
+// nameOf is a swept value as it appears in a cell's directory name: a scalar as itself, a
+// mapping as its values, each but a "kind" after its key ({kind: rope, rope_scaling: ntk} is
+// rope_rope_scaling-ntk), anything else as its YAML text.
+func nameOf(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		return v.Value
+	case yaml.MappingNode:
+		var parts []string
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k, x := v.Content[i].Value, nameOf(v.Content[i+1])
+			if k == "kind" {
+				parts = append(parts, x)
+			} else {
+				parts = append(parts, k+"-"+x)
+			}
+		}
+		return strings.Join(parts, "_")
+	}
+	b, _ := yaml.Marshal(v)
+	return strings.TrimSpace(string(b))
 }
 
 // GridDir is where a config's runs go: Out/<name> for a grid, Out for a single run.
