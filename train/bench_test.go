@@ -1,32 +1,47 @@
 package train
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 )
 
+// benchInput is a batch of fixed tokens and targets, every position scored.
+func benchInput(n int) model.Input {
+	in := model.Input{Tokens: make([]int, n), Targets: make([]int, n), Weights: make([]float64, n)}
+	for i := range in.Tokens {
+		in.Tokens[i], in.Targets[i], in.Weights[i] = i%16, (i*7)%16, 1
+	}
+	return in
+}
+
+func benchModel(b *testing.B, kind string) *model.Model {
+	m, err := model.New(model.Config{Vocab: 16, DModel: 64, Heads: 4, Layers: 2, DFF: 256, Seed: 1}, position.Spec{Kind: kind})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
 // BenchmarkTrainStep is one training step (forward, backward, Adam) of the reference model:
 // 2 layers, d_model 64, 4 heads, d_ff 256, vocab 16, batch 32, length 64, float32.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, kind := range []string{"sinusoidal", "rope"} {
 		b.Run(kind, func(b *testing.B) {
-			m, err := model.New(model.Config{Vocab: 16, DModel: 64, Heads: 4, Layers: 2, DFF: 256, Seed: 1}, position.Spec{Kind: kind})
-			if err != nil {
-				b.Fatal(err)
-			}
+			m := benchModel(b, kind)
 			const B, T = 32, 64
 			g, err := m.Build(B, T, model.BuildOptions{Grad: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer g.Close()
-			in := model.Input{Tokens: make([]int, B*T), Targets: make([]int, B*T), Weights: make([]float64, B*T)}
-			for i := range in.Tokens {
-				in.Tokens[i], in.Targets[i], in.Weights[i] = i%16, (i*7)%16, 1
-			}
+			in := benchInput(B * T)
 			adam := NewAdam(m.Params(), 0.9, 0.999, 1e-8, 0)
+			if _, err := g.Run(in); err != nil { // the first run allocates the ops' buffers
+				b.Fatal(err)
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -39,5 +54,35 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			b.ReportMetric(float64(B*T)*float64(b.N)/b.Elapsed().Seconds(), "tok/s")
 		})
+	}
+}
+
+// BenchmarkEval is one forward pass (no gradient) of the reference model on a batch of 32
+// sequences of length T = 64..512, as PyTorch's reference measures evaluation.
+func BenchmarkEval(b *testing.B) {
+	for _, kind := range []string{"sinusoidal", "rope"} {
+		for _, T := range []int{64, 128, 256, 512} {
+			b.Run(fmt.Sprintf("%s/T=%d", kind, T), func(b *testing.B) {
+				m := benchModel(b, kind)
+				const B = 32
+				g, err := m.Build(B, T, model.BuildOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer g.Close()
+				in := benchInput(B * T)
+				if _, err := g.Run(in); err != nil { // the first run allocates the ops' buffers
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := g.Run(in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(B*T)*float64(b.N)/b.Elapsed().Seconds(), "tok/s")
+			})
+		}
 	}
 }

@@ -24,6 +24,8 @@ const usage = `usage:
   train claims [-out DIR] [-jobs N]   run the claims grid (resuming) and regenerate docs/claims.md
   train pe -scheme KIND [-positions N] [-dim D] [...]
                                       print a scheme's table as CSV
+  train bench [-schemes LIST] [-eval-lens LIST] [-d-model N] [...]
+                                      time training steps and forward passes (BENCH lines)
 
 With no -config, train runs the embedded default experiment (configs/default.yaml).
 Config reference: configs/README.md.
@@ -41,6 +43,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runReport(args[1:], stdout, stderr)
 		case "claims":
 			return runClaims(ctx, args[1:], stdout, stderr)
+		case "bench":
+			return runBench(args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return nil
@@ -87,9 +91,16 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		cfg, err = train.Parse(src, "configs/"+configs.Default+" (embedded)", sets)
 	} else {
-		cfg, err = train.Load(*cfgPath, sets)
+		cfg, err = train.ReadConfig(*cfgPath, sets)
 	}
 	if err != nil {
+		return err
+	}
+	outDir := cfg.Out
+	if outDir == "" {
+		outDir = "runs"
+	}
+	if err := checkWritable(outDir); err != nil {
 		return err
 	}
 	if len(cfg.Sweep) > 0 {
@@ -113,6 +124,21 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printTable(stdout, res)
+	return nil
+}
+
+// checkWritable makes sure the output directory exists and takes files before any training,
+// so a bad -out fails at once with one line rather than after the first checkpoint.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cannot create the output directory %s: %w; choose a writable -out", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".posformer-write-check*")
+	if err != nil {
+		return fmt.Errorf("the output directory %s is not writable: %w; choose a writable -out", dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }
 

@@ -109,29 +109,57 @@ func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], vs []G.Value, y []F) {
 				pb = p[worker*T*T : (worker+1)*T*T] // one block per worker
 			}
 			off := b*T*D + h*dh
-			gemm(false, true, T, T, dh, scale, q[off:], D, k[off:], D, 0, pb, T)
-			for i := 0; i < T; i++ {
-				row := pb[i*T : (i+1)*T]
-				if bias != nil {
-					br := bias[h*T*T+i*T : h*T*T+(i+1)*T]
-					for j := range row {
-						row[j] += br[j]
+			blk := attnBlock(T, c.Causal)
+			for i0 := 0; i0 < T; i0 += blk { // causal: row block [i0, i1) needs keys [0, i1) only
+				i1 := min(i0+blk, T)
+				gemm1(false, true, i1-i0, i1, dh, scale, q[off+i0*D:], D, k[off:], D, 0, pb[i0*T:], T)
+				for i := i0; i < i1; i++ {
+					n := T
+					if c.Causal {
+						n = i + 1
 					}
+					row := pb[i*T : i*T+n]
+					if bias != nil {
+						br := bias[h*T*T+i*T : h*T*T+i*T+n]
+						for j := range row {
+							row[j] += br[j]
+						}
+					}
+					softmaxRow(row)
+					clear(pb[i*T+n : (i+1)*T])
 				}
-				n := T
-				if c.Causal {
-					n = i + 1
-				}
-				softmaxRow(row[:n])
-				clear(row[n:])
+				gemm1(false, false, i1-i0, dh, i1, 1, pb[i0*T:], T, v[off:], D, 0, y[off+i0*D:], D)
 			}
-			gemm(false, false, T, dh, T, 1, pb, T, v[off:], D, 0, y[off:], D)
 		}
 	})
 }
 
-// softmaxRow replaces row by its softmax, subtracting the row's own maximum.
+// attnBlockRows, when positive, overrides the row-block size of causal attention (tests use it
+// to exercise the blocking on short sequences).
+var attnBlockRows = 0
+
+// attnBlock is the number of query rows attention processes at once. Causal attention goes by
+// blocks so that the products skip the keys after the block's last row (about half the work on
+// long sequences); the block is a multiple of every kernel's tile height.
+func attnBlock(T int, causal bool) int {
+	switch {
+	case !causal:
+		return T
+	case attnBlockRows > 0:
+		return attnBlockRows
+	case T <= 192:
+		return 24
+	}
+	return 48
+}
+
+// softmaxRow replaces row by its softmax, subtracting the row's own maximum. float32 rows of 8
+// values or more go through the AVX2 kernels (exp_amd64.s) eight values at a time.
 func softmaxRow[F Float](row []F) {
+	if r32, ok := any(row).([]float32); ok && useKernels && len(row) >= 8 {
+		softmaxRow32(r32)
+		return
+	}
 	mx := row[0]
 	for _, x := range row[1:] {
 		mx = max(mx, x)
@@ -144,6 +172,25 @@ func softmaxRow[F Float](row []F) {
 	}
 	inv := 1 / z
 	for j := range row {
+		row[j] *= inv
+	}
+}
+
+func softmaxRow32(row []float32) {
+	v := len(row) &^ 7
+	mx := max8(row)
+	for _, x := range row[v:] {
+		mx = max(mx, x)
+	}
+	z := expShiftSum8(row, mx)
+	for j := v; j < len(row); j++ {
+		e := float32(expFast(float64(row[j] - mx)))
+		row[j] = e
+		z += e
+	}
+	inv := 1 / z
+	scale8(row, inv)
+	for j := v; j < len(row); j++ {
 		row[j] *= inv
 	}
 }
@@ -237,24 +284,41 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf *scratch[F], vs []G.Value, o
 			b, h := bh/H, bh%H
 			off := b*T*D + h*dh
 			pb, dsb := p[bh*T*T:(bh+1)*T*T], ds[bh*T*T:(bh+1)*T*T]
-			// dP = dY·Vᵀ ; dV = Pᵀ·dY
-			gemm(false, true, T, T, dh, 1, dy[off:], D, v[off:], D, 0, dsb, T)
-			gemm(true, false, T, dh, T, 1, pb, T, dy[off:], D, 0, dv[off:], D)
-			// dS = P∘(dP − Σⱼ Pᵢⱼ·dPᵢⱼ); Σⱼ Pᵢⱼ·dPᵢⱼ = dYᵢ·Yᵢ (row i of this head)
-			for i := 0; i < T; i++ {
-				yi, dyi := y[off+i*D:off+i*D+dh], dy[off+i*D:off+i*D+dh]
-				var dot F
-				for j := range yi {
-					dot += yi[j] * dyi[j]
+			blk := attnBlock(T, c.Causal)
+			for i0 := 0; i0 < T; i0 += blk { // row blocks: dP, dS and dQ need keys [0, i1) only
+				i1 := min(i0+blk, T)
+				// dP = dY·Vᵀ
+				gemm1(false, true, i1-i0, i1, dh, 1, dy[off+i0*D:], D, v[off:], D, 0, dsb[i0*T:], T)
+				// dS = P∘(dP − Σⱼ Pᵢⱼ·dPᵢⱼ); Σⱼ Pᵢⱼ·dPᵢⱼ = dYᵢ·Yᵢ (row i of this head); 0 after key n
+				for i := i0; i < i1; i++ {
+					yi, dyi := y[off+i*D:off+i*D+dh], dy[off+i*D:off+i*D+dh]
+					var dot F
+					for j := range yi {
+						dot += yi[j] * dyi[j]
+					}
+					n := T
+					if c.Causal {
+						n = i + 1
+					}
+					row, pr := dsb[i*T:i*T+n], pb[i*T:i*T+n]
+					for j := range row {
+						row[j] = pr[j] * (row[j] - dot)
+					}
+					clear(dsb[i*T+n : (i+1)*T])
 				}
-				row, pr := dsb[i*T:(i+1)*T], pb[i*T:(i+1)*T]
-				for j := range row {
-					row[j] = pr[j] * (row[j] - dot)
-				}
+				// dQ = scale·dS·K
+				gemm1(false, false, i1-i0, dh, i1, scale, dsb[i0*T:], T, k[off:], D, 0, dq[off+i0*D:], D)
 			}
-			// dQ = scale·dS·K ; dK = scale·dSᵀ·Q
-			gemm(false, false, T, dh, T, scale, dsb, T, k[off:], D, 0, dq[off:], D)
-			gemm(true, false, T, dh, T, scale, dsb, T, q[off:], D, 0, dk[off:], D)
+			for j0 := 0; j0 < T; j0 += blk { // key blocks: dV, dK need queries [j0, T) only (causal)
+				j1 := min(j0+blk, T)
+				i0 := 0
+				if c.Causal {
+					i0 = j0
+				}
+				// dV = Pᵀ·dY ; dK = scale·dSᵀ·Q
+				gemm1(true, false, j1-j0, dh, T-i0, 1, pb[i0*T+j0:], T, dy[off+i0*D:], D, 0, dv[off+j0*D:], D)
+				gemm1(true, false, j1-j0, dh, T-i0, scale, dsb[i0*T+j0:], T, q[off+i0*D:], D, 0, dk[off+j0*D:], D)
+			}
 		}
 	})
 	if fwd.arity == 4 { // dbias[h] = Σ_b dS[b, h], summed in a fixed order

@@ -1,16 +1,38 @@
 package ops
 
 import (
+	"fmt"
+	"math"
+	"os"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// BLAS is the matrix-multiply backend: gonum's pure-Go implementation by default. A build tag
-// may swap in another implementation (see blas_openblas.go).
+// BLAS is the matrix-multiply backend used when posformer's own kernels are off: gonum's pure-Go
+// implementation by default; the openblas build tag swaps in OpenBLAS (see blas_openblas.go).
 var BLAS interface {
 	blas.Float32Level3
 	blas.Float64Level3
 } = gonum.Implementation{}
+
+// blasName names the BLAS variable's implementation.
+var blasName = "gonum (pure Go)"
+
+// useKernels routes gemm to gemmBlocked and the assembly micro-kernels (gemm_amd64.s). It is on
+// when the CPU has them (AVX2 and FMA on amd64), unless the openblas build tag selected OpenBLAS
+// or the environment sets POSFORMER_GEMM=blas (to compare with the BLAS variable).
+var useKernels = haveKernels && os.Getenv("POSFORMER_GEMM") != "blas"
+
+// blasMinFlops sends products with m·n·k of at least this size to the BLAS variable even when the
+// kernels are on: the openblas build lowers it, so that OpenBLAS does the large products and the
+// kernels the many small ones (attention), where OpenBLAS's per-call overhead dominates.
+var blasMinFlops = math.MaxInt
+
+// blasSplit splits large products over the workers before calling the BLAS variable (which then
+// runs single-threaded): set by the openblas build, so that OpenBLAS's own threads never spin
+// against posformer's goroutines.
+var blasSplit = false
 
 func tr(t bool) blas.Transpose {
 	if t {
@@ -19,15 +41,63 @@ func tr(t bool) blas.Transpose {
 	return blas.NoTrans
 }
 
-// gemm computes C = alpha·op(A)·op(B) + beta·C on row-major matrices, op(A) being m×k and op(B) k×n.
+// gemm computes C = alpha·op(A)·op(B) + beta·C on row-major matrices, op(A) being m×k and op(B) k×n,
+// splitting a large product over the workers.
 func gemm[F Float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+	gemmSplit(true, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemm1 is gemm on the calling goroutine only, for callers that already run on every worker.
+func gemm1[F Float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+	gemmSplit(false, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func gemmSplit[F Float](split, tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
+	if useKernels && m*n*k < blasMinFlops {
+		switch a := any(a).(type) {
+		case []float32:
+			gemmBlocked(kernel32, split, tA, tB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+		case []float64:
+			gemmBlocked(kernel64, split, tA, tB, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+		}
+		return
+	}
+	if !split || !blasSplit || !splits(m, n, k) {
+		blasGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	splitGemm(m, n, k, 1, 1, func(i0, i1, j0, j1 int) {
+		aOff, bOff := i0*lda, j0
+		if tA {
+			aOff = i0
+		}
+		if tB {
+			bOff = j0 * ldb
+		}
+		blasGemm(tA, tB, i1-i0, j1-j0, k, alpha, a[aOff:], lda, b[bOff:], ldb, beta, c[i0*ldc+j0:], ldc)
+	})
+}
+
+// blasGemm is one call of the BLAS variable.
+func blasGemm[F Float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	switch a := any(a).(type) {
 	case []float32:
 		BLAS.Sgemm(tr(tA), tr(tB), m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
 		BLAS.Dgemm(tr(tA), tr(tB), m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
 	}
+}
+
+// Backend names the matrix-multiply implementation in use, for benchmark reports.
+func Backend() string {
+	switch {
+	case !useKernels || blasMinFlops == 0:
+		return blasName
+	case blasMinFlops < math.MaxInt:
+		return fmt.Sprintf("%s for m·n·k ≥ %d, else %s", blasName, blasMinFlops, kernelName)
+	}
+	return kernelName
 }

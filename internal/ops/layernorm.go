@@ -55,16 +55,27 @@ func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
-// rowStats returns the mean and 1/sqrt(var+eps) of one row (two passes, for accuracy).
+// rowStats returns the mean and 1/sqrt(var+eps) of one row (two passes, for accuracy; float32
+// rows go eight values at a time through sum8 and sqdev8 when the CPU has the kernels).
 func rowStats[F Float](row []F) (mean, rstd F) {
 	var s F
-	for _, v := range row {
-		s += v
+	v := 0
+	r32, vec := any(row).([]float32)
+	vec = vec && useKernels
+	if vec {
+		v = len(row) &^ 7
+		s = F(sum8(r32))
+	}
+	for _, x := range row[v:] {
+		s += x
 	}
 	mean = s / F(len(row))
 	var q F
-	for _, v := range row {
-		d := v - mean
+	if vec {
+		q = F(sqdev8(r32, float32(mean)))
+	}
+	for _, x := range row[v:] {
+		d := x - mean
 		q += d * d
 	}
 	return mean, F(1 / math.Sqrt(float64(q/F(len(row)))+LayerNormEps))
@@ -106,6 +117,8 @@ type layerNormGradOp struct {
 	base
 	gamma bool
 	out   buffer
+	st32  scratch[float32] // row statistics (dgamma)
+	st64  scratch[float64]
 }
 
 func (op *layerNormGradOp) Type() hm.Type {
@@ -139,23 +152,34 @@ func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
 		out = op.out.get(dt, s...)
 	}
 	if dt == tensor.Float32 {
-		layerNormBwd(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), s[0], s[1], op.gamma)
+		layerNormBwd(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), s[0], s[1], op.gamma, &op.st32)
 	} else {
-		layerNormBwd(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), s[0], s[1], op.gamma)
+		layerNormBwd(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), s[0], s[1], op.gamma, &op.st64)
 	}
 	return out, nil
 }
 
-func layerNormBwd[F Float](x, gamma, g, out []F, n, d int, wantGamma bool) {
+func layerNormBwd[F Float](x, gamma, g, out []F, n, d int, wantGamma bool, stats *scratch[F]) {
 	if wantGamma {
-		clear(out)
-		for r := 0; r < n; r++ {
-			xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
-			mean, rstd := rowStats(xr)
-			for j, v := range xr {
-				out[j] += gr[j] * (v - mean) * rstd
+		// The row statistics first (rows over the workers), then the columns over the workers,
+		// so that each column sums its rows in order.
+		st := stats.get(2 * n)
+		parallel(n, 4*d, func(_, lo, hi int) {
+			for r := lo; r < hi; r++ {
+				st[2*r], st[2*r+1] = rowStats(x[r*d : (r+1)*d])
 			}
-		}
+		})
+		parallel(d, 3*n, func(_, lo, hi int) {
+			o := out[lo:hi]
+			clear(o)
+			for r := 0; r < n; r++ {
+				mean, rstd := st[2*r], st[2*r+1]
+				xr, gr := x[r*d+lo:r*d+hi], g[r*d+lo:r*d+hi]
+				for j, v := range xr {
+					o[j] += gr[j] * (v - mean) * rstd
+				}
+			}
+		})
 		return
 	}
 	parallel(n, 6*d, func(_, lo, hi int) {

@@ -55,11 +55,14 @@ func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
+// linearFwd splits the rows over the workers; each fills its rows with the bias and adds x·W.
 func linearFwd[F Float](x, w, b, y []F, n, in, o int) {
-	for r := 0; r < n; r++ {
-		copy(y[r*o:(r+1)*o], b)
-	}
-	gemm(false, false, n, o, in, 1, x, in, w, o, 1, y, o)
+	parallel(n, 2*in*o, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			copy(y[r*o:(r+1)*o], b)
+		}
+		gemm1(false, false, hi-lo, o, in, 1, x[lo*in:], in, w, o, 1, y[lo*o:], o)
+	})
 }
 
 func (op *linearOp) DiffWRT(int) []bool { return []bool{true, true, true} }
@@ -181,14 +184,17 @@ func (op *colSumOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
+// colSum splits the columns over the workers, so every sum runs over the rows in order.
 func colSum[F Float](x, y []F, n, d int) {
-	clear(y)
-	for r := 0; r < n; r++ {
-		row := x[r*d : (r+1)*d]
-		for j, v := range row {
-			y[j] += v
+	parallel(d, n, func(_, lo, hi int) {
+		yy := y[lo:hi]
+		clear(yy)
+		for r := 0; r < n; r++ {
+			for j, v := range x[r*d+lo : r*d+hi] {
+				yy[j] += v
+			}
 		}
-	}
+	})
 }
 
 func (op *colSumOp) DiffWRT(int) []bool { return []bool{false} }

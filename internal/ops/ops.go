@@ -16,6 +16,11 @@
 //     (exact for integers below 2^24 in float32);
 //   - each op owns its output buffer and reuses it across runs of the same graph; ops never
 //     write into their inputs.
+//
+// Speed (docs/performance.md): matrix products go through a blocked GEMM with Go-assembly
+// micro-kernels (AVX-512 or AVX2+FMA, chosen at run time; gonum elsewhere, OpenBLAS with the
+// openblas build tag), and the float32 GELU, softmax exponential and layer-norm statistics have
+// AVX2 kernels. float64 keeps exact scalar math, so the gradient checks measure the ops' formulas.
 package ops
 
 import (

@@ -143,7 +143,17 @@ func TestGradRope(t *testing.T) {
 	}
 }
 
-func TestGradAttention(t *testing.T) {
+func TestGradAttention(t *testing.T) { testGradAttention(t) }
+
+// TestGradAttentionBlocked runs the same checks with causal rows processed two at a time (the
+// default block is longer than these sequences), so that every partial block is exercised.
+func TestGradAttentionBlocked(t *testing.T) {
+	attnBlockRows = 2
+	defer func() { attnBlockRows = 0 }()
+	testGradAttention(t)
+}
+
+func testGradAttention(t *testing.T) {
 	for _, causal := range []bool{true, false} {
 		for _, withBias := range []bool{false, true} {
 			rng := rand.New(rand.NewPCG(1, 8))
@@ -205,5 +215,252 @@ func TestCrossEntropyStable(t *testing.T) {
 func TestEmbedOutOfRange(t *testing.T) {
 	if err := gather([]float64{1, 2}, []float64{2}, make([]float64, 1), 2, 1); err == nil {
 		t.Fatal("index 2 of a 2-row table: want an error")
+	}
+}
+
+// geluExact is x·Φ(x) and GELU'(x) = Φ(x) + x·φ(x) in float64, with Φ from math.Erfc so that
+// the negative tail keeps its relative accuracy, and |Φ(x)| + |x·φ(x)|, the size of the terms
+// that GELU' adds (it crosses zero near x = −0.75, where only an error relative to the terms
+// means anything).
+func geluExact(x float64) (y, dy, dyScale float64) {
+	phi := 0.5 * math.Erfc(-x*invSqrt2)
+	xpdf := x * invSqrt2Pi * math.Exp(-0.5*x*x)
+	return x * phi, phi + xpdf, phi + math.Abs(xpdf)
+}
+
+// TestGELUFloat32Accuracy compares the float32 GELU and its derivative, both the vector kernel
+// (through geluKernel) and the scalar one, with the float64 ones over a dense grid: relative
+// error below 5e-7 (about 4 float32 ulps; for GELU', relative to the size of its two terms),
+// and an absolute error below 1e-35 where the result is below 1e-35 (|x| > 13, where the
+// vector kernel flushes Φ(−|x|) to zero).
+func TestGELUFloat32Accuracy(t *testing.T) {
+	var xs []float32
+	for x := -16.0; x <= 16; x += 1.0 / 1024 {
+		xs = append(xs, float32(x))
+	}
+	xs = append(xs, 0, 1e-30, -1e-30, 1e-7, -1e-7, 30, -30, 1e4, -1e4, math.MaxFloat32, -math.MaxFloat32)
+	y, dy := make([]float32, len(xs)), make([]float32, len(xs))
+	ones := make([]float32, len(xs))
+	for i := range ones {
+		ones[i] = 1
+	}
+	geluKernel(xs, nil, y)
+	geluKernel(xs, ones, dy)
+	var worstY, worstD float64
+	for i, x := range xs {
+		wy, wd, ds := geluExact(float64(x))
+		for _, c := range []struct {
+			got, want, scale float64
+			worst            *float64
+			what             string
+		}{
+			{float64(y[i]), wy, math.Abs(wy), &worstY, "GELU"},
+			{float64(geluFast32(x)), wy, math.Abs(wy), &worstY, "scalar GELU"},
+			{float64(dy[i]), wd, ds, &worstD, "GELU'"},
+			{float64(geluGradFast32(x)), wd, ds, &worstD, "scalar GELU'"},
+		} {
+			if c.scale < 1e-35 {
+				if math.Abs(c.got-c.want) > 1e-35 {
+					t.Fatalf("%s(%g) = %g, want %g", c.what, x, c.got, c.want)
+				}
+				continue
+			}
+			e := math.Abs(c.got-c.want) / c.scale
+			*c.worst = max(*c.worst, e)
+			if !(e < 5e-7) {
+				t.Fatalf("%s(%g) = %.9g, want %.9g (relative error %.3g)", c.what, x, c.got, c.want, e)
+			}
+		}
+	}
+	t.Logf("max relative error: GELU %.3g, GELU' %.3g (float32 epsilon %.3g)", worstY, worstD, math.Pow(2, -23))
+}
+
+// TestExpFast checks the exponential behind the float32 GELU against math.Exp.
+func TestExpFast(t *testing.T) {
+	for y := -720.0; y <= 1; y += 0.0137 {
+		want := math.Exp(y)
+		if y < -700 {
+			want = 0
+		}
+		if got := expFast(y); math.Abs(got-want) > 1e-12*want {
+			t.Fatalf("expFast(%g) = %g, want %g", y, got, want)
+		}
+	}
+}
+
+// TestSoftmaxVector checks softmax rows of every length mod 8 (the vector exponential does
+// eight values at a time, the rest is scalar) against float64.
+func TestSoftmaxVector(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for n := 1; n <= 70; n++ {
+		row := make([]float32, n)
+		for i := range row {
+			row[i] = float32(rng.NormFloat64() * 30)
+		}
+		x := append([]float32(nil), row...)
+		want := make([]float64, n)
+		mx := math.Inf(-1)
+		for _, x := range row {
+			mx = max(mx, float64(x))
+		}
+		var z float64
+		for i, x := range row {
+			want[i] = math.Exp(float64(x) - mx)
+			z += want[i]
+		}
+		softmaxRow(row)
+		for i := range row {
+			// The float32 subtraction x − max costs |x − max|·2⁻²⁴ of relative accuracy.
+			w, tol := want[i]/z, 5e-7+6e-8*(mx-float64(x[i]))
+			if e := math.Abs(float64(row[i]) - w); e > tol*w && e > 1e-37 {
+				t.Fatalf("n=%d: p[%d] = %g, want %g", n, i, row[i], w)
+			}
+		}
+	}
+}
+
+// TestExpVector checks the vector exponential over [−87, 88] against math.Exp.
+func TestExpVector(t *testing.T) {
+	if !useKernels {
+		t.Skip("no vector exponential on this CPU")
+	}
+	var xs []float32
+	for x := -87.0; x <= 88; x += 0.001 {
+		xs = append(xs, float32(x))
+	}
+	xs = xs[:len(xs)&^7]
+	y := append([]float32(nil), xs...)
+	sum := expShiftSum8(y, 0)
+	var ws float64
+	for i, x := range xs {
+		w := math.Exp(float64(x))
+		ws += float64(y[i])
+		if e := math.Abs(float64(y[i])-w) / w; e > 2.5e-7 {
+			t.Fatalf("exp(%g) = %g, want %g (relative error %.3g)", x, y[i], w, e)
+		}
+	}
+	_ = sum // overflows float32 over this range; the sum is checked below on x − 88 ≤ 0
+	y = append(y[:0], xs...)
+	sum = expShiftSum8(y, 88)
+	ws = 0
+	for _, x := range xs {
+		ws += math.Exp(float64(x) - 88)
+	}
+	if math.Abs(float64(sum)-ws)/ws > 1e-5 {
+		t.Fatalf("sum %g, want %g", sum, ws)
+	}
+}
+
+// TestRopeNewPositions: the op keeps its cos/sin tables between runs while the positions repeat;
+// new positions in the same graph must give the rotation of a freshly built op.
+func TestRopeNewPositions(t *testing.T) {
+	cfg := RopeConfig{Heads: 2, Rot: 4, Base: 10000, Scale: 1}
+	rng := rand.New(rand.NewPCG(4, 4))
+	x := randn(rng, 3*8, 1)
+	run := func(vm G.VM, out *G.Node) []float64 {
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		vm.Reset()
+		return append([]float64(nil), out.Value().Data().([]float64)...)
+	}
+	build := func(pos []float64) (G.VM, *G.Node, *tensor.Dense) {
+		g := G.NewGraph()
+		xn := G.NewTensor(g, tensor.Float64, 2, G.WithShape(3, 8), G.WithValue(tensor.New(tensor.WithShape(3, 8), tensor.WithBacking(x))), G.WithName("x"))
+		pv := tensor.New(tensor.WithShape(3), tensor.WithBacking(append([]float64(nil), pos...)))
+		pn := G.NewTensor(g, tensor.Float64, 1, G.WithShape(3), G.WithValue(pv), G.WithName("pos"))
+		out, err := Rope(xn, pn, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return G.NewTapeMachine(g), out, pv
+	}
+	vm, out, pv := build([]float64{0, 1, 2})
+	defer vm.Close()
+	run(vm, out)
+	copy(pv.Data().([]float64), []float64{5, 9, 100})
+	got := run(vm, out)
+	vm2, out2, _ := build([]float64{5, 9, 100})
+	defer vm2.Close()
+	want := run(vm2, out2)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("after new positions: out[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestLayerNormFloat32: the float32 layer norm (vector row statistics) against float64, for row
+// lengths on both sides of the eight-value vector width, with a large common offset.
+func TestLayerNormFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	for d := 1; d <= 40; d++ {
+		n := 3
+		x64 := randn(rng, n*d, 2)
+		for i := range x64 {
+			x64[i] += 100
+		}
+		g64, b64 := randn(rng, d, 1), randn(rng, d, 1)
+		x32, g32, b32 := make([]float32, n*d), make([]float32, d), make([]float32, d)
+		for i, v := range x64 {
+			x32[i] = float32(v)
+			x64[i] = float64(x32[i])
+		}
+		for i := range g64 {
+			g32[i], b32[i] = float32(g64[i]), float32(b64[i])
+			g64[i], b64[i] = float64(g32[i]), float64(b32[i])
+		}
+		y32, y64 := make([]float32, n*d), make([]float64, n*d)
+		layerNormFwd(x32, g32, b32, y32, n, d)
+		layerNormFwd(x64, g64, b64, y64, n, d)
+		for i := range y64 {
+			if math.Abs(float64(y32[i])-y64[i]) > 2e-4*(1+math.Abs(y64[i])) {
+				t.Fatalf("d=%d: y[%d] = %v, want %v", d, i, y32[i], y64[i])
+			}
+		}
+	}
+}
+
+// TestCrossEntropyFloat32: on enough rows to be split over the workers, the float32 loss and
+// gradient (expFast) match the float64 ones (math.Exp), rows of weight 0 included.
+func TestCrossEntropyFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	n, v := 3000, 16
+	l64, tg64, w64 := randn(rng, n*v, 4), make([]float64, n), make([]float64, n)
+	l32, tg32, w32 := make([]float32, n*v), make([]float32, n), make([]float32, n)
+	for i := range l64 {
+		l32[i] = float32(l64[i])
+		l64[i] = float64(l32[i])
+	}
+	for r := range tg64 {
+		tg64[r], w64[r] = float64(rng.IntN(v)), float64(rng.IntN(3)) // weights 0, 1, 2
+		tg32[r], w32[r] = float32(tg64[r]), float32(w64[r])
+	}
+	d32, d64 := make([]float32, n*v), make([]float64, n*v)
+	loss32, err := crossEntropy(l32, tg32, w32, d32, 0.5, n, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss64, err := crossEntropy(l64, tg64, w64, d64, 0.5, n, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(loss32-loss64) > 1e-6*loss64 {
+		t.Fatalf("loss %v, want %v", loss32, loss64)
+	}
+	var wsum float64
+	for _, x := range w64 {
+		wsum += x
+	}
+	for i := range d64 {
+		// The target's entry is scale·(p − 1): its float32 rounding is relative to scale.
+		scale := 0.5 * w64[i/v] / wsum
+		if math.Abs(float64(d32[i])-d64[i]) > 1e-6*math.Abs(d64[i])+3e-7*scale {
+			t.Fatalf("dlogits[%d] = %v, want %v", i, d32[i], d64[i])
+		}
+	}
+	tg32[n-1], w32[n-1] = float32(v), 1 // a target outside the vocabulary is an error, from any worker
+	if _, err := crossEntropy(l32, tg32, w32, d32, 0.5, n, v); err == nil {
+		t.Fatal("target = vocabulary size: want an error")
 	}
 }

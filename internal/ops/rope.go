@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -49,6 +50,9 @@ type ropeOp struct {
 	out     buffer
 	cos64   scratch[float64]
 	sin64   scratch[float64]
+	pos64   scratch[float64]
+	lastPos []float64 // the positions the cos/sin tables hold (they usually repeat from run to run)
+	tables  bool
 }
 
 func (op *ropeOp) Type() hm.Type { return fnType(2, 1, 2) }
@@ -85,7 +89,7 @@ func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
-	pos := make([]float64, s[0])
+	pos := op.pos64.get(s[0])
 	switch p := vs[1].Data().(type) {
 	case []float32:
 		for i, v := range p {
@@ -94,7 +98,14 @@ func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
 	case []float64:
 		copy(pos, p)
 	}
-	cs, sn := op.angles(pos)
+	var cs, sn []float64
+	if half := op.cfg.Rot / 2; op.tables && slices.Equal(pos, op.lastPos) {
+		cs, sn = op.cos64.s[:len(pos)*half], op.sin64.s[:len(pos)*half]
+	} else {
+		cs, sn = op.angles(pos)
+		op.lastPos = append(op.lastPos[:0], pos...)
+		op.tables = true
+	}
 	if dt == tensor.Float32 {
 		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, s[0], s[1], op.cfg)
 	} else {
@@ -104,9 +115,13 @@ func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
 }
 
 func rotate[F Float](x, y []F, cs, sn []float64, n, d int, cfg RopeConfig) {
-	copy(y, x)
+	parallel(n, 2*d, func(_, lo, hi int) { rotateRows(x, y, cs, sn, lo, hi, d, cfg) })
+}
+
+func rotateRows[F Float](x, y []F, cs, sn []float64, lo, hi, d int, cfg RopeConfig) {
+	copy(y[lo*d:hi*d], x[lo*d:hi*d])
 	dh, half := d/cfg.Heads, cfg.Rot/2
-	for r := 0; r < n; r++ {
+	for r := lo; r < hi; r++ {
 		c, s := cs[r*half:(r+1)*half], sn[r*half:(r+1)*half]
 		for h := 0; h < cfg.Heads; h++ {
 			off := r*d + h*dh

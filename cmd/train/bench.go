@@ -1,0 +1,246 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/train"
+)
+
+// benchOptions are the flags of `train bench`.
+type benchOptions struct {
+	cfg           model.Config
+	batch, length int
+	steps, warmup int
+	chunks        int
+	evalIters     int
+	schemes       []string
+	evalLens      []int
+	schemesFlag   string
+	evalLensFlag  string
+	dtype         string
+}
+
+// runBench measures training steps (forward, backward, Adam) and forward-only evaluation of a
+// model, and prints one BENCH line per measurement, last, on stdout:
+//
+//	BENCH train scheme=sinusoidal tok/s=N ms/step=N alloc_MB/step=N allocs/step=N
+//	BENCH eval scheme=sinusoidal T=64 tok/s=N
+//
+// Each figure is the median over -chunks timed chunks, after -warmup untimed steps.
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o benchOptions
+	fs.IntVar(&o.cfg.Layers, "layers", 2, "transformer blocks")
+	fs.IntVar(&o.cfg.DModel, "d-model", 64, "model width")
+	fs.IntVar(&o.cfg.Heads, "heads", 4, "attention heads (must divide -d-model)")
+	fs.IntVar(&o.cfg.DFF, "d-ff", 256, "MLP hidden width")
+	fs.IntVar(&o.cfg.Vocab, "vocab", 16, "vocabulary size")
+	fs.IntVar(&o.batch, "batch", 32, "sequences per batch")
+	fs.IntVar(&o.length, "len", 64, "training sequence length")
+	fs.IntVar(&o.steps, "steps", 60, "timed training steps per scheme (split into -chunks chunks)")
+	fs.IntVar(&o.warmup, "warmup", 5, "untimed training steps (and evaluation passes) before timing")
+	fs.IntVar(&o.chunks, "chunks", 5, "timed chunks; the figures are medians over chunks")
+	fs.IntVar(&o.evalIters, "eval-iters", 20, "timed forward passes per evaluation length (split into -chunks chunks)")
+	fs.StringVar(&o.schemesFlag, "schemes", "sinusoidal,rope", "comma-separated position schemes: "+strings.Join(position.Kinds(), ", "))
+	fs.StringVar(&o.evalLensFlag, "eval-lens", "64,128,256,512", "comma-separated forward-only sequence lengths (empty: none)")
+	fs.StringVar(&o.dtype, "dtype", "float32", "float32 or float64")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench: unexpected argument %q: %w (see train bench -h)", fs.Arg(0), errUsage)
+	}
+	if err := o.check(); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	o.cfg.Dtype = o.dtype
+	o.cfg.Seed = 1
+	fmt.Fprintf(stderr, "bench: %s GOMAXPROCS=%d matmul=%s; model layers=%d d_model=%d heads=%d d_ff=%d vocab=%d %s; batch=%d len=%d\n",
+		runtime.Version(), runtime.GOMAXPROCS(0), ops.Backend(), o.cfg.Layers, o.cfg.DModel, o.cfg.Heads, o.cfg.DFF, o.cfg.Vocab, o.dtype, o.batch, o.length)
+	var lines []string
+	for _, scheme := range o.schemes {
+		m, err := model.New(o.cfg, position.Spec{Kind: scheme})
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		line, err := benchTrain(m, scheme, o)
+		if err != nil {
+			return fmt.Errorf("bench: %s: %w", scheme, err)
+		}
+		progress(stderr, line)
+		lines = append(lines, line)
+		for _, T := range o.evalLens {
+			line, err := benchEval(m, scheme, T, o)
+			if err != nil {
+				return fmt.Errorf("bench: %s at T=%d: %w", scheme, T, err)
+			}
+			progress(stderr, line)
+			lines = append(lines, line)
+		}
+	}
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
+	return nil
+}
+
+// progress reports a finished measurement on stderr (the BENCH lines all go to stdout at the end).
+func progress(w io.Writer, line string) {
+	fmt.Fprintln(w, "bench: measured", strings.TrimPrefix(line, "BENCH "))
+}
+
+func (o *benchOptions) check() error {
+	for _, f := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"layers", o.cfg.Layers, 1}, {"d-model", o.cfg.DModel, 1}, {"heads", o.cfg.Heads, 1}, {"d-ff", o.cfg.DFF, 1},
+		{"vocab", o.cfg.Vocab, 2}, {"batch", o.batch, 1}, {"len", o.length, 1}, {"steps", o.steps, 1},
+		{"warmup", o.warmup, 0}, {"chunks", o.chunks, 1}, {"eval-iters", o.evalIters, 1}} {
+		if f.v < f.min {
+			return fmt.Errorf("-%s must be at least %d, got %d", f.name, f.min, f.v)
+		}
+	}
+	if o.cfg.DModel%o.cfg.Heads != 0 {
+		return fmt.Errorf("-heads %d does not divide -d-model %d", o.cfg.Heads, o.cfg.DModel)
+	}
+	if o.steps < o.chunks || o.evalIters < o.chunks && o.evalLensFlag != "" {
+		return fmt.Errorf("-steps (%d) and -eval-iters (%d) must be at least -chunks (%d)", o.steps, o.evalIters, o.chunks)
+	}
+	if o.dtype != "float32" && o.dtype != "float64" {
+		return fmt.Errorf("-dtype must be float32 or float64, got %q", o.dtype)
+	}
+	for _, s := range strings.Split(o.schemesFlag, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if !slices.Contains(position.Kinds(), s) {
+			return fmt.Errorf("-schemes: unknown scheme %q (known: %s)", s, strings.Join(position.Kinds(), ", "))
+		}
+		o.schemes = append(o.schemes, s)
+	}
+	if len(o.schemes) == 0 {
+		return fmt.Errorf("-schemes is empty; name at least one of %s", strings.Join(position.Kinds(), ", "))
+	}
+	for _, s := range strings.Split(o.evalLensFlag, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		T, err := strconv.Atoi(s)
+		if err != nil || T < 1 {
+			return fmt.Errorf("-eval-lens: %q is not a positive length", s)
+		}
+		o.evalLens = append(o.evalLens, T)
+	}
+	return nil
+}
+
+// benchInput is a batch of random tokens (next-token targets, every position scored).
+func benchInput(batch, length, vocab int) model.Input {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := batch * length
+	in := model.Input{Tokens: make([]int, n), Targets: make([]int, n), Weights: make([]float64, n)}
+	for i := range in.Tokens {
+		in.Tokens[i], in.Targets[i], in.Weights[i] = rng.IntN(vocab), rng.IntN(vocab), 1
+	}
+	return in
+}
+
+// chunkSizes splits n iterations into k chunks as evenly as possible.
+func chunkSizes(n, k int) []int {
+	s := make([]int, k)
+	for i := range s {
+		s[i] = n / k
+		if i < n%k {
+			s[i]++
+		}
+	}
+	return s
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func benchTrain(m *model.Model, scheme string, o benchOptions) (string, error) {
+	g, err := m.Build(o.batch, o.length, model.BuildOptions{Grad: true})
+	if err != nil {
+		return "", err
+	}
+	defer g.Close()
+	in := benchInput(o.batch, o.length, o.cfg.Vocab)
+	adam := train.NewAdam(m.Params(), 0.9, 0.999, 1e-8, 0)
+	step := func() error {
+		if _, err := g.Run(in); err != nil {
+			return err
+		}
+		return adam.Update(m.Params(), g.Grads(), 1e-3, 1)
+	}
+	for i := 0; i < o.warmup; i++ {
+		if err := step(); err != nil {
+			return "", err
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var msPerStep []float64
+	for _, n := range chunkSizes(o.steps, o.chunks) {
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			if err := step(); err != nil {
+				return "", err
+			}
+		}
+		msPerStep = append(msPerStep, float64(time.Since(start).Nanoseconds())/1e6/float64(n))
+	}
+	runtime.ReadMemStats(&after)
+	ms := median(msPerStep)
+	steps := float64(o.steps)
+	return fmt.Sprintf("BENCH train scheme=%s tok/s=%.0f ms/step=%.2f alloc_MB/step=%.2f allocs/step=%.0f",
+		scheme, float64(o.batch*o.length)/(ms/1e3), ms,
+		float64(after.TotalAlloc-before.TotalAlloc)/1e6/steps, float64(after.Mallocs-before.Mallocs)/steps), nil
+}
+
+func benchEval(m *model.Model, scheme string, T int, o benchOptions) (string, error) {
+	g, err := m.Build(o.batch, T, model.BuildOptions{})
+	if err != nil {
+		return "", err
+	}
+	defer g.Close()
+	in := benchInput(o.batch, T, o.cfg.Vocab)
+	for i := 0; i < max(o.warmup, 1); i++ {
+		if _, err := g.Run(in); err != nil {
+			return "", err
+		}
+	}
+	var tokPerSec []float64
+	for _, n := range chunkSizes(o.evalIters, o.chunks) {
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			if _, err := g.Run(in); err != nil {
+				return "", err
+			}
+		}
+		tokPerSec = append(tokPerSec, float64(o.batch*T*n)/time.Since(start).Seconds())
+	}
+	return fmt.Sprintf("BENCH eval scheme=%s T=%d tok/s=%.0f", scheme, T, median(tokPerSec)), nil
+}

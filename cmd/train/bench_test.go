@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestBenchCommand runs `train bench` on a tiny model and checks that it ends with one BENCH line
+// per measurement, in the documented format.
+func TestBenchCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-vocab", "5",
+		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2",
+		"-schemes", "sinusoidal,rope", "-eval-lens", "4,8"}
+	if err := run(t.Context(), args, &out, &errOut); err != nil {
+		t.Fatalf("bench: %v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	train := regexp.MustCompile(`^BENCH train scheme=(\w+) tok/s=\d+ ms/step=\d+\.\d+ alloc_MB/step=\d+\.\d+ allocs/step=\d+$`)
+	eval := regexp.MustCompile(`^BENCH eval scheme=(\w+) T=(\d+) tok/s=\d+$`)
+	var want []string
+	for _, s := range []string{"sinusoidal", "rope"} {
+		want = append(want, "train "+s, "eval "+s+" 4", "eval "+s+" 8")
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, l := range lines {
+		var got string
+		if m := train.FindStringSubmatch(l); m != nil {
+			got = "train " + m[1]
+		} else if m := eval.FindStringSubmatch(l); m != nil {
+			got = "eval " + m[1] + " " + m[2]
+		}
+		if got != want[i] {
+			t.Errorf("line %d: %q, want a BENCH line for %q", i, l, want[i])
+		}
+	}
+}
+
+// TestBenchBadFlags: each bad flag is an error that names it, before any work.
+func TestBenchBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-heads", "5"}, "-heads 5 does not divide -d-model 64"},
+		{[]string{"-batch", "0"}, "-batch must be at least 1"},
+		{[]string{"-schemes", "fourier"}, `unknown scheme "fourier"`},
+		{[]string{"-schemes", ""}, "-schemes is empty"},
+		{[]string{"-eval-lens", "64,x"}, `"x" is not a positive length`},
+		{[]string{"-dtype", "float16"}, "-dtype must be float32 or float64"},
+		{[]string{"-steps", "2", "-chunks", "5"}, "must be at least -chunks"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-nosuchflag"}, "flag provided but not defined"},
+	} {
+		err := run(t.Context(), append([]string{"bench"}, c.args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("bench %v: error %v, want one containing %q", c.args, err, c.want)
+		}
+	}
+	err := run(t.Context(), []string{"bench", "extra"}, io.Discard, io.Discard)
+	if !errors.Is(err, errUsage) {
+		t.Errorf("a stray argument should be a usage error, got %v", err)
+	}
+}

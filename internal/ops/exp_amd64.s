@@ -1,0 +1,168 @@
+//go:build amd64 && !purego
+
+// AVX2 + FMA exponential for float32 rows (the softmax): Cephes' expf, eight lanes at a time.
+
+#include "textflag.h"
+
+DATA expconst<>+0(SB)/4, $0x3fb8aa3b // log2e
+DATA expconst<>+4(SB)/4, $0x3f318000 // c1
+DATA expconst<>+8(SB)/4, $0xb95e8083 // c2
+DATA expconst<>+12(SB)/4, $0x39506967 // p0
+DATA expconst<>+16(SB)/4, $0x3ab743ce // p1
+DATA expconst<>+20(SB)/4, $0x3c088908 // p2
+DATA expconst<>+24(SB)/4, $0x3d2aa9c1 // p3
+DATA expconst<>+28(SB)/4, $0x3e2aaaaa // p4
+DATA expconst<>+32(SB)/4, $0x3f000000 // p5
+DATA expconst<>+36(SB)/4, $0x3f800000 // one
+DATA expconst<>+40(SB)/4, $0xc2aeac4f // lo
+DATA expconst<>+44(SB)/4, $0x42b0c0a5 // hi
+GLOBL expconst<>(SB), RODATA|NOPTR, $48
+
+// func expShiftSum8(x []float32, m float32) float32
+// Replaces x[i] by exp(x[i] − m) for i < len(x)&^7 and returns the sum of those values.
+TEXT ·expShiftSum8(SB), NOSPLIT, $0-36
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	SHRQ $3, CX
+	VBROADCASTSS m+24(FP), Y15
+	VXORPS Y14, Y14, Y14
+	TESTQ CX, CX
+	JE expdone
+	VBROADCASTSS expconst<>+0(SB), Y13  // log2e
+	VBROADCASTSS expconst<>+4(SB), Y12  // c1
+	VBROADCASTSS expconst<>+8(SB), Y11  // c2
+	VBROADCASTSS expconst<>+40(SB), Y10 // lo
+	VBROADCASTSS expconst<>+44(SB), Y9  // hi
+	VBROADCASTSS expconst<>+36(SB), Y8  // 1
+expLoop:
+	VMOVUPS (SI), Y0
+	VSUBPS Y15, Y0, Y0
+	VMAXPS Y10, Y0, Y0
+	VMINPS Y9, Y0, Y0
+	VMULPS Y13, Y0, Y1
+	VROUNDPS $0, Y1, Y1        // n = round(x·log2e)
+	VFNMADD231PS Y12, Y1, Y0   // r = x − n·c1
+	VFNMADD231PS Y11, Y1, Y0   // r −= n·c2
+	VBROADCASTSS expconst<>+12(SB), Y2
+	VBROADCASTSS expconst<>+16(SB), Y3
+	VFMADD213PS Y3, Y0, Y2     // p = p0·r + p1
+	VBROADCASTSS expconst<>+20(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VBROADCASTSS expconst<>+24(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VBROADCASTSS expconst<>+28(SB), Y3
+	VFMADD213PS Y3, Y0, Y2
+	VBROADCASTSS expconst<>+32(SB), Y3
+	VFMADD213PS Y3, Y0, Y2     // p = ((((p0 r + p1) r + p2) r + p3) r + p4) r + p5
+	VMULPS Y0, Y0, Y4          // r²
+	VADDPS Y8, Y0, Y5          // 1 + r
+	VFMADD231PS Y4, Y2, Y5     // y = p·r² + r + 1
+	VCVTPS2DQ Y1, Y1
+	VPSLLD $23, Y1, Y1
+	VPADDD Y1, Y5, Y5          // y·2ⁿ through the exponent bits
+	VMOVUPS Y5, (SI)
+	VADDPS Y5, Y14, Y14
+	ADDQ $32, SI
+	DECQ CX
+	JNE expLoop
+expdone:
+	VEXTRACTF128 $1, Y14, X1
+	VADDPS X1, X14, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	MOVSS X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func max8(x []float32) float32
+// Returns the maximum of x[:len(x)&^7], which must not be empty.
+TEXT ·max8(SB), NOSPLIT, $0-28
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	SHRQ $3, CX
+	VMOVUPS (SI), Y0
+	ADDQ $32, SI
+	DECQ CX
+	JE maxdone
+maxloop:
+	VMAXPS (SI), Y0, Y0
+	ADDQ $32, SI
+	DECQ CX
+	JNE maxloop
+maxdone:
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VMAXPS X1, X0, X0
+	MOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func scale8(x []float32, s float32)
+// Multiplies x[:len(x)&^7] by s.
+TEXT ·scale8(SB), NOSPLIT, $0-28
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	SHRQ $3, CX
+	JE scaledone
+	VBROADCASTSS s+24(FP), Y1
+scaleloop:
+	VMULPS (SI), Y1, Y0
+	VMOVUPS Y0, (SI)
+	ADDQ $32, SI
+	DECQ CX
+	JNE scaleloop
+scaledone:
+	VZEROUPPER
+	RET
+
+// func sum8(x []float32) float32
+// Returns the sum of x[:len(x)&^7] (eight partial sums, then added in a fixed order).
+TEXT ·sum8(SB), NOSPLIT, $0-28
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	SHRQ $3, CX
+	VXORPS Y0, Y0, Y0
+	TESTQ CX, CX
+	JE sumdone
+sumloop:
+	VADDPS (SI), Y0, Y0
+	ADDQ $32, SI
+	DECQ CX
+	JNE sumloop
+sumdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	MOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func sqdev8(x []float32, m float32) float32
+// Returns the sum of (x[i] − m)² over x[:len(x)&^7].
+TEXT ·sqdev8(SB), NOSPLIT, $0-36
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	SHRQ $3, CX
+	VBROADCASTSS m+24(FP), Y2
+	VXORPS Y0, Y0, Y0
+	TESTQ CX, CX
+	JE sqdone
+sqloop:
+	VMOVUPS (SI), Y1
+	VSUBPS Y2, Y1, Y1
+	VFMADD231PS Y1, Y1, Y0
+	ADDQ $32, SI
+	DECQ CX
+	JNE sqloop
+sqdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	MOVSS X0, ret+32(FP)
+	VZEROUPPER
+	RET

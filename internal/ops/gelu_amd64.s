@@ -1,0 +1,377 @@
+//go:build amd64 && !purego
+
+// AVX2 + FMA GELU for float32, eight values at a time: the same formula as geluFast32 (erfc by
+// the Numerical Recipes fit, exp by Cephes' expf) with −x²/2 kept exact through an FMA.
+
+#include "textflag.h"
+
+DATA geluconst<>+0(SB)/4, $0x7fffffff
+DATA geluconst<>+4(SB)/4, $0x7fffffff
+DATA geluconst<>+8(SB)/4, $0x7fffffff
+DATA geluconst<>+12(SB)/4, $0x7fffffff
+DATA geluconst<>+16(SB)/4, $0x7fffffff
+DATA geluconst<>+20(SB)/4, $0x7fffffff
+DATA geluconst<>+24(SB)/4, $0x7fffffff
+DATA geluconst<>+28(SB)/4, $0x7fffffff
+DATA geluconst<>+32(SB)/4, $0x3f3504f3
+DATA geluconst<>+36(SB)/4, $0x3f3504f3
+DATA geluconst<>+40(SB)/4, $0x3f3504f3
+DATA geluconst<>+44(SB)/4, $0x3f3504f3
+DATA geluconst<>+48(SB)/4, $0x3f3504f3
+DATA geluconst<>+52(SB)/4, $0x3f3504f3
+DATA geluconst<>+56(SB)/4, $0x3f3504f3
+DATA geluconst<>+60(SB)/4, $0x3f3504f3
+DATA geluconst<>+64(SB)/4, $0x3f000000
+DATA geluconst<>+68(SB)/4, $0x3f000000
+DATA geluconst<>+72(SB)/4, $0x3f000000
+DATA geluconst<>+76(SB)/4, $0x3f000000
+DATA geluconst<>+80(SB)/4, $0x3f000000
+DATA geluconst<>+84(SB)/4, $0x3f000000
+DATA geluconst<>+88(SB)/4, $0x3f000000
+DATA geluconst<>+92(SB)/4, $0x3f000000
+DATA geluconst<>+96(SB)/4, $0x3f800000
+DATA geluconst<>+100(SB)/4, $0x3f800000
+DATA geluconst<>+104(SB)/4, $0x3f800000
+DATA geluconst<>+108(SB)/4, $0x3f800000
+DATA geluconst<>+112(SB)/4, $0x3f800000
+DATA geluconst<>+116(SB)/4, $0x3f800000
+DATA geluconst<>+120(SB)/4, $0x3f800000
+DATA geluconst<>+124(SB)/4, $0x3f800000
+DATA geluconst<>+128(SB)/4, $0x41500000
+DATA geluconst<>+132(SB)/4, $0x41500000
+DATA geluconst<>+136(SB)/4, $0x41500000
+DATA geluconst<>+140(SB)/4, $0x41500000
+DATA geluconst<>+144(SB)/4, $0x41500000
+DATA geluconst<>+148(SB)/4, $0x41500000
+DATA geluconst<>+152(SB)/4, $0x41500000
+DATA geluconst<>+156(SB)/4, $0x41500000
+DATA geluconst<>+160(SB)/4, $0x3ecc422a
+DATA geluconst<>+164(SB)/4, $0x3ecc422a
+DATA geluconst<>+168(SB)/4, $0x3ecc422a
+DATA geluconst<>+172(SB)/4, $0x3ecc422a
+DATA geluconst<>+176(SB)/4, $0x3ecc422a
+DATA geluconst<>+180(SB)/4, $0x3ecc422a
+DATA geluconst<>+184(SB)/4, $0x3ecc422a
+DATA geluconst<>+188(SB)/4, $0x3ecc422a
+DATA geluconst<>+192(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+196(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+200(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+204(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+208(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+212(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+216(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+220(SB)/4, $0x3fb8aa3b
+DATA geluconst<>+224(SB)/4, $0x3f318000
+DATA geluconst<>+228(SB)/4, $0x3f318000
+DATA geluconst<>+232(SB)/4, $0x3f318000
+DATA geluconst<>+236(SB)/4, $0x3f318000
+DATA geluconst<>+240(SB)/4, $0x3f318000
+DATA geluconst<>+244(SB)/4, $0x3f318000
+DATA geluconst<>+248(SB)/4, $0x3f318000
+DATA geluconst<>+252(SB)/4, $0x3f318000
+DATA geluconst<>+256(SB)/4, $0xb95e8083
+DATA geluconst<>+260(SB)/4, $0xb95e8083
+DATA geluconst<>+264(SB)/4, $0xb95e8083
+DATA geluconst<>+268(SB)/4, $0xb95e8083
+DATA geluconst<>+272(SB)/4, $0xb95e8083
+DATA geluconst<>+276(SB)/4, $0xb95e8083
+DATA geluconst<>+280(SB)/4, $0xb95e8083
+DATA geluconst<>+284(SB)/4, $0xb95e8083
+DATA geluconst<>+288(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+292(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+296(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+300(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+304(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+308(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+312(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+316(SB)/4, $0xbfa1fc4e
+DATA geluconst<>+320(SB)/4, $0x3f8000c7
+DATA geluconst<>+324(SB)/4, $0x3f8000c7
+DATA geluconst<>+328(SB)/4, $0x3f8000c7
+DATA geluconst<>+332(SB)/4, $0x3f8000c7
+DATA geluconst<>+336(SB)/4, $0x3f8000c7
+DATA geluconst<>+340(SB)/4, $0x3f8000c7
+DATA geluconst<>+344(SB)/4, $0x3f8000c7
+DATA geluconst<>+348(SB)/4, $0x3f8000c7
+DATA geluconst<>+352(SB)/4, $0x3ebf88fb
+DATA geluconst<>+356(SB)/4, $0x3ebf88fb
+DATA geluconst<>+360(SB)/4, $0x3ebf88fb
+DATA geluconst<>+364(SB)/4, $0x3ebf88fb
+DATA geluconst<>+368(SB)/4, $0x3ebf88fb
+DATA geluconst<>+372(SB)/4, $0x3ebf88fb
+DATA geluconst<>+376(SB)/4, $0x3ebf88fb
+DATA geluconst<>+380(SB)/4, $0x3ebf88fb
+DATA geluconst<>+384(SB)/4, $0x3dc636c9
+DATA geluconst<>+388(SB)/4, $0x3dc636c9
+DATA geluconst<>+392(SB)/4, $0x3dc636c9
+DATA geluconst<>+396(SB)/4, $0x3dc636c9
+DATA geluconst<>+400(SB)/4, $0x3dc636c9
+DATA geluconst<>+404(SB)/4, $0x3dc636c9
+DATA geluconst<>+408(SB)/4, $0x3dc636c9
+DATA geluconst<>+412(SB)/4, $0x3dc636c9
+DATA geluconst<>+416(SB)/4, $0xbe3ec24c
+DATA geluconst<>+420(SB)/4, $0xbe3ec24c
+DATA geluconst<>+424(SB)/4, $0xbe3ec24c
+DATA geluconst<>+428(SB)/4, $0xbe3ec24c
+DATA geluconst<>+432(SB)/4, $0xbe3ec24c
+DATA geluconst<>+436(SB)/4, $0xbe3ec24c
+DATA geluconst<>+440(SB)/4, $0xbe3ec24c
+DATA geluconst<>+444(SB)/4, $0xbe3ec24c
+DATA geluconst<>+448(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+452(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+456(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+460(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+464(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+468(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+472(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+476(SB)/4, $0x3e8ec7cc
+DATA geluconst<>+480(SB)/4, $0xbf914e5d
+DATA geluconst<>+484(SB)/4, $0xbf914e5d
+DATA geluconst<>+488(SB)/4, $0xbf914e5d
+DATA geluconst<>+492(SB)/4, $0xbf914e5d
+DATA geluconst<>+496(SB)/4, $0xbf914e5d
+DATA geluconst<>+500(SB)/4, $0xbf914e5d
+DATA geluconst<>+504(SB)/4, $0xbf914e5d
+DATA geluconst<>+508(SB)/4, $0xbf914e5d
+DATA geluconst<>+512(SB)/4, $0x3fbe87b0
+DATA geluconst<>+516(SB)/4, $0x3fbe87b0
+DATA geluconst<>+520(SB)/4, $0x3fbe87b0
+DATA geluconst<>+524(SB)/4, $0x3fbe87b0
+DATA geluconst<>+528(SB)/4, $0x3fbe87b0
+DATA geluconst<>+532(SB)/4, $0x3fbe87b0
+DATA geluconst<>+536(SB)/4, $0x3fbe87b0
+DATA geluconst<>+540(SB)/4, $0x3fbe87b0
+DATA geluconst<>+544(SB)/4, $0xbf527892
+DATA geluconst<>+548(SB)/4, $0xbf527892
+DATA geluconst<>+552(SB)/4, $0xbf527892
+DATA geluconst<>+556(SB)/4, $0xbf527892
+DATA geluconst<>+560(SB)/4, $0xbf527892
+DATA geluconst<>+564(SB)/4, $0xbf527892
+DATA geluconst<>+568(SB)/4, $0xbf527892
+DATA geluconst<>+572(SB)/4, $0xbf527892
+DATA geluconst<>+576(SB)/4, $0x3e2ef945
+DATA geluconst<>+580(SB)/4, $0x3e2ef945
+DATA geluconst<>+584(SB)/4, $0x3e2ef945
+DATA geluconst<>+588(SB)/4, $0x3e2ef945
+DATA geluconst<>+592(SB)/4, $0x3e2ef945
+DATA geluconst<>+596(SB)/4, $0x3e2ef945
+DATA geluconst<>+600(SB)/4, $0x3e2ef945
+DATA geluconst<>+604(SB)/4, $0x3e2ef945
+DATA geluconst<>+608(SB)/4, $0x39506967
+DATA geluconst<>+612(SB)/4, $0x39506967
+DATA geluconst<>+616(SB)/4, $0x39506967
+DATA geluconst<>+620(SB)/4, $0x39506967
+DATA geluconst<>+624(SB)/4, $0x39506967
+DATA geluconst<>+628(SB)/4, $0x39506967
+DATA geluconst<>+632(SB)/4, $0x39506967
+DATA geluconst<>+636(SB)/4, $0x39506967
+DATA geluconst<>+640(SB)/4, $0x3ab743ce
+DATA geluconst<>+644(SB)/4, $0x3ab743ce
+DATA geluconst<>+648(SB)/4, $0x3ab743ce
+DATA geluconst<>+652(SB)/4, $0x3ab743ce
+DATA geluconst<>+656(SB)/4, $0x3ab743ce
+DATA geluconst<>+660(SB)/4, $0x3ab743ce
+DATA geluconst<>+664(SB)/4, $0x3ab743ce
+DATA geluconst<>+668(SB)/4, $0x3ab743ce
+DATA geluconst<>+672(SB)/4, $0x3c088908
+DATA geluconst<>+676(SB)/4, $0x3c088908
+DATA geluconst<>+680(SB)/4, $0x3c088908
+DATA geluconst<>+684(SB)/4, $0x3c088908
+DATA geluconst<>+688(SB)/4, $0x3c088908
+DATA geluconst<>+692(SB)/4, $0x3c088908
+DATA geluconst<>+696(SB)/4, $0x3c088908
+DATA geluconst<>+700(SB)/4, $0x3c088908
+DATA geluconst<>+704(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+708(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+712(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+716(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+720(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+724(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+728(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+732(SB)/4, $0x3d2aa9c1
+DATA geluconst<>+736(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+740(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+744(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+748(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+752(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+756(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+760(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+764(SB)/4, $0x3e2aaaaa
+DATA geluconst<>+768(SB)/4, $0x3f000000
+DATA geluconst<>+772(SB)/4, $0x3f000000
+DATA geluconst<>+776(SB)/4, $0x3f000000
+DATA geluconst<>+780(SB)/4, $0x3f000000
+DATA geluconst<>+784(SB)/4, $0x3f000000
+DATA geluconst<>+788(SB)/4, $0x3f000000
+DATA geluconst<>+792(SB)/4, $0x3f000000
+DATA geluconst<>+796(SB)/4, $0x3f000000
+GLOBL geluconst<>(SB), RODATA|NOPTR, $800
+
+// func geluFwd8(x, y []float32)
+// y[i] = x[i]·Φ(x[i]) for i < len(x)&^7.
+TEXT ·geluFwd8(SB), NOSPLIT, $0-48
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ y_base+24(FP), DI
+	SHRQ $3, CX
+	JE fwddone
+fwdloop:
+	VMOVUPS (SI), Y0
+	VANDPS geluconst<>+0(SB), Y0, Y1
+	VCMPPS $0x1e, geluconst<>+128(SB), Y1, Y14
+	VMINPS geluconst<>+128(SB), Y1, Y1
+	VMULPS geluconst<>+32(SB), Y1, Y2
+	VMULPS geluconst<>+64(SB), Y2, Y2
+	VADDPS geluconst<>+96(SB), Y2, Y2
+	VMOVUPS geluconst<>+96(SB), Y3
+	VDIVPS Y2, Y3, Y3
+	VMOVUPS geluconst<>+576(SB), Y4
+	VFMADD213PS geluconst<>+544(SB), Y3, Y4
+	VFMADD213PS geluconst<>+512(SB), Y3, Y4
+	VFMADD213PS geluconst<>+480(SB), Y3, Y4
+	VFMADD213PS geluconst<>+448(SB), Y3, Y4
+	VFMADD213PS geluconst<>+416(SB), Y3, Y4
+	VFMADD213PS geluconst<>+384(SB), Y3, Y4
+	VFMADD213PS geluconst<>+352(SB), Y3, Y4
+	VFMADD213PS geluconst<>+320(SB), Y3, Y4
+	VFMADD213PS geluconst<>+288(SB), Y3, Y4
+	VMULPS Y1, Y1, Y5
+	VMOVAPS Y5, Y6
+	VFMSUB231PS Y1, Y1, Y6
+	VXORPS Y7, Y7, Y7
+	VMULPS geluconst<>+64(SB), Y5, Y5
+	VSUBPS Y5, Y7, Y5
+	VMULPS geluconst<>+64(SB), Y6, Y6
+	VSUBPS Y6, Y7, Y6
+	VADDPS Y6, Y4, Y4
+	VADDPS Y4, Y5, Y7
+	VMULPS geluconst<>+192(SB), Y7, Y7
+	VROUNDPS $0, Y7, Y7
+	VMOVAPS Y5, Y8
+	VFNMADD231PS geluconst<>+224(SB), Y7, Y8
+	VADDPS Y4, Y8, Y8
+	VFNMADD231PS geluconst<>+256(SB), Y7, Y8
+	VMOVUPS geluconst<>+608(SB), Y9
+	VFMADD213PS geluconst<>+640(SB), Y8, Y9
+	VFMADD213PS geluconst<>+672(SB), Y8, Y9
+	VFMADD213PS geluconst<>+704(SB), Y8, Y9
+	VFMADD213PS geluconst<>+736(SB), Y8, Y9
+	VFMADD213PS geluconst<>+768(SB), Y8, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS geluconst<>+96(SB), Y8, Y11
+	VFMADD231PS Y10, Y9, Y11
+	VCVTPS2DQ Y7, Y7
+	VPSLLD $23, Y7, Y7
+	VPADDD Y7, Y11, Y11
+	VMULPS Y3, Y11, Y11
+	VMULPS geluconst<>+64(SB), Y11, Y11
+	VANDNPS Y11, Y14, Y11
+	VMOVUPS geluconst<>+96(SB), Y12
+	VSUBPS Y11, Y12, Y12
+	VBLENDVPS Y0, Y11, Y12, Y13
+	VMULPS Y13, Y0, Y13
+	VMOVUPS Y13, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE fwdloop
+fwddone:
+	VZEROUPPER
+	RET
+
+// func geluBwd8(x, g, y []float32)
+// y[i] = g[i]·GELU'(x[i]) = g[i]·(Φ(x[i]) + x[i]·φ(x[i])) for i < len(x)&^7.
+TEXT ·geluBwd8(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ g_base+24(FP), DX
+	MOVQ y_base+48(FP), DI
+	SHRQ $3, CX
+	JE bwddone
+bwdloop:
+	VMOVUPS (SI), Y0
+	VANDPS geluconst<>+0(SB), Y0, Y1
+	VCMPPS $0x1e, geluconst<>+128(SB), Y1, Y14
+	VMINPS geluconst<>+128(SB), Y1, Y1
+	VMULPS geluconst<>+32(SB), Y1, Y2
+	VMULPS geluconst<>+64(SB), Y2, Y2
+	VADDPS geluconst<>+96(SB), Y2, Y2
+	VMOVUPS geluconst<>+96(SB), Y3
+	VDIVPS Y2, Y3, Y3
+	VMOVUPS geluconst<>+576(SB), Y4
+	VFMADD213PS geluconst<>+544(SB), Y3, Y4
+	VFMADD213PS geluconst<>+512(SB), Y3, Y4
+	VFMADD213PS geluconst<>+480(SB), Y3, Y4
+	VFMADD213PS geluconst<>+448(SB), Y3, Y4
+	VFMADD213PS geluconst<>+416(SB), Y3, Y4
+	VFMADD213PS geluconst<>+384(SB), Y3, Y4
+	VFMADD213PS geluconst<>+352(SB), Y3, Y4
+	VFMADD213PS geluconst<>+320(SB), Y3, Y4
+	VFMADD213PS geluconst<>+288(SB), Y3, Y4
+	VMULPS Y1, Y1, Y5
+	VMOVAPS Y5, Y6
+	VFMSUB231PS Y1, Y1, Y6
+	VXORPS Y7, Y7, Y7
+	VMULPS geluconst<>+64(SB), Y5, Y5
+	VSUBPS Y5, Y7, Y5
+	VMULPS geluconst<>+64(SB), Y6, Y6
+	VSUBPS Y6, Y7, Y6
+	VADDPS Y6, Y4, Y4
+	VADDPS Y4, Y5, Y7
+	VMULPS geluconst<>+192(SB), Y7, Y7
+	VROUNDPS $0, Y7, Y7
+	VMOVAPS Y5, Y8
+	VFNMADD231PS geluconst<>+224(SB), Y7, Y8
+	VADDPS Y4, Y8, Y8
+	VFNMADD231PS geluconst<>+256(SB), Y7, Y8
+	VMOVUPS geluconst<>+608(SB), Y9
+	VFMADD213PS geluconst<>+640(SB), Y8, Y9
+	VFMADD213PS geluconst<>+672(SB), Y8, Y9
+	VFMADD213PS geluconst<>+704(SB), Y8, Y9
+	VFMADD213PS geluconst<>+736(SB), Y8, Y9
+	VFMADD213PS geluconst<>+768(SB), Y8, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS geluconst<>+96(SB), Y8, Y11
+	VFMADD231PS Y10, Y9, Y11
+	VCVTPS2DQ Y7, Y7
+	VPSLLD $23, Y7, Y7
+	VPADDD Y7, Y11, Y11
+	VMULPS Y3, Y11, Y11
+	VMULPS geluconst<>+64(SB), Y11, Y11
+	VANDNPS Y11, Y14, Y11
+	VMOVUPS geluconst<>+96(SB), Y12
+	VSUBPS Y11, Y12, Y12
+	VBLENDVPS Y0, Y11, Y12, Y13
+	VADDPS Y6, Y5, Y7
+	VMULPS geluconst<>+192(SB), Y7, Y7
+	VROUNDPS $0, Y7, Y7
+	VMOVAPS Y5, Y8
+	VFNMADD231PS geluconst<>+224(SB), Y7, Y8
+	VADDPS Y6, Y8, Y8
+	VFNMADD231PS geluconst<>+256(SB), Y7, Y8
+	VMOVUPS geluconst<>+608(SB), Y9
+	VFMADD213PS geluconst<>+640(SB), Y8, Y9
+	VFMADD213PS geluconst<>+672(SB), Y8, Y9
+	VFMADD213PS geluconst<>+704(SB), Y8, Y9
+	VFMADD213PS geluconst<>+736(SB), Y8, Y9
+	VFMADD213PS geluconst<>+768(SB), Y8, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS geluconst<>+96(SB), Y8, Y11
+	VFMADD231PS Y10, Y9, Y11
+	VCVTPS2DQ Y7, Y7
+	VPSLLD $23, Y7, Y7
+	VPADDD Y7, Y11, Y11
+	VANDNPS Y11, Y14, Y11
+	VMULPS geluconst<>+160(SB), Y11, Y11
+	VMULPS Y0, Y11, Y11
+	VADDPS Y11, Y13, Y13
+	VMULPS (DX), Y13, Y13
+	VMOVUPS Y13, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNE bwdloop
+bwddone:
+	VZEROUPPER
+	RET

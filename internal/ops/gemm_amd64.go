@@ -1,0 +1,76 @@
+//go:build amd64 && !purego
+
+package ops
+
+import (
+	"os"
+
+	"golang.org/x/sys/cpu"
+)
+
+// Micro-kernels in gemm_amd64.s (AVX2 + FMA); see microKernel for their contract.
+
+//go:noescape
+func sgemmKernel6x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, add bool)
+
+//go:noescape
+func dgemmKernel6x8(k int, a *float64, rs, cs int, b *float64, bs int, c *float64, ldc int, alpha float64, add bool)
+
+// sgemmKernel12x16 is the AVX-512 float32 kernel (gemm512_amd64.s).
+//
+//go:noescape
+func sgemmKernel12x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, add bool)
+
+var (
+	kernel32avx2   = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16}
+	kernel32avx512 = microKernel[float32]{mr: 12, nr: 16, fn: sgemmKernel12x16}
+	kernel64       = microKernel[float64]{mr: 6, nr: 8, fn: dgemmKernel6x8}
+
+	// haveKernels reports whether this CPU runs the assembly kernels.
+	haveKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	// haveAVX512 selects the AVX-512 float32 kernel (POSFORMER_AVX512=0 turns it off).
+	haveAVX512 = haveKernels && cpu.X86.HasAVX512F && os.Getenv("POSFORMER_AVX512") != "0"
+
+	// kernel32 is the float32 kernel gemm uses.
+	kernel32   = kernel32avx2
+	kernelName = "posformer avx2+fma (6x16 f32, 6x8 f64)"
+)
+
+func init() {
+	if haveAVX512 {
+		kernel32 = kernel32avx512
+		kernelName = "posformer avx-512 (12x16 f32) + avx2+fma (6x8 f64)"
+	}
+}
+
+// expShiftSum8 replaces x[i] by exp(x[i] − m) for i < len(x)&^7 (AVX2 + FMA, relative error
+// about 1e-7) and returns the sum of those values (exp_amd64.s).
+//
+//go:noescape
+func expShiftSum8(x []float32, m float32) float32
+
+// geluFwd8 writes y[i] = GELU(x[i]) and geluBwd8 y[i] = g[i]·GELU'(x[i]), for i < len(x)&^7
+// (gelu_amd64.s; the same formula as geluFast32 and geluGradFast32).
+//
+//go:noescape
+func geluFwd8(x, y []float32)
+
+//go:noescape
+func geluBwd8(x, g, y []float32)
+
+// max8 returns the maximum of x[:len(x)&^7] (at least 8 values); scale8 multiplies
+// x[:len(x)&^7] by s (exp_amd64.s).
+//
+//go:noescape
+func max8(x []float32) float32
+
+//go:noescape
+func scale8(x []float32, s float32)
+
+// sum8 returns the sum of x[:len(x)&^7]; sqdev8 the sum of (x[i] − m)² over it (exp_amd64.s).
+//
+//go:noescape
+func sum8(x []float32) float32
+
+//go:noescape
+func sqdev8(x []float32, m float32) float32

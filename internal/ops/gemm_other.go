@@ -1,0 +1,35 @@
+//go:build !amd64 || purego
+
+package ops
+
+// No assembly kernels on this architecture: gemm uses the BLAS variable (gonum's pure-Go code).
+// The portable Go kernels below exist so that the blocked driver is still tested everywhere.
+
+var (
+	kernel32 = microKernel[float32]{mr: 4, nr: 4, fn: goKernel[float32](4, 4)}
+	kernel64 = microKernel[float64]{mr: 4, nr: 4, fn: goKernel[float64](4, 4)}
+)
+
+const haveKernels = false
+
+// The kernels the tests name on amd64: here, the portable one.
+var (
+	kernel32avx2   = kernel32
+	kernel32avx512 = kernel32
+	haveAVX512     = false
+)
+
+const kernelName = "posformer go"
+
+// The vector kernels of the amd64 build are never called here (useKernels is false); these
+// stubs only satisfy the compiler.
+func expShiftSum8(x []float32, m float32) float32 { return 0 }
+
+func geluFwd8(x, y []float32)    {}
+func geluBwd8(x, g, y []float32) {}
+
+func max8(x []float32) float32      { return x[0] }
+func scale8(x []float32, s float32) {}
+
+func sum8(x []float32) float32              { return 0 }
+func sqdev8(x []float32, m float32) float32 { return 0 }

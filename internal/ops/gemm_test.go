@@ -1,0 +1,175 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// naiveGemm is the reference: C = alpha·op(A)·op(B) + beta·C by a triple loop in float64.
+func naiveGemm[F Float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s float64
+			for p := 0; p < k; p++ {
+				var av, bv F
+				if tA {
+					av = a[p*lda+i]
+				} else {
+					av = a[i*lda+p]
+				}
+				if tB {
+					bv = b[j*ldb+p]
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s += float64(av) * float64(bv)
+			}
+			old := float64(c[i*ldc+j])
+			if beta == 0 {
+				old = 0
+			}
+			c[i*ldc+j] = F(float64(alpha)*s + float64(beta)*old)
+		}
+	}
+}
+
+type gemmCase struct {
+	tA, tB      bool
+	m, n, k     int
+	alpha, beta float64
+	pad         int // extra leading-dimension padding (strided operands)
+}
+
+func gemmCases() []gemmCase {
+	var cs []gemmCase
+	shapes := [][3]int{{1, 1, 1}, {1, 17, 3}, {5, 1, 9}, {6, 16, 1}, {7, 17, 13}, {13, 33, 5}, {64, 64, 16},
+		{64, 16, 64}, {12, 32, 300}, {130, 70, 257}, {2048 / 8, 64, 64}, {64, 256, 600}, {0, 4, 4}, {3, 5, 0}}
+	for i, s := range shapes {
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				ab := [][2]float64{{1, 0}, {0.5, 1}, {-1.5, 0.25}, {0, 2}}[i%4]
+				cs = append(cs, gemmCase{tA, tB, s[0], s[1], s[2], ab[0], ab[1], (i % 3) * 3})
+			}
+		}
+	}
+	// The large products below are split over the workers.
+	cs = append(cs, gemmCase{false, false, 300, 64, 256, 1, 0, 0}, gemmCase{true, false, 64, 300, 257, 1, 1, 1},
+		gemmCase{false, true, 61, 333, 70, -1, 0.5, 2})
+	return cs
+}
+
+func checkGemm[F Float](t *testing.T, kern microKernel[F], tol float64) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range gemmCases() {
+		name := fmt.Sprintf("%T tA=%v tB=%v m=%d n=%d k=%d alpha=%v beta=%v pad=%d", F(0), c.tA, c.tB, c.m, c.n, c.k, c.alpha, c.beta, c.pad)
+		ar, ac := c.m, c.k
+		if c.tA {
+			ar, ac = ac, ar
+		}
+		br, bc := c.k, c.n
+		if c.tB {
+			br, bc = bc, br
+		}
+		lda, ldb, ldc := ac+c.pad, bc+c.pad, c.n+c.pad
+		gen := func(rows, ld int) []F {
+			x := make([]F, max(rows*ld, 1))
+			for i := range x {
+				x[i] = F(rng.NormFloat64())
+			}
+			return x
+		}
+		a, b := gen(ar, lda), gen(br, ldb)
+		c0 := gen(c.m, ldc)
+		if c.beta == 0 {
+			for i := range c0 {
+				c0[i] = F(math.NaN()) // beta = 0 must ignore C, NaN included
+			}
+			for i := 0; i < c.m; i++ { // ... but keep the padding intact
+				for j := c.n; j < ldc; j++ {
+					c0[i*ldc+j] = 7
+				}
+			}
+		}
+		want, got := append([]F(nil), c0...), append([]F(nil), c0...)
+		naiveGemm(c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, lda, b, ldb, F(c.beta), want, ldc)
+		gemmBlocked(kern, true, c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, lda, b, ldb, F(c.beta), got, ldc)
+		for i := 0; i < c.m; i++ {
+			for j := 0; j < ldc; j++ {
+				w, g := float64(want[i*ldc+j]), float64(got[i*ldc+j])
+				if j >= c.n {
+					if g != float64(c0[i*ldc+j]) && !(math.IsNaN(g) && math.IsNaN(float64(c0[i*ldc+j]))) {
+						t.Fatalf("%s: wrote outside C at (%d,%d)", name, i, j)
+					}
+					continue
+				}
+				if math.IsNaN(g) || math.Abs(w-g) > tol*(1+math.Sqrt(float64(c.k))) {
+					t.Fatalf("%s: C[%d,%d] = %v, want %v", name, i, j, g, w)
+				}
+			}
+		}
+	}
+}
+
+// TestGemmKernels checks the blocked multiply with this CPU's kernels, and with the portable Go
+// kernel, against a triple loop over shapes with odd sizes, transposes, strides, alpha and beta.
+func TestGemmKernels(t *testing.T) {
+	if haveKernels {
+		checkGemm(t, kernel32avx2, 1e-5)
+		checkGemm(t, kernel64, 1e-12)
+		if haveAVX512 {
+			checkGemm(t, kernel32avx512, 1e-5)
+		} else {
+			t.Log("no AVX-512 on this CPU: its kernel is not checked")
+		}
+	} else {
+		t.Log("no assembly kernels on this CPU; checking the portable ones only")
+	}
+	checkGemm(t, microKernel[float32]{mr: 3, nr: 5, fn: goKernel[float32](3, 5)}, 1e-5)
+	checkGemm(t, microKernel[float64]{mr: 4, nr: 4, fn: goKernel[float64](4, 4)}, 1e-12)
+}
+
+// TestGemmDispatch checks the gemm entry point (whatever backend it picked, for a small and a
+// large product: the openblas build sends the large one to OpenBLAS, split over the workers).
+func TestGemmDispatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range [][3]int{{37, 29, 41}, {300, 200, 50}, {20, 300, 100}} {
+		m, n, k := s[0], s[1], s[2]
+		a, b := make([]float32, m*k), make([]float32, n*k)
+		for i := range a {
+			a[i] = float32(rng.NormFloat64())
+		}
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		want, got := make([]float32, m*n), make([]float32, m*n)
+		naiveGemm(false, true, m, n, k, 2, a, k, b, k, 0, want, n)
+		gemm(false, true, m, n, k, 2, a, k, b, k, 0, got, n)
+		for i := range want {
+			if math.Abs(float64(want[i]-got[i])) > 1e-4 {
+				t.Fatalf("%v: C[%d] = %v, want %v", s, i, got[i], want[i])
+			}
+		}
+	}
+	t.Logf("backend: %s", Backend())
+}
+
+func BenchmarkGemm(b *testing.B) {
+	for _, s := range [][3]int{{2048, 64, 64}, {2048, 256, 64}, {2048, 64, 256}, {64, 256, 2048}, {64, 64, 16}, {256, 256, 256}} {
+		m, n, k := s[0], s[1], s[2]
+		x, y, z := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+		for i := range x {
+			x[i] = 1
+		}
+		for i := range y {
+			y[i] = 1
+		}
+		b.Run(fmt.Sprintf("%dx%dx%d", m, n, k), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				gemm(false, false, m, n, k, 1, x, k, y, n, 0, z, n)
+			}
+			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
