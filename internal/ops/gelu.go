@@ -74,7 +74,11 @@ const invSqrt2Pi = 0.39894228040143267794
 func geluKernel[F Float](x, g, y []F) {
 	if x32, ok := any(x).([]float32); ok {
 		g32, y32 := any(g).([]float32), any(y).([]float32)
-		parallel(len(x), 10, func(_, lo, hi int) {
+		// Split in blocks of eight, so that which values take the assembly path (and so every
+		// bit of the result) does not depend on the number of workers: only the last block of
+		// x goes through the scalar code.
+		parallel((len(x)+7)/8, 80, func(_, blo, bhi int) {
+			lo, hi := blo*8, min(bhi*8, len(x))
 			done := lo
 			if useKernels { // eight at a time in assembly, the rest below
 				done = lo + (hi-lo)&^7

@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/posformer/posformer/internal/gradcheck"
@@ -462,5 +463,33 @@ func TestCrossEntropyFloat32(t *testing.T) {
 	tg32[n-1], w32[n-1] = float32(v), 1 // a target outside the vocabulary is an error, from any worker
 	if _, err := crossEntropy(l32, tg32, w32, d32, 0.5, n, v); err == nil {
 		t.Fatal("target = vocabulary size: want an error")
+	}
+}
+
+// TestGELUIndependentOfWorkers: the float32 GELU and its gradient give the same bits whatever
+// the number of workers, for a length that is not a multiple of the kernel's width.
+func TestGELUIndependentOfWorkers(t *testing.T) {
+	const n = 10007
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, g := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], g[i] = float32(4*rng.NormFloat64()), float32(rng.NormFloat64())
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var wantY, wantD []float32
+	for _, procs := range []int{1, 2, 3, 5} {
+		runtime.GOMAXPROCS(procs)
+		y, d := make([]float32, n), make([]float32, n)
+		geluKernel(x, nil, y)
+		geluKernel(x, g, d)
+		if wantY == nil {
+			wantY, wantD = y, d
+			continue
+		}
+		for i := range y {
+			if math.Float32bits(y[i]) != math.Float32bits(wantY[i]) || math.Float32bits(d[i]) != math.Float32bits(wantD[i]) {
+				t.Fatalf("GOMAXPROCS %d: element %d differs from GOMAXPROCS 1: GELU %v vs %v, gradient %v vs %v", procs, i, y[i], wantY[i], d[i], wantD[i])
+			}
+		}
 	}
 }
