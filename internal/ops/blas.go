@@ -19,9 +19,10 @@ var BLAS interface {
 // blasName names the BLAS variable's implementation.
 var blasName = "gonum (pure Go)"
 
-// useKernels routes gemm to gemmBlocked and the assembly micro-kernels (gemm_amd64.s). It is on
-// when the CPU has them (AVX2 and FMA on amd64), unless the openblas build tag selected OpenBLAS
-// or the environment sets POSFORMER_GEMM=blas (to compare with the BLAS variable).
+// useKernels turns on the assembly kernels: gemm through gemmBlocked (gemm_amd64.s) and the
+// vectorised GELU, exp and softmax. It is on when the CPU has them (AVX2 and FMA on amd64),
+// unless the environment sets POSFORMER_GEMM=blas (to compare with the BLAS variable). The
+// openblas build keeps it on and sends the large products to OpenBLAS (blasMinFlops).
 var useKernels = haveKernels && os.Getenv("POSFORMER_GEMM") != "blas"
 
 // blasMinFlops sends products with m·n·k of at least this size to the BLAS variable even when the
