@@ -283,3 +283,41 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// TestRopeScalingActsBeyondTrainLen: with the same weights, rope with interpolate or ntk gives
+// plain rope's logits bit for bit on graphs up to Model.TrainLen tokens, and different logits
+// on longer graphs.
+func TestRopeScalingActsBeyondTrainLen(t *testing.T) {
+	logits := func(scaling string, trainLen, T int) []float64 {
+		m, err := New(Config{Vocab: 7, DModel: 8, Heads: 1, Layers: 1, DFF: 12, Dtype: "float64", Seed: 3},
+			position.Spec{Kind: "rope", RopeScaling: scaling})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.TrainLen = trainLen
+		g, err := m.Build(1, T, BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		if _, err := g.Run(randomInput(rand.New(rand.NewPCG(4, 4)), 1, T, 7)); err != nil {
+			t.Fatal(err)
+		}
+		return nn.Float64s(g.Logits())
+	}
+	for _, scaling := range []string{"interpolate", "ntk"} {
+		for _, T := range []int{6, 8, 12} {
+			plain, scaled := logits("none", 8, T), logits(scaling, 8, T)
+			diff := 0.0
+			for i := range plain {
+				diff = math.Max(diff, math.Abs(plain[i]-scaled[i]))
+			}
+			if T <= 8 && diff != 0 {
+				t.Errorf("%s at %d tokens (trained on 8): logits differ from plain rope by %.3g", scaling, T, diff)
+			}
+			if T > 8 && !(diff > 1e-6) {
+				t.Errorf("%s at %d tokens (trained on 8): logits equal plain rope's (max difference %.3g): the scaling did not act", scaling, T, diff)
+			}
+		}
+	}
+}

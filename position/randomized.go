@@ -84,6 +84,10 @@ func splitmix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
+// MaxRandomLimit bounds max_random: sampling walks [0, max_random) once per sequence, a
+// sinusoidal table has max_random rows, and positions travel as the graph's float type.
+const MaxRandomLimit = 1 << 17
+
 // checkRandomized validates the randomized option (defaults filled).
 func (s Spec) checkRandomized() error {
 	switch s.Kind {
@@ -93,6 +97,9 @@ func (s Spec) checkRandomized() error {
 	}
 	if s.MaxRandom < 1 {
 		return fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
+	}
+	if s.MaxRandom > MaxRandomLimit {
+		return fmt.Errorf("position.max_random: %d is more than %d, the most positions posformer samples from (and that float32 holds exactly); lower it", s.MaxRandom, MaxRandomLimit)
 	}
 	if s.EvalPositions != "random" && s.EvalPositions != "plain" {
 		return fmt.Errorf("position.eval_positions: must be random or plain, got %q", s.EvalPositions)

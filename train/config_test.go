@@ -179,6 +179,8 @@ sweep:
     - {kind: rope}
     - {kind: rope, randomized: true, max_random: 128}
     - {kind: rope, rope_scaling: ntk}
+    - kind: rope
+      rope_scaling: interpolate
 `), "g.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +193,7 @@ sweep:
 		{Task: "copy", Scheme: "rope"},
 		{Task: "copy", Scheme: "rope", Variant: "randomized=true,max_random=128"},
 		{Task: "copy", Scheme: "rope", Variant: "rope_scaling=ntk"},
+		{Task: "copy", Scheme: "rope", Variant: "rope_scaling=interpolate"},
 	}
 	for i, c := range cells {
 		if g := GroupOf(c); g != want[i] {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -127,8 +128,10 @@ func Expand(c Config) ([]Cell, error) {
 				return nil, err
 			}
 			text := v.Value
-			if v.Kind != yaml.ScalarNode {
-				b, _ := yaml.Marshal(v)
+			if v.Kind != yaml.ScalarNode { // one line of flow YAML, however the file wrote it
+				flow := *v
+				flow.Style = yaml.FlowStyle
+				b, _ := yaml.Marshal(&flow)
 				text = strings.TrimSpace(string(b))
 			}
 			vals[ax.Path] = text
@@ -143,6 +146,9 @@ func Expand(c Config) ([]Cell, error) {
 		cc = cc.WithDefaults()
 		if err := cc.Validate(); err != nil {
 			return nil, fmt.Errorf("sweep cell %s: %w", cc.Name, err)
+		}
+		if j := slices.IndexFunc(cells, func(d Cell) bool { return d.Name == cc.Name }); j >= 0 {
+			return nil, fmt.Errorf("sweep: cells %d and %d are both named %s (a value listed twice, or values that differ only in characters a directory name cannot hold); list each value once", j, i, cc.Name)
 		}
 		cells = append(cells, Cell{Index: i, Name: cc.Name, Values: vals, Config: cc})
 	}

@@ -255,6 +255,7 @@ func LoadModel(dir string) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.TrainLen = data.SeqLen(task, cfg.Task.MaxLen) // as in Run: rope_scaling acts beyond it
 	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, nil, nil); err != nil {
 		return nil, err
 	}
