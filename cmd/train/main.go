@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -24,6 +25,9 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	interrupted := ctx.Err() != nil
 	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h printed the usage, as asked
+	}
 	if err != nil {
 		code, msg := exitStatus(err, interrupted)
 		fmt.Fprintln(os.Stderr, msg)
