@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -134,5 +136,37 @@ func TestResumeRemovesTempFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the stale temporary file is still there after resuming (%v)", err)
+	}
+}
+
+// TestRunIndependentOfCores: the same config and seed give the same checkpoint and results bit
+// for bit whatever the number of cores the kernels split their work over.
+func TestRunIndependentOfCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	dir := t.TempDir()
+	var first []byte
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		// big enough for the kernels to split their work: 64 tokens × batch 32, d_ff 256
+		cfg := tinyConfig(t, filepath.Join(dir, fmt.Sprint(procs)), "train.steps=3", "train.batch_size=32",
+			"task.min_len=31", "task.max_len=31", "model.d_model=64", "model.d_ff=256", "eval.lengths=31..32", "eval.examples=40")
+		if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		run := filepath.Join(cfg.Out, cfg.Name)
+		ck, err := os.ReadFile(filepath.Join(run, "checkpoint.bin"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := os.ReadFile(filepath.Join(run, "results.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		both := append(ck, res...)
+		if first == nil {
+			first = both
+		} else if !bytes.Equal(first, both) {
+			t.Errorf("GOMAXPROCS %d: the checkpoint or results differ from GOMAXPROCS 1", procs)
+		}
 	}
 }
