@@ -53,28 +53,7 @@ func TestGridJobsDeterministic(t *testing.T) {
 		}
 	}
 	one, two := filepath.Join(base, "jobs1", "j"), filepath.Join(base, "jobs2", "j")
-	compared := 0
-	err := filepath.Walk(one, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		switch info.Name() {
-		case "results.json", "results.csv", "checkpoint.bin", "summary.csv", "by_length.csv":
-		default:
-			return nil
-		}
-		rel, _ := filepath.Rel(one, path)
-		a, _ := os.ReadFile(path)
-		b, err := os.ReadFile(filepath.Join(two, rel))
-		if err != nil || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between -jobs 1 and -jobs 2 (%v)", rel, err)
-		}
-		compared++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	compared := sameResults(t, one, two, "-jobs 1", "-jobs 2")
 	if want := 8*3 + 2; compared != want {
 		t.Errorf("compared %d files, want %d", compared, want)
 	}
@@ -158,4 +137,34 @@ func TestDefaultExperimentIsAComparison(t *testing.T) {
 	if len(seeds) < 2 {
 		t.Errorf("the default experiment runs %d seed(s), want at least 2", len(seeds))
 	}
+}
+
+// sameResults compares the results, checkpoints and report tables under two grid directories
+// byte for byte, reporting each difference between what the two names describe, and returns
+// how many files it compared.
+func sameResults(t *testing.T, a, b, nameA, nameB string) int {
+	t.Helper()
+	compared := 0
+	err := filepath.Walk(a, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		switch info.Name() {
+		case "results.json", "results.csv", "checkpoint.bin", "summary.csv", "by_length.csv":
+		default:
+			return nil
+		}
+		rel, _ := filepath.Rel(a, path)
+		x, _ := os.ReadFile(path)
+		y, err := os.ReadFile(filepath.Join(b, rel))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between %s and %s (%v)", rel, nameA, nameB, err)
+		}
+		compared++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compared
 }

@@ -75,24 +75,7 @@ func TestShardsMergeToOneRun(t *testing.T) {
 		t.Fatalf("cells missing after all shards finished:\n%s", rep.String())
 	}
 	one, three := filepath.Join(base, "one", "g"), filepath.Join(base, "three", "g")
-	var compared int
-	filepath.Walk(one, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		name := info.Name()
-		if name != "results.json" && name != "results.csv" && name != "checkpoint.bin" && name != "summary.csv" && name != "by_length.csv" {
-			return nil
-		}
-		rel, _ := filepath.Rel(one, path)
-		a, _ := os.ReadFile(path)
-		b, err := os.ReadFile(filepath.Join(three, rel))
-		if err != nil || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between one process and three shards (%v)", rel, err)
-		}
-		compared++
-		return nil
-	})
+	compared := sameResults(t, one, three, "one process", "three shards")
 	if compared != 6*3+2 {
 		t.Errorf("compared %d files, want %d", compared, 6*3+2)
 	}
