@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/png"
 	"io"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/train"
 )
 
@@ -167,4 +170,48 @@ func sameResults(t *testing.T, a, b, nameA, nameB string) int {
 		t.Fatal(err)
 	}
 	return compared
+}
+
+// TestEveryTaskAndSchemeRunsInAGrid: one YAML grid sweeps every registered task and every
+// position scheme (plus randomized positions and rope scaling); every cell trains, is
+// evaluated beyond its training lengths, and appears in the report.
+func TestEveryTaskAndSchemeRunsInAGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains one tiny run per task and scheme")
+	}
+	var kinds []string
+	for _, k := range position.Kinds() {
+		kinds = append(kinds, "{kind: "+k+"}")
+	}
+	kinds = append(kinds, "{kind: rope, randomized: true, max_random: 32}", "{kind: rope, rope_scaling: interpolate}")
+	src := fmt.Sprintf(`
+name: all
+task: {min_len: 1, max_len: 3}
+model: {d_model: 8, heads: 2, layers: 1, d_ff: 8}
+position: {max_positions: 32}
+train: {steps: 2, batch_size: 2, val_every: 0}
+eval: {lengths: "1..5", examples: 2}
+sweep:
+  task.name: [%s]
+  position: [%s]
+`, strings.Join(data.Names(), ", "), strings.Join(kinds, ", "))
+	base := t.TempDir()
+	cfg := filepath.Join(base, "all.yaml")
+	if err := os.WriteFile(cfg, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-config", cfg, "-out", base, "-jobs", "2"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range data.Names() {
+		for _, k := range position.Kinds() {
+			if row := "| " + task + " | " + k + " |"; !strings.Contains(out.String(), row) {
+				t.Errorf("the report has no row %q", row)
+			}
+		}
+	}
+	if n := len(data.Names()) * len(kinds); !strings.Contains(out.String(), fmt.Sprintf("%d runs in", n)) {
+		t.Errorf("want %d runs:\n%s", n, out.String())
+	}
 }
