@@ -21,7 +21,7 @@ const usage = `usage:
                                       train and evaluate a run, or every cell of a grid (a config
                                       with a sweep:) and write its report
   train report DIR                    regenerate the report of a grid or run directory
-  train claims [-out DIR] [-jobs N]   run the claims grid (resuming) and regenerate docs/claims.md
+  train claims [-out DIR] [-jobs N]   run the claims and literature grids (resuming) and regenerate docs/claims.md
   train pe -scheme KIND [-positions N] [-dim D] [...]
                                       print a scheme's table as CSV
   train bench [-schemes LIST] [-eval-lens LIST] [-d-model N] [...]
