@@ -102,16 +102,22 @@ func progress(w io.Writer, line string) {
 }
 
 func (o *benchOptions) check() error {
+	const big = 1 << 30 // counts of steps and iterations: only time bounds them
 	for _, f := range []struct {
-		name string
-		v    int
-		min  int
-	}{{"layers", o.cfg.Layers, 1}, {"d-model", o.cfg.DModel, 1}, {"heads", o.cfg.Heads, 1}, {"d-ff", o.cfg.DFF, 1},
-		{"vocab", o.cfg.Vocab, 2}, {"batch", o.batch, 1}, {"len", o.length, 1}, {"steps", o.steps, 1},
-		{"warmup", o.warmup, 0}, {"chunks", o.chunks, 1}, {"eval-iters", o.evalIters, 1}} {
-		if f.v < f.min {
-			return fmt.Errorf("-%s must be at least %d, got %d", f.name, f.min, f.v)
+		name     string
+		v        int
+		min, max int
+	}{{"layers", o.cfg.Layers, 1, 256}, {"d-model", o.cfg.DModel, 1, 1 << 14}, {"heads", o.cfg.Heads, 1, 1 << 14}, {"d-ff", o.cfg.DFF, 1, 1 << 16},
+		{"vocab", o.cfg.Vocab, 2, 1 << 20}, {"batch", o.batch, 1, 1 << 14}, {"len", o.length, 1, 1 << 15}, {"steps", o.steps, 1, big},
+		{"warmup", o.warmup, 0, big}, {"chunks", o.chunks, 1, big}, {"eval-iters", o.evalIters, 1, big}} {
+		if f.v < f.min || f.v > f.max {
+			return fmt.Errorf("-%s must be between %d and %d, got %d", f.name, f.min, f.max, f.v)
 		}
+	}
+	// The training graph keeps layers × batch × heads × len² attention weights.
+	if attn := float64(o.cfg.Layers*o.batch*o.cfg.Heads) * float64(o.length) * float64(o.length) * 8; attn > float64(train.MaxAttentionBytes) {
+		return fmt.Errorf("-len %d with -batch %d, -heads %d and -layers %d needs about %.3g GB of attention weights, more than %.3g GB; lower one of them",
+			o.length, o.batch, o.cfg.Heads, o.cfg.Layers, attn/1e9, float64(train.MaxAttentionBytes)/1e9)
 	}
 	if o.cfg.DModel%o.cfg.Heads != 0 {
 		return fmt.Errorf("-heads %d does not divide -d-model %d", o.cfg.Heads, o.cfg.DModel)
@@ -141,8 +147,8 @@ func (o *benchOptions) check() error {
 			continue
 		}
 		T, err := strconv.Atoi(s)
-		if err != nil || T < 1 {
-			return fmt.Errorf("-eval-lens: %q is not a positive length", s)
+		if err != nil || T < 1 || T > 1<<15 {
+			return fmt.Errorf("-eval-lens: %q is not a length between 1 and %d", s, 1<<15)
 		}
 		o.evalLens = append(o.evalLens, T)
 	}

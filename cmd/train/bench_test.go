@@ -49,10 +49,13 @@ func TestBenchBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"-heads", "5"}, "-heads 5 does not divide -d-model 64"},
-		{[]string{"-batch", "0"}, "-batch must be at least 1"},
+		{[]string{"-batch", "0"}, "-batch must be between 1 and"},
+		{[]string{"-d-model", "1000000"}, "-d-model must be between 1 and 16384, got 1000000"},
+		{[]string{"-len", "30000"}, "-len 30000 with -batch 32, -heads 4 and -layers 2 needs about"},
+		{[]string{"-eval-lens", "64,100000"}, `"100000" is not a length between 1 and 32768`},
 		{[]string{"-schemes", "fourier"}, `unknown scheme "fourier"`},
 		{[]string{"-schemes", ""}, "-schemes is empty"},
-		{[]string{"-eval-lens", "64,x"}, `"x" is not a positive length`},
+		{[]string{"-eval-lens", "64,x"}, `"x" is not a length between 1 and`},
 		{[]string{"-dtype", "float16"}, "-dtype must be float32 or float64"},
 		{[]string{"-steps", "2", "-chunks", "5"}, "must be at least -chunks"},
 		{[]string{"extra"}, `unexpected argument "extra"`},

@@ -33,8 +33,14 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *n < 1 {
-		return fmt.Errorf("pe: -positions must be at least 1, got %d", *n)
+	if *n < 1 || *n > 1<<20 {
+		return fmt.Errorf("pe: -positions must be between 1 and %d, got %d", 1<<20, *n)
+	}
+	if *dim < 1 || *dim > 1<<14 || *maxPos > 1<<20 {
+		return fmt.Errorf("pe: -dim must be between 1 and %d and -max-positions at most %d, got %d and %d", 1<<14, 1<<20, *dim, *maxPos)
+	}
+	if float64(*n)*float64(*dim) > 1<<26 {
+		return fmt.Errorf("pe: -positions %d × -dim %d is more than %d values; print fewer positions", *n, *dim, 1<<26)
 	}
 	s, err := position.New(position.Spec{Kind: *kind, Base: *base, RotaryFraction: *frac, MaxPositions: *maxPos, NumBuckets: *buckets, MaxDistance: *maxDist},
 		position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir})

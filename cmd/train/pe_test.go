@@ -54,3 +54,22 @@ func TestPERelativeSchemes(t *testing.T) {
 		t.Errorf("pe -scheme none: %v, want an error listing the schemes with tables", err)
 	}
 }
+
+// TestPEBounds: sizes that would not fit in memory are errors naming the flag, not a crash.
+func TestPEBounds(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-positions", "100000000"}, "-positions must be between 1 and 1048576"},
+		{[]string{"-positions", "0"}, "-positions must be between 1 and"},
+		{[]string{"-dim", "100000"}, "-dim must be between 1 and 16384"},
+		{[]string{"-scheme", "learned", "-max-positions", "1000000000"}, "-max-positions at most 1048576"},
+		{[]string{"-positions", "1000000", "-dim", "1024"}, "more than 67108864 values"},
+	} {
+		err := run(t.Context(), append([]string{"pe"}, c.args...), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("pe %v: error %v, want one containing %q", c.args, err, c.want)
+		}
+	}
+}
