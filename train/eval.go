@@ -17,14 +17,6 @@ type LengthResult struct {
 	N             int     `json:"n"`
 }
 
-// Evaluate scores a model on n examples of input length L: exact match is the fraction of
-// examples whose every output token is the argmax of the logits under teacher forcing (which is
-// the same as greedy decoding reproducing the whole answer: the first wrong token is an argmax
-// error at its own position); token accuracy is the fraction of output tokens that are.
-func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int) (LengthResult, error) {
-	return EvaluateSeeded(m, examples, task, batchSize, 0)
-}
-
 // samplerOf returns the randomized-positions option of the model's scheme, if it has one.
 func samplerOf(m *model.Model) (position.Randomization, bool) {
 	if s, ok := m.Scheme.(position.Sampler); ok {
@@ -33,12 +25,16 @@ func samplerOf(m *model.Model) (position.Randomization, bool) {
 	return position.Randomization{}, false
 }
 
-// EvaluateSeeded is Evaluate for a model whose scheme may randomize positions: with
-// position.randomized, every graph takes positions below max_random, and with
-// eval_positions: random each batch's positions are drawn from position.PositionRNG(seed,
-// EvalStream, ·), a pure function of the seed, the length and the batch (so a test score does
-// not depend on what ran before it). Other models ignore the seed.
-func EvaluateSeeded(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64) (LengthResult, error) {
+// Evaluate scores a model on n examples of input length L: exact match is the fraction of
+// examples whose every output token is the argmax of the logits under teacher forcing (which is
+// the same as greedy decoding reproducing the whole answer: the first wrong token is an argmax
+// error at its own position); token accuracy is the fraction of output tokens that are.
+//
+// seed matters only with position.randomized and eval_positions: random: every graph then takes
+// positions below max_random, each batch's drawn from position.PositionRNG(seed, EvalStream, ·),
+// a pure function of the seed, the length and the batch (so a test score does not depend on
+// what ran before it).
+func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64) (LengthResult, error) {
 	if len(examples) == 0 {
 		return LengthResult{}, fmt.Errorf("evaluate: no examples")
 	}

@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		lr, err := EvaluateSeeded(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed)
+		lr, err := Evaluate(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -289,7 +289,7 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (float64, error) {
 	var s float64
 	for _, ex := range val {
-		r, err := EvaluateSeeded(m, ex, task, batchSize, seed)
+		r, err := Evaluate(m, ex, task, batchSize, seed)
 		if err != nil {
 			return 0, err
 		}
