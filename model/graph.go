@@ -122,7 +122,7 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node) (*G.Node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model: block %d: %w", i, err)
 		}
-		if x, err = G.Add(x, a); err != nil {
+		if x, err = ops.Add(x, a); err != nil { // [B·T, D]
 			return nil, err
 		}
 		if h, err = ops.LayerNorm(x, must(bl.ln2G), must(bl.ln2B)); err != nil {
@@ -137,7 +137,7 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node) (*G.Node, error) {
 		if h, err = ops.Linear(h, must(bl.w2), must(bl.b2)); err != nil { // [B·T, D]
 			return nil, err
 		}
-		if x, err = G.Add(x, h); err != nil {
+		if x, err = ops.Add(x, h); err != nil { // [B·T, D]
 			return nil, err
 		}
 	}

@@ -81,7 +81,7 @@ func (l *Learned) AddToEmbeddings(c Ctx, x *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return G.Add(x, pe)
+	return ops.Add(x, pe)
 }
 
 // Table is the current (trained or initial) table for positions 0..n-1 (any n up to its rows,

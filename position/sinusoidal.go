@@ -64,7 +64,7 @@ func (s *Sinusoidal) AddToEmbeddings(c Ctx, x *G.Node) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return G.Add(x, pe)
+	return ops.Add(x, pe)
 }
 
 // Table is PE for positions 0..n-1: columns d0..d{Dim-1}.

@@ -166,3 +166,24 @@ sqdone:
 	MOVSS X0, ret+32(FP)
 	VZEROUPPER
 	RET
+
+// func add8(dst, src []float32)
+// dst[i] += src[i] for i < len(dst)&^7 (src at least as long).
+TEXT ·add8(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), SI
+	SHRQ $3, CX
+	TESTQ CX, CX
+	JE adddone
+addloop:
+	VMOVUPS (DI), Y0
+	VADDPS (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE addloop
+adddone:
+	VZEROUPPER
+	RET

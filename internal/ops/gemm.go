@@ -112,27 +112,13 @@ func splitGemm(m, n, k, mr, nr int, part func(i0, i1, j0, j1 int)) {
 		return
 	}
 	w := workers()
-	var wg sync.WaitGroup
 	if m >= n {
 		chunk := ((m+w-1)/w + mr - 1) / mr * mr
-		for lo := 0; lo < m; lo += chunk {
-			wg.Add(1)
-			go func(lo, hi int) {
-				defer wg.Done()
-				part(lo, hi, 0, n)
-			}(lo, min(lo+chunk, m))
-		}
+		fanout((m+chunk-1)/chunk, func(i int) { part(i*chunk, min((i+1)*chunk, m), 0, n) })
 	} else {
 		chunk := ((n+w-1)/w + nr - 1) / nr * nr
-		for lo := 0; lo < n; lo += chunk {
-			wg.Add(1)
-			go func(lo, hi int) {
-				defer wg.Done()
-				part(0, m, lo, hi)
-			}(lo, min(lo+chunk, n))
-		}
+		fanout((n+chunk-1)/chunk, func(i int) { part(0, m, i*chunk, min((i+1)*chunk, n)) })
 	}
-	wg.Wait()
 }
 
 // gemmSerial computes C += alpha·op(A)·op(B) (C = alpha·op(A)·op(B) if add is false) on the

@@ -74,3 +74,8 @@ func sum8(x []float32) float32
 
 //go:noescape
 func sqdev8(x []float32, m float32) float32
+
+// add8 adds src[i] to dst[i] for i < len(dst)&^7 (exp_amd64.s); src is at least as long.
+//
+//go:noescape
+func add8(dst, src []float32)

@@ -190,9 +190,7 @@ func colSum[F Float](x, y []F, n, d int) {
 		yy := y[lo:hi]
 		clear(yy)
 		for r := 0; r < n; r++ {
-			for j, v := range x[r*d+lo : r*d+hi] {
-				yy[j] += v
-			}
+			addTo(yy, x[r*d+lo:r*d+hi])
 		}
 	})
 }

@@ -28,7 +28,6 @@ import (
 	"hash"
 	"hash/fnv"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/chewxy/hm"
@@ -196,17 +195,8 @@ func parallel(n, costPerItem int, fn func(worker, lo, hi int)) {
 	if w > n {
 		w = n
 	}
-	var wg sync.WaitGroup
 	chunk := (n + w - 1) / w
-	for i, lo := 0, 0; lo < n; i, lo = i+1, lo+chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func(i, lo, hi int) {
-			defer wg.Done()
-			fn(i, lo, hi)
-		}(i, lo, hi)
-	}
-	wg.Wait()
+	fanout((n+chunk-1)/chunk, func(i int) { fn(i, i*chunk, min((i+1)*chunk, n)) })
 }
 
 // apply wraps G.ApplyOp with the op's name in the error.
@@ -216,4 +206,18 @@ func apply(op G.Op, children ...*G.Node) (*G.Node, error) {
 		return nil, fmt.Errorf("ops: building %v: %w", op, err)
 	}
 	return n, nil
+}
+
+// addTo adds src[i] to dst[i] (len(src) ≥ len(dst)), eight float32 at a time when the vector
+// kernels are on. Every element is one addition, so the result is the same either way.
+func addTo[F Float](dst, src []F) {
+	src = src[:len(dst)]
+	i := 0
+	if d32, ok := any(dst).([]float32); ok && useKernels {
+		add8(d32, any(src).([]float32))
+		i = len(dst) &^ 7
+	}
+	for ; i < len(dst); i++ {
+		dst[i] += src[i]
+	}
 }

@@ -1,0 +1,177 @@
+package ops
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// This file runs the chunks of parallel work (parallel, splitGemm) on persistent helper
+// goroutines instead of starting goroutines per call.
+//
+// A training step runs ~130 ops back to back, most of them split over the workers. Starting a
+// goroutine per chunk, and parking the caller until they finish, cost a futex wake-up of an idle
+// thread per op (and left the caller's core idle): ~6% of a step's CPU time in runtime.futex, and
+// chunks that started late. Here the caller runs chunk 0 itself and hands the others to helpers
+// that, after a job, keep polling for the next one for helperSpin before they sleep, so the ops of
+// one step find them awake. A helper that is busy (a nested call from inside a chunk, or another
+// goroutine's work) is not waited for: its chunk runs on the caller. Which goroutine runs a
+// chunk never changes a result: chunks split independent items, and fn gets the chunk's index.
+
+// helperSpin is how long an idle helper keeps polling for work before it sleeps. Between the
+// ops of a step the gap is a few microseconds; between steps (batch generation, Adam, logging)
+// it can be longer, and then the helper's first job pays one wake-up.
+const helperSpin = 200 * time.Microsecond
+
+type helper struct {
+	busy atomic.Bool // claimed by a caller, from before its job is posted until it saw it done
+
+	posted   atomic.Uint64 // job sequence number, advanced by the caller
+	finished atomic.Uint64 // advanced by the helper when the job is done
+	fn       func(int)
+	arg      int
+
+	sleeping atomic.Bool   // the helper is (about to be) blocked on wake
+	wake     chan struct{} // capacity 1
+	waiting  atomic.Bool   // the caller is (about to be) blocked on done
+	done     chan struct{} // capacity 1
+}
+
+var helpers struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]*helper]
+}
+
+// helperList returns at least n helpers (fewer only if n < 0), starting new ones as needed.
+func helperList(n int) []*helper {
+	if l := helpers.list.Load(); l != nil && len(*l) >= n {
+		return *l
+	}
+	helpers.mu.Lock()
+	defer helpers.mu.Unlock()
+	var l []*helper
+	if p := helpers.list.Load(); p != nil {
+		l = *p
+	}
+	for len(l) < n {
+		h := &helper{wake: make(chan struct{}, 1), done: make(chan struct{}, 1)}
+		go h.loop()
+		l = append(l[:len(l):len(l)], h)
+	}
+	helpers.list.Store(&l)
+	return l
+}
+
+// loop runs the helper's jobs: poll for the next one for helperSpin, then sleep until woken.
+func (h *helper) loop() {
+	var seen uint64
+	for {
+		deadline := time.Now().Add(helperSpin)
+		for i := 0; h.posted.Load() == seen; i++ {
+			if i%64 == 63 {
+				if time.Now().After(deadline) {
+					h.sleeping.Store(true)
+					if h.posted.Load() == seen {
+						<-h.wake
+					}
+					h.sleeping.Store(false)
+					deadline = time.Now().Add(helperSpin)
+					continue
+				}
+				runtime.Gosched() // let any other goroutine that wants this P have it
+			}
+		}
+		seen = h.posted.Load()
+		h.fn(h.arg)
+		h.fn = nil
+		h.finished.Store(seen)
+		if h.waiting.Load() {
+			select {
+			case h.done <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// post hands fn(arg) to the helper, which the caller has claimed.
+func (h *helper) post(fn func(int), arg int) {
+	h.fn, h.arg = fn, arg
+	h.posted.Add(1)
+	if h.sleeping.Load() {
+		select {
+		case h.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wait blocks until the posted job is done, then releases the helper.
+func (h *helper) wait() {
+	want := h.posted.Load()
+	for i := 0; h.finished.Load() != want; i++ {
+		if i < 4096 {
+			if i%64 == 63 {
+				runtime.Gosched()
+			}
+			continue
+		}
+		h.waiting.Store(true)
+		if h.finished.Load() != want {
+			<-h.done
+		}
+		h.waiting.Store(false)
+	}
+	select { // drop a wake-up that raced with the last check
+	case <-h.done:
+	default:
+	}
+	h.busy.Store(false)
+}
+
+// fanout runs fn(0), ..., fn(n-1), each exactly once, and returns when all are done: fn(0) and
+// any chunk no helper is free for on the calling goroutine, the others on helpers.
+func fanout(n int, fn func(i int)) {
+	if n <= 1 {
+		if n == 1 {
+			fn(0)
+		}
+		return
+	}
+	hs := helperList(workers() - 1)
+	var claimed [8]*helper // chunk i+1 runs on claimed[i] when it is not nil
+	var inline [8]bool
+	var more []int // chunks beyond the first 9 run on the caller
+	next := 0
+	for i := 1; i < n; i++ {
+		if i-1 >= len(claimed) {
+			more = append(more, i)
+			continue
+		}
+		for next < len(hs) && !hs[next].busy.CompareAndSwap(false, true) {
+			next++
+		}
+		if next < len(hs) {
+			claimed[i-1] = hs[next]
+			hs[next].post(fn, i)
+			next++
+		} else {
+			inline[i-1] = true
+		}
+	}
+	fn(0)
+	for i := 1; i < n && i-1 < len(inline); i++ {
+		if inline[i-1] {
+			fn(i)
+		}
+	}
+	for _, i := range more {
+		fn(i)
+	}
+	for _, h := range claimed {
+		if h != nil {
+			h.wait()
+		}
+	}
+}
