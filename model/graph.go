@@ -96,7 +96,7 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 			return nil, fmt.Errorf("model: gradient: %w", err)
 		}
 	}
-	gr.vm = G.NewTapeMachine(b.G)
+	gr.vm = G.NewTapeMachine(b.G, G.WithEngine(ops.Engine{}))
 	return gr, nil
 }
 

@@ -55,12 +55,12 @@ func (op *addOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
-// addKernel writes a + b to y in blocks of eight elements split over the workers.
+// addKernel writes a + b to y in blocks of eight elements split over the workers (y may alias a
+// or b).
 func addKernel[F Float](a, b, y []F) {
 	parallel((len(y)+7)/8, 24, func(_, lo, hi int) {
 		lo, hi = 8*lo, min(8*hi, len(y))
-		copy(y[lo:hi], a[lo:hi])
-		addTo(y[lo:hi], b[lo:hi])
+		addInto(y[lo:hi], a[lo:hi], b[lo:hi])
 	})
 }
 

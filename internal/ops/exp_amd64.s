@@ -167,23 +167,25 @@ sqdone:
 	VZEROUPPER
 	RET
 
-// func add8(dst, src []float32)
-// dst[i] += src[i] for i < len(dst)&^7 (src at least as long).
-TEXT ·add8(SB), NOSPLIT, $0-48
-	MOVQ dst_base+0(FP), DI
-	MOVQ dst_len+8(FP), CX
-	MOVQ src_base+24(FP), SI
+// func addv8(y, a, b []float32)
+// y[i] = a[i] + b[i] for i < len(y)&^7 (a and b at least as long; y may alias a or b).
+TEXT ·addv8(SB), NOSPLIT, $0-72
+	MOVQ y_base+0(FP), DI
+	MOVQ y_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	MOVQ b_base+48(FP), DX
 	SHRQ $3, CX
 	TESTQ CX, CX
-	JE adddone
-addloop:
-	VMOVUPS (DI), Y0
-	VADDPS (SI), Y0, Y0
+	JE addvdone
+addvloop:
+	VMOVUPS (SI), Y0
+	VADDPS (DX), Y0, Y0
 	VMOVUPS Y0, (DI)
 	ADDQ $32, SI
+	ADDQ $32, DX
 	ADDQ $32, DI
 	DECQ CX
-	JNE addloop
-adddone:
+	JNE addvloop
+addvdone:
 	VZEROUPPER
 	RET

@@ -75,7 +75,7 @@ func sum8(x []float32) float32
 //go:noescape
 func sqdev8(x []float32, m float32) float32
 
-// add8 adds src[i] to dst[i] for i < len(dst)&^7 (exp_amd64.s); src is at least as long.
+// addv8 writes a[i] + b[i] to y[i] for i < len(y)&^7 (exp_amd64.s); y may alias a or b.
 //
 //go:noescape
-func add8(dst, src []float32)
+func addv8(y, a, b []float32)

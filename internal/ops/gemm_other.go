@@ -34,4 +34,4 @@ func scale8(x []float32, s float32) {}
 func sum8(x []float32) float32              { return 0 }
 func sqdev8(x []float32, m float32) float32 { return 0 }
 
-func add8(dst, src []float32) {}
+func addv8(y, a, b []float32) {}

@@ -210,14 +210,17 @@ func apply(op G.Op, children ...*G.Node) (*G.Node, error) {
 
 // addTo adds src[i] to dst[i] (len(src) ≥ len(dst)), eight float32 at a time when the vector
 // kernels are on. Every element is one addition, so the result is the same either way.
-func addTo[F Float](dst, src []F) {
-	src = src[:len(dst)]
+func addTo[F Float](dst, src []F) { addInto(dst, dst, src) }
+
+// addInto writes a[i] + b[i] to y[i] (a and b at least as long as y; y may alias a or b).
+func addInto[F Float](y, a, b []F) {
+	a, b = a[:len(y)], b[:len(y)]
 	i := 0
-	if d32, ok := any(dst).([]float32); ok && useKernels {
-		add8(d32, any(src).([]float32))
-		i = len(dst) &^ 7
+	if y32, ok := any(y).([]float32); ok && useKernels {
+		addv8(y32, any(a).([]float32), any(b).([]float32))
+		i = len(y) &^ 7
 	}
-	for ; i < len(dst); i++ {
-		dst[i] += src[i]
+	for ; i < len(y); i++ {
+		y[i] = a[i] + b[i]
 	}
 }
