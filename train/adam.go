@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/ops"
 	"gorgonia.org/tensor"
 )
 
@@ -75,8 +76,14 @@ func (a *Adam) Update(params []nn.Param, grads []*tensor.Dense, lr, gradScale fl
 	return nil
 }
 
+// adamKernel updates the elements of one parameter, split over the workers (each element on its
+// own, so the split changes no result).
 func adamKernel[F float32 | float64](w, g []F, m, v []float64, a *Adam, lr, scale, wd, bc1, bc2 float64) {
-	for j := range w {
+	ops.Parallel(len(w), 16, func(_, lo, hi int) { adamRange(w, g, m, v, a, lr, scale, wd, bc1, bc2, lo, hi) })
+}
+
+func adamRange[F float32 | float64](w, g []F, m, v []float64, a *Adam, lr, scale, wd, bc1, bc2 float64, lo, hi int) {
+	for j := lo; j < hi; j++ {
 		gj := float64(g[j]) * scale
 		m[j] = a.Beta1*m[j] + (1-a.Beta1)*gj
 		v[j] = a.Beta2*v[j] + (1-a.Beta2)*gj*gj

@@ -175,3 +175,9 @@ func fanout(n int, fn func(i int)) {
 		}
 	}
 }
+
+// Parallel runs fn over [0, n) in contiguous chunks on the calling goroutine and the helpers,
+// as the ops do (one chunk per worker when n·costPerItem is large enough to pay for the hand-off;
+// costPerItem is a rough count of float operations per item). fn gets its chunk's index, below
+// the number of workers. For code outside this package with independent items (the optimiser).
+func Parallel(n, costPerItem int, fn func(chunk, lo, hi int)) { parallel(n, costPerItem, fn) }
