@@ -79,3 +79,16 @@ func sqdev8(x []float32, m float32) float32
 //
 //go:noescape
 func addv8(y, a, b []float32)
+
+// Layer-norm loops, eight float32 at a time with the scalar code's operations in its order
+// (layernorm_amd64.s): lnFwd8 y = ((x−mean)·rstd)·gamma + beta; lnGammaAcc8 o += (g·(x−mean))·rstd;
+// lnGradX8 dx = rstd·((g·gamma − sg) − ((x−mean)·rstd)·sgx). Each covers len(first)&^7 values.
+//
+//go:noescape
+func lnFwd8(y, x, gamma, beta []float32, mean, rstd float32)
+
+//go:noescape
+func lnGammaAcc8(o, g, x []float32, mean, rstd float32)
+
+//go:noescape
+func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32)

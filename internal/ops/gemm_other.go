@@ -35,3 +35,7 @@ func sum8(x []float32) float32              { return 0 }
 func sqdev8(x []float32, m float32) float32 { return 0 }
 
 func addv8(y, a, b []float32) {}
+
+func lnFwd8(y, x, gamma, beta []float32, mean, rstd float32)          {}
+func lnGammaAcc8(o, g, x []float32, mean, rstd float32)               {}
+func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32) {}

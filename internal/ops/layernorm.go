@@ -21,6 +21,13 @@ func LayerNorm(x, gamma, beta *G.Node) (*G.Node, error) {
 type layerNormOp struct {
 	base
 	out buffer
+	// The row statistics (mean, 1/std) of the last forward pass, kept for the gradient ops
+	// when the op has a gradient, with the first element of the x they were computed from.
+	keep       bool
+	st32       scratch[float32]
+	st64       scratch[float64]
+	statsOf    any
+	statsShape [2]int
 }
 
 func (op *layerNormOp) Type() hm.Type { return fnType(2, 1, 1, 2) }
@@ -47,12 +54,46 @@ func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
+	op.statsOf = nil
 	if dt == tensor.Float32 {
-		layerNormFwd(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), s[0], s[1])
+		x := sl[float32](vs[0])
+		var st []float32
+		if op.keep {
+			st = op.st32.get(2 * s[0])
+		}
+		layerNormFwd(x, sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), st, s[0], s[1])
+		if op.keep {
+			op.statsOf = &x[0]
+		}
 	} else {
-		layerNormFwd(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), s[0], s[1])
+		x := sl[float64](vs[0])
+		var st []float64
+		if op.keep {
+			st = op.st64.get(2 * s[0])
+		}
+		layerNormFwd(x, sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), st, s[0], s[1])
+		if op.keep {
+			op.statsOf = &x[0]
+		}
 	}
+	op.statsShape = [2]int{s[0], s[1]}
 	return out, nil
+}
+
+// keptStats returns the row statistics the last forward pass computed from x (n rows of d),
+// or nil if it did not keep them or ran on another x.
+func keptStats[F Float](op *layerNormOp, x []F, n, d int) []F {
+	if op == nil || op.statsOf == nil || op.statsShape != [2]int{n, d} {
+		return nil
+	}
+	if p, ok := op.statsOf.(*F); !ok || p != &x[0] {
+		return nil
+	}
+	var z F
+	if _, ok := any(z).(float32); ok {
+		return any(op.st32.s[:2*n]).([]F)
+	}
+	return any(op.st64.s[:2*n]).([]F)
 }
 
 // rowStats returns the mean and 1/sqrt(var+eps) of one row (two passes, for accuracy; float32
@@ -81,13 +122,24 @@ func rowStats[F Float](row []F) (mean, rstd F) {
 	return mean, F(1 / math.Sqrt(float64(q/F(len(row)))+LayerNormEps))
 }
 
-func layerNormFwd[F Float](x, gamma, beta, y []F, n, d int) {
+// layerNormFwd normalises the rows of x into y, and stores each row's statistics in st
+// (mean, 1/std for row r at 2r, 2r+1) when st is not nil.
+func layerNormFwd[F Float](x, gamma, beta, y, st []F, n, d int) {
+	gamma, beta = gamma[:d], beta[:d]
 	parallel(n, 4*d, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
 			mean, rstd := rowStats(xr)
-			for j, v := range xr {
-				yr[j] = (v-mean)*rstd*gamma[j] + beta[j]
+			if st != nil {
+				st[2*r], st[2*r+1] = mean, rstd
+			}
+			j := 0
+			if y32, ok := any(yr).([]float32); ok && useKernels {
+				lnFwd8(y32, any(xr).([]float32), any(gamma).([]float32), any(beta).([]float32), float32(mean), float32(rstd))
+				j = d &^ 7
+			}
+			for ; j < d; j++ {
+				yr[j] = (xr[j]-mean)*rstd*gamma[j] + beta[j]
 			}
 		}
 	})
@@ -96,11 +148,12 @@ func layerNormFwd[F Float](x, gamma, beta, y []F, n, d int) {
 func (op *layerNormOp) DiffWRT(int) []bool { return []bool{true, true, true} }
 
 func (op *layerNormOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	dx, err := apply(&layerNormGradOp{base: newBase("LayerNormGradX", 3)}, in[0], in[1], grad)
+	op.keep = true
+	dx, err := apply(&layerNormGradOp{base: newBase("LayerNormGradX", 3), fwd: op}, in[0], in[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	dgamma, err := apply(&layerNormGradOp{base: newBase("LayerNormGradGamma", 3), gamma: true}, in[0], in[1], grad)
+	dgamma, err := apply(&layerNormGradOp{base: newBase("LayerNormGradGamma", 3), gamma: true, fwd: op}, in[0], in[1], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -112,10 +165,12 @@ func (op *layerNormOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 }
 
 // layerNormGradOp computes, from (x, gamma, g), either dx [N, D] or (gamma = true) dgamma [D].
-// It recomputes the row statistics instead of keeping them from the forward pass.
+// It takes the row statistics from its forward op when that kept them for this x, and
+// recomputes them otherwise.
 type layerNormGradOp struct {
 	base
 	gamma bool
+	fwd   *layerNormOp
 	out   buffer
 	st32  scratch[float32] // row statistics (dgamma)
 	st64  scratch[float64]
@@ -152,31 +207,44 @@ func (op *layerNormGradOp) Do(vs ...G.Value) (G.Value, error) {
 		out = op.out.get(dt, s...)
 	}
 	if dt == tensor.Float32 {
-		layerNormBwd(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), s[0], s[1], op.gamma, &op.st32)
+		x := sl[float32](vs[0])
+		layerNormBwd(x, sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), keptStats(op.fwd, x, s[0], s[1]), s[0], s[1], op.gamma, &op.st32)
 	} else {
-		layerNormBwd(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), s[0], s[1], op.gamma, &op.st64)
+		x := sl[float64](vs[0])
+		layerNormBwd(x, sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), keptStats(op.fwd, x, s[0], s[1]), s[0], s[1], op.gamma, &op.st64)
 	}
 	return out, nil
 }
 
-func layerNormBwd[F Float](x, gamma, g, out []F, n, d int, wantGamma bool, stats *scratch[F]) {
-	if wantGamma {
-		// The row statistics first (rows over the workers), then the columns over the workers,
-		// so that each column sums its rows in order.
-		st := stats.get(2 * n)
+// layerNormBwd writes dx (or dgamma) from x, gamma and the output gradient g; st holds the row
+// statistics, or is nil to compute them here.
+func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, stats *scratch[F]) {
+	gamma = gamma[:d]
+	if st == nil {
+		st = stats.get(2 * n)
 		parallel(n, 4*d, func(_, lo, hi int) {
 			for r := lo; r < hi; r++ {
 				st[2*r], st[2*r+1] = rowStats(x[r*d : (r+1)*d])
 			}
 		})
+	}
+	_, vec := any(x).([]float32)
+	vec = vec && useKernels
+	if wantGamma {
+		// The columns over the workers, so that each column sums its rows in order.
 		parallel(d, 3*n, func(_, lo, hi int) {
 			o := out[lo:hi]
 			clear(o)
 			for r := 0; r < n; r++ {
 				mean, rstd := st[2*r], st[2*r+1]
 				xr, gr := x[r*d+lo:r*d+hi], g[r*d+lo:r*d+hi]
-				for j, v := range xr {
-					o[j] += gr[j] * (v - mean) * rstd
+				j := 0
+				if vec {
+					lnGammaAcc8(any(o).([]float32), any(gr).([]float32), any(xr).([]float32), float32(mean), float32(rstd))
+					j = len(o) &^ 7
+				}
+				for ; j < len(o); j++ {
+					o[j] += gr[j] * (xr[j] - mean) * rstd
 				}
 			}
 		})
@@ -185,7 +253,7 @@ func layerNormBwd[F Float](x, gamma, g, out []F, n, d int, wantGamma bool, stats
 	parallel(n, 6*d, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, gr, dx := x[r*d:(r+1)*d], g[r*d:(r+1)*d], out[r*d:(r+1)*d]
-			mean, rstd := rowStats(xr)
+			mean, rstd := st[2*r], st[2*r+1]
 			var sg, sgx F
 			for j, v := range xr {
 				gy := gr[j] * gamma[j]
@@ -194,8 +262,13 @@ func layerNormBwd[F Float](x, gamma, g, out []F, n, d int, wantGamma bool, stats
 			}
 			sg /= F(d)
 			sgx /= F(d)
-			for j, v := range xr {
-				xhat := (v - mean) * rstd
+			j := 0
+			if vec {
+				lnGradX8(any(dx).([]float32), any(gr).([]float32), any(xr).([]float32), any(gamma).([]float32), float32(mean), float32(rstd), float32(sg), float32(sgx))
+				j = d &^ 7
+			}
+			for ; j < d; j++ {
+				xhat := (xr[j] - mean) * rstd
 				dx[j] = rstd * (gr[j]*gamma[j] - sg - xhat*sgx)
 			}
 		}

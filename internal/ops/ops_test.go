@@ -412,8 +412,8 @@ func TestLayerNormFloat32(t *testing.T) {
 			g64[i], b64[i] = float64(g32[i]), float64(b32[i])
 		}
 		y32, y64 := make([]float32, n*d), make([]float64, n*d)
-		layerNormFwd(x32, g32, b32, y32, n, d)
-		layerNormFwd(x64, g64, b64, y64, n, d)
+		layerNormFwd(x32, g32, b32, y32, nil, n, d)
+		layerNormFwd(x64, g64, b64, y64, nil, n, d)
 		for i := range y64 {
 			if math.Abs(float64(y32[i])-y64[i]) > 2e-4*(1+math.Abs(y64[i])) {
 				t.Fatalf("d=%d: y[%d] = %v, want %v", d, i, y32[i], y64[i])

@@ -1,0 +1,104 @@
+package ops
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLayerNormVectorBits: the float32 vector loops (forward, dx, dgamma) give the scalar
+// loops' results bit for bit, for row lengths around the vector width, and the statistics
+// kept by the forward pass give the same gradients as recomputed ones.
+func TestLayerNormVectorBits(t *testing.T) {
+	if !useKernels {
+		t.Skip("no vector kernels on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(8, 2))
+	f32 := func(n int, scale, off float64) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64()*scale + off)
+		}
+		return x
+	}
+	type result struct{ y, st, dx, dg []float32 }
+	run := func(x, gamma, beta, g []float32, n, d int, kept bool) result {
+		var r result
+		r.y, r.st = make([]float32, n*d), make([]float32, 2*n)
+		layerNormFwd(x, gamma, beta, r.y, r.st, n, d)
+		var st []float32
+		if kept {
+			st = r.st
+		}
+		var sc scratch[float32]
+		r.dx, r.dg = make([]float32, n*d), make([]float32, d)
+		layerNormBwd(x, gamma, g, r.dx, st, n, d, false, &sc)
+		layerNormBwd(x, gamma, g, r.dg, st, n, d, true, &sc)
+		return r
+	}
+	same := func(what string, d int, a, b []float32) {
+		t.Helper()
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("d=%d %s[%d]: %v vs %v", d, what, i, a[i], b[i])
+			}
+		}
+	}
+	for _, d := range []int{1, 7, 8, 9, 16, 31, 64, 65, 256} {
+		n := 1100 // enough rows to be split over the workers
+		x, gamma, beta, g := f32(n*d, 2, 3), f32(d, 1, 1), f32(d, 1, 0), f32(n*d, 1, 0)
+		vec := run(x, gamma, beta, g, n, d, true)
+		// The scalar loops of layernorm.go, on the same row statistics.
+		want := result{y: make([]float32, n*d), dx: make([]float32, n*d), dg: make([]float32, d)}
+		for r := 0; r < n; r++ {
+			mean, rstd := vec.st[2*r], vec.st[2*r+1]
+			if m, s := rowStats(x[r*d : (r+1)*d]); m != mean || s != rstd {
+				t.Fatalf("d=%d row %d: kept statistics %v, %v; recomputed %v, %v", d, r, mean, rstd, m, s)
+			}
+			var sg, sgx float32
+			for j := 0; j < d; j++ {
+				v := x[r*d+j]
+				want.y[r*d+j] = (v-mean)*rstd*gamma[j] + beta[j]
+				want.dg[j] += g[r*d+j] * (v - mean) * rstd
+				gy := g[r*d+j] * gamma[j]
+				sg += gy
+				sgx += gy * (v - mean) * rstd
+			}
+			sg /= float32(d)
+			sgx /= float32(d)
+			for j := 0; j < d; j++ {
+				xhat := (x[r*d+j] - mean) * rstd
+				want.dx[r*d+j] = rstd * (g[r*d+j]*gamma[j] - sg - xhat*sgx)
+			}
+		}
+		same("y", d, vec.y, want.y)
+		same("dx", d, vec.dx, want.dx)
+		same("dgamma", d, vec.dg, want.dg)
+		recomputed := run(x, gamma, beta, g, n, d, false)
+		same("dx (kept vs recomputed statistics)", d, vec.dx, recomputed.dx)
+		same("dgamma (kept vs recomputed statistics)", d, vec.dg, recomputed.dg)
+	}
+}
+
+// TestLayerNormKeptStats: the gradient ops use the forward's statistics only for the x they
+// were computed from.
+func TestLayerNormKeptStats(t *testing.T) {
+	op := &layerNormOp{keep: true}
+	x, y := make([]float32, 6), make([]float32, 6)
+	st := op.st32.get(4)
+	op.statsOf, op.statsShape = &x[0], [2]int{2, 3}
+	if got := keptStats(op, x, 2, 3); len(got) != 4 || &got[0] != &st[0] {
+		t.Fatal("statistics of the same x not used")
+	}
+	if keptStats(op, y, 2, 3) != nil {
+		t.Fatal("statistics of another x used")
+	}
+	if keptStats(op, x, 3, 2) != nil {
+		t.Fatal("statistics of another shape used")
+	}
+	if keptStats(op, []float64{1, 2, 3, 4, 5, 6}, 2, 3) != nil {
+		t.Fatal("statistics of another dtype used")
+	}
+	if keptStats[float32](nil, x, 2, 3) != nil {
+		t.Fatal("statistics without a forward op")
+	}
+}
