@@ -100,3 +100,29 @@ func withWorkers(t *testing.T, w int, f func()) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w))
 	f()
 }
+
+// TestSubMulVector: the softmax-backward row kernel gives the scalar loop's bits.
+func TestSubMulVector(t *testing.T) {
+	if !useKernels {
+		t.Skip("no vector kernels on this CPU")
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{8, 9, 15, 16, 64, 100} {
+		row, p := make([]float32, n), make([]float32, n)
+		for i := range row {
+			row[i], p[i] = float32(rng.NormFloat64()), float32(rng.Float64())
+		}
+		d := float32(rng.NormFloat64())
+		got := append([]float32(nil), row...)
+		subMul8(got, p, d)
+		for j := 0; j < n; j++ {
+			want := row[j]
+			if j < n&^7 {
+				want = p[j] * (row[j] - d)
+			}
+			if got[j] != want {
+				t.Fatalf("n=%d: [%d] = %v, want %v", n, j, got[j], want)
+			}
+		}
+	}
+}

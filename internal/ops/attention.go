@@ -301,7 +301,12 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf *scratch[F], vs []G.Value, o
 						n = i + 1
 					}
 					row, pr := dsb[i*T:i*T+n], pb[i*T:i*T+n]
-					for j := range row {
+					j := 0
+					if r32, ok := any(row).([]float32); ok && useKernels {
+						subMul8(r32, any(pr).([]float32), float32(dot))
+						j = n &^ 7
+					}
+					for ; j < n; j++ {
 						row[j] = pr[j] * (row[j] - dot)
 					}
 					clear(dsb[i*T+n : (i+1)*T])

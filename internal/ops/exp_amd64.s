@@ -189,3 +189,26 @@ addvloop:
 addvdone:
 	VZEROUPPER
 	RET
+
+// func subMul8(row, p []float32, d float32)
+// row[j] = p[j]·(row[j] − d) for j < len(row)&^7 (the softmax backward, dS = P∘(dP − d)).
+TEXT ·subMul8(SB), NOSPLIT, $0-52
+	MOVQ row_base+0(FP), DI
+	MOVQ row_len+8(FP), CX
+	MOVQ p_base+24(FP), SI
+	VBROADCASTSS d+48(FP), Y15
+	SHRQ $3, CX
+	TESTQ CX, CX
+	JE smdone
+smloop:
+	VMOVUPS (DI), Y0
+	VSUBPS Y15, Y0, Y0
+	VMULPS (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNE smloop
+smdone:
+	VZEROUPPER
+	RET

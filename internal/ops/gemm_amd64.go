@@ -92,3 +92,8 @@ func lnGammaAcc8(o, g, x []float32, mean, rstd float32)
 
 //go:noescape
 func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32)
+
+// subMul8 writes p[j]·(row[j] − d) to row[j] for j < len(row)&^7 (exp_amd64.s).
+//
+//go:noescape
+func subMul8(row, p []float32, d float32)

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // naiveGemm is the reference: C = alpha·op(A)·op(B) + beta·C by a triple loop in float64.
@@ -172,4 +175,35 @@ func BenchmarkGemm(b *testing.B) {
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
+}
+
+// BenchmarkAttention is the reference model's causal attention (B = 32, T = 64, 4 heads of 16),
+// forward and forward + backward, in float32.
+func BenchmarkAttention(b *testing.B) {
+	const B, T, H, D = 32, 64, 4, 64
+	rng := rand.New(rand.NewPCG(1, 1))
+	mk := func(n int) *tensor.Dense {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+		}
+		return tensor.New(tensor.WithShape(n/D, D), tensor.WithBacking(x))
+	}
+	q, k, v, dy := mk(B*T*D), mk(B*T*D), mk(B*T*D), mk(B*T*D)
+	op := &attentionOp{base: newBase("Attention", 3), cfg: AttentionConfig{Batch: B, Len: T, Heads: H, Causal: true}, keepP: true}
+	y := make([]float32, B*T*D)
+	yt := tensor.New(tensor.WithShape(B*T, D), tensor.WithBacking(y))
+	b.Run("forward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			attnFwd(op, &op.p32, []G.Value{q, k, v}, y)
+		}
+	})
+	bwd := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op}
+	out := make([]float32, 3*B*T*D)
+	b.Run("backward", func(b *testing.B) {
+		attnFwd(op, &op.p32, []G.Value{q, k, v}, y)
+		for i := 0; i < b.N; i++ {
+			attnBwd(op, op.p32.s, &bwd.d32, []G.Value{q, k, v, yt, dy}, out)
+		}
+	})
 }
