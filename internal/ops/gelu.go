@@ -82,10 +82,19 @@ func geluKernel[F Float](x, g, y []F) {
 			done := lo
 			if useKernels { // eight at a time in assembly, the rest below
 				done = lo + (hi-lo)&^7
+				v := lo // sixteen at a time first, where the CPU has AVX-512
+				if haveGELU512 {
+					v = lo + (hi-lo)&^15
+					if g32 == nil {
+						geluFwd16(x32[lo:v], y32[lo:v])
+					} else {
+						geluBwd16(x32[lo:v], g32[lo:v], y32[lo:v])
+					}
+				}
 				if g32 == nil {
-					geluFwd8(x32[lo:hi], y32[lo:hi])
+					geluFwd8(x32[v:hi], y32[v:hi])
 				} else {
-					geluBwd8(x32[lo:hi], g32[lo:hi], y32[lo:hi])
+					geluBwd8(x32[v:hi], g32[v:hi], y32[v:hi])
 				}
 			}
 			if g32 == nil {

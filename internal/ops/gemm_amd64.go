@@ -30,6 +30,8 @@ var (
 	haveKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	// haveAVX512 selects the AVX-512 float32 kernel (POSFORMER_AVX512=0 turns it off).
 	haveAVX512 = haveKernels && cpu.X86.HasAVX512F && os.Getenv("POSFORMER_AVX512") != "0"
+	// haveGELU512 selects the sixteen-wide GELU kernels (they give the eight-wide ones' bits).
+	haveGELU512 = haveAVX512 && cpu.X86.HasAVX512DQ
 
 	// kernel32 is the float32 kernel gemm uses.
 	kernel32   = kernel32avx2
@@ -57,6 +59,15 @@ func geluFwd8(x, y []float32)
 
 //go:noescape
 func geluBwd8(x, g, y []float32)
+
+// geluFwd16 and geluBwd16 are geluFwd8 and geluBwd8 on sixteen values at a time, for
+// i < len(x)&^15 (AVX512F + DQ; same operations per value, so the same bits).
+//
+//go:noescape
+func geluFwd16(x, y []float32)
+
+//go:noescape
+func geluBwd16(x, g, y []float32)
 
 // max8 returns the maximum of x[:len(x)&^7] (at least 8 values); scale8 multiplies
 // x[:len(x)&^7] by s (exp_amd64.s).

@@ -25,8 +25,12 @@ const kernelName = "posformer go"
 // stubs only satisfy the compiler.
 func expShiftSum8(x []float32, m float32) float32 { return 0 }
 
-func geluFwd8(x, y []float32)    {}
-func geluBwd8(x, g, y []float32) {}
+func geluFwd8(x, y []float32)     {}
+func geluBwd8(x, g, y []float32)  {}
+func geluFwd16(x, y []float32)    {}
+func geluBwd16(x, g, y []float32) {}
+
+const haveGELU512 = false
 
 func max8(x []float32) float32      { return x[0] }
 func scale8(x []float32, s float32) {}

@@ -207,3 +207,23 @@ func BenchmarkAttention(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGELU is the reference model's MLP activation, [2048, 256] float32, forward and
+// gradient.
+func BenchmarkGELU(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, g, y := make([]float32, 2048*256), make([]float32, 2048*256), make([]float32, 2048*256)
+	for i := range x {
+		x[i], g[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+	}
+	b.Run("forward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			geluKernel(x, nil, y)
+		}
+	})
+	b.Run("backward", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			geluKernel(x, g, y)
+		}
+	})
+}
