@@ -92,14 +92,11 @@ func sqdev8(x []float32, m float32) float32
 func addv8(y, a, b []float32)
 
 // Layer-norm loops, eight float32 at a time with the scalar code's operations in its order
-// (layernorm_amd64.s): lnFwd8 y = ((x−mean)·rstd)·gamma + beta; lnGammaAcc8 o += (g·(x−mean))·rstd;
-// lnGradX8 dx = rstd·((g·gamma − sg) − ((x−mean)·rstd)·sgx). Each covers len(first)&^7 values.
+// (layernorm_amd64.s): lnFwd8 y = ((x−mean)·rstd)·gamma + beta; lnGradX8
+// dx = rstd·((g·gamma − sg) − ((x−mean)·rstd)·sgx). Each covers len(first)&^7 values.
 //
 //go:noescape
 func lnFwd8(y, x, gamma, beta []float32, mean, rstd float32)
-
-//go:noescape
-func lnGammaAcc8(o, g, x []float32, mean, rstd float32)
 
 //go:noescape
 func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32)
@@ -108,3 +105,13 @@ func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32)
 //
 //go:noescape
 func subMul8(row, p []float32, d float32)
+
+// colSum8 writes to y[j] the sum over rows of x[r·ld+j], in row order, for j < len(y)&^7;
+// lnGammaCols8 writes Σ_r (g·(x − mean_r))·rstd_r likewise, with mean_r, rstd_r = st[2r], st[2r+1]
+// (layernorm_amd64.s). Both keep their column sums in registers while the rows stream past.
+//
+//go:noescape
+func colSum8(y, x []float32, rows, ld int)
+
+//go:noescape
+func lnGammaCols8(o, g, x, st []float32, rows, ld int)

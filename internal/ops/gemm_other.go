@@ -41,7 +41,9 @@ func sqdev8(x []float32, m float32) float32 { return 0 }
 func addv8(y, a, b []float32) {}
 
 func lnFwd8(y, x, gamma, beta []float32, mean, rstd float32)          {}
-func lnGammaAcc8(o, g, x []float32, mean, rstd float32)               {}
 func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32) {}
 
 func subMul8(row, p []float32, d float32) {}
+
+func colSum8(y, x []float32, rows, ld int)             {}
+func lnGammaCols8(o, g, x, st []float32, rows, ld int) {}

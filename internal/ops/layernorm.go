@@ -234,16 +234,17 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 		// The columns over the workers, so that each column sums its rows in order.
 		parallel(d, 3*n, func(_, lo, hi int) {
 			o := out[lo:hi]
-			clear(o)
+			j0 := 0
+			if vec && n > 0 {
+				end := (n-1)*d + hi - lo
+				lnGammaCols8(any(o).([]float32), any(g[lo:]).([]float32)[:end], any(x[lo:]).([]float32)[:end], any(st).([]float32), n, d)
+				j0 = len(o) &^ 7
+			}
+			clear(o[j0:])
 			for r := 0; r < n; r++ {
 				mean, rstd := st[2*r], st[2*r+1]
 				xr, gr := x[r*d+lo:r*d+hi], g[r*d+lo:r*d+hi]
-				j := 0
-				if vec {
-					lnGammaAcc8(any(o).([]float32), any(gr).([]float32), any(xr).([]float32), float32(mean), float32(rstd))
-					j = len(o) &^ 7
-				}
-				for ; j < len(o); j++ {
+				for j := j0; j < len(o); j++ {
 					o[j] += gr[j] * (xr[j] - mean) * rstd
 				}
 			}

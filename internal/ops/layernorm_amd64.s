@@ -35,34 +35,6 @@ fwddone:
 	VZEROUPPER
 	RET
 
-// func lnGammaAcc8(o, g, x []float32, mean, rstd float32)
-// o[j] += (g[j]·(x[j] − mean))·rstd for j < len(o)&^7.
-TEXT ·lnGammaAcc8(SB), NOSPLIT, $0-80
-	MOVQ o_base+0(FP), DI
-	MOVQ o_len+8(FP), CX
-	MOVQ g_base+24(FP), SI
-	MOVQ x_base+48(FP), R8
-	VBROADCASTSS mean+72(FP), Y14
-	VBROADCASTSS rstd+76(FP), Y15
-	SHRQ $3, CX
-	TESTQ CX, CX
-	JE gamdone
-gamloop:
-	VMOVUPS (R8), Y0
-	VSUBPS Y14, Y0, Y0
-	VMULPS (SI), Y0, Y0
-	VMULPS Y15, Y0, Y0
-	VADDPS (DI), Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	ADDQ $32, R8
-	DECQ CX
-	JNE gamloop
-gamdone:
-	VZEROUPPER
-	RET
-
 // func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32)
 // dx[j] = rstd·((g[j]·gamma[j] − sg) − ((x[j] − mean)·rstd)·sgx) for j < len(dx)&^7.
 TEXT ·lnGradX8(SB), NOSPLIT, $0-112
@@ -96,5 +68,146 @@ gxloop:
 	DECQ CX
 	JNE gxloop
 gxdone:
+	VZEROUPPER
+	RET
+
+// func colSum8(y, x []float32, rows, ld int)
+// y[j] = x[j] + x[ld+j] + … + x[(rows−1)·ld+j], summed in row order, for j < len(y)&^7: blocks
+// of up to 32 columns are kept in four registers while the rows stream past.
+TEXT ·colSum8(SB), NOSPLIT, $0-64
+	MOVQ y_base+0(FP), DI
+	MOVQ y_len+8(FP), R10
+	SHRQ $3, R10
+	MOVQ x_base+24(FP), SI
+	MOVQ rows+48(FP), R8
+	MOVQ ld+56(FP), R9
+	SHLQ $2, R9
+csblock:
+	CMPQ R10, $4
+	JLT cstail
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, AX
+	MOVQ R8, CX
+	TESTQ CX, CX
+	JE cs4store
+cs4loop:
+	VADDPS (AX), Y0, Y0
+	VADDPS 32(AX), Y1, Y1
+	VADDPS 64(AX), Y2, Y2
+	VADDPS 96(AX), Y3, Y3
+	ADDQ R9, AX
+	DECQ CX
+	JNE cs4loop
+cs4store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	SUBQ $4, R10
+	JMP csblock
+cstail:
+	TESTQ R10, R10
+	JE csdone
+	VXORPS Y0, Y0, Y0
+	MOVQ SI, AX
+	MOVQ R8, CX
+	TESTQ CX, CX
+	JE cs1store
+cs1loop:
+	VADDPS (AX), Y0, Y0
+	ADDQ R9, AX
+	DECQ CX
+	JNE cs1loop
+cs1store:
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ R10
+	JMP cstail
+csdone:
+	VZEROUPPER
+	RET
+
+// func lnGammaCols8(o, g, x, st []float32, rows, ld int)
+// o[j] = Σ_r (g[r·ld+j]·(x[r·ld+j] − st[2r]))·st[2r+1], the sum in row order starting from 0,
+// for j < len(o)&^7 (the operations of lnGammaAcc8, with o kept in registers over the rows).
+TEXT ·lnGammaCols8(SB), NOSPLIT, $0-112
+	MOVQ o_base+0(FP), DI
+	MOVQ o_len+8(FP), R10
+	SHRQ $3, R10
+	MOVQ g_base+24(FP), SI
+	MOVQ x_base+48(FP), DX
+	MOVQ st_base+72(FP), R11
+	MOVQ rows+96(FP), R8
+	MOVQ ld+104(FP), R9
+	SHLQ $2, R9
+lgblock:
+	TESTQ R10, R10
+	JE lgdone
+	CMPQ R10, $2
+	JLT lgone
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ SI, AX
+	MOVQ DX, BX
+	MOVQ R11, R12
+	MOVQ R8, CX
+	TESTQ CX, CX
+	JE lg2store
+lg2loop:
+	VBROADCASTSS (R12), Y14
+	VBROADCASTSS 4(R12), Y15
+	VMOVUPS (BX), Y4
+	VSUBPS Y14, Y4, Y4
+	VMULPS (AX), Y4, Y4
+	VMULPS Y15, Y4, Y4
+	VADDPS Y4, Y0, Y0
+	VMOVUPS 32(BX), Y5
+	VSUBPS Y14, Y5, Y5
+	VMULPS 32(AX), Y5, Y5
+	VMULPS Y15, Y5, Y5
+	VADDPS Y5, Y1, Y1
+	ADDQ R9, AX
+	ADDQ R9, BX
+	ADDQ $8, R12
+	DECQ CX
+	JNE lg2loop
+lg2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+	ADDQ $64, DX
+	SUBQ $2, R10
+	JMP lgblock
+lgone:
+	VXORPS Y0, Y0, Y0
+	MOVQ SI, AX
+	MOVQ DX, BX
+	MOVQ R11, R12
+	MOVQ R8, CX
+	TESTQ CX, CX
+	JE lg1store
+lg1loop:
+	VBROADCASTSS (R12), Y14
+	VBROADCASTSS 4(R12), Y15
+	VMOVUPS (BX), Y4
+	VSUBPS Y14, Y4, Y4
+	VMULPS (AX), Y4, Y4
+	VMULPS Y15, Y4, Y4
+	VADDPS Y4, Y0, Y0
+	ADDQ R9, AX
+	ADDQ R9, BX
+	ADDQ $8, R12
+	DECQ CX
+	JNE lg1loop
+lg1store:
+	VMOVUPS Y0, (DI)
+lgdone:
 	VZEROUPPER
 	RET

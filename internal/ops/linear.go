@@ -188,9 +188,18 @@ func (op *colSumOp) Do(vs ...G.Value) (G.Value, error) {
 func colSum[F Float](x, y []F, n, d int) {
 	parallel(d, n, func(_, lo, hi int) {
 		yy := y[lo:hi]
+		j := 0
+		if y32, ok := any(yy).([]float32); ok && useKernels && n > 0 {
+			colSum8(y32, any(x[lo:]).([]float32)[:(n-1)*d+hi-lo], n, d)
+			j = (hi - lo) &^ 7
+		}
+		yy = yy[j:]
 		clear(yy)
 		for r := 0; r < n; r++ {
-			addTo(yy, x[r*d+lo:r*d+hi])
+			row := x[r*d+lo+j : r*d+hi]
+			for c, v := range row {
+				yy[c] += v
+			}
 		}
 	})
 }
