@@ -101,6 +101,7 @@ func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, 
 	rowLoss := make([]float64, n)
 	errs := make([]error, workers())
 	parallel(n, 8*v, func(worker, lo, hi int) {
+		e := make([]float64, v) // one row's exponentials
 		for r := lo; r < hi; r++ {
 			if w[r] == 0 {
 				continue
@@ -115,9 +116,13 @@ func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, 
 			for _, x := range row[1:] {
 				mx = max(mx, x)
 			}
+			for j, x := range row {
+				e[j] = float64(x - mx)
+			}
+			expRow[F](e)
 			var z float64
-			for _, x := range row {
-				z += expOf[F](float64(x - mx))
+			for _, x := range e {
+				z += x
 			}
 			lse := float64(mx) + math.Log(z)
 			rowLoss[r] = float64(w[r]) * (lse - float64(row[t]))
@@ -125,7 +130,11 @@ func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, 
 				scale := g * F(float64(w[r])/wsum)
 				d := dl[r*v : (r+1)*v]
 				for j, x := range row {
-					d[j] = scale * F(expOf[F](float64(x)-lse))
+					e[j] = float64(x) - lse
+				}
+				expRow[F](e)
+				for j, x := range e {
+					d[j] = scale * F(x)
 				}
 				d[t] -= scale
 			}
@@ -143,14 +152,25 @@ func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, 
 	return loss / wsum, nil
 }
 
-// expOf is exp(y) for y ≤ 0: math.Exp in float64 graphs, the cheaper expFast (relative error
-// below 1e-12) in float32 ones.
-func expOf[F Float](y float64) float64 {
+// expRow replaces every y[i] (≤ 0) by exp(y[i]): math.Exp in float64 graphs, the cheaper
+// expFast (relative error below 1e-12) in float32 ones, eight at a time on CPUs with AVX-512 DQ
+// (expFast8, the same bits as expFast).
+func expRow[F Float](y []float64) {
 	var z F
-	if _, ok := any(z).(float32); ok {
-		return expFast(y)
+	if _, ok := any(z).(float32); !ok {
+		for i, v := range y {
+			y[i] = math.Exp(v)
+		}
+		return
 	}
-	return math.Exp(y)
+	i := 0
+	if useKernels && haveAVX512DQ {
+		expFast8(y)
+		i = len(y) &^ 7
+	}
+	for ; i < len(y); i++ {
+		y[i] = expFast(y[i])
+	}
 }
 
 func (op *crossEntropyOp) DiffWRT(int) []bool {

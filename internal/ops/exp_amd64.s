@@ -212,3 +212,65 @@ smloop:
 smdone:
 	VZEROUPPER
 	RET
+
+// expFast in float64, eight values at a time (AVX512F + DQ), with expFast's operations in its
+// order (no fused multiply-adds), so each value gets expFast's bits.
+DATA expf64<>+0(SB)/8, $0x40471547652b82fe // inv
+DATA expf64<>+8(SB)/8, $0x3f962e42fee00000 // ln2hi
+DATA expf64<>+16(SB)/8, $0x3d9a39ef35793c76 // ln2lo
+DATA expf64<>+24(SB)/8, $0x4338000000000000 // shift
+DATA expf64<>+32(SB)/8, $0x3f81111111111111 // c120
+DATA expf64<>+40(SB)/8, $0x3fa5555555555555 // c24
+DATA expf64<>+48(SB)/8, $0x3fc5555555555555 // c6
+DATA expf64<>+56(SB)/8, $0x3fe0000000000000 // c2
+DATA expf64<>+64(SB)/8, $0x3ff0000000000000 // one
+DATA expf64<>+72(SB)/8, $0xc085e00000000000 // m700
+DATA expf64<>+80(SB)/8, $0x000000000000001f // mask31
+DATA expf64<>+88(SB)/8, $0x00000000000003ff // bias
+GLOBL expf64<>(SB), RODATA|NOPTR, $96
+
+// func expFast8(y []float64)
+// y[i] = expFast(y[i]) for i < len(y)&^7.
+TEXT ·expFast8(SB), NOSPLIT, $0-24
+	MOVQ y_base+0(FP), SI
+	MOVQ y_len+8(FP), CX
+	SHRQ $3, CX
+	JE e8done
+	LEAQ ·exp2Table(SB), R8
+e8loop:
+	VMOVUPD (SI), Z0
+	VMULPD.BCST expf64<>+0(SB), Z0, Z1
+	VADDPD.BCST expf64<>+24(SB), Z1, Z1
+	VSUBPD.BCST expf64<>+24(SB), Z1, Z1
+	VCVTTPD2QQ Z1, Z2
+	VMULPD.BCST expf64<>+8(SB), Z1, Z3
+	VSUBPD Z3, Z0, Z3
+	VMULPD.BCST expf64<>+16(SB), Z1, Z4
+	VSUBPD Z4, Z3, Z3
+	VMULPD.BCST expf64<>+32(SB), Z3, Z5
+	VADDPD.BCST expf64<>+40(SB), Z5, Z5
+	VMULPD Z5, Z3, Z5
+	VADDPD.BCST expf64<>+48(SB), Z5, Z5
+	VMULPD Z5, Z3, Z5
+	VADDPD.BCST expf64<>+56(SB), Z5, Z5
+	VMULPD Z5, Z3, Z5
+	VADDPD.BCST expf64<>+64(SB), Z5, Z5
+	VMULPD Z5, Z3, Z5
+	VADDPD.BCST expf64<>+64(SB), Z5, Z5
+	VPANDQ.BCST expf64<>+80(SB), Z2, Z6
+	KXNORW K1, K1, K1
+	VGATHERQPD (R8)(Z6*8), K1, Z7
+	VPSRAQ $5, Z2, Z8
+	VPADDQ.BCST expf64<>+88(SB), Z8, Z8
+	VPSLLQ $52, Z8, Z8
+	VMULPD Z7, Z5, Z5
+	VMULPD Z8, Z5, Z5
+	VCMPPD.BCST $0x05, expf64<>+72(SB), Z0, K2
+	VMOVAPD.Z Z5, K2, Z5
+	VMOVUPD Z5, (SI)
+	ADDQ $64, SI
+	DECQ CX
+	JNE e8loop
+e8done:
+	VZEROUPPER
+	RET

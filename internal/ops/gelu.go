@@ -83,7 +83,7 @@ func geluKernel[F Float](x, g, y []F) {
 			if useKernels { // eight at a time in assembly, the rest below
 				done = lo + (hi-lo)&^7
 				v := lo // sixteen at a time first, where the CPU has AVX-512
-				if haveGELU512 {
+				if haveAVX512DQ {
 					v = lo + (hi-lo)&^15
 					if g32 == nil {
 						geluFwd16(x32[lo:v], y32[lo:v])

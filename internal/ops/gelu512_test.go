@@ -10,7 +10,7 @@ import (
 // bit for bit, on a sweep of [−20, 20], random values, and the special cases (±0, subnormals,
 // the |x| = 13 cut-off, ±Inf, NaN).
 func TestGELU16Bits(t *testing.T) {
-	if !haveGELU512 {
+	if !haveAVX512DQ {
 		t.Skip("no AVX-512 GELU on this CPU")
 	}
 	var xs []float32
@@ -43,6 +43,33 @@ func TestGELU16Bits(t *testing.T) {
 		}
 		if math.Float32bits(d8[i]) != math.Float32bits(d16[i]) {
 			t.Fatalf("g·GELU'(%v): %v (8-wide) vs %v (16-wide)", x, d8[i], d16[i])
+		}
+	}
+}
+
+// TestExpFast8Bits: the eight-wide float64 exponential gives expFast's bits on [−750, 1] (the
+// cut-off at −700 included) and on random arguments.
+func TestExpFast8Bits(t *testing.T) {
+	if !haveAVX512DQ {
+		t.Skip("no AVX-512 DQ on this CPU")
+	}
+	var ys []float64
+	for y := -750.0; y <= 1; y += 1.0 / 64 {
+		ys = append(ys, y)
+	}
+	rng := rand.New(rand.NewPCG(2, 8))
+	for i := 0; i < 10000; i++ {
+		ys = append(ys, -rng.ExpFloat64()*10, rng.Float64(), -rng.Float64()*1e-9)
+	}
+	ys = append(ys, 0, math.Copysign(0, -1), -700, math.Nextafter(-700, -701), math.Nextafter(-700, 0), 1, -1e-300)
+	for len(ys)%8 != 0 {
+		ys = append(ys, -0.5)
+	}
+	got := append([]float64(nil), ys...)
+	expFast8(got)
+	for i, y := range ys {
+		if want := expFast(y); math.Float64bits(got[i]) != math.Float64bits(want) {
+			t.Fatalf("expFast8(%v) = %v, expFast = %v", y, got[i], want)
 		}
 	}
 }

@@ -30,8 +30,9 @@ var (
 	haveKernels = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 	// haveAVX512 selects the AVX-512 float32 kernel (POSFORMER_AVX512=0 turns it off).
 	haveAVX512 = haveKernels && cpu.X86.HasAVX512F && os.Getenv("POSFORMER_AVX512") != "0"
-	// haveGELU512 selects the sixteen-wide GELU kernels (they give the eight-wide ones' bits).
-	haveGELU512 = haveAVX512 && cpu.X86.HasAVX512DQ
+	// haveAVX512DQ selects the sixteen-wide GELU kernels and the eight-wide float64 exponential
+	// (they give the same bits as the narrower or scalar code).
+	haveAVX512DQ = haveAVX512 && cpu.X86.HasAVX512DQ
 
 	// kernel32 is the float32 kernel gemm uses.
 	kernel32   = kernel32avx2
@@ -115,3 +116,9 @@ func colSum8(y, x []float32, rows, ld int)
 
 //go:noescape
 func lnGammaCols8(o, g, x, st []float32, rows, ld int)
+
+// expFast8 replaces y[i] by expFast(y[i]) for i < len(y)&^7, eight float64 at a time with
+// expFast's operations (exp_amd64.s; AVX512F + DQ, so only when haveAVX512DQ).
+//
+//go:noescape
+func expFast8(y []float64)

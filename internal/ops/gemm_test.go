@@ -227,3 +227,31 @@ func BenchmarkGELU(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCrossEntropy is the reference model's loss, [2048, 16] float32 logits: the loss alone
+// and the loss with its gradient.
+func BenchmarkCrossEntropy(b *testing.B) {
+	const n, v = 2048, 16
+	rng := rand.New(rand.NewPCG(1, 3))
+	logits, targets, w, dl := make([]float32, n*v), make([]float32, n), make([]float32, n), make([]float32, n*v)
+	for i := range logits {
+		logits[i] = float32(rng.NormFloat64() * 3)
+	}
+	for i := range targets {
+		targets[i], w[i] = float32(rng.IntN(v)), 1
+	}
+	b.Run("loss", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := crossEntropy(logits, targets, w, nil, 1, n, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("gradient", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := crossEntropy(logits, targets, w, dl, 1, n, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
