@@ -53,11 +53,15 @@ func gemm1[F Float](tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ld
 	gemmSplit(false, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// usesBLAS reports whether gemm sends an m×n×k product to the BLAS variable rather than to
+// posformer's kernels.
+func usesBLAS(m, n, k int) bool { return !useKernels || m*n*k >= blasMinFlops }
+
 func gemmSplit[F Float](split, tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, beta F, c []F, ldc int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	if useKernels && m*n*k < blasMinFlops {
+	if !usesBLAS(m, n, k) {
 		switch a := any(a).(type) {
 		case []float32:
 			gemmBlocked(kernel32, split, tA, tB, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
@@ -66,11 +70,11 @@ func gemmSplit[F Float](split, tA, tB bool, m, n, k int, alpha F, a []F, lda int
 		}
 		return
 	}
-	if !split || !blasSplit || !splits(m, n, k) {
+	if !split || !blasSplit || m*n*k < gemmParallelFlops {
 		blasGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	splitGemm(m, n, k, 1, 1, func(i0, i1, j0, j1 int) {
+	blasParts(m, n, func(i0, i1, j0, j1 int) {
 		aOff, bOff := i0*lda, j0
 		if tA {
 			aOff = i0
@@ -80,6 +84,24 @@ func gemmSplit[F Float](split, tA, tB bool, m, n, k int, alpha F, a []F, lda int
 		}
 		blasGemm(tA, tB, i1-i0, j1-j0, k, alpha, a[aOff:], lda, b[bOff:], ldb, beta, c[i0*ldc+j0:], ldc)
 	})
+}
+
+// blasPieces is the number of parts blasParts cuts a large product into, whatever the number of
+// workers: how OpenBLAS sums an element can depend on the shape of the call (its edge kernels),
+// so the calls must not change with GOMAXPROCS for a run to give the same bits on any number of
+// cores.
+const blasPieces = 2
+
+// blasParts runs part over blasPieces blocks of C: the larger of m and n cut at multiples of 16,
+// the blocks on the workers (or one after the other on one).
+func blasParts(m, n int, part func(i0, i1, j0, j1 int)) {
+	if m >= n {
+		chunk := ((m+blasPieces-1)/blasPieces + 15) / 16 * 16
+		fanout((m+chunk-1)/chunk, func(i int) { part(i*chunk, min((i+1)*chunk, m), 0, n) })
+		return
+	}
+	chunk := ((n+blasPieces-1)/blasPieces + 15) / 16 * 16
+	fanout((n+chunk-1)/chunk, func(i int) { part(0, m, i*chunk, min((i+1)*chunk, n)) })
 }
 
 // blasGemm is one call of the BLAS variable.

@@ -56,7 +56,19 @@ func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
 }
 
 // linearFwd splits the rows over the workers; each fills its rows with the bias and adds x·W.
+// When the product goes to the BLAS variable (the openblas build), whose results can depend on
+// the shape of each call, the bias is filled first and the product is one gemm, which cuts it
+// the same way on any number of workers.
 func linearFwd[F Float](x, w, b, y []F, n, in, o int) {
+	if usesBLAS(n, o, in) {
+		parallel(n, o, func(_, lo, hi int) {
+			for r := lo; r < hi; r++ {
+				copy(y[r*o:(r+1)*o], b)
+			}
+		})
+		gemm(false, false, n, o, in, 1, x, in, w, o, 1, y, o)
+		return
+	}
 	parallel(n, 2*in*o, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			copy(y[r*o:(r+1)*o], b)
