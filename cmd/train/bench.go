@@ -69,6 +69,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	o.cfg.Seed = 1
 	fmt.Fprintf(stderr, "bench: %s GOMAXPROCS=%d matmul=%s; model layers=%d d_model=%d heads=%d d_ff=%d vocab=%d %s; batch=%d len=%d\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), ops.Backend(), o.cfg.Layers, o.cfg.DModel, o.cfg.Heads, o.cfg.DFF, o.cfg.Vocab, o.dtype, o.batch, o.length)
+	if w := ops.BLASWarning(); w != "" {
+		fmt.Fprintln(stderr, "bench: warning:", w)
+	}
 	var lines []string
 	for _, scheme := range o.schemes {
 		m, err := model.New(o.cfg, position.Spec{Kind: scheme})

@@ -19,6 +19,13 @@ var BLAS interface {
 // blasName names the BLAS variable's implementation.
 var blasName = "gonum (pure Go)"
 
+// blasWarning, when set, says why the BLAS variable may run below its best speed.
+var blasWarning string
+
+// BLASWarning returns a note on a setting that slows the matrix-multiply backend down (the
+// openblas build under OPENBLAS_CORETYPE), or "".
+func BLASWarning() string { return blasWarning }
+
 // useKernels turns on the assembly kernels: gemm through gemmBlocked (gemm_amd64.s) and the
 // vectorised GELU, exp and softmax. It is on when the CPU has them (AVX2 and FMA on amd64),
 // unless the environment sets POSFORMER_GEMM=blas (to compare with the BLAS variable). The

@@ -26,6 +26,10 @@ func init() {
 	blasMinFlops = blasMinFlopsFromEnv(0)
 	blasSplit = true
 	openblaslink.SetThreads(1)
+	if ct := os.Getenv("OPENBLAS_CORETYPE"); ct != "" {
+		blasWarning = "OPENBLAS_CORETYPE=" + ct + " is set: OpenBLAS uses that core's kernels instead of this CPU's own " +
+			"(Haswell on an AVX-512 CPU runs its products at about half speed); unset it before starting the program"
+	}
 }
 
 // blasMinFlopsFromEnv reads POSFORMER_BLAS_MIN (the smallest m·n·k sent to OpenBLAS).
