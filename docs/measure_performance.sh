@@ -10,7 +10,7 @@
 # must have the bench command). Needs Debian's python3-torch and libopenblas-dev (apt-get install
 # -y python3-torch libopenblas-dev). TORCH_REF overrides the reference's path, OUT the output
 # directory (default /tmp/posformer-perf: log.txt, the raw lines; summary.md, the tables),
-# SCALING=0 skips the scaling pairs. Takes about 15 minutes on 2 cores with the defaults.
+# SCALING=0 skips the scaling pairs. Takes about 7 minutes on 2 cores with the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/posformer/posformer/internal/ops"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -201,6 +202,17 @@ type GridOptions struct {
 	Resume   bool // keep finished runs, continue partial ones from their checkpoints
 }
 
+// runShared is Run; when shared, the run is declared to the ops as one of several concurrent
+// jobs, so that the runs share the cores (each op of each run on GOMAXPROCS/jobs workers)
+// rather than each splitting every op over all of them. Same results either way.
+func runShared(ctx context.Context, cfg Config, opt Options, shared bool) (*Result, error) {
+	if shared {
+		ops.JobStarted()
+		defer ops.JobFinished()
+	}
+	return Run(ctx, cfg, opt)
+}
+
 // RunGrid runs every cell, Jobs at a time. Each run is deterministic, so the results do not
 // depend on Jobs. It returns the results in cell order; the first error stops new runs.
 func RunGrid(ctx context.Context, cells []Cell, opt GridOptions) ([]*Result, error) {
@@ -220,7 +232,7 @@ func RunGrid(ctx context.Context, cells []Cell, opt GridOptions) ([]*Result, err
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := Run(ctx, cells[i].Config, Options{Force: opt.Force, Resume: opt.Resume})
+				res, err := runShared(ctx, cells[i].Config, Options{Force: opt.Force, Resume: opt.Resume}, jobs > 1)
 				mu.Lock()
 				done++
 				if err != nil && firstErr == nil {

@@ -126,3 +126,32 @@ func TestSubMulVector(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsShareWorkers: concurrent jobs divide GOMAXPROCS between them, never below one.
+func TestJobsShareWorkers(t *testing.T) {
+	withWorkers(t, 4, func() {
+		if w := workers(); w != 4 {
+			t.Fatalf("no jobs: %d workers, want 4", w)
+		}
+		JobStarted()
+		if w := workers(); w != 4 {
+			t.Fatalf("one job: %d workers, want 4", w)
+		}
+		JobStarted()
+		if w := workers(); w != 2 {
+			t.Fatalf("two jobs: %d workers, want 2", w)
+		}
+		for i := 0; i < 3; i++ {
+			JobStarted()
+		}
+		if w := workers(); w != 1 {
+			t.Fatalf("five jobs: %d workers, want 1", w)
+		}
+		for i := 0; i < 5; i++ {
+			JobFinished()
+		}
+		if w := workers(); w != 4 {
+			t.Fatalf("all finished: %d workers, want 4", w)
+		}
+	})
+}

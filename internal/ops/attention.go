@@ -99,7 +99,7 @@ func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], vs []G.Value, y []F) {
 	} else {
 		p = pbuf.get(w * T * T)
 	}
-	parallel(B*H, 1<<20, func(worker, lo, hi int) {
+	parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
 			var pb []F

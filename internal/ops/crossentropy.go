@@ -99,8 +99,9 @@ func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, 
 	}
 	// Rows over the workers; each row's loss is kept and the sum runs over the rows in order.
 	rowLoss := make([]float64, n)
-	errs := make([]error, workers())
-	parallel(n, 8*v, func(worker, lo, hi int) {
+	nw := workers()
+	errs := make([]error, nw)
+	parallelW(nw, n, 8*v, func(worker, lo, hi int) {
 		e := make([]float64, v) // one row's exponentials
 		for r := lo; r < hi; r++ {
 			if w[r] == 0 {

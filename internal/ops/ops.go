@@ -180,14 +180,39 @@ func dtypeOf(vs ...G.Value) (tensor.Dtype, error) {
 
 func sl[F Float](v G.Value) []F { return v.Data().([]F) }
 
-// workers is the number of goroutines a kernel may split its rows over.
-func workers() int { return runtime.GOMAXPROCS(0) }
+// workers is the number of goroutines a kernel may split its rows over: GOMAXPROCS, shared out
+// among the jobs that declared themselves with JobStarted (concurrent runs of a grid), so that
+// two runs on two cores each work on one instead of both splitting every op over both. It can
+// change between calls: a caller that sizes per-worker memory reads it once and passes it to
+// parallelW.
+func workers() int {
+	w := runtime.GOMAXPROCS(0)
+	if j := int(jobs.Load()); j > 1 {
+		w = max(1, w/j)
+	}
+	return w
+}
+
+var jobs atomic.Int32
+
+// JobStarted declares one more independent job (a training run of a grid) running
+// concurrently in this process, and JobFinished its end: while j jobs run, each op splits its
+// work over GOMAXPROCS/j workers (at least one). Results do not depend on the number of workers,
+// so this only changes the speed.
+func JobStarted() { jobs.Add(1) }
+
+// JobFinished undoes one JobStarted.
+func JobFinished() { jobs.Add(-1) }
 
 // parallel runs fn over [0, n) in contiguous chunks, one per worker (numbered from 0, fewer
 // than workers()), when the work is large enough to pay for the goroutines. Chunks only ever
 // split independent items, so the result does not depend on the number of workers.
 func parallel(n, costPerItem int, fn func(worker, lo, hi int)) {
-	w := workers()
+	parallelW(workers(), n, costPerItem, fn)
+}
+
+// parallelW is parallel over at most w chunks.
+func parallelW(w, n, costPerItem int, fn func(worker, lo, hi int)) {
 	if w < 2 || n < 2 || n*costPerItem < 1<<15 {
 		fn(0, 0, n)
 		return
