@@ -37,9 +37,9 @@ var useKernels = haveKernels && os.Getenv("POSFORMER_GEMM") != "blas"
 // kernels the many small ones (attention), where OpenBLAS's per-call overhead dominates.
 var blasMinFlops = math.MaxInt
 
-// blasSplit splits large products over the workers before calling the BLAS variable (which then
-// runs single-threaded): set by the openblas build, so that OpenBLAS's own threads never spin
-// against posformer's goroutines.
+// blasSplit cuts large products into blasPieces calls of the BLAS variable (which then runs
+// single-threaded) spread over the workers: set by the openblas build, so that OpenBLAS's own
+// threads never spin against posformer's goroutines.
 var blasSplit = false
 
 func tr(t bool) blas.Transpose {
@@ -94,21 +94,33 @@ func gemmSplit[F Float](split, tA, tB bool, m, n, k int, alpha F, a []F, lda int
 }
 
 // blasPieces is the number of parts blasParts cuts a large product into, whatever the number of
-// workers: how OpenBLAS sums an element can depend on the shape of the call (its edge kernels),
-// so the calls must not change with GOMAXPROCS for a run to give the same bits on any number of
-// cores.
-const blasPieces = 2
+// workers: how OpenBLAS sums an element can depend on the shape of the call, so the calls must
+// not change with GOMAXPROCS for a run to give the same bits on any number of cores.
+const blasPieces = 4
 
-// blasParts runs part over blasPieces blocks of C: the larger of m and n cut at multiples of 16,
-// the blocks on the workers (or one after the other on one).
+// blasParts runs part over blasPieces blocks of C (the larger of m and n cut at multiples of
+// 16), the blocks grouped in order over the workers: on 2 workers, two blocks each.
 func blasParts(m, n int, part func(i0, i1, j0, j1 int)) {
-	if m >= n {
-		chunk := ((m+blasPieces-1)/blasPieces + 15) / 16 * 16
-		fanout((m+chunk-1)/chunk, func(i int) { part(i*chunk, min((i+1)*chunk, m), 0, n) })
-		return
+	cut, other := m, n
+	if m < n {
+		cut, other = n, m
 	}
-	chunk := ((n+blasPieces-1)/blasPieces + 15) / 16 * 16
-	fanout((n+chunk-1)/chunk, func(i int) { part(0, m, i*chunk, min((i+1)*chunk, n)) })
+	chunk := ((cut+blasPieces-1)/blasPieces + 15) / 16 * 16
+	pieces := (cut + chunk - 1) / chunk
+	run := func(p int) {
+		lo, hi := p*chunk, min((p+1)*chunk, cut)
+		if m >= n {
+			part(lo, hi, 0, other)
+		} else {
+			part(0, other, lo, hi)
+		}
+	}
+	groups := min(workers(), pieces)
+	fanout(groups, func(g int) {
+		for p := g * pieces / groups; p < (g+1)*pieces/groups; p++ {
+			run(p)
+		}
+	})
 }
 
 // blasGemm is one call of the BLAS variable.

@@ -6,8 +6,8 @@ package ops
 // wrapper (cgo, linked with -lopenblas; Debian: apt-get install libopenblas-dev). The default
 // build stays pure Go.
 //
-// OpenBLAS runs single-threaded: a large product is split over the workers by splitGemm and each
-// part is one OpenBLAS call, so OpenBLAS's own threads never spin against posformer's
+// OpenBLAS runs single-threaded: a large product is cut into a fixed number of OpenBLAS calls
+// spread over the workers (blasParts), so OpenBLAS's own threads never spin against posformer's
 // goroutines (attention already runs its many small products on every worker). The environment
 // variable POSFORMER_BLAS_MIN=N sends only products with m·n·k ≥ N to OpenBLAS and the rest to
 // posformer's kernels (default 0: everything to OpenBLAS).

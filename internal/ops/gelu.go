@@ -179,10 +179,12 @@ func expFast(y float64) float64 {
 		shift  = 0x1.8p52 // adding it rounds to an integer
 		expOne = 1023
 	)
-	nf := (y*inv + shift) - shift
+	// The float64 conversions keep a GOAMD64=v3 build from fusing a product and a sum into an
+	// FMA, so that every build (and expFast8) rounds after each operation.
+	nf := (float64(y*inv) + shift) - shift
 	n := int64(nf)
-	r := (y - nf*ln2hi) - nf*ln2lo
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+	r := (y - float64(nf*ln2hi)) - float64(nf*ln2lo)
+	p := 1 + float64(r*(1+float64(r*(1.0/2+float64(r*(1.0/6+float64(r*(1.0/24+float64(r*(1.0/120))))))))))
 	return p * exp2Table[n&31] * math.Float64frombits(uint64((n>>5)+expOne)<<52)
 }
 

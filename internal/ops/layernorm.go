@@ -62,7 +62,7 @@ func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
 			st = op.st32.get(2 * s[0])
 		}
 		layerNormFwd(x, sl[float32](vs[1]), sl[float32](vs[2]), sl[float32](out), st, s[0], s[1])
-		if op.keep {
+		if op.keep && len(x) > 0 {
 			op.statsOf = &x[0]
 		}
 	} else {
@@ -72,7 +72,7 @@ func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
 			st = op.st64.get(2 * s[0])
 		}
 		layerNormFwd(x, sl[float64](vs[1]), sl[float64](vs[2]), sl[float64](out), st, s[0], s[1])
-		if op.keep {
+		if op.keep && len(x) > 0 {
 			op.statsOf = &x[0]
 		}
 	}
@@ -83,7 +83,7 @@ func (op *layerNormOp) Do(vs ...G.Value) (G.Value, error) {
 // keptStats returns the row statistics the last forward pass computed from x (n rows of d),
 // or nil if it did not keep them or ran on another x.
 func keptStats[F Float](op *layerNormOp, x []F, n, d int) []F {
-	if op == nil || op.statsOf == nil || op.statsShape != [2]int{n, d} {
+	if op == nil || op.statsOf == nil || op.statsShape != [2]int{n, d} || len(x) == 0 {
 		return nil
 	}
 	if p, ok := op.statsOf.(*F); !ok || p != &x[0] {
@@ -138,8 +138,8 @@ func layerNormFwd[F Float](x, gamma, beta, y, st []F, n, d int) {
 				lnFwd8(y32, any(xr).([]float32), any(gamma).([]float32), any(beta).([]float32), float32(mean), float32(rstd))
 				j = d &^ 7
 			}
-			for ; j < d; j++ {
-				yr[j] = (xr[j]-mean)*rstd*gamma[j] + beta[j]
+			for ; j < d; j++ { // the conversion keeps a GOAMD64=v3 build from fusing into an FMA
+				yr[j] = F((xr[j]-mean)*rstd*gamma[j]) + beta[j]
 			}
 		}
 	})
@@ -231,8 +231,10 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 	_, vec := any(x).([]float32)
 	vec = vec && useKernels
 	if wantGamma {
-		// The columns over the workers, so that each column sums its rows in order.
-		parallel(d, 3*n, func(_, lo, hi int) {
+		// The columns over the workers in blocks of eight, so that each column sums its rows in
+		// order and goes through the same code (vector, or the scalar tail) on any number of them.
+		parallel((d+7)/8, 24*n, func(_, blo, bhi int) {
+			lo, hi := 8*blo, min(8*bhi, d)
 			o := out[lo:hi]
 			j0 := 0
 			if vec && n > 0 {
@@ -245,7 +247,7 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 				mean, rstd := st[2*r], st[2*r+1]
 				xr, gr := x[r*d+lo:r*d+hi], g[r*d+lo:r*d+hi]
 				for j := j0; j < len(o); j++ {
-					o[j] += gr[j] * (xr[j] - mean) * rstd
+					o[j] += F(gr[j] * (xr[j] - mean) * rstd)
 				}
 			}
 		})
@@ -270,7 +272,7 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 			}
 			for ; j < d; j++ {
 				xhat := (xr[j] - mean) * rstd
-				dx[j] = rstd * (gr[j]*gamma[j] - sg - xhat*sgx)
+				dx[j] = rstd * (F(gr[j]*gamma[j]) - sg - F(xhat*sgx))
 			}
 		}
 	})

@@ -135,7 +135,7 @@ csdone:
 
 // func lnGammaCols8(o, g, x, st []float32, rows, ld int)
 // o[j] = Σ_r (g[r·ld+j]·(x[r·ld+j] − st[2r]))·st[2r+1], the sum in row order starting from 0,
-// for j < len(o)&^7 (the operations of lnGammaAcc8, with o kept in registers over the rows).
+// for j < len(o)&^7 (the scalar loop's operations, with o kept in registers over the rows).
 TEXT ·lnGammaCols8(SB), NOSPLIT, $0-112
 	MOVQ o_base+0(FP), DI
 	MOVQ o_len+8(FP), R10

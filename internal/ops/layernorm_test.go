@@ -57,8 +57,8 @@ func TestLayerNormVectorBits(t *testing.T) {
 			var sg, sgx float32
 			for j := 0; j < d; j++ {
 				v := x[r*d+j]
-				want.y[r*d+j] = (v-mean)*rstd*gamma[j] + beta[j]
-				want.dg[j] += g[r*d+j] * (v - mean) * rstd
+				want.y[r*d+j] = float32((v-mean)*rstd*gamma[j]) + beta[j]
+				want.dg[j] += float32(g[r*d+j] * (v - mean) * rstd)
 				gy := g[r*d+j] * gamma[j]
 				sg += gy
 				sgx += gy * (v - mean) * rstd
@@ -67,12 +67,18 @@ func TestLayerNormVectorBits(t *testing.T) {
 			sgx /= float32(d)
 			for j := 0; j < d; j++ {
 				xhat := (x[r*d+j] - mean) * rstd
-				want.dx[r*d+j] = rstd * (g[r*d+j]*gamma[j] - sg - xhat*sgx)
+				want.dx[r*d+j] = rstd * (float32(g[r*d+j]*gamma[j]) - sg - float32(xhat*sgx))
 			}
 		}
 		same("y", d, vec.y, want.y)
 		same("dx", d, vec.dx, want.dx)
 		same("dgamma", d, vec.dg, want.dg)
+		var one, three result // the same on one worker and on three (dgamma splits columns)
+		withWorkers(t, 1, func() { one = run(x, gamma, beta, g, n, d, true) })
+		withWorkers(t, 3, func() { three = run(x, gamma, beta, g, n, d, true) })
+		same("dgamma (1 vs 3 workers)", d, one.dg, three.dg)
+		same("dx (1 vs 3 workers)", d, one.dx, three.dx)
+		same("y (1 vs 3 workers)", d, one.y, three.y)
 		recomputed := run(x, gamma, beta, g, n, d, false)
 		same("dx (kept vs recomputed statistics)", d, vec.dx, recomputed.dx)
 		same("dgamma (kept vs recomputed statistics)", d, vec.dg, recomputed.dg)

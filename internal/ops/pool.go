@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// This file runs the chunks of parallel work (parallel, splitGemm) on persistent helper
-// goroutines instead of starting goroutines per call.
+// This file runs the chunks of parallel work (parallel, splitGemm, blasParts) on persistent
+// helper goroutines instead of starting goroutines per call.
 //
 // A training step runs ~130 ops back to back, most of them split over the workers. Starting a
 // goroutine per chunk, and parking the caller until they finish, cost a futex wake-up of an idle
@@ -131,7 +131,8 @@ func (h *helper) wait() {
 }
 
 // fanout runs fn(0), ..., fn(n-1), each exactly once, and returns when all are done: fn(0) and
-// any chunk no helper is free for on the calling goroutine, the others on helpers.
+// any chunk no helper is free for on the calling goroutine, the others on up to workers()−1
+// helpers. The helpers are waited for even if a chunk on the caller panics.
 func fanout(n int, fn func(i int)) {
 	if n <= 1 {
 		if n == 1 {
@@ -140,39 +141,32 @@ func fanout(n int, fn func(i int)) {
 		return
 	}
 	hs := helperList(workers() - 1)
-	var claimed [8]*helper // chunk i+1 runs on claimed[i] when it is not nil
-	var inline [8]bool
-	var more []int // chunks beyond the first 9 run on the caller
+	hs = hs[:min(len(hs), workers()-1)]
+	var buf [8]*helper
+	claimed := buf[:0] // the helpers running a chunk for this call
+	var inlineBuf [8]int
+	inline := inlineBuf[:0] // the chunks left to the caller
 	next := 0
 	for i := 1; i < n; i++ {
-		if i-1 >= len(claimed) {
-			more = append(more, i)
-			continue
-		}
 		for next < len(hs) && !hs[next].busy.CompareAndSwap(false, true) {
 			next++
 		}
-		if next < len(hs) {
-			claimed[i-1] = hs[next]
-			hs[next].post(fn, i)
-			next++
-		} else {
-			inline[i-1] = true
+		if next == len(hs) {
+			inline = append(inline, i)
+			continue
 		}
+		claimed = append(claimed, hs[next])
+		hs[next].post(fn, i)
+		next++
 	}
-	fn(0)
-	for i := 1; i < n && i-1 < len(inline); i++ {
-		if inline[i-1] {
-			fn(i)
-		}
-	}
-	for _, i := range more {
-		fn(i)
-	}
-	for _, h := range claimed {
-		if h != nil {
+	defer func() {
+		for _, h := range claimed {
 			h.wait()
 		}
+	}()
+	fn(0)
+	for _, i := range inline {
+		fn(i)
 	}
 }
 
