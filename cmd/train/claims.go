@@ -22,7 +22,7 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "runs", "output `directory` for the claims grid")
 	docs := fs.String("docs", "docs", "`directory` to write claims.md and img/ into")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "runs to train in parallel")
-	literature := fs.Bool("literature", true, "also run configs/literature.yaml for section 8 (about 12 more minutes on 2 cores)")
+	literature := fs.Bool("literature", true, "also run configs/literature.yaml for section 8 (about 10 more minutes on 2 cores)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a field of configs/claims.yaml and configs/literature.yaml (e.g. -set train.steps=300 for a quick look)")
 	if err := fs.Parse(args); err != nil {
