@@ -34,7 +34,7 @@ func TestAddShapes(t *testing.T) {
 	}
 }
 
-// TestAddVector checks the float32 vector add, the residual op and the column sum (bias
+// TestAddVector checks the float32 vector add, the residual op's kernel and the column sum (bias
 // gradient) against scalar loops, over lengths that leave every tail size, at several worker
 // counts: every element is one addition (a column sum adds its rows in order), so they must agree
 // bit for bit.
@@ -50,10 +50,10 @@ func TestAddVector(t *testing.T) {
 			want[i] = a[i] + b[i]
 		}
 		got := append([]float32(nil), a...)
-		addTo(got, b)
+		addInto(got, got, b) // in place: y aliases a
 		for i := range got {
 			if got[i] != want[i] {
-				t.Fatalf("addTo n=%d: [%d] = %g, want %g", n, i, got[i], want[i])
+				t.Fatalf("addInto n=%d: [%d] = %g, want %g", n, i, got[i], want[i])
 			}
 		}
 		for _, w := range []int{1, 2, 3} {

@@ -233,11 +233,9 @@ func apply(op G.Op, children ...*G.Node) (*G.Node, error) {
 	return n, nil
 }
 
-// addTo adds src[i] to dst[i] (len(src) ≥ len(dst)), eight float32 at a time when the vector
-// kernels are on. Every element is one addition, so the result is the same either way.
-func addTo[F Float](dst, src []F) { addInto(dst, dst, src) }
-
-// addInto writes a[i] + b[i] to y[i] (a and b at least as long as y; y may alias a or b).
+// addInto writes a[i] + b[i] to y[i] (a and b at least as long as y; y may alias a or b),
+// eight float32 at a time when the vector kernels are on. Every element is one addition, so the
+// result is the same either way.
 func addInto[F Float](y, a, b []F) {
 	a, b = a[:len(y)], b[:len(y)]
 	i := 0
