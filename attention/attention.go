@@ -66,6 +66,12 @@ func (l *Layer) linear(b *nn.Builder, x *G.Node, w, bias nn.Param) (*G.Node, err
 
 // Build applies the layer to x [Batch·Len, d_model] and returns [Batch·Len, d_model].
 func (l *Layer) Build(c position.Ctx, scheme position.Scheme, x *G.Node) (*G.Node, error) {
+	return l.BuildCapture(c, scheme, x, nil)
+}
+
+// BuildCapture is Build with the attention weights handed to capture after every run (nil: none,
+// which is Build).
+func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x *G.Node, capture *ops.AttentionCapture) (*G.Node, error) {
 	q, err := l.linear(c.B, x, l.wq, l.bq) // [B·T, D]
 	if err != nil {
 		return nil, err
@@ -90,7 +96,7 @@ func (l *Layer) Build(c position.Ctx, scheme position.Scheme, x *G.Node) (*G.Nod
 		}
 	}
 	y, err := ops.Attention(q, k, v, bias, ops.AttentionConfig{
-		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional,
+		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Capture: capture,
 	}) // [B·T, D], heads merged
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ type Graph struct {
 	loss       *G.Node // scalar
 	grads      []*G.Node
 	maxPos     int
+	captures   []*ops.AttentionCapture // one per layer in an inspection graph, else nil
 }
 
 // BuildOptions choose what a graph computes.
@@ -33,6 +34,9 @@ type BuildOptions struct {
 	Grad bool
 	// MaxPos bounds the positions the graph will be given (exclusive). Default: the length.
 	MaxPos int
+	// Capture keeps every layer's attention weights for Graph.Attention (an inspection graph; it
+	// holds layers × batch × heads × length² weights). Training and evaluation graphs leave it off.
+	Capture bool
 }
 
 // Build compiles the model for batches of `batch` sequences of `length` tokens.
@@ -59,6 +63,12 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 	}
 	n := batch * length
 	gr := &Graph{Batch: batch, Len: length, m: m, maxPos: opt.MaxPos}
+	if opt.Capture {
+		gr.captures = make([]*ops.AttentionCapture, len(m.blocks))
+		for i := range gr.captures {
+			gr.captures[i] = &ops.AttentionCapture{}
+		}
+	}
 	in := func(name string) (*G.Node, *tensor.Dense, error) {
 		node, err := b.Input(name, n)
 		if err != nil {
@@ -85,7 +95,7 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 	gr.tokens, gr.pos, gr.targets, gr.weights = tv, pv, yv, wv
 	gr.setPositions(nil)
 
-	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos, TrainLen: m.TrainLen}, tokens); err != nil {
+	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos, TrainLen: m.TrainLen}, tokens, gr.captures); err != nil {
 		return nil, err
 	}
 	if gr.loss, err = ops.CrossEntropy(gr.logits, targets, weights); err != nil {
@@ -100,8 +110,9 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 	return gr, nil
 }
 
-// forward builds the logits [B·T, V] from the token ids.
-func (m *Model) forward(c position.Ctx, tokens *G.Node) (*G.Node, error) {
+// forward builds the logits [B·T, V] from the token ids; captures, when not nil, receive each
+// layer's attention weights.
+func (m *Model) forward(c position.Ctx, tokens *G.Node, captures []*ops.AttentionCapture) (*G.Node, error) {
 	p := c.B.Param // parameters are already bound: this only looks them up
 	must := func(pr nn.Param) *G.Node { n, _ := p(pr); return n }
 	x, err := ops.Embed(must(m.tokEmb), tokens) // [B·T, D]
@@ -118,7 +129,11 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node) (*G.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		a, err := bl.attn.Build(c, m.Scheme, h) // [B·T, D]
+		var capture *ops.AttentionCapture
+		if captures != nil {
+			capture = captures[i]
+		}
+		a, err := bl.attn.BuildCapture(c, m.Scheme, h, capture) // [B·T, D]
 		if err != nil {
 			return nil, fmt.Errorf("model: block %d: %w", i, err)
 		}
@@ -274,3 +289,18 @@ func (g *Graph) Close() {
 		g.vm = nil
 	}
 }
+
+// Attention returns layer's attention weights from the last run, [B, H, T, T] row-major (entry
+// ((b·H + h)·T + i)·T + j: query i, key j), for a graph built with Capture.
+func (g *Graph) Attention(layer int) ([]float64, error) {
+	if g.captures == nil {
+		return nil, fmt.Errorf("model: the graph was built without BuildOptions.Capture")
+	}
+	if layer < 0 || layer >= len(g.captures) {
+		return nil, fmt.Errorf("model: layer %d of %d", layer, len(g.captures))
+	}
+	return g.captures[layer].Weights()
+}
+
+// Layers is the number of transformer blocks.
+func (g *Graph) Layers() int { return len(g.m.blocks) }

@@ -13,6 +13,10 @@ import (
 type AttentionConfig struct {
 	Batch, Len, Heads int  // B, T, H; q, k, v are [B·T, D] with D = H·Dh
 	Causal            bool // query i attends only to keys j ≤ i
+	// Capture, when not nil, receives the op's attention weights after every run (see
+	// AttentionCapture); only inspection graphs set it, so training and evaluation graphs are
+	// unchanged.
+	Capture *AttentionCapture
 }
 
 // Attention computes, for every sequence b and head h, softmax(Q·Kᵀ/√Dh + bias[h] + mask)·V, with
@@ -33,6 +37,7 @@ func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
 		return nil, fmt.Errorf("ops: Attention: q %v, k %v, v %v must have one shape", s, k.Shape(), v.Shape())
 	}
 	op := &attentionOp{base: newBase("Attention", 3), cfg: cfg}
+	cfg.Capture.attach(op)
 	if bias == nil {
 		return apply(op, q, k, v)
 	}
