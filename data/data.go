@@ -58,8 +58,15 @@ type Task interface {
 // alphabet (parity, even_pairs, cycle_navigation, modular_arithmetic,
 // binary_addition) take no alphabet size: for them Symbols must be 0 or
 // DefaultSymbols, and other values are an error naming task.symbols.
+//
+// Format is the task format, FormatNext ("next", the default when empty) or FormatSlots
+// ("slots"); EndToken ends every answer with an end-of-answer token (next-token format only).
+// Both keep the task's name and its own token ids: the new tokens (END, SLOT) are appended to
+// the vocabulary.
 type Options struct {
-	Symbols int
+	Symbols  int
+	Format   string
+	EndToken bool
 }
 
 // symbols returns the effective alphabet size or an error naming task.symbols.
@@ -105,7 +112,11 @@ func New(name string, opt Options) (Task, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown task %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	return ctor(opt)
+	t, err := ctor(opt)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(t, opt)
 }
 
 // Names lists registered task names, sorted.
@@ -121,15 +132,17 @@ func Names() []string {
 }
 
 // SeqLen is the length of the model's input sequence for input length L:
-// len(Stream)-1 = L + 1 + OutputLen(L) - 1.
+// len(Stream)-1 = L + 1 + OutputLen(L) - 1 in the next-token format, L + OutputLen(L) input
+// tokens and slots in the slots format.
 func SeqLen(t Task, L int) int {
 	return L + t.OutputLen(L)
 }
 
 // Batch is B sequences of equal length T, laid out row-major ([B*T]).
-// Inputs[b*T+t] = stream_b[t]; Targets[b*T+t] = stream_b[t+1];
-// Weights[b*T+t] = 1 where the target is an output token (t >= len(Input),
-// i.e. positions L .. L+OutputLen-1), else 0.
+// Next-token format: Inputs[b*T+t] = stream_b[t]; Targets[b*T+t] = stream_b[t+1].
+// Slots format: Inputs[b*T+t] = Input_b[t] for t < L and SLOT after; Targets[b*T+L+j] =
+// Output_b[j], PAD before L. In both, Weights[b*T+t] = 1 where the target is an output token
+// (t >= len(Input), i.e. positions L .. L+OutputLen-1), else 0.
 type Batch struct {
 	B, T    int
 	L       int // input length of every example in the batch
@@ -170,9 +183,19 @@ func MakeBatch(t Task, ex []Example) (Batch, error) {
 		Targets: make([]int, B*T),
 		Weights: make([]float64, B*T),
 	}
+	slot, slots := SlotToken(t)
 	for i, e := range ex {
-		s := e.Stream()
 		row := i * T
+		if slots {
+			copy(b.Inputs[row:row+L], e.Input)
+			for j := range outLen {
+				b.Inputs[row+L+j] = slot
+				b.Targets[row+L+j] = e.Output[j]
+				b.Weights[row+L+j] = 1
+			}
+			continue
+		}
+		s := e.Stream()
 		copy(b.Inputs[row:row+T], s[:T])
 		copy(b.Targets[row:row+T], s[1:])
 		for j := L; j < T; j++ {

@@ -20,7 +20,10 @@ func mustNew(t *testing.T, name string, opt Options) Task {
 // taskSpec is an independent reference for a task: its expected output,
 // output length and vocabulary, and the Options.Symbols values to test it with.
 type taskSpec struct {
-	want    func(in []int) []int // the expected output for an input
+	want func(in []int) []int // the expected output for an input
+	// wantSym, when set, replaces want for the tasks whose output holds a token that depends on
+	// the alphabet size (the NEXT marker of copy_twice, reverse_twice, reverse_copy).
+	wantSym func(in []int, symbols int) []int
 	outLen  func(L int) int
 	vocab   func(symbols int) int // symbols is the effective alphabet size (DefaultSymbols for 0)
 	symbols []int                 // Options.Symbols to test; fixed-alphabet tasks: 0 and DefaultSymbols
@@ -39,18 +42,24 @@ var fixedSymbols = []int{0, DefaultSymbols}
 // specs covers every registered task (TestTasksCorrect fails on a missing one).
 // The references for the newer tasks are in their own _test.go files.
 var specs = map[string]taskSpec{
-	"copy":    {slices.Clone[[]int], sameLen, symbolVocab, []int{0, 2, 1000}},
-	"reverse": {wantReverse, sameLen, symbolVocab, []int{0, 3, 1000}},
-	"sort":    {wantSorted, sameLen, symbolVocab, []int{0, 2, 1000}},
+	"copy":    {slices.Clone[[]int], nil, sameLen, symbolVocab, []int{0, 2, 1000}},
+	"reverse": {wantReverse, nil, sameLen, symbolVocab, []int{0, 3, 1000}},
+	"sort":    {wantSorted, nil, sameLen, symbolVocab, []int{0, 2, 1000}},
 
-	"bucket_sort": {wantSorted, sameLen, symbolVocab, []int{0, 2, 5, 1000}},
-	"duplicate":   {wantDuplicate, func(L int) int { return 2 * L }, symbolVocab, []int{0, 2, 1000}},
+	"bucket_sort": {wantSorted, nil, sameLen, symbolVocab, []int{0, 2, 5, 1000}},
+	"duplicate":   {wantDuplicate, nil, func(L int) int { return 2 * L }, symbolVocab, []int{0, 2, 1000}},
 
-	"parity":             {wantParity, one, fixedVocab(4), fixedSymbols},
-	"even_pairs":         {wantEvenPairs, one, fixedVocab(6), fixedSymbols},
-	"cycle_navigation":   {wantCycle, one, fixedVocab(10), fixedSymbols},
-	"modular_arithmetic": {wantModArith, one, fixedVocab(10), fixedSymbols},
-	"binary_addition":    {wantBinarySum, func(L int) int { return L + 1 }, fixedVocab(5), fixedSymbols},
+	"copy_repeat":    {slices.Clone[[]int], nil, sameLen, symbolVocab, []int{0, 2, 1000}},
+	"copy_repeat_2x": {wantDuplicate, nil, func(L int) int { return 2 * L }, symbolVocab, []int{0, 2, 1000}},
+	"copy_twice":     {nil, wantTwice(false, false), twicePlusOne, nextVocab, []int{0, 2, 100, 1000}},
+	"reverse_twice":  {nil, wantTwice(true, true), twicePlusOne, nextVocab, []int{0, 2, 100, 1000}},
+	"reverse_copy":   {nil, wantTwice(true, false), twicePlusOne, nextVocab, []int{0, 2, 100, 1000}},
+
+	"parity":             {wantParity, nil, one, fixedVocab(4), fixedSymbols},
+	"even_pairs":         {wantEvenPairs, nil, one, fixedVocab(6), fixedSymbols},
+	"cycle_navigation":   {wantCycle, nil, one, fixedVocab(10), fixedSymbols},
+	"modular_arithmetic": {wantModArith, nil, one, fixedVocab(10), fixedSymbols},
+	"binary_addition":    {wantBinarySum, nil, func(L int) int { return L + 1 }, fixedVocab(5), fixedSymbols},
 }
 
 func wantReverse(in []int) []int {
@@ -119,7 +128,13 @@ func TestTasksCorrect(t *testing.T) {
 							t.Fatalf("%s: reserved token %d inside input/output: %+v", name, tok, e)
 						}
 					}
-					if want := spec.want(e.Input); !slices.Equal(e.Output, want) {
+					want := func(in []int) []int {
+						if spec.wantSym != nil {
+							return spec.wantSym(in, wantSymbols)
+						}
+						return spec.want(in)
+					}(e.Input)
+					if !slices.Equal(e.Output, want) {
 						t.Fatalf("%s: wrong output for input %v: %v, want %v", name, e.Input, e.Output, want)
 					}
 				}
@@ -252,7 +267,7 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-const allNames = "binary_addition, bucket_sort, copy, cycle_navigation, duplicate, even_pairs, modular_arithmetic, parity, reverse, sort"
+const allNames = "binary_addition, bucket_sort, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, modular_arithmetic, parity, reverse, reverse_copy, reverse_twice, sort"
 
 func TestNames(t *testing.T) {
 	got := Names()

@@ -42,6 +42,20 @@ type TaskConfig struct {
 	MaxLen int `yaml:"max_len" json:"max_len"`
 	// Symbols is the alphabet size. Default: 8.
 	Symbols int `yaml:"symbols,omitempty" json:"symbols,omitempty"`
+	// Format is how an example meets the model: "next" (the decoder's stream input SEP output,
+	// each output token predicted at the position before it) or "slots" (the encoder layout of
+	// Delétang et al. 2023 and Ruoss et al. 2023: the input then one blank slot per output token,
+	// every output token predicted at its slot in one pass). Default: next (written as empty).
+	Format string `yaml:"format,omitempty" json:"format,omitempty"`
+	// EndToken ends every answer with an end-of-answer token (a new id after the task's), so
+	// exact match requires the model to stop where the answer does (Kazemnejad et al. 2023).
+	// Next-token format only. Default: false.
+	EndToken bool `yaml:"end_token,omitempty" json:"end_token,omitempty"`
+}
+
+// newTask builds the configured task in its format.
+func (c Config) newTask() (data.Task, error) {
+	return data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken})
 }
 
 // TrainConfig is the `train:` section.
@@ -185,12 +199,15 @@ func (c Config) Validate() error {
 	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." || strings.IndexFunc(c.Name, unicode.IsControl) >= 0 {
 		return fmt.Errorf("name: %q must be a plain directory name (no slashes or control characters); choose another name", c.Name)
 	}
-	task, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols})
+	task, err := c.newTask()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "task.") {
-			return err // it names its field already (task.symbols)
+			return err // it names its field already (task.symbols, task.format, task.end_token)
 		}
 		return fmt.Errorf("task.name: %w", err)
+	}
+	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
+		return fmt.Errorf("model.bidirectional: the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")
 	}
 	t := c.Task
 	switch {

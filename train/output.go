@@ -247,7 +247,7 @@ func LoadModel(dir string) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+	task, err := cfg.newTask()
 	if err != nil {
 		return nil, err
 	}

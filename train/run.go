@@ -88,7 +88,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+	task, err := cfg.newTask()
 	if err != nil {
 		return nil, fmt.Errorf("task.name: %w", err)
 	}
