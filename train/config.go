@@ -89,6 +89,9 @@ type TrainConfig struct {
 	// CheckpointEvery is how often (in steps) the run's state is saved, besides the end and an
 	// interruption; a negative value saves only then. Default: 500.
 	CheckpointEvery int `yaml:"checkpoint_every" json:"checkpoint_every"`
+	// EarlyStop stops training when the in-range validation score plateaus or reaches a target,
+	// and evaluates the best checkpoint (see EarlyStop). Default: off.
+	EarlyStop EarlyStop `yaml:"early_stop,omitempty" json:"early_stop,omitempty"`
 }
 
 // EvalConfig is the `eval:` section.
@@ -170,6 +173,7 @@ func (c Config) WithDefaults() Config {
 	if tr.CheckpointEvery == 0 {
 		tr.CheckpointEvery = 500
 	}
+	tr.EarlyStop = tr.EarlyStop.withDefaults()
 	e := &c.Eval
 	if len(e.Lengths) == 0 && t.MaxLen > 0 && t.MaxLen <= MaxLength {
 		e.Lengths = nil
@@ -244,6 +248,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("train.log_every: must be positive, got %d", tr.LogEvery)
 	case tr.ValExamples < 1:
 		return fmt.Errorf("train.val_examples: must be positive, got %d", tr.ValExamples)
+	}
+	if err := tr.EarlyStop.validate(tr); err != nil {
+		return err
 	}
 	e := c.Eval
 	if len(e.Lengths) == 0 {

@@ -241,7 +241,8 @@ func ReadResult(dir string) (*Result, error) {
 	return &res, nil
 }
 
-// LoadModel rebuilds the model of a run directory from its config.yaml and checkpoint.bin.
+// LoadModel rebuilds the model of a run directory from its config.yaml and the checkpoint its
+// results came from (ResultsCheckpoint: best.bin with train.early_stop, else checkpoint.bin).
 func LoadModel(dir string) (*model.Model, error) {
 	cfg, err := Load(filepath.Join(dir, "config.yaml"), nil)
 	if err != nil {
@@ -256,7 +257,11 @@ func LoadModel(dir string) (*model.Model, error) {
 		return nil, err
 	}
 	m.TrainLen = data.SeqLen(task, cfg.Task.MaxLen) // as in Run: rope_scaling acts beyond it
-	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, nil, nil); err != nil {
+	ckpt, err := ResultsCheckpoint(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := LoadCheckpoint(ckpt, m, nil, nil); err != nil {
 		return nil, err
 	}
 	return m, nil

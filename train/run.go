@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -47,18 +48,23 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Result is what a run measured.
 type Result struct {
-	Name         string         `json:"name"`
-	Task         string         `json:"task"`
-	Scheme       string         `json:"scheme"`
-	Seed         uint64         `json:"seed"`
-	MinLen       int            `json:"min_len"`
-	MaxLen       int            `json:"max_len"`
-	Params       int            `json:"params"`
-	Steps        int            `json:"steps"`
-	FinalLoss    float64        `json:"final_loss"`
-	TrainSeconds float64        `json:"-"` // in timing.json: wall-clock figures vary between runs
-	EvalSeconds  float64        `json:"-"`
-	TokensPerSec float64        `json:"-"`
+	Name         string  `json:"name"`
+	Task         string  `json:"task"`
+	Scheme       string  `json:"scheme"`
+	Seed         uint64  `json:"seed"`
+	MinLen       int     `json:"min_len"`
+	MaxLen       int     `json:"max_len"`
+	Params       int     `json:"params"`
+	Steps        int     `json:"steps"`
+	FinalLoss    float64 `json:"final_loss"`
+	TrainSeconds float64 `json:"-"` // in timing.json: wall-clock figures vary between runs
+	EvalSeconds  float64 `json:"-"`
+	TokensPerSec float64 `json:"-"`
+	// BestStep, BestScore and StopStep are set with train.early_stop: the step of the best
+	// validation (the checkpoint evaluated), its score, and the step where training ended.
+	BestStep     int            `json:"best_step,omitempty"`
+	BestScore    float64        `json:"best_val_score,omitempty"`
+	StopStep     int            `json:"stop_step,omitempty"`
 	InRangeExact float64        `json:"in_range_exact_match"`
 	BeyondExact  float64        `json:"beyond_range_exact_match"`
 	InRangeToken float64        `json:"in_range_token_accuracy"`
@@ -115,6 +121,13 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	}
 	res.FinalLoss, res.TokensPerSec = st.LastLoss, st.tokensPerSec
 	res.TrainSeconds = time.Since(t0).Seconds()
+	if cfg.Train.EarlyStop.On() {
+		// The results are the best checkpoint's (ResultsCheckpoint).
+		if err := LoadCheckpoint(filepath.Join(dir, BestCheckpoint), m, nil, nil); err != nil {
+			return nil, err
+		}
+		res.BestStep, res.BestScore, res.StopStep = st.BestStep, st.BestScore, st.Step
+	}
 
 	t1 := time.Now()
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), "eval "+cfg.Name)
@@ -152,6 +165,13 @@ type trainState struct {
 	Window   []float64
 	LastLoss float64
 	Tokens   int
+	// The early-stopping state (train.early_stop; zero without it, so such checkpoints keep
+	// their bytes): the best validation score, its step, the validations since, and whether the
+	// rule stopped training (at Step).
+	BestScore float64
+	BestStep  int
+	Bad       int
+	Stopped   bool
 
 	elapsed      float64 // seconds of training before this process (from metrics.jsonl, not saved)
 	tokensPerSec float64
@@ -204,7 +224,8 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		}
 		return "no checkpoint had been written yet"
 	}
-	for ; st.Step < tc.Steps; st.Step++ {
+	es := tc.EarlyStop
+	for ; st.Step < tc.Steps && !st.Stopped; st.Step++ {
 		step := st.Step
 		if err := ctx.Err(); err != nil {
 			if serr := save(); serr != nil {
@@ -250,6 +271,7 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		st.Tokens += b.B * b.T
 		st.Window = append(st.Window, loss)
 		last := step == tc.Steps-1
+		stop := false
 		if (step+1)%tc.LogEvery == 0 || last {
 			el := elapsed()
 			mean := 0.0
@@ -260,16 +282,33 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 			st.Window = st.Window[:0]
 			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
 			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
-				v, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
+				v, tok, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
 				if err != nil {
 					return err
 				}
 				rec.ValExact = &v
+				if es.On() {
+					score := v
+					if es.Metric == "token_accuracy" {
+						score = tok
+					}
+					improved, s := es.observe(st, step+1, score)
+					if improved {
+						if err := SaveCheckpoint(filepath.Join(dir, BestCheckpoint), m, adam, &trainState{Step: step + 1}); err != nil {
+							return err
+						}
+					}
+					stop = s
+				}
 			}
 			if err := enc.Encode(rec); err != nil {
 				return fmt.Errorf("writing metrics.jsonl: %w", err)
 			}
 			pr.Update(step+1, fmt.Sprintf("loss %.4f %.0f tok/s", st.LastLoss, rec.TokPerSec))
+		}
+		if stop {
+			st.Step, st.Stopped = step+1, true // the loop ends; the final save holds it
+			break
 		}
 		if tc.CheckpointEvery > 0 && (step+1)%tc.CheckpointEvery == 0 && !last {
 			st.Step++ // the checkpoint holds the state after this step
@@ -285,17 +324,23 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 	return save()
 }
 
-// validate is the mean exact match over the training lengths' validation sets.
-func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (float64, error) {
-	var s float64
-	for _, ex := range val {
-		r, err := Evaluate(m, ex, task, batchSize, seed)
-		if err != nil {
-			return 0, err
-		}
-		s += r.ExactMatch
+// validate is the mean exact match and the mean token accuracy over the training lengths'
+// validation sets, summed in length order (so the sums do not depend on map order).
+func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (exact, token float64, err error) {
+	lengths := make([]int, 0, len(val))
+	for L := range val {
+		lengths = append(lengths, L)
 	}
-	return s / float64(len(val)), nil
+	sort.Ints(lengths)
+	for _, L := range lengths {
+		r, err := Evaluate(m, val[L], task, batchSize, seed)
+		if err != nil {
+			return 0, 0, err
+		}
+		exact += r.ExactMatch
+		token += r.TokenAccuracy
+	}
+	return exact / float64(len(val)), token / float64(len(val)), nil
 }
 
 func nonFinite(params []nn.Param, grads []*tensor.Dense) string {
