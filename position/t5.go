@@ -157,3 +157,19 @@ func (t *T5) Table(n int) (Table, error) {
 	}
 	return tb, nil
 }
+
+// T5BucketsUsed is the number of distinct buckets that the relative distances of a sequence of
+// n tokens reach: distances 0..n−1 to earlier keys, and with bidirectional attention also to
+// later ones. When training sequences reach fewer buckets than test sequences, the test
+// distances that fall in the others meet bias values that training never updated (still at
+// their initialisation).
+func T5BucketsUsed(n int, bidirectional bool, numBuckets, maxDistance int) int {
+	seen := map[int]bool{}
+	for d := 0; d < n; d++ {
+		seen[T5Bucket(-d, bidirectional, numBuckets, maxDistance)] = true
+		if bidirectional {
+			seen[T5Bucket(d, bidirectional, numBuckets, maxDistance)] = true
+		}
+	}
+	return len(seen)
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,6 +174,13 @@ func markdown(g *Grid, r *Report) string {
 	b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 		"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
 		"*Extrapolates to*: the longest length up to which the mean exact match over seeds stays ≥ 0.5 at every tested length; *ratio*: that length over the longest training length.\n\n")
+	if ws := Warnings(g); len(ws) > 0 {
+		b.WriteString("## Warnings\n\n")
+		for _, w := range ws {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("## Summary\n\n")
 	b.WriteString(SummaryTable(r.Summaries))
 	b.WriteString("\n## Plots\n\n")
@@ -211,4 +219,27 @@ func byLengthCSV(rows []train.LengthStat) []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+// Warnings collects the config warnings of a grid's cells (train.Config.Warnings), each once,
+// prefixed with the groups it concerns.
+func Warnings(g *Grid) []string {
+	var order []string
+	groups := map[string][]string{}
+	for _, c := range g.Cells {
+		for _, w := range c.Config.Warnings() {
+			if _, ok := groups[w]; !ok {
+				order = append(order, w)
+			}
+			label := train.GroupOf(c).String()
+			if !slices.Contains(groups[w], label) {
+				groups[w] = append(groups[w], label)
+			}
+		}
+	}
+	out := make([]string, len(order))
+	for i, w := range order {
+		out[i] = strings.Join(groups[w], "; ") + ": " + w
+	}
+	return out
 }

@@ -212,7 +212,7 @@ func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
 func mustTask(t *testing.T, cfg Config) data.Task {
 	t.Helper()
-	task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+	task, err := cfg.newTask()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,9 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 		return err
 	}
 	dir := train.GridDir(cfg)
+	for _, w := range report.Warnings(&report.Grid{Cells: cells}) {
+		fmt.Fprintf(stderr, "train: warning: %s\n", w)
+	}
 	gridFile := filepath.Join(dir, report.GridFile)
 	src, err := yaml.Marshal(cfg)
 	if err != nil {

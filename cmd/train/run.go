@@ -103,6 +103,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkWritable(outDir); err != nil {
 		return err
 	}
+	if len(cfg.Sweep) == 0 {
+		for _, w := range cfg.Warnings() {
+			fmt.Fprintf(stderr, "train: warning: %s\n", w)
+		}
+	}
 	if len(cfg.Sweep) > 0 {
 		if *jobs < 1 {
 			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)

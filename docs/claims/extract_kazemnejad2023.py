@@ -17,9 +17,10 @@ from collections import defaultdict
 SCHEME = {"none": "none", "abs_sinusoid": "sinusoidal", "rotary": "rope", "alibi": "alibi", "t5_relative_bias": "t5"}
 # posformer's task name for each of their splits (the prefix before _tr20_ts40).
 TASK = {
+    # as data/kazemnejad.go names them; rdc (repeat_double_char) has no posformer task: "-"
     ("s2s_copy", "cmc"): "copy", ("s2s_copy", "cmc2x"): "copy_twice", ("s2s_copy", "rsc"): "copy_repeat",
-    ("s2s_copy", "rsc2x"): "copy_repeat_twice", ("s2s_copy", "rdc"): "copy_repeat_two",
-    ("s2s_reverse", "mc"): "reverse", ("s2s_reverse", "mc2x"): "reverse_twice", ("s2s_reverse", "mcrv"): "reverse_mcrv",
+    ("s2s_copy", "rsc2x"): "copy_repeat_2x", ("s2s_copy", "rdc"): "-",
+    ("s2s_reverse", "mc"): "reverse", ("s2s_reverse", "mc2x"): "reverse_twice", ("s2s_reverse", "mcrv"): "reverse_copy",
 }
 
 def main():
