@@ -24,6 +24,9 @@ type Run struct {
 	Dir     string
 	Result  *train.Result
 	Metrics []train.Metric
+	// Diagnostics are what the run's evaluation gathered besides the scores; nil for a run from
+	// before posformer gathered them.
+	Diagnostics *train.Diagnostics
 }
 
 // Grid is what a directory holds: the cells it should have and the runs it does have.
@@ -82,6 +85,9 @@ func loadRun(dir string) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{Dir: dir, Result: res}
+	if r.Diagnostics, err = train.ReadDiagnostics(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
 	f, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)

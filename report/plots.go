@@ -6,8 +6,6 @@ import (
 	"image/color"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/posformer/posformer/position"
@@ -19,21 +17,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gorgonia.org/tensor"
 )
-
-// save writes a plot as name.png and name.svg in dir, each atomically (a temporary file renamed).
-func save(p *plot.Plot, dir, name string, w, h vg.Length) error {
-	for _, ext := range []string{".png", ".svg"} {
-		tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d%s", name, os.Getpid(), ext))
-		if err := p.Save(w, h, tmp); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("report: plot %s%s: %w", name, ext, err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name+ext)); err != nil {
-			return fmt.Errorf("report: plot %s%s: %w", name, ext, err)
-		}
-	}
-	return nil
-}
 
 func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.LengthStat) ([]string, error) {
 	var names []string
@@ -51,6 +34,9 @@ func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.Len
 			return nil, err
 		}
 		if err := add(lossPlot(dir, task, g)); err != nil {
+			return nil, err
+		}
+		if err := add(distancePlot(dir, task, g)); err != nil {
 			return nil, err
 		}
 	}

@@ -190,6 +190,7 @@ func markdown(g *Grid, r *Report) string {
 	b.WriteString("## Exact match by length\n")
 	b.WriteString(ByLengthTables(r.Summaries, r.Rows))
 	b.WriteString("\nFull tables: [summary.csv](summary.csv), [by_length.csv](by_length.csv).\n")
+	b.WriteString(diagnosticsMarkdown(g, tasks(r.Summaries)))
 	return b.String()
 }
 

@@ -35,6 +35,20 @@ func samplerOf(m *model.Model) (position.Randomization, bool) {
 // a pure function of the seed, the length and the batch (so a test score does not depend on
 // what ran before it).
 func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64) (LengthResult, error) {
+	return evaluate(m, examples, task, batchSize, seed, nil)
+}
+
+// evalBatch is what evaluate saw of one batch: the examples from index Lo, the batch, its
+// positions (nil: 0..T-1) and the argmax of every row's logits under teacher forcing.
+type evalBatch struct {
+	Lo        int
+	Batch     data.Batch
+	Positions []int
+	Pred      []int
+}
+
+// evaluate is Evaluate, handing every batch to visit (when not nil) after scoring it.
+func evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64, visit func(evalBatch) error) (LengthResult, error) {
 	if len(examples) == 0 {
 		return LengthResult{}, fmt.Errorf("evaluate: no examples")
 	}
@@ -73,24 +87,39 @@ func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize
 		}
 		pred := g.Argmax()
 		for e := 0; e < b.B; e++ {
-			allOK := true
-			for t := 0; t < b.T; t++ {
-				i := e*b.T + t
-				if b.Weights[i] == 0 {
-					continue
-				}
-				tokAll++
-				if pred[i] == b.Targets[i] {
-					tokOK++
-				} else {
-					allOK = false
-				}
-			}
-			if allOK {
+			ok, scored, firstWrong := scoreExample(b, pred, e)
+			tokOK += ok
+			tokAll += scored
+			if firstWrong < 0 {
 				exact++
+			}
+		}
+		if visit != nil {
+			if err := visit(evalBatch{Lo: lo, Batch: b, Positions: pos, Pred: pred}); err != nil {
+				return LengthResult{}, err
 			}
 		}
 	}
 	n := len(examples)
 	return LengthResult{Length: L, ExactMatch: float64(exact) / float64(n), TokenAccuracy: float64(tokOK) / float64(max(tokAll, 1)), N: n}, nil
+}
+
+// scoreExample scores example e of a batch from the argmax of every row under teacher forcing:
+// the number of output tokens right, the number scored, and the index in the output of the first
+// wrong one (-1 when every one is right: an exact match).
+func scoreExample(b data.Batch, pred []int, e int) (ok, scored, firstWrong int) {
+	firstWrong = -1
+	for t := 0; t < b.T; t++ {
+		i := e*b.T + t
+		if b.Weights[i] == 0 {
+			continue
+		}
+		if pred[i] == b.Targets[i] {
+			ok++
+		} else if firstWrong < 0 {
+			firstWrong = scored
+		}
+		scored++
+	}
+	return ok, scored, firstWrong
 }

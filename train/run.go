@@ -131,6 +131,8 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 
 	t1 := time.Now()
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), "eval "+cfg.Name)
+	diag := &Diagnostics{Examples: min(DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
+	beyond := 0 // lengths past the training range so far: the first FailureLengths decode failures
 	for i, L := range cfg.Eval.Lengths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -139,10 +141,14 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		lr, err := Evaluate(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed)
+		if L > cfg.Task.MaxLen {
+			beyond++
+		}
+		lr, ld, err := evaluateDiagnosed(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed, L > cfg.Task.MaxLen && beyond <= FailureLengths)
 		if err != nil {
 			return nil, err
 		}
+		diag.Lengths = append(diag.Lengths, ld)
 		lr.InRange = L >= cfg.Task.MinLen && L <= cfg.Task.MaxLen
 		res.Lengths = append(res.Lengths, lr)
 		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.ExactMatch))
@@ -150,6 +156,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	pr.Done()
 	res.EvalSeconds = time.Since(t1).Seconds()
 	res.summarize()
+	if err := writeDiagnostics(dir, diag); err != nil { // before results.json, which marks the run finished
+		return nil, err
+	}
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,74 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// legendPad is the space between the plots and a legend drawn beside them.
+const legendPad = vg.Length(10)
+
+// save writes a plot as name.png and name.svg in dir, each atomically, with its legend (if any)
+// beside the plot area, never over the data.
+func save(p *plot.Plot, dir, name string, w, h vg.Length) error {
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	return saveFigure(dir, name, [][]*plot.Plot{{p}}, leg, w, h)
+}
+
+// saveFigure draws plots in a grid (rows of columns) of total size w × h, with leg to their
+// right (the figure grows by the legend's width), as name.png and name.svg in dir.
+func saveFigure(dir, name string, plots [][]*plot.Plot, leg plot.Legend, w, h vg.Length) error {
+	leg.Top, leg.Left = true, true
+	lw := leg.Rectangle(draw.Canvas{}).Size().X
+	total := w
+	if lw > 0 {
+		total += lw + 2*legendPad
+	}
+	for _, ext := range []string{"png", "svg"} {
+		c, err := draw.NewFormattedCanvas(total, h, ext)
+		if err != nil {
+			return fmt.Errorf("report: plot %s.%s: %w", name, ext, err)
+		}
+		dc := draw.New(c)
+		area := draw.Crop(dc, 0, -(total - w), 0, 0)
+		if len(plots) == 1 && len(plots[0]) == 1 {
+			plots[0][0].Draw(area)
+		} else {
+			tiles := draw.Tiles{Rows: len(plots), Cols: len(plots[0]), PadX: vg.Points(12), PadY: vg.Points(12), PadTop: vg.Points(4)}
+			for i, row := range plot.Align(plots, tiles, area) {
+				for j, cv := range row {
+					if plots[i][j] != nil {
+						plots[i][j].Draw(cv)
+					}
+				}
+			}
+		}
+		if lw > 0 {
+			leg.Draw(draw.Crop(dc, w+legendPad, -legendPad, 0, -vg.Points(28)))
+		}
+		tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d.%s", name, os.Getpid(), ext))
+		f, err := os.Create(tmp)
+		if err != nil {
+			return fmt.Errorf("report: plot %s.%s: %w", name, ext, err)
+		}
+		_, werr := c.WriteTo(f)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("report: plot %s.%s: %w", name, ext, werr)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name+"."+ext)); err != nil {
+			return fmt.Errorf("report: plot %s.%s: %w", name, ext, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/model"
+)
+
+// What a run's evaluation gathers besides the scores (diagnostics.json), kept small: the
+// attention of the first DiagnosticExamples test examples at every length (one extra forward pass
+// of that many examples), and up to FailuresPerLength decoded failures at each of the first
+// FailureLengths tested lengths past the training range.
+const (
+	DiagnosticExamples = 8
+	FailureLengths     = 3
+	FailuresPerLength  = 3
+)
+
+// DiagnosticsFile is the name of the diagnostics in a run directory.
+const DiagnosticsFile = "diagnostics.json"
+
+// Diagnostics is diagnostics.json: how the model attends at every tested length, and how it fails
+// just past the training range. A grid's report plots and tables them without a forward pass.
+type Diagnostics struct {
+	// Examples is the number of test examples (the first ones of each length) whose attention was
+	// measured.
+	Examples int `json:"examples"`
+	// Vocab is the task's vocabulary (for FormatTokens).
+	Vocab   int                 `json:"vocab"`
+	Layers  int                 `json:"layers"`
+	Heads   int                 `json:"heads"`
+	Lengths []LengthDiagnostics `json:"lengths"`
+}
+
+// LengthDiagnostics is one tested length's.
+type LengthDiagnostics struct {
+	Length int `json:"length"`
+	// Distance and Entropy are, per [layer][head], the attended distance and entropy of
+	// AttentionStats averaged over the examples and the answer's queries (the rows that predict
+	// the answer).
+	Distance [][]float64 `json:"attended_distance"`
+	Entropy  [][]float64 `json:"attention_entropy"`
+	// Failures are the first wrong examples, decoded greedily (only at the first lengths past
+	// the training range).
+	Failures []Decoded `json:"failures,omitempty"`
+}
+
+// evaluateDiagnosed is Evaluate (the same scores, bit for bit) plus the length's diagnostics;
+// decode asks for its failures.
+func evaluateDiagnosed(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64, decode bool) (LengthResult, LengthDiagnostics, error) {
+	L := len(examples[0].Input)
+	k := min(DiagnosticExamples, len(examples))
+	positions := make([][]int, 0, k)
+	var fails []failure
+	lr, err := evaluate(m, examples, task, batchSize, seed, func(eb evalBatch) error {
+		for e := 0; e < eb.Batch.B && eb.Lo+e < k && eb.Positions != nil; e++ {
+			positions = append(positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
+		}
+		if decode {
+			fails = append(fails, failuresOf(eb, len(fails), FailuresPerLength)...)
+		}
+		return nil
+	})
+	if err != nil {
+		return LengthResult{}, LengthDiagnostics{}, err
+	}
+	if len(positions) == 0 {
+		positions = nil
+	}
+	st, err := attentionStats(m, task, examples[:k], positions)
+	if err != nil {
+		return LengthResult{}, LengthDiagnostics{}, err
+	}
+	d := LengthDiagnostics{Length: L, Distance: answerMeans(st.Distance, L), Entropy: answerMeans(st.Entropy, L)}
+	if d.Failures, err = decodeGreedy(m, task, examples, fails); err != nil {
+		return LengthResult{}, LengthDiagnostics{}, err
+	}
+	return lr, d, nil
+}
+
+// writeDiagnostics writes a run's diagnostics.json (atomically).
+func writeDiagnostics(dir string, d *Diagnostics) error {
+	js, err := json.MarshalIndent(d, "", " ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, DiagnosticsFile), append(js, '\n'))
+}
+
+// ReadDiagnostics reads a run directory's diagnostics.json; a run from before posformer gathered
+// them has none (an error wrapping os.ErrNotExist).
+func ReadDiagnostics(dir string) (*Diagnostics, error) {
+	b, err := os.ReadFile(filepath.Join(dir, DiagnosticsFile))
+	if err != nil {
+		return nil, err
+	}
+	var d Diagnostics
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, DiagnosticsFile), err)
+	}
+	return &d, nil
+}

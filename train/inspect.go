@@ -1,0 +1,159 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/position"
+)
+
+// Inspection is what `train inspect` measures of a finished run at one input length: the greedy
+// answers to the first test examples and how every head attends.
+type Inspection struct {
+	Dir    string
+	Config Config
+	// Length is the input length L; SeqLen the tokens the model reads (input, separator and all
+	// but the last answer token); the queries from L on predict the answer.
+	Length, SeqLen int
+	// TrainSeqLen is the longest sequence the model was trained on (task.max_len's).
+	TrainSeqLen int
+	Examples    []Decoded
+	// Exact is the fraction of Examples matched; ResultsExact the run's results.csv figure at this
+	// length (HasResult false when the run did not test it).
+	Exact        float64
+	ResultsExact float64
+	HasResult    bool
+	Stats        *AttentionStats
+	// Positions are the first example's positions (nil: 0..SeqLen-1; set with randomized
+	// positions at evaluation).
+	Positions []int
+}
+
+// Inspect loads the finished run in dir (its config.yaml and the checkpoint its results came
+// from), runs the first n examples of its own test set at input length L exactly as its
+// evaluation did (same examples, batches and positions, so with n = eval.examples the exact
+// match is results.csv's), decodes them greedily and measures the attention of each.
+func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
+	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err != nil {
+		return nil, fmt.Errorf("inspect: %s is not a run directory (%w); give the directory of one run, e.g. runs/default/position.kind-rope__seed-1", dir, err)
+	}
+	res, err := ReadResult(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("inspect: %s has no finished checkpoint (the run has no results.json yet); finish it by running the same command with -resume, then inspect it", dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	cfg, err := Load(filepath.Join(dir, "config.yaml"), nil)
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	switch {
+	case L < 1 || L > MaxLength:
+		return nil, fmt.Errorf("inspect: -length must be between 1 and %d, got %d", MaxLength, L)
+	case n < 1:
+		return nil, fmt.Errorf("inspect: -examples must be at least 1, got %d", n)
+	}
+	task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+	if err != nil {
+		return nil, fmt.Errorf("inspect: task.name: %w", err)
+	}
+	m, err := cfg.newModel(task)
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	m.TrainLen = data.SeqLen(task, cfg.Task.MaxLen) // as in Run
+	T := data.SeqLen(task, L)
+	if err := checkEncodable(m.Scheme, task, L); err != nil {
+		return nil, err
+	}
+	var st trainState
+	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, nil, &st); err != nil {
+		return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", dir, err)
+	}
+	if st.Step != cfg.Train.Steps {
+		return nil, fmt.Errorf("inspect: the checkpoint in %s is from step %d of %d, not the one its results came from; finish the run (the same command with -resume) or train it again with -force", dir, st.Step, cfg.Train.Steps)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	examples, err := data.TestSet(task, L, n, cfg.Eval.Seed)
+	if err != nil {
+		return nil, err
+	}
+	positions := make([][]int, 0, n)
+	var fails []failure
+	lr, err := evaluate(m, examples, task, cfg.Eval.BatchSize, cfg.Eval.Seed, func(eb evalBatch) error {
+		for e := 0; e < eb.Batch.B && eb.Positions != nil; e++ {
+			positions = append(positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
+		}
+		fails = append(fails, failuresOf(eb, len(fails), n)...)
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	if len(positions) == 0 {
+		positions = nil
+	}
+	decoded, err := decodeGreedy(m, task, examples, fails)
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	in := &Inspection{Dir: dir, Config: cfg, Length: L, SeqLen: T, TrainSeqLen: m.TrainLen, Exact: lr.ExactMatch}
+	for i, ex := range examples {
+		if len(decoded) > 0 && decoded[0].Index == i {
+			in.Examples = append(in.Examples, decoded[0])
+			decoded = decoded[1:]
+			continue
+		}
+		in.Examples = append(in.Examples, Decoded{Index: i, Input: ex.Input, Target: ex.Output, Prediction: ex.Output, FirstWrong: -1})
+	}
+	for _, r := range res.Lengths {
+		if r.Length == L {
+			in.ResultsExact, in.HasResult = r.ExactMatch, true
+		}
+	}
+	if in.Stats, err = attentionStats(m, task, examples, positions); err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	if positions != nil {
+		in.Positions = positions[0]
+	}
+	return in, nil
+}
+
+// checkEncodable rejects an input length whose sequence the scheme cannot encode (a learned table
+// too short, randomized positions beyond max_random), naming the longest length it can.
+func checkEncodable(s position.Scheme, task data.Task, L int) error {
+	check := func(n int) error {
+		if sm, ok := s.(position.Sampler); ok {
+			if r, on := sm.Randomization(); on {
+				return r.CheckPositions(n)
+			}
+		}
+		if lc, ok := s.(position.LengthChecker); ok {
+			return lc.CheckPositions(n)
+		}
+		return nil
+	}
+	err := check(data.SeqLen(task, L))
+	if err == nil {
+		return nil
+	}
+	longest := L - 1
+	for longest > 0 && check(data.SeqLen(task, longest)) != nil {
+		longest--
+	}
+	field := "position.max_positions"
+	if sm, ok := s.(position.Sampler); ok {
+		if _, on := sm.Randomization(); on {
+			field = "position.max_random"
+		}
+	}
+	return fmt.Errorf("inspect: -length %d needs %d positions, more than this run's %s scheme encodes (its %s); inspect a length of at most %d", L, data.SeqLen(task, L), s.Name(), field, longest)
+}

@@ -1,0 +1,144 @@
+package train
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/model"
+)
+
+// TestInspectMatchesResults: inspecting a finished run with n = eval.examples reproduces its
+// results.csv exact match at every tested length (the same examples, batches, and randomized
+// positions at evaluation), a matched example's greedy answer is its target, a failed one's first
+// wrong token is where the prediction first differs, and the run's diagnostics.json holds every
+// length, with decoded failures at the first lengths past training only.
+func TestInspectMatchesResults(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sets []string
+	}{
+		{"rope", nil},
+		{"learned_randomized", []string{"position.kind=learned", "position.randomized=true", "position.max_random=24", "position.eval_positions=random"}},
+		{"t5_bidirectional", []string{"position.kind=t5", "model.bidirectional=true"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sets := append([]string{"train.steps=150", "train.lr=0.01", "eval.examples=20", "eval.batch_size=8", "eval.lengths=1..8"}, tc.sets...)
+			cfg := tinyConfig(t, t.TempDir(), sets...)
+			res, err := Run(context.Background(), cfg, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mixed := false
+			for _, lr := range res.Lengths {
+				in, err := Inspect(context.Background(), res.Dir, lr.Length, cfg.Eval.Examples)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in.Exact != lr.ExactMatch || !in.HasResult || in.ResultsExact != lr.ExactMatch {
+					t.Errorf("length %d: inspect exact %v, results %v", lr.Length, in.Exact, lr.ExactMatch)
+				}
+				mixed = mixed || (lr.ExactMatch > 0 && lr.ExactMatch < 1)
+				matched := 0
+				for i, d := range in.Examples {
+					if d.Index != i || len(d.Prediction) != len(d.Target) {
+						t.Fatalf("length %d example %d: %+v", lr.Length, i, d)
+					}
+					if d.Matched() {
+						matched++
+						if !slices.Equal(d.Prediction, d.Target) {
+							t.Errorf("length %d example %d matched but predicts %v for %v", lr.Length, i, d.Prediction, d.Target)
+						}
+						continue
+					}
+					fw := d.FirstWrong
+					if !slices.Equal(d.Prediction[:fw], d.Target[:fw]) || d.Prediction[fw] == d.Target[fw] {
+						t.Errorf("length %d example %d: first wrong %d, prediction %v, target %v", lr.Length, i, fw, d.Prediction, d.Target)
+					}
+				}
+				if float64(matched)/float64(len(in.Examples)) != lr.ExactMatch {
+					t.Errorf("length %d: %d of %d examples matched, results say %v", lr.Length, matched, len(in.Examples), lr.ExactMatch)
+				}
+			}
+			if !mixed {
+				t.Logf("no length with a partial exact match: the comparison is weaker than intended")
+			}
+			d, err := ReadDiagnostics(res.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Lengths) != len(res.Lengths) || d.Examples != DiagnosticExamples || d.Layers != 1 || d.Heads != 2 {
+				t.Fatalf("diagnostics: %d lengths, %d examples, %d layers, %d heads", len(d.Lengths), d.Examples, d.Layers, d.Heads)
+			}
+			for i, ld := range d.Lengths {
+				L := ld.Length
+				if len(ld.Distance) != 1 || len(ld.Distance[0]) != 2 || !(ld.Distance[0][0] >= 0) || ld.Distance[0][0] > float64(2*L) {
+					t.Errorf("length %d: attended distance %v", L, ld.Distance)
+				}
+				beyondIdx := L - cfg.Task.MaxLen // lengths are 1..8, max_len 4
+				wantFailures := beyondIdx >= 1 && beyondIdx <= FailureLengths && res.Lengths[i].ExactMatch < 1
+				if (len(ld.Failures) > 0) != wantFailures || len(ld.Failures) > FailuresPerLength {
+					t.Errorf("length %d (exact %v): %d failures decoded", L, res.Lengths[i].ExactMatch, len(ld.Failures))
+				}
+				for _, f := range ld.Failures {
+					if f.Matched() || len(f.Prediction) != L {
+						t.Errorf("length %d: failure %+v", L, f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestGreedyDecoding: the decoded failures are what a plain greedy decoder gives, one example at a
+// time with every answer token fed back from the start.
+func TestGreedyDecoding(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=20", "eval.lengths=1..7")
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadModel(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ := data.New("copy", data.Options{})
+	checked := 0
+	for _, L := range []int{5, 6, 7} {
+		in, err := Inspect(context.Background(), res.Dir, L, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range in.Examples {
+			if d.Matched() {
+				continue
+			}
+			T := data.SeqLen(task, L)
+			g, err := m.Build(1, T, model.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq := append(append(slices.Clone(d.Input), data.SEP), make([]int, L-1)...)
+			var got []int
+			for k := 0; k < L; k++ {
+				if _, err := g.Run(model.Input{Tokens: seq, Targets: make([]int, T), Weights: make([]float64, T)}); err != nil {
+					t.Fatal(err)
+				}
+				next := g.Argmax()[L+k]
+				got = append(got, next)
+				if k+1 < L {
+					seq[L+1+k] = next
+				}
+			}
+			g.Close()
+			if !slices.Equal(got, d.Prediction) {
+				t.Errorf("length %d example %d: greedy decoding gives %v, inspect %v", L, d.Index, got, d.Prediction)
+			}
+			checked++
+		}
+	}
+	if checked < 3 {
+		t.Fatalf("only %d failures to check", checked)
+	}
+}

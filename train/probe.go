@@ -1,0 +1,266 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/model"
+)
+
+// Decoded is one test example with the model's answer.
+type Decoded struct {
+	// Index is the example's place in its length's test set (data.TestSet).
+	Index  int   `json:"index"`
+	Input  []int `json:"input"`
+	Target []int `json:"target"`
+	// Prediction is the greedy decoding of the answer: each output token is the argmax given the
+	// input and the tokens predicted before it. A bidirectional model sees the whole sequence, so
+	// its prediction is the argmax under teacher forcing (TeacherForced).
+	Prediction    []int `json:"prediction"`
+	TeacherForced bool  `json:"teacher_forced,omitempty"`
+	// FirstWrong is the index in the answer of the first wrong token, -1 when it matched.
+	FirstWrong int `json:"first_wrong"`
+}
+
+// Matched tells whether the whole answer is right.
+func (d Decoded) Matched() bool { return d.FirstWrong < 0 }
+
+// failure is what evaluate knows of a wrong example: its index, positions, the argmax of its
+// answer rows under teacher forcing and its first wrong token.
+type failure struct {
+	index      int
+	positions  []int
+	forced     []int
+	firstWrong int
+}
+
+// failuresOf returns the wrong examples of an evaluated batch (at most limit-have of them).
+func failuresOf(eb evalBatch, have, limit int) []failure {
+	b := eb.Batch
+	var out []failure
+	for e := 0; e < b.B && have+len(out) < limit; e++ {
+		_, _, fw := scoreExample(b, eb.Pred, e)
+		if fw < 0 {
+			continue
+		}
+		f := failure{index: eb.Lo + e, firstWrong: fw, forced: append([]int(nil), eb.Pred[e*b.T+b.L:(e+1)*b.T]...)}
+		if eb.Positions != nil {
+			f.positions = append([]int(nil), eb.Positions[e*b.T:(e+1)*b.T]...)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// buildOptions are the graph options of an evaluation (randomized positions need MaxPos).
+func evalBuildOptions(m *model.Model) model.BuildOptions {
+	opt := model.BuildOptions{}
+	if rnd, ok := samplerOf(m); ok {
+		opt.MaxPos = rnd.MaxRandom
+	}
+	return opt
+}
+
+// decodeGreedy completes the answers of failed examples greedily. Up to its first wrong token an
+// answer is the teacher-forced argmax (the inputs before it are the same), so decoding starts
+// after the earliest first wrong token: one forward pass per remaining answer token, all the
+// failures in one batch. A bidirectional model keeps the teacher-forced answer.
+func decodeGreedy(m *model.Model, task data.Task, examples []data.Example, fails []failure) ([]Decoded, error) {
+	out := make([]Decoded, len(fails))
+	start := math.MaxInt
+	for i, f := range fails {
+		ex := examples[f.index]
+		out[i] = Decoded{Index: f.index, Input: ex.Input, Target: ex.Output, Prediction: append([]int(nil), f.forced...), FirstWrong: f.firstWrong, TeacherForced: m.Cfg.Bidirectional}
+		start = min(start, f.firstWrong+1)
+	}
+	if len(fails) == 0 || m.Cfg.Bidirectional {
+		return out, nil
+	}
+	L := len(examples[fails[0].index].Input)
+	T := data.SeqLen(task, L)
+	outLen := T - L
+	if start >= outLen {
+		return out, nil
+	}
+	g, err := m.Build(len(fails), T, evalBuildOptions(m))
+	if err != nil {
+		return nil, fmt.Errorf("decoding at length %d: %w", L, err)
+	}
+	defer g.Close()
+	in := model.Input{Tokens: make([]int, len(fails)*T), Targets: make([]int, len(fails)*T), Weights: make([]float64, len(fails)*T)}
+	if fails[0].positions != nil {
+		for _, f := range fails {
+			in.Positions = append(in.Positions, f.positions...)
+		}
+	}
+	for k := start; k < outLen; k++ {
+		for i, d := range out { // row i: input, SEP, the answer so far
+			row := in.Tokens[i*T : (i+1)*T]
+			copy(row, d.Input)
+			row[L] = data.SEP
+			copy(row[L+1:], d.Prediction[:outLen-1])
+		}
+		if _, err := g.Run(in); err != nil {
+			return nil, fmt.Errorf("decoding at length %d: %w", L, err)
+		}
+		pred := g.Argmax()
+		for i := range out {
+			if k > out[i].FirstWrong {
+				out[i].Prediction[k] = pred[i*T+L+k]
+			}
+		}
+	}
+	return out, nil
+}
+
+// AttentionStats are the attention-weighted mean absolute distance from a query to the keys,
+// Σⱼ Pᵢⱼ·|i − j| (in tokens), and the entropy −Σⱼ Pᵢⱼ·ln Pᵢⱼ (nats), each averaged over the
+// examples: index [layer][head][query].
+type AttentionStats struct {
+	Examples          int
+	Distance, Entropy [][][]float64
+	// First is the first example's weights: [layer][head·T·T].
+	First [][]float64
+}
+
+// captureBatch bounds the examples in one inspection graph: it keeps layers × batch × heads ×
+// T² weights.
+const captureBatch = 16
+
+// attentionStats runs examples (all of one length; positions per example, or nil) through
+// inspection graphs and averages each query's attended distance and entropy.
+func attentionStats(m *model.Model, task data.Task, examples []data.Example, positions [][]int) (*AttentionStats, error) {
+	L := len(examples[0].Input)
+	T := data.SeqLen(task, L)
+	layers, H := m.Cfg.Layers, m.Cfg.Heads
+	st := &AttentionStats{Examples: len(examples)}
+	grid := func() [][][]float64 {
+		g := make([][][]float64, layers)
+		for l := range g {
+			g[l] = make([][]float64, H)
+			for h := range g[l] {
+				g[l][h] = make([]float64, T)
+			}
+		}
+		return g
+	}
+	st.Distance, st.Entropy = grid(), grid()
+	graphs := map[int]*model.Graph{}
+	defer func() {
+		for _, g := range graphs {
+			g.Close()
+		}
+	}()
+	opt := evalBuildOptions(m)
+	opt.Capture = true
+	for lo := 0; lo < len(examples); lo += captureBatch {
+		chunk := examples[lo:min(lo+captureBatch, len(examples))]
+		b, err := data.MakeBatch(task, chunk)
+		if err != nil {
+			return nil, err
+		}
+		g, ok := graphs[len(chunk)]
+		if !ok {
+			if g, err = m.Build(len(chunk), T, opt); err != nil {
+				return nil, fmt.Errorf("inspecting length %d: %w", L, err)
+			}
+			graphs[len(chunk)] = g
+		}
+		in := model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights}
+		if positions != nil {
+			for i := range chunk {
+				in.Positions = append(in.Positions, positions[lo+i]...)
+			}
+		}
+		if _, err := g.Run(in); err != nil {
+			return nil, fmt.Errorf("inspecting length %d: %w", L, err)
+		}
+		for l := 0; l < layers; l++ {
+			p, err := g.Attention(l)
+			if err != nil {
+				return nil, err
+			}
+			if lo == 0 {
+				st.First = append(st.First, append([]float64(nil), p[:H*T*T]...))
+			}
+			for e := range chunk {
+				for h := 0; h < H; h++ {
+					for i := 0; i < T; i++ {
+						row := p[((e*H+h)*T+i)*T:][:T]
+						var dist, ent float64
+						for j, w := range row {
+							if w > 0 {
+								dist += w * math.Abs(float64(i-j))
+								ent -= w * math.Log(w)
+							}
+						}
+						st.Distance[l][h][i] += dist
+						st.Entropy[l][h][i] += ent
+					}
+				}
+			}
+		}
+	}
+	n := float64(len(examples))
+	for l := range st.Distance {
+		for h := range st.Distance[l] {
+			for i := range st.Distance[l][h] {
+				st.Distance[l][h][i] /= n
+				st.Entropy[l][h][i] /= n
+			}
+		}
+	}
+	return st, nil
+}
+
+// answerMeans averages a [layer][head][query] statistic over the answer's queries (from the input
+// length L on: the rows that predict the answer), giving [layer][head].
+func answerMeans(s [][][]float64, L int) [][]float64 {
+	out := make([][]float64, len(s))
+	for l := range s {
+		out[l] = make([]float64, len(s[l]))
+		for h, q := range s[l] {
+			var sum float64
+			for _, x := range q[L:] {
+				sum += x
+			}
+			out[l][h] = sum / float64(max(len(q)-L, 1))
+		}
+	}
+	return out
+}
+
+// FormatTokens renders a token sequence compactly: with a vocabulary of at most 26 symbols each
+// symbol is one letter (the first symbol is a), the separator |, padding _; otherwise the token
+// ids separated by spaces. mark, when in range, brackets that token: ab[c]d.
+func FormatTokens(vocab int, tokens []int, mark int) string {
+	var b strings.Builder
+	letters := vocab-data.FirstSymbol <= 26
+	for i, t := range tokens {
+		if !letters && i > 0 {
+			b.WriteByte(' ')
+		}
+		if i == mark {
+			b.WriteByte('[')
+		}
+		switch {
+		case !letters:
+			b.WriteString(strconv.Itoa(t))
+		case t == data.SEP:
+			b.WriteByte('|')
+		case t == data.PAD:
+			b.WriteByte('_')
+		case t >= data.FirstSymbol && t < vocab:
+			b.WriteByte(byte('a' + t - data.FirstSymbol))
+		default:
+			fmt.Fprintf(&b, "<%d>", t)
+		}
+		if i == mark {
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
