@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -126,7 +127,7 @@ func failureTable(g *Grid, task string) string {
 		seed  uint64
 		f     train.Decoded
 		L     int
-		vocab int
+		task  data.Task
 	}
 	var order []string
 	rows := map[string][]row{}
@@ -135,13 +136,17 @@ func failureTable(g *Grid, task string) string {
 			continue
 		}
 		label := groupLabel(train.GroupOf(g.Cells[i]))
+		tk, err := train.TaskOf(g.Cells[i].Config)
+		if err != nil {
+			continue // the config validated when it was loaded
+		}
 		if _, ok := rows[label]; !ok {
 			order = append(order, label)
 			rows[label] = nil
 		}
 		for _, ld := range r.Diagnostics.Lengths {
 			for _, f := range ld.Failures {
-				rows[label] = append(rows[label], row{label, r.Result.Seed, f, ld.Length, r.Diagnostics.Vocab})
+				rows[label] = append(rows[label], row{label, r.Result.Seed, f, ld.Length, tk})
 			}
 		}
 	}
@@ -166,8 +171,8 @@ func failureTable(g *Grid, task string) string {
 		}
 		for _, r := range rs[:min(len(rs), FailuresPerScheme)] {
 			fmt.Fprintf(&b, "| %s | %d | %d | `%s` | `%s` | `%s` | %d |\n", label, r.seed, r.L,
-				train.FormatTokens(r.vocab, r.f.Input, -1), train.FormatTokens(r.vocab, r.f.Target, -1),
-				train.FormatTokens(r.vocab, r.f.Prediction, r.f.FirstWrong), r.f.FirstWrong)
+				train.FormatTokens(r.task, r.f.Input, -1), train.FormatTokens(r.task, r.f.Target, -1),
+				train.FormatTokens(r.task, r.f.Prediction, r.f.FirstWrong), r.f.FirstWrong)
 		}
 	}
 	return b.String()

@@ -58,9 +58,9 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	case n < 1:
 		return nil, fmt.Errorf("inspect: -examples must be at least 1, got %d", n)
 	}
-	task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+	task, err := cfg.newTask()
 	if err != nil {
-		return nil, fmt.Errorf("inspect: task.name: %w", err)
+		return nil, fmt.Errorf("inspect: %w", err)
 	}
 	m, err := cfg.newModel(task)
 	if err != nil {
@@ -71,11 +71,15 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if err := checkEncodable(m.Scheme, task, L); err != nil {
 		return nil, err
 	}
+	ckpt, err := ResultsCheckpoint(dir)
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
 	var st trainState
-	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, nil, &st); err != nil {
+	if err := LoadCheckpoint(ckpt, m, nil, &st); err != nil {
 		return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", dir, err)
 	}
-	if st.Step != cfg.Train.Steps {
+	if !cfg.Train.EarlyStop.On() && st.Step != cfg.Train.Steps {
 		return nil, fmt.Errorf("inspect: the checkpoint in %s is from step %d of %d, not the one its results came from; finish the run (the same command with -resume) or train it again with -force", dir, st.Step, cfg.Train.Steps)
 	}
 	if err := ctx.Err(); err != nil {

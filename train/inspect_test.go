@@ -21,7 +21,8 @@ func TestInspectMatchesResults(t *testing.T) {
 	}{
 		{"rope", nil},
 		{"learned_randomized", []string{"position.kind=learned", "position.randomized=true", "position.max_random=24", "position.eval_positions=random"}},
-		{"t5_bidirectional", []string{"position.kind=t5", "model.bidirectional=true"}},
+		{"t5_encoder_slots", []string{"position.kind=t5", "model.bidirectional=true", "task.format=slots"}},
+		{"alibi_end_token", []string{"position.kind=alibi", "task.end_token=true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sets := append([]string{"train.steps=150", "train.lr=0.01", "eval.examples=20", "eval.batch_size=8", "eval.lengths=1..8"}, tc.sets...)
@@ -42,7 +43,7 @@ func TestInspectMatchesResults(t *testing.T) {
 				mixed = mixed || (lr.ExactMatch > 0 && lr.ExactMatch < 1)
 				matched := 0
 				for i, d := range in.Examples {
-					if d.Index != i || len(d.Prediction) != len(d.Target) {
+					if d.Index != i || len(d.Prediction) > len(d.Target) || len(d.Prediction) < min(d.FirstWrong+1, len(d.Target)) {
 						t.Fatalf("length %d example %d: %+v", lr.Length, i, d)
 					}
 					if d.Matched() {
@@ -82,7 +83,7 @@ func TestInspectMatchesResults(t *testing.T) {
 					t.Errorf("length %d (exact %v): %d failures decoded", L, res.Lengths[i].ExactMatch, len(ld.Failures))
 				}
 				for _, f := range ld.Failures {
-					if f.Matched() || len(f.Prediction) != L {
+					if f.Matched() || len(f.Prediction) > len(f.Target) {
 						t.Errorf("length %d: failure %+v", L, f)
 					}
 				}
@@ -140,5 +141,46 @@ func TestGreedyDecoding(t *testing.T) {
 	}
 	if checked < 3 {
 		t.Fatalf("only %d failures to check", checked)
+	}
+}
+
+// TestDecodedAgreesWithGreedy: with an end token, the answers inspect decodes are train.Greedy's
+// (which generates from scratch and stops at the end token), failures and matches alike.
+func TestDecodedAgreesWithGreedy(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..6", "task.end_token=true")
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadModel(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := TaskOf(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures := 0
+	for _, L := range []int{3, 5, 6} {
+		in, err := Inspect(context.Background(), res.Dir, L, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, _ := data.TestSet(task, L, 12, cfg.Eval.Seed)
+		_, answers, err := Greedy(m, ex, task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range in.Examples {
+			if !slices.Equal(d.Prediction, answers[i]) {
+				t.Errorf("length %d example %d: inspect %v, Greedy %v", L, i, d.Prediction, answers[i])
+			}
+			if !d.Matched() {
+				failures++
+			}
+		}
+	}
+	if failures == 0 {
+		t.Fatal("no failure to compare")
 	}
 }

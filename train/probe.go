@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,11 +17,11 @@ type Decoded struct {
 	Index  int   `json:"index"`
 	Input  []int `json:"input"`
 	Target []int `json:"target"`
-	// Prediction is the greedy decoding of the answer: each output token is the argmax given the
-	// input and the tokens predicted before it. A bidirectional model sees the whole sequence, so
-	// its prediction is the argmax under teacher forcing (TeacherForced).
-	Prediction    []int `json:"prediction"`
-	TeacherForced bool  `json:"teacher_forced,omitempty"`
+	// Prediction is the model's answer: in the next-token format the greedy decoding (each token
+	// the argmax given the input and the tokens predicted before it, stopping after an end token
+	// with task.end_token, so it can be shorter than the target); in the slots format the argmax
+	// at every slot (one pass).
+	Prediction []int `json:"prediction"`
 	// FirstWrong is the index in the answer of the first wrong token, -1 when it matched.
 	FirstWrong int `json:"first_wrong"`
 }
@@ -67,49 +68,56 @@ func evalBuildOptions(m *model.Model) model.BuildOptions {
 // decodeGreedy completes the answers of failed examples greedily. Up to its first wrong token an
 // answer is the teacher-forced argmax (the inputs before it are the same), so decoding starts
 // after the earliest first wrong token: one forward pass per remaining answer token, all the
-// failures in one batch. A bidirectional model keeps the teacher-forced answer.
+// failures in one batch, with each example's evaluation positions. An answer stops after the
+// task's end token (task.end_token). In the slots format the answer is the one pass's argmax.
 func decodeGreedy(m *model.Model, task data.Task, examples []data.Example, fails []failure) ([]Decoded, error) {
 	out := make([]Decoded, len(fails))
 	start := math.MaxInt
 	for i, f := range fails {
 		ex := examples[f.index]
-		out[i] = Decoded{Index: f.index, Input: ex.Input, Target: ex.Output, Prediction: append([]int(nil), f.forced...), FirstWrong: f.firstWrong, TeacherForced: m.Cfg.Bidirectional}
+		out[i] = Decoded{Index: f.index, Input: ex.Input, Target: ex.Output, Prediction: append([]int(nil), f.forced...), FirstWrong: f.firstWrong}
 		start = min(start, f.firstWrong+1)
 	}
-	if len(fails) == 0 || m.Cfg.Bidirectional {
+	if _, slots := data.SlotToken(task); len(fails) == 0 || slots {
 		return out, nil
 	}
 	L := len(examples[fails[0].index].Input)
 	T := data.SeqLen(task, L)
 	outLen := T - L
-	if start >= outLen {
-		return out, nil
-	}
-	g, err := m.Build(len(fails), T, evalBuildOptions(m))
-	if err != nil {
-		return nil, fmt.Errorf("decoding at length %d: %w", L, err)
-	}
-	defer g.Close()
-	in := model.Input{Tokens: make([]int, len(fails)*T), Targets: make([]int, len(fails)*T), Weights: make([]float64, len(fails)*T)}
-	if fails[0].positions != nil {
-		for _, f := range fails {
-			in.Positions = append(in.Positions, f.positions...)
-		}
-	}
-	for k := start; k < outLen; k++ {
-		for i, d := range out { // row i: input, SEP, the answer so far
-			row := in.Tokens[i*T : (i+1)*T]
-			copy(row, d.Input)
-			row[L] = data.SEP
-			copy(row[L+1:], d.Prediction[:outLen-1])
-		}
-		if _, err := g.Run(in); err != nil {
+	if start < outLen {
+		g, err := m.Build(len(fails), T, evalBuildOptions(m))
+		if err != nil {
 			return nil, fmt.Errorf("decoding at length %d: %w", L, err)
 		}
-		pred := g.Argmax()
+		defer g.Close()
+		in := model.Input{Tokens: make([]int, len(fails)*T), Targets: make([]int, len(fails)*T), Weights: make([]float64, len(fails)*T)}
+		if fails[0].positions != nil {
+			for _, f := range fails {
+				in.Positions = append(in.Positions, f.positions...)
+			}
+		}
+		for k := start; k < outLen; k++ {
+			for i, d := range out { // row i: input, SEP, the answer so far
+				row := in.Tokens[i*T : (i+1)*T]
+				copy(row, d.Input)
+				row[L] = data.SEP
+				copy(row[L+1:], d.Prediction[:outLen-1])
+			}
+			if _, err := g.Run(in); err != nil {
+				return nil, fmt.Errorf("decoding at length %d: %w", L, err)
+			}
+			pred := g.Argmax()
+			for i := range out {
+				if k > out[i].FirstWrong {
+					out[i].Prediction[k] = pred[i*T+L+k]
+				}
+			}
+		}
+	}
+	if end, ok := data.EndToken(task); ok {
 		for i := range out {
-			if k > out[i].FirstWrong {
-				out[i].Prediction[k] = pred[i*T+L+k]
+			if j := slices.Index(out[i].Prediction, end); j >= 0 {
+				out[i].Prediction = out[i].Prediction[:j+1]
 			}
 		}
 	}
@@ -233,12 +241,19 @@ func answerMeans(s [][][]float64, L int) [][]float64 {
 	return out
 }
 
-// FormatTokens renders a token sequence compactly: with a vocabulary of at most 26 symbols each
-// symbol is one letter (the first symbol is a), the separator |, padding _; otherwise the token
-// ids separated by spaces. mark, when in range, brackets that token: ab[c]d.
-func FormatTokens(vocab int, tokens []int, mark int) string {
+// FormatTokens renders a task's token sequence compactly: with at most 26 symbols each symbol is
+// one letter (the first symbol is a), the separator |, the end token $, a blank slot _, padding
+// .; otherwise the token ids separated by spaces. mark, when in range, brackets that token:
+// ab[c]d.
+func FormatTokens(task data.Task, tokens []int, mark int) string {
+	end, hasEnd := data.EndToken(task)
+	slot, hasSlot := data.SlotToken(task)
+	symbols := task.Vocab() - data.FirstSymbol
+	if hasEnd || hasSlot {
+		symbols--
+	}
+	letters := symbols <= 26
 	var b strings.Builder
-	letters := vocab-data.FirstSymbol <= 26
 	for i, t := range tokens {
 		if !letters && i > 0 {
 			b.WriteByte(' ')
@@ -252,8 +267,12 @@ func FormatTokens(vocab int, tokens []int, mark int) string {
 		case t == data.SEP:
 			b.WriteByte('|')
 		case t == data.PAD:
+			b.WriteByte('.')
+		case hasEnd && t == end:
+			b.WriteByte('$')
+		case hasSlot && t == slot:
 			b.WriteByte('_')
-		case t >= data.FirstSymbol && t < vocab:
+		case t >= data.FirstSymbol && t < data.FirstSymbol+symbols:
 			b.WriteByte(byte('a' + t - data.FirstSymbol))
 		default:
 			fmt.Fprintf(&b, "<%d>", t)
@@ -264,3 +283,6 @@ func FormatTokens(vocab int, tokens []int, mark int) string {
 	}
 	return b.String()
 }
+
+// TaskOf builds a config's task in its format (task.format, task.end_token).
+func TaskOf(c Config) (data.Task, error) { return c.newTask() }

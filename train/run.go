@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 
 	t1 := time.Now()
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), "eval "+cfg.Name)
-	diag := &Diagnostics{Examples: min(DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
+	diag := &Diagnostics{Examples: min(DiagnosticExamples, cfg.Eval.Examples), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
 	beyond := 0 // lengths past the training range so far: the first FailureLengths decode failures
 	for i, L := range cfg.Eval.Lengths {
 		if err := ctx.Err(); err != nil {
