@@ -19,29 +19,35 @@ import (
 
 	"github.com/posformer/posformer/attention"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/position"
 	"gorgonia.org/tensor"
 )
 
-// Config is the `model:` section of a run's config. Zero values mean the documented default.
+// Config is the `model:` section of a run's config. WithDefaults fills the fields that were not
+// written (Written, see package internal/presence); each field's doc says whether 0 is legal.
 type Config struct {
-	// Vocab is the vocabulary size. Default: the task's vocabulary.
+	// Vocab is the vocabulary size. Default: the task's vocabulary (filled by train). 0:
+	// refused.
 	Vocab int `yaml:"vocab,omitempty" json:"vocab,omitempty"`
-	// DModel is the width of every token's vector. Default: 64.
+	// DModel is the width of every token's vector. Default: 64. 0: refused.
 	DModel int `yaml:"d_model" json:"d_model"`
-	// Heads is the number of attention heads; it must divide DModel. Default: 4.
+	// Heads is the number of attention heads; it must divide DModel. Default: 4. 0: refused.
 	Heads int `yaml:"heads" json:"heads"`
-	// Layers is the number of transformer blocks. Default: 2.
+	// Layers is the number of transformer blocks. Default: 2. 0: refused.
 	Layers int `yaml:"layers" json:"layers"`
-	// DFF is the hidden width of each block's MLP. Default: 4·DModel.
+	// DFF is the hidden width of each block's MLP. Default: 4·DModel. 0: refused.
 	DFF int `yaml:"d_ff" json:"d_ff"`
-	// Dtype is float32 or float64. Default: float32.
+	// Dtype is float32 or float64. Default: float32. Empty: refused.
 	Dtype string `yaml:"dtype" json:"dtype"`
 	// Bidirectional turns off the causal mask (an encoder); alibi and t5 then bias keys on both
 	// sides of the query. Default: false (causal).
 	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
-	// Seed initialises the weights; the run's seed is used when it is 0.
-	Seed uint64 `yaml:"init_seed,omitempty" json:"init_seed,omitempty"`
+	// Seed initialises the weights. Default: the run's seed (filled by train). 0 is legal.
+	Seed uint64 `yaml:"init_seed" json:"init_seed"`
+
+	// Written records the keys written below model: ("d_model", ...).
+	Written presence.Keys `yaml:"-" json:"-"`
 }
 
 // Defaults of Config's fields.
@@ -52,23 +58,14 @@ const (
 	DefaultDtype  = "float32"
 )
 
-// WithDefaults fills zero fields with their defaults.
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults.
 func (c Config) WithDefaults() Config {
-	if c.DModel == 0 {
-		c.DModel = DefaultDModel
-	}
-	if c.Heads == 0 {
-		c.Heads = DefaultHeads
-	}
-	if c.Layers == 0 {
-		c.Layers = DefaultLayers
-	}
-	if c.DFF == 0 {
-		c.DFF = 4 * c.DModel
-	}
-	if c.Dtype == "" {
-		c.Dtype = DefaultDtype
-	}
+	w := c.Written
+	presence.Fill(w, "d_model", &c.DModel, DefaultDModel)
+	presence.Fill(w, "heads", &c.Heads, DefaultHeads)
+	presence.Fill(w, "layers", &c.Layers, DefaultLayers)
+	presence.Fill(w, "d_ff", &c.DFF, 4*c.DModel)
+	presence.Fill(w, "dtype", &c.Dtype, DefaultDtype)
 	return c
 }
 
@@ -88,8 +85,8 @@ func (c Config) Validate() error {
 	case c.DFF < 1:
 		return fmt.Errorf("model.d_ff: must be positive, got %d", c.DFF)
 	}
-	if _, err := nn.Dtype(c.Dtype); err != nil {
-		return fmt.Errorf("model.dtype: %w", err)
+	if _, err := nn.Dtype(c.Dtype); err != nil || c.Dtype == "" {
+		return fmt.Errorf("model.dtype: must be float32 or float64, got %q", c.Dtype)
 	}
 	return nil
 }

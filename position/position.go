@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/presence"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -94,22 +95,22 @@ type Dims struct {
 	Bidirectional bool
 }
 
-// Spec configures a scheme; it is the `position:` section of a run's YAML config.
-// Zero values mean the documented default.
+// Spec configures a scheme; it is the `position:` section of a run's YAML config. WithDefaults
+// fills the fields that were not written (Written, see package internal/presence).
 type Spec struct {
 	// Kind is the scheme: sinusoidal, learned, rope, none, alibi or t5. Default: sinusoidal.
 	Kind string `yaml:"kind" json:"kind"`
 	// Base sets the frequencies of sinusoidal (ωᵢ = base^(−2i/d_model)) and rope
-	// (θᵢ = base^(−2i/d_rot)). Default: 10000.
+	// (θᵢ = base^(−2i/d_rot)); above 1. Default: 10000.
 	Base float64 `yaml:"base,omitempty" json:"base,omitempty"`
 	// MaxPositions is the number of rows of the learned table; positions at or beyond it cannot be
-	// encoded. Default: 256.
+	// encoded. Default: 256. 0: refused.
 	MaxPositions int `yaml:"max_positions,omitempty" json:"max_positions,omitempty"`
 	// InitStd is the standard deviation of the initial values of the learned table and of t5's
-	// bias table. Default: 0.02.
+	// bias table. Default: 0.02. 0: refused.
 	InitStd float64 `yaml:"init_std,omitempty" json:"init_std,omitempty"`
 	// RotaryFraction is the fraction of each head's dimensions that rope rotates (the first
-	// ones, in pairs); the rest pass through. Default: 1.
+	// ones, in pairs); the rest pass through, in (0, 1]. Default: 1.
 	RotaryFraction float64 `yaml:"rotary_fraction,omitempty" json:"rotary_fraction,omitempty"`
 	// RopeScaling is what rope does at evaluation lengths beyond training (a sequence of L_eval
 	// tokens when the longest training sequence has L_train < L_eval): none; interpolate
@@ -117,21 +118,24 @@ type Spec struct {
 	// base·s^(d_rot/(d_rot−2)), s = L_eval/L_train). Default: none (an empty value).
 	RopeScaling string `yaml:"rope_scaling,omitempty" json:"rope_scaling,omitempty"`
 	// NumBuckets is the number of t5 relative-distance buckets (half of them per direction when
-	// model.bidirectional). Default: 32.
+	// model.bidirectional). Default: 32. 0: refused.
 	NumBuckets int `yaml:"num_buckets,omitempty" json:"num_buckets,omitempty"`
 	// MaxDistance is the t5 distance where the logarithmic buckets end: every larger distance
-	// shares the last bucket. Default: 128.
+	// shares the last bucket. Default: 128. 0: refused.
 	MaxDistance int `yaml:"max_distance,omitempty" json:"max_distance,omitempty"`
 	// Randomized trains sinusoidal, learned or rope on randomized positions (Ruoss et al. 2023):
 	// a sequence of n tokens gets n distinct positions drawn uniformly from [0, max_random) and
 	// sorted. Default: false.
 	Randomized bool `yaml:"randomized,omitempty" json:"randomized,omitempty"`
 	// MaxRandom is L_max, the bound of randomized positions; it must cover the longest test
-	// sequence, and a learned table must have at least max_random rows. Default: 256.
+	// sequence, and a learned table must have at least max_random rows. Default: 256. 0: refused.
 	MaxRandom int `yaml:"max_random,omitempty" json:"max_random,omitempty"`
 	// EvalPositions is how a randomized model is evaluated: random (positions sampled as in
-	// training, the paper's protocol) or plain (0..n-1). Default: random.
+	// training, the paper's protocol) or plain (0..n-1). Default: random. Empty: refused.
 	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
+
+	// Written records the keys written below position: ("kind", "base", ...).
+	Written presence.Keys `yaml:"-" json:"-"`
 }
 
 // Defaults of Spec's fields.
@@ -147,40 +151,23 @@ const (
 	DefaultEvalPositions  = "random"
 )
 
-// WithDefaults fills zero fields with their defaults.
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults.
 func (s Spec) WithDefaults() Spec {
-	if s.Kind == "" {
-		s.Kind = DefaultKind
-	}
-	if s.Base == 0 {
-		s.Base = DefaultBase
-	}
-	if s.MaxPositions == 0 {
-		s.MaxPositions = DefaultMaxPositions
-	}
-	if s.InitStd == 0 {
-		s.InitStd = DefaultInitStd
-	}
-	if s.RotaryFraction == 0 {
-		s.RotaryFraction = DefaultRotaryFraction
-	}
+	w := s.Written
+	presence.Fill(w, "kind", &s.Kind, DefaultKind)
+	presence.Fill(w, "base", &s.Base, DefaultBase)
+	presence.Fill(w, "max_positions", &s.MaxPositions, DefaultMaxPositions)
+	presence.Fill(w, "init_std", &s.InitStd, DefaultInitStd)
+	presence.Fill(w, "rotary_fraction", &s.RotaryFraction, DefaultRotaryFraction)
 	// Options of one kind are filled only for that kind, so other kinds' resolved configs do
 	// not change.
 	if s.Kind == "t5" {
-		if s.NumBuckets == 0 {
-			s.NumBuckets = DefaultNumBuckets
-		}
-		if s.MaxDistance == 0 {
-			s.MaxDistance = DefaultMaxDistance
-		}
+		presence.Fill(w, "num_buckets", &s.NumBuckets, DefaultNumBuckets)
+		presence.Fill(w, "max_distance", &s.MaxDistance, DefaultMaxDistance)
 	}
 	if s.Randomized {
-		if s.MaxRandom == 0 {
-			s.MaxRandom = DefaultMaxRandom
-		}
-		if s.EvalPositions == "" {
-			s.EvalPositions = DefaultEvalPositions
-		}
+		presence.Fill(w, "max_random", &s.MaxRandom, DefaultMaxRandom)
+		presence.Fill(w, "eval_positions", &s.EvalPositions, DefaultEvalPositions)
 	}
 	return s
 }
@@ -220,6 +207,16 @@ func New(spec Spec, d Dims) (Scheme, error) {
 	}
 	if !(spec.Base > 1) {
 		return nil, fmt.Errorf("position.base: must be greater than 1, got %g", spec.Base)
+	}
+	// Options every resolved config holds, whatever the kind, are checked whatever the kind:
+	// a value that cannot be used must not be written back as if it could.
+	switch {
+	case spec.MaxPositions < 1:
+		return nil, fmt.Errorf("position.max_positions: must be positive, got %d", spec.MaxPositions)
+	case !(spec.InitStd > 0):
+		return nil, fmt.Errorf("position.init_std: must be positive, got %g", spec.InitStd)
+	case !(spec.RotaryFraction > 0 && spec.RotaryFraction <= 1):
+		return nil, fmt.Errorf("position.rotary_fraction: must be in (0, 1], got %g", spec.RotaryFraction)
 	}
 	if d.Dtype != tensor.Float32 && d.Dtype != tensor.Float64 {
 		return nil, fmt.Errorf("model.dtype: %v is not supported (use float32 or float64)", d.Dtype)

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -9,18 +10,24 @@ import (
 	"unicode"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
+	"go.yaml.in/yaml/v3"
 )
 
-// Config describes one run. Every field has a documented default (configs/README.md); zero
-// values are replaced by Defaults.
+// Config describes one run. Every field has a documented default (configs/README.md), which
+// WithDefaults fills only when the field was not written (Written, see package
+// internal/presence): a written value, 0 included, is kept, or refused by Validate naming the
+// field. Each field's doc says whether 0 (or an empty value) is legal.
 type Config struct {
-	// Name names the run's directory under the output directory. Default: <task>_<scheme>_s<seed>.
+	// Name names the run's directory under the output directory (a grid's: the grid's
+	// directory). Default: <task>_<scheme>_s<seed> ("grid" for a grid). Empty: refused.
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
-	// Seed drives the weights' initialisation and the training data stream. Default: 1.
+	// Seed drives the weights' initialisation and the training data stream. Default: 1. 0 is
+	// legal.
 	Seed uint64 `yaml:"seed" json:"seed"`
-	// Out is the output directory; the run writes to Out/Name. Default: runs.
+	// Out is the output directory; the run writes to Out/Name. Default: runs. Empty: refused.
 	Out      string        `yaml:"out,omitempty" json:"out,omitempty"`
 	Task     TaskConfig    `yaml:"task" json:"task"`
 	Model    model.Config  `yaml:"model" json:"model"`
@@ -30,17 +37,22 @@ type Config struct {
 	// Sweep turns the config into a grid: every combination of the listed values of dotted
 	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
 	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
+
+	// Written records the keys written (in the file, by -set, by a sweep cell) below the root,
+	// model: and position: excepted (model.Config and position.Spec keep their own): "seed",
+	// "train.lr", "eval.lengths", ...
+	Written presence.Keys `yaml:"-" json:"-"`
 }
 
 // TaskConfig is the `task:` section.
 type TaskConfig struct {
-	// Name is the task: copy, reverse, sort. Default: copy.
+	// Name is the task (docs/tasks.md): copy, reverse, sort, ... Default: copy.
 	Name string `yaml:"name" json:"name"`
 	// MinLen and MaxLen bound the input lengths drawn for training (uniformly, one length per
-	// batch). Default: 1 and 16.
+	// batch). Default: 1 and 16. 0: refused (lengths start at 1).
 	MinLen int `yaml:"min_len" json:"min_len"`
 	MaxLen int `yaml:"max_len" json:"max_len"`
-	// Symbols is the alphabet size. Default: 8.
+	// Symbols is the alphabet size, 2..1000. Default: 8. 0: refused.
 	Symbols int `yaml:"symbols,omitempty" json:"symbols,omitempty"`
 	// Format is how an example meets the model: "next" (the decoder's stream input SEP output,
 	// each output token predicted at the position before it) or "slots" (the encoder layout of
@@ -60,34 +72,39 @@ func (c Config) newTask() (data.Task, error) {
 
 // TrainConfig is the `train:` section.
 type TrainConfig struct {
-	// Steps is the number of optimiser steps. Default: 1000.
+	// Steps is the number of optimiser steps. Default: 1000. 0: refused.
 	Steps int `yaml:"steps" json:"steps"`
-	// BatchSize is the number of sequences per step. Default: 32.
+	// BatchSize is the number of sequences per step. Default: 32. 0: refused.
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
-	// LR is Adam's peak learning rate. Default: 0.001.
+	// LR is Adam's peak learning rate. Default: 0.001. 0: refused.
 	LR float64 `yaml:"lr" json:"lr"`
-	// WarmupSteps ramps the learning rate linearly from 0 to LR. Default: 5% of Steps.
+	// WarmupSteps ramps the learning rate linearly from 0 to LR. Default: 5% of Steps. 0 is
+	// legal: the first step runs at the peak rate.
 	WarmupSteps int `yaml:"warmup_steps" json:"warmup_steps"`
-	// MinLRRatio is where the cosine decay ends, as a fraction of LR. Default: 0.1.
+	// MinLRRatio is where the cosine decay ends, as a fraction of LR, in [0, 1]. Default: 0.1.
+	// 0 is legal (decay to 0).
 	MinLRRatio float64 `yaml:"min_lr_ratio" json:"min_lr_ratio"`
-	// Beta1, Beta2 and Eps are Adam's. Defaults: 0.9, 0.999, 1e-8.
+	// Beta1, Beta2 and Eps are Adam's. Defaults: 0.9, 0.999, 1e-8. Beta1 and Beta2 may be 0
+	// (no momentum, no second-moment averaging); Eps 0: refused.
 	Beta1 float64 `yaml:"beta1" json:"beta1"`
 	Beta2 float64 `yaml:"beta2" json:"beta2"`
 	Eps   float64 `yaml:"eps" json:"eps"`
 	// WeightDecay is decoupled (AdamW) decay on weight matrices (not biases, LayerNorm or
 	// embeddings). Default: 0.
 	WeightDecay float64 `yaml:"weight_decay" json:"weight_decay"`
-	// GradClip caps the global gradient norm; a negative value turns clipping off. Default: 1.
+	// GradClip caps the global gradient norm; 0 or a negative value turns clipping off.
+	// Default: 1.
 	GradClip float64 `yaml:"grad_clip" json:"grad_clip"`
-	// LogEvery is how often (in steps) a line goes to metrics.jsonl. Default: 10.
+	// LogEvery is how often (in steps) a line goes to metrics.jsonl. Default: 10. 0: refused.
 	LogEvery int `yaml:"log_every" json:"log_every"`
-	// ValEvery is how often (in steps) exact match is measured at the training lengths; 0 (kept
-	// as -1) or a negative value turns it off. Default: Steps/5.
+	// ValEvery is how often (in steps) exact match is measured at the training lengths; 0 or a
+	// negative value turns it off. Default: Steps/5.
 	ValEvery int `yaml:"val_every" json:"val_every"`
 	// ValExamples is the number of validation examples per training length. Default: 64.
+	// 0: refused.
 	ValExamples int `yaml:"val_examples" json:"val_examples"`
 	// CheckpointEvery is how often (in steps) the run's state is saved, besides the end and an
-	// interruption; a negative value saves only then. Default: 500.
+	// interruption; 0 or a negative value saves only then. Default: 500.
 	CheckpointEvery int `yaml:"checkpoint_every" json:"checkpoint_every"`
 	// EarlyStop stops training when the in-range validation score plateaus or reaches a target,
 	// and evaluates the best checkpoint (see EarlyStop). Default: off.
@@ -97,102 +114,59 @@ type TrainConfig struct {
 // EvalConfig is the `eval:` section.
 type EvalConfig struct {
 	// Lengths are the input lengths to test: a list ([1, 2, 4]) or a string of ranges
-	// ("1..64", "1..16,32,64", "8..64:8" with a step). Default: 1..4·max_len.
+	// ("1..64", "1..16,32,64", "8..64:8" with a step). Default: 1..4·max_len. Empty: refused.
 	Lengths Lengths `yaml:"lengths,omitempty" json:"lengths"`
-	// Examples is the number of test examples per length. Default: 256.
+	// Examples is the number of test examples per length. Default: 256. 0: refused.
 	Examples int `yaml:"examples" json:"examples"`
-	// BatchSize is the number of sequences per evaluation batch. Default: 128.
+	// BatchSize is the number of sequences per evaluation batch. Default: 128. 0: refused.
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
-	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed.
-	Seed uint64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed. 0 is
+	// legal.
+	Seed uint64 `yaml:"seed" json:"seed"`
 }
 
-// Default returns the defaults of every field for a given task length range.
+// WithDefaults fills every field that was not written (and holds its zero value) with its
+// default; written fields are kept as they are, for Validate to judge.
 func (c Config) WithDefaults() Config {
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
-	if c.Out == "" {
-		c.Out = "runs"
-	}
+	w := c.Written
+	fill := func(path string, field *int, def int) { presence.Fill(w, path, field, def) }
+	fillF := func(path string, field *float64, def float64) { presence.Fill(w, path, field, def) }
+	presence.Fill(w, "seed", &c.Seed, 1)
+	presence.Fill(w, "out", &c.Out, "runs")
 	t := &c.Task
-	if t.Name == "" {
-		t.Name = "copy"
-	}
-	if t.MinLen == 0 {
-		t.MinLen = 1
-	}
-	if t.MaxLen == 0 {
-		t.MaxLen = 16
-	}
-	if t.Symbols == 0 {
-		t.Symbols = data.DefaultSymbols
-	}
+	presence.Fill(w, "task.name", &t.Name, "copy")
+	fill("task.min_len", &t.MinLen, 1)
+	fill("task.max_len", &t.MaxLen, 16)
+	fill("task.symbols", &t.Symbols, data.DefaultSymbols)
 	c.Model = c.Model.WithDefaults()
-	if c.Model.Seed == 0 {
-		c.Model.Seed = c.Seed
-	}
+	presence.Fill(c.Model.Written, "init_seed", &c.Model.Seed, c.Seed)
 	c.Position = c.Position.WithDefaults()
 	tr := &c.Train
-	if tr.Steps == 0 {
-		tr.Steps = 1000
-	}
-	if tr.BatchSize == 0 {
-		tr.BatchSize = 32
-	}
-	if tr.LR == 0 {
-		tr.LR = 1e-3
-	}
-	if tr.WarmupSteps == 0 {
-		tr.WarmupSteps = tr.Steps / 20
-	}
-	if tr.MinLRRatio == 0 {
-		tr.MinLRRatio = 0.1
-	}
-	if tr.Beta1 == 0 {
-		tr.Beta1 = 0.9
-	}
-	if tr.Beta2 == 0 {
-		tr.Beta2 = 0.999
-	}
-	if tr.Eps == 0 {
-		tr.Eps = 1e-8
-	}
-	if tr.GradClip == 0 {
-		tr.GradClip = 1
-	}
-	if tr.LogEvery == 0 {
-		tr.LogEvery = 10
-	}
-	if tr.ValEvery == 0 {
-		tr.ValEvery = max(tr.Steps/5, 1)
-	}
-	if tr.ValExamples == 0 {
-		tr.ValExamples = 64
-	}
-	if tr.CheckpointEvery == 0 {
-		tr.CheckpointEvery = 500
-	}
+	fill("train.steps", &tr.Steps, 1000)
+	fill("train.batch_size", &tr.BatchSize, 32)
+	fillF("train.lr", &tr.LR, 1e-3)
+	fill("train.warmup_steps", &tr.WarmupSteps, tr.Steps/20)
+	fillF("train.min_lr_ratio", &tr.MinLRRatio, 0.1)
+	fillF("train.beta1", &tr.Beta1, 0.9)
+	fillF("train.beta2", &tr.Beta2, 0.999)
+	fillF("train.eps", &tr.Eps, 1e-8)
+	fillF("train.grad_clip", &tr.GradClip, 1)
+	fill("train.log_every", &tr.LogEvery, 10)
+	fill("train.val_every", &tr.ValEvery, max(tr.Steps/5, 1))
+	fill("train.val_examples", &tr.ValExamples, 64)
+	fill("train.checkpoint_every", &tr.CheckpointEvery, 500)
 	tr.EarlyStop = tr.EarlyStop.withDefaults()
 	e := &c.Eval
-	if len(e.Lengths) == 0 && t.MaxLen > 0 && t.MaxLen <= MaxLength {
+	if len(e.Lengths) == 0 && !w.Has("eval.lengths") && t.MaxLen > 0 && t.MaxLen <= MaxLength {
 		e.Lengths = nil
 		for L := 1; L <= 4*t.MaxLen; L++ {
 			e.Lengths = append(e.Lengths, L)
 		}
 	}
-	if e.Examples == 0 {
-		e.Examples = 256
-	}
-	if e.BatchSize == 0 {
-		e.BatchSize = 128
-	}
-	if e.Seed == 0 {
-		e.Seed = 1000 + c.Seed
-	}
-	if c.Name == "" {
-		c.Name = fmt.Sprintf("%s_%s_s%d", t.Name, c.Position.Kind, c.Seed)
-	}
+	fill("eval.examples", &e.Examples, 256)
+	fill("eval.batch_size", &e.BatchSize, 128)
+	presence.Fill(w, "eval.seed", &e.Seed, 1000+c.Seed)
+	presence.Fill(w, "name", &c.Name, fmt.Sprintf("%s_%s_s%d", t.Name, c.Position.Kind, c.Seed))
 	return c
 }
 
@@ -200,8 +174,17 @@ func (c Config) WithDefaults() Config {
 // the task and the model's position scheme, so every inconsistency between sections is caught
 // before any training starts.
 func (c Config) Validate() error {
+	if c.Name == "" {
+		return fmt.Errorf("name: empty; remove the key for the default name <task>_<scheme>_s<seed>")
+	}
+	if c.Out == "" {
+		return fmt.Errorf("out: empty; remove the key for the default output directory runs")
+	}
 	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." || strings.IndexFunc(c.Name, unicode.IsControl) >= 0 {
 		return fmt.Errorf("name: %q must be a plain directory name (no slashes or control characters); choose another name", c.Name)
+	}
+	if c.Task.Symbols < data.MinSymbols {
+		return fmt.Errorf("task.symbols: must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
 	}
 	task, err := c.newTask()
 	if err != nil {
@@ -249,7 +232,7 @@ func (c Config) Validate() error {
 	case tr.ValExamples < 1:
 		return fmt.Errorf("train.val_examples: must be positive, got %d", tr.ValExamples)
 	}
-	if err := tr.EarlyStop.validate(tr); err != nil {
+	if err := tr.EarlyStop.validate(tr, c.Written); err != nil {
 		return err
 	}
 	e := c.Eval
@@ -274,7 +257,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("eval.batch_size: must be positive, got %d", e.BatchSize)
 	}
 	mc := c.Model
-	if mc.Vocab != 0 && mc.Vocab < task.Vocab() {
+	if (mc.Vocab != 0 || mc.Written.Has("vocab")) && mc.Vocab < task.Vocab() {
 		return fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
 	}
 	if err := c.checkSize(task); err != nil {
@@ -347,45 +330,43 @@ func (c Config) checkSize(task data.Task) error {
 
 func (c Config) newModel(task data.Task) (*model.Model, error) {
 	mc := c.Model
-	if mc.Vocab == 0 {
-		mc.Vocab = task.Vocab()
-	}
+	presence.Fill(mc.Written, "vocab", &mc.Vocab, task.Vocab())
 	return model.New(mc, c.Position)
 }
 
-// ReadConfig reads a config file a person wrote: strictly (see Decode; a written zero that
-// would silently become the default is an error too), then fills defaults and validates it.
-// overrides are `dotted.path=value` pairs applied before the defaults. The CLI reads -config
-// with it.
+// ReadConfig reads a config file a person wrote: strictly (see Decode), then fills the
+// defaults of the fields it does not write and validates it. overrides are `dotted.path=value`
+// pairs applied before the defaults. The CLI reads -config with it.
 func ReadConfig(path string, overrides []string) (Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
 	}
-	return parse(src, path, overrides, true)
+	return parse(src, path, overrides, false)
 }
 
-// Load reads a config file posformer wrote (a run's config.yaml, a grid's grid.yaml) with
-// Decode's checks except one: a zero means the field's default, as the unset fields of a
-// grid.yaml are written as zeros. It fills defaults and validates like ReadConfig.
+// Load reads a config file posformer wrote (a run's config.yaml, a grid's grid.yaml) like
+// ReadConfig. A grid.yaml without GridHeader was written by an earlier posformer, which wrote
+// the unset fields of a grid as zeros: in it a zero means the default.
 func Load(path string, overrides []string) (Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cannot read the config: %w", err)
 	}
-	return parse(src, path, overrides, false)
+	legacy := !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:"))
+	return parse(src, path, overrides, legacy)
 }
 
 // Parse is ReadConfig on bytes; name labels error messages. A single run comes back with its
 // defaults filled and validated. A grid (a config with a sweep) comes back as written, its base
 // without defaults, after every cell has been expanded and validated (see Expand).
 func Parse(src []byte, name string, overrides []string) (Config, error) {
-	return parse(src, name, overrides, true)
+	return parse(src, name, overrides, false)
 }
 
-func parse(src []byte, name string, overrides []string, strict bool) (Config, error) {
+func parse(src []byte, name string, overrides []string, legacy bool) (Config, error) {
 	var c Config
-	if err := decode(src, name, &c, strict); err != nil {
+	if err := decode(src, name, &c, legacy); err != nil {
 		return Config{}, err
 	}
 	for _, o := range overrides {
@@ -395,13 +376,49 @@ func parse(src []byte, name string, overrides []string, strict bool) (Config, er
 	}
 	if len(c.Sweep) > 0 {
 		if _, err := Expand(c); err != nil {
-			return Config{}, fmt.Errorf("%s: %w", name, err)
+			return Config{}, fmt.Errorf("%s: %w", atLine(src, name, overrides, err), err)
 		}
 		return c, nil
 	}
 	c = c.WithDefaults()
 	if err := c.Validate(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", name, err)
+		return Config{}, fmt.Errorf("%s: %w", atLine(src, name, overrides, err), err)
 	}
 	return c, nil
+}
+
+// atLine is "name:line" when err leads with a dotted path (model.d_model: ...) that the file
+// wrote on that line and no override replaced, else name.
+func atLine(src []byte, name string, overrides []string, err error) string {
+	path, _, ok := strings.Cut(err.Error(), ": ")
+	if !ok || strings.ContainsAny(path, " ") {
+		return name
+	}
+	for _, o := range overrides {
+		if p, _, _ := strings.Cut(o, "="); strings.TrimSpace(p) == path {
+			return name
+		}
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return name
+	}
+	n := doc.Content[0]
+	var line int
+	for _, key := range strings.Split(path, ".") {
+		if n.Kind != yaml.MappingNode {
+			return name
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				line, next = n.Content[i].Line, n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return name
+		}
+		n = next
+	}
+	return fmt.Sprintf("%s:%d", name, line)
 }

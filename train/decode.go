@@ -11,20 +11,25 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/presence"
 	"go.yaml.in/yaml/v3"
 )
 
 // Decode parses YAML into v (a pointer to a struct) strictly: every key must name a field (by
-// its yaml tag), every value must have the field's type, a key may appear once, and a zero
-// written where zero would silently mean the default (d_model: 0) is an error. Errors read
+// its yaml tag), every value must have the field's type, and a key may appear once. Errors read
 // `file:line: dotted.path: what is wrong`. Fields absent from the YAML keep their values, so
 // Decode also merges YAML into an existing config.
-func Decode(src []byte, file string, v any) error { return decode(src, file, v, true) }
+//
+// Decode records what it sets (see package internal/presence): every leaf written is marked in
+// the presence.Keys field of the nearest enclosing struct that has one (Config.Written,
+// model.Config.Written, position.Spec.Written), by its path relative to that struct. The
+// WithDefaults methods fill only the fields nobody wrote, so a written value, 0 included, is
+// what runs; Validate refuses it, naming the field, when it is not legal.
+func Decode(src []byte, file string, v any) error { return decode(src, file, v, false) }
 
-// decode is Decode; strict makes a written zero an error where zero would silently mean the
-// default (see explicitZero). Files posformer writes itself (grid.yaml holds the unset fields
-// of a grid as zeros) are read with strict false, a zero meaning the default.
-func decode(src []byte, file string, v any, strict bool) error {
+// decode is Decode; legacy reads a grid.yaml an earlier posformer wrote, which held the unset
+// fields of a grid as zeros: there a zero is not marked as written.
+func decode(src []byte, file string, v any, legacy bool) error {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
@@ -50,7 +55,8 @@ func decode(src []byte, file string, v any, strict bool) error {
 	if root.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s:%d: the config must be a mapping of sections (seed:, task:, model:, ...), got %s", file, root.Line, kindName(root))
 	}
-	if err := decodeNode(root, reflect.ValueOf(v).Elem(), "", file, strict); err != nil {
+	rv := reflect.ValueOf(v).Elem()
+	if err := decodeNode(root, rv, "", file, holderOf(rv, "", nil), legacy); err != nil {
 		return err
 	}
 	if c, ok := v.(*Config); ok {
@@ -128,21 +134,64 @@ func SetPath(v any, path, value, label string) error {
 	return setNode(v, path, node, label)
 }
 
-// setNode sets the field at a dotted path to a parsed YAML value.
+// setNode sets the field at a dotted path to a parsed YAML value, marking it written.
 func setNode(v any, path string, node *yaml.Node, label string) error {
-	f, err := fieldAt(reflect.ValueOf(v).Elem(), path)
+	f, h, err := locate(reflect.ValueOf(v).Elem(), path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
-	return decodeNode(node, f, path, label, true)
+	return decodeNode(node, f, path, label, h, false)
+}
+
+// holder is where decoding marks the keys it writes: the presence.Keys field of the nearest
+// enclosing struct that has one, and that struct's dotted path (paths are marked relative to it).
+type holder struct {
+	keys   reflect.Value // a settable presence.Keys
+	prefix string        // "" for the root, "model." below model:
+}
+
+var keysType = reflect.TypeFor[presence.Keys]()
+
+// holderOf returns the holder for struct v at path: v's own presence.Keys field if it has one,
+// else the enclosing holder h.
+func holderOf(v reflect.Value, path string, h *holder) *holder {
+	if v.Kind() != reflect.Struct {
+		return h
+	}
+	for i := 0; i < v.NumField(); i++ {
+		if v.Type().Field(i).Type == keysType {
+			prefix := ""
+			if path != "" {
+				prefix = path + "."
+			}
+			return &holder{keys: v.Field(i), prefix: prefix}
+		}
+	}
+	return h
+}
+
+// mark records path as written.
+func (h *holder) mark(path string) {
+	if h == nil {
+		return
+	}
+	k := h.keys.Interface().(presence.Keys)
+	h.keys.Set(reflect.ValueOf(k.With(strings.TrimPrefix(path, h.prefix))))
 }
 
 // fieldAt walks a dotted path of yaml names down nested structs.
 func fieldAt(v reflect.Value, path string) (reflect.Value, error) {
+	f, _, err := locate(v, path)
+	return f, err
+}
+
+// locate is fieldAt that also returns the holder of the field's presence.
+func locate(v reflect.Value, path string) (reflect.Value, *holder, error) {
+	h := holderOf(v, "", nil)
 	var walked []string
 	for _, key := range strings.Split(path, ".") {
 		if v.Kind() != reflect.Struct {
-			return v, fmt.Errorf("%s has no field %q (it is a single value)", strings.Join(walked, "."), key)
+			return v, nil, fmt.Errorf("%s has no field %q (it is a single value)", strings.Join(walked, "."), key)
 		}
 		fields := yamlFields(v.Type())
 		i, ok := fields[key]
@@ -151,12 +200,13 @@ func fieldAt(v reflect.Value, path string) (reflect.Value, error) {
 			if len(walked) > 0 {
 				where = "section " + strings.Join(walked, ".")
 			}
-			return v, fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))
+			return v, nil, fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))
 		}
 		v = v.Field(i)
 		walked = append(walked, key)
+		h = holderOf(v, strings.Join(walked, "."), h)
 	}
-	return v, nil
+	return v, h, nil
 }
 
 // yamlFields maps a struct's yaml names to field indices.
@@ -207,47 +257,28 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// explicitZero lists the fields where a zero would silently become the default (zero values
-// mean "default" in Config): written in a config by hand (or with -set, or in a sweep), such a
-// zero is an error, with the fix when it is not simply "remove the key". A value "=N" stores N
-// instead (a zero that has a meaning of its own).
-var explicitZero = map[string]string{
-	"seed":                      "seeds start at 1 (0 would silently become the default seed 1)",
-	"task.min_len":              "",
-	"task.max_len":              "",
-	"model.d_model":             "",
-	"model.heads":               "",
-	"model.layers":              "",
-	"model.d_ff":                "",
-	"model.vocab":               "remove model.vocab to use the task's vocabulary",
-	"position.base":             "",
-	"position.max_positions":    "",
-	"position.init_std":         "",
-	"position.rotary_fraction":  "",
-	"position.num_buckets":      "",
-	"position.max_distance":     "",
-	"position.max_random":       "",
-	"train.steps":               "",
-	"train.batch_size":          "",
-	"train.lr":                  "",
-	"train.eps":                 "",
-	"train.grad_clip":           "a negative value turns clipping off; remove the key for the default 1",
-	"train.log_every":           "",
-	"train.val_every":           "=-1", // 0 turns validation off, as documented
-	"train.val_examples":        "",
-	"train.checkpoint_every":    "a negative value checkpoints only at the end (and on an interruption); remove the key for the default 500",
-	"train.early_stop.patience": "remove the key for no plateau rule (then give train.early_stop.target)",
-	"train.early_stop.target":   "remove the key for no target",
-	"eval.examples":             "",
-	"eval.batch_size":           "",
-}
-
 // unmarshaler is implemented by field types with their own syntax (Lengths).
 type unmarshaler interface {
 	decodeYAML(n *yaml.Node) error
 }
 
-func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) error {
+// decodeNode decodes n into v (at the dotted path) and marks the leaves it sets in h. With
+// legacy, a zero is left unmarked (see decode).
+func decodeNode(n *yaml.Node, v reflect.Value, path, file string, h *holder, legacy bool) error {
+	if err := decodeValue(n, v, path, file, h, legacy); err != nil {
+		return err
+	}
+	if v.Kind() != reflect.Struct || v.Addr().Type().Implements(unmarshalerType) {
+		if !(legacy && v.IsZero()) && !(n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+			h.mark(path)
+		}
+	}
+	return nil
+}
+
+var unmarshalerType = reflect.TypeFor[unmarshaler]()
+
+func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, legacy bool) error {
 	fail := func(format string, a ...any) error {
 		loc := file
 		if n.Line > 0 && !strings.HasPrefix(file, "-set") {
@@ -259,7 +290,7 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) e
 		n = n.Alias
 	}
 	if u, ok := v.Addr().Interface().(unmarshaler); ok {
-		if !strict && n.Kind == yaml.ScalarNode && n.Value == "" && (n.Tag == "!!str" || n.Tag == "!!null") {
+		if legacy && n.Kind == yaml.ScalarNode && n.Value == "" && (n.Tag == "!!str" || n.Tag == "!!null") {
 			return nil // an unset list in a file posformer wrote (older grid.yaml files hold lengths: "")
 		}
 		if err := u.decodeYAML(n); err != nil {
@@ -288,6 +319,7 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) e
 			return fail("want a section of key: value lines, got %s", kindName(n))
 		}
 		fields := yamlFields(v.Type())
+		h := holderOf(v, path, h)
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
@@ -304,7 +336,7 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) e
 				return fmt.Errorf("%s:%d: %s: key given twice", file, k.Line, join(path, key))
 			}
 			seen[key] = true
-			if err := decodeNode(val, v.Field(idx), join(path, key), file, strict); err != nil {
+			if err := decodeNode(val, v.Field(idx), join(path, key), file, h, legacy); err != nil {
 				return err
 			}
 		}
@@ -315,7 +347,8 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) e
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, item := range n.Content {
-			if err := decodeNode(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i), file, strict); err != nil {
+			// the list is marked as a whole, not its items
+			if err := decodeNode(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i), file, nil, legacy); err != nil {
 				return err
 			}
 		}
@@ -336,26 +369,11 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) e
 		if err != nil || n.Tag != "!!int" {
 			return fail("want a whole number, got %s", kindName(n))
 		}
-		if x == 0 && strict {
-			if fix, ok := explicitZero[path]; ok {
-				if fix == "" {
-					return fail("must be positive, got 0; remove the key to use the default")
-				}
-				if fix[0] == '=' { // a zero that means something is stored as its stand-in
-					x, _ = strconv.ParseInt(fix[1:], 10, 64)
-				} else {
-					return fail("0 is not allowed: %s", fix)
-				}
-			}
-		}
 		v.SetInt(x)
 	case reflect.Uint64:
 		x, err := strconv.ParseUint(n.Value, 10, 64)
 		if err != nil || n.Tag != "!!int" {
 			return fail("want a whole number ≥ 0, got %s", kindName(n))
-		}
-		if fix, ok := explicitZero[path]; ok && x == 0 && strict {
-			return fail("0 is not allowed: %s", fix)
 		}
 		v.SetUint(x)
 	case reflect.Float64:
@@ -368,14 +386,6 @@ func decodeNode(n *yaml.Node, v reflect.Value, path, file string, strict bool) e
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return fail("want a finite number, got %s", kindName(n))
-		}
-		if x == 0 && strict {
-			if fix, ok := explicitZero[path]; ok {
-				if fix == "" {
-					return fail("must be positive, got 0; remove the key to use the default")
-				}
-				return fail("0 is not allowed: %s", fix)
-			}
 		}
 		v.SetFloat(x)
 	case reflect.Bool:

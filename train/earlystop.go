@@ -2,8 +2,10 @@ package train
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/presence"
 	"math"
 	"path/filepath"
+	"strings"
 )
 
 // EarlyStop is `train.early_stop:`, training to convergence rather than to a step count. It is
@@ -49,7 +51,24 @@ func (e EarlyStop) withDefaults() EarlyStop {
 	return e
 }
 
-func (e EarlyStop) validate(tr TrainConfig) error {
+func (e EarlyStop) validate(tr TrainConfig, written presence.Keys) error {
+	// Zeros that would only mean "absent" are refused when written, so early_stop: {patience: 0}
+	// never silently turns early stopping off.
+	switch {
+	case written.Has("train.early_stop.patience") && e.Patience == 0:
+		return fmt.Errorf("train.early_stop.patience: 0 is not allowed: remove the key for no plateau rule (then give train.early_stop.target)")
+	case written.Has("train.early_stop.target") && e.Target == 0:
+		return fmt.Errorf("train.early_stop.target: 0 is not allowed: remove the key for no target")
+	case written.HasUnder("train.early_stop") && !e.On():
+		key := "train.early_stop"
+		for _, k := range written.List() {
+			if strings.HasPrefix(k, key+".") {
+				key = k
+				break
+			}
+		}
+		return fmt.Errorf("%s: written alone it turns nothing on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}", key)
+	}
 	if !e.On() {
 		return nil
 	}

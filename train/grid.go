@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/presence"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -97,6 +99,12 @@ func Expand(c Config) ([]Cell, error) {
 			return nil, err
 		}
 		return []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
+	}
+	if c.Written.Has("name") && c.Name == "" {
+		return nil, fmt.Errorf("name: empty; remove the key for the default grid name, grid")
+	}
+	if c.Written.Has("out") && c.Out == "" {
+		return nil, fmt.Errorf("out: empty; remove the key for the default output directory runs")
 	}
 	gridName := c.Name
 	if gridName == "" {
@@ -261,4 +269,83 @@ feed:
 		return results, firstErr
 	}
 	return results, ctx.Err()
+}
+
+// GridHeader is the first line of a grid.yaml (MarshalGrid): the file holds the keys the grid's
+// config wrote, so the fields it leaves out take their defaults (see Load for older files).
+const GridHeader = "# posformer grid: the keys written in the config and its -set overrides; the others take their defaults\n"
+
+// MarshalGrid writes a grid's config as its grid.yaml: GridHeader, then only the keys that were
+// written (in the file, by -set), each with its value, and the sweep. Reading it back (Load)
+// gives the same config, written keys included.
+func MarshalGrid(c Config) ([]byte, error) {
+	root, err := writtenNode(reflect.ValueOf(c), "", nil)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		root = &yaml.Node{Kind: yaml.MappingNode}
+	}
+	b, err := yaml.Marshal(root)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(GridHeader), b...), nil
+}
+
+// writtenNode is the YAML of the written keys of struct v at path (nil when none), h the
+// presence record in force.
+func writtenNode(v reflect.Value, path string, h *presence.Keys) (*yaml.Node, error) {
+	prefix := path
+	for i := 0; i < v.NumField(); i++ {
+		if k, ok := v.Field(i).Interface().(presence.Keys); ok {
+			h, prefix = &k, ""
+		}
+	}
+	var m *yaml.Node
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		fv := v.Field(i)
+		rel := join(prefix, name)
+		var val *yaml.Node
+		switch {
+		case path == "" && name == "sweep":
+			if fv.Len() == 0 {
+				continue
+			}
+			val = &yaml.Node{}
+			if err := val.Encode(fv.Interface()); err != nil {
+				return nil, err
+			}
+		case fv.Kind() == reflect.Struct:
+			var err error
+			if val, err = writtenNode(fv, rel, h); err != nil {
+				return nil, err
+			}
+			if val == nil {
+				continue
+			}
+		default:
+			if h == nil || !h.Has(rel) {
+				continue
+			}
+			val = &yaml.Node{}
+			if err := val.Encode(fv.Interface()); err != nil {
+				return nil, err
+			}
+		}
+		if m == nil {
+			m = &yaml.Node{Kind: yaml.MappingNode}
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, val)
+	}
+	return m, nil
 }

@@ -71,3 +71,32 @@ func TestBenchBadFlags(t *testing.T) {
 		t.Errorf("a stray argument should be a usage error, got %v", err)
 	}
 }
+
+// TestBenchZeroFlags: every flag of bench given its zero value is either used as written
+// (-warmup 0: no untimed steps; -eval-lens "": no evaluation) or refused naming the flag; 0 never
+// silently becomes a default.
+func TestBenchZeroFlags(t *testing.T) {
+	tiny := []string{"-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-vocab", "5",
+		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2", "-schemes", "none", "-eval-lens", "4"}
+	legal := map[string]bool{"warmup": true, "eval-lens": true}
+	for i := 0; i < len(tiny); i += 2 {
+		name := tiny[i][1:]
+		zero := "0"
+		if name == "schemes" || name == "eval-lens" || name == "dtype" {
+			zero = ""
+		}
+		args := append(append([]string{"bench"}, tiny...), "-"+name+"="+zero)
+		err := run(t.Context(), args, io.Discard, io.Discard)
+		switch {
+		case err == nil && !legal[name]:
+			t.Errorf("bench -%s=%s accepted", name, zero)
+		case err != nil && legal[name]:
+			t.Errorf("bench -%s=%s: %v", name, zero, err)
+		case err != nil && !strings.Contains(err.Error(), "-"+name):
+			t.Errorf("bench -%s=%s: %v does not name the flag", name, zero, err)
+		}
+	}
+	if err := run(t.Context(), append(append([]string{"bench"}, tiny...), "-dtype="), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "-dtype") {
+		t.Errorf("bench -dtype=: %v", err)
+	}
+}

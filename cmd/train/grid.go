@@ -13,7 +13,6 @@ import (
 
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
-	"go.yaml.in/yaml/v3"
 )
 
 // runGrid trains every cell of a grid, jobs at a time, then writes and prints its report.
@@ -30,7 +29,7 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
 	gridFile := filepath.Join(dir, report.GridFile)
-	src, err := yaml.Marshal(cfg)
+	src, err := train.MarshalGrid(cfg)
 	if err != nil {
 		return err
 	}
@@ -102,7 +101,7 @@ func sameGrid(path string, old, src []byte) bool {
 	if err != nil {
 		return false
 	}
-	again, err := yaml.Marshal(cfg)
+	again, err := train.MarshalGrid(cfg)
 	return err == nil && bytes.Equal(again, src)
 }
 

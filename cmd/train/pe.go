@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/posformer/posformer/position"
 	"gorgonia.org/tensor"
@@ -16,6 +18,10 @@ import (
 // relative schemes one row per distance p (alibi: each head's bias −m_h·p; t5: the bucket of the
 // key p tokens back, and after with -bidirectional, and each head's initial bias), in full
 // float64 precision.
+// peSpecKeys maps pe's flags to the position: keys they set.
+var peSpecKeys = map[string]string{"base": "base", "rotary-fraction": "rotary_fraction", "max-positions": "max_positions",
+	"buckets": "num_buckets", "max-distance": "max_distance"}
+
 func runPE(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -42,9 +48,26 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	if float64(*n)*float64(*dim) > 1<<26 {
 		return fmt.Errorf("pe: -positions %d × -dim %d is more than %d values; print fewer positions", *n, *dim, 1<<26)
 	}
-	s, err := position.New(position.Spec{Kind: *kind, Base: *base, RotaryFraction: *frac, MaxPositions: *maxPos, NumBuckets: *buckets, MaxDistance: *maxDist},
-		position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir})
+	if !slices.Contains(position.Kinds(), *kind) {
+		return fmt.Errorf("pe: -scheme: unknown scheme %q (known: %s)", *kind, strings.Join(position.Kinds(), ", "))
+	}
+	if *heads < 1 || *dim%*heads != 0 {
+		return fmt.Errorf("pe: -heads must be positive and divide -dim %d, got %d", *dim, *heads)
+	}
+	// A flag given is a value written (0 included), never replaced by the scheme's default.
+	spec := position.Spec{Kind: *kind, Base: *base, RotaryFraction: *frac, MaxPositions: *maxPos, NumBuckets: *buckets, MaxDistance: *maxDist}
+	flagOf := map[string]string{}
+	fs.Visit(func(f *flag.Flag) {
+		if key, ok := peSpecKeys[f.Name]; ok {
+			spec.Written = spec.Written.With(key)
+			flagOf[key] = f.Name
+		}
+	})
+	s, err := position.New(spec, position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir})
 	if err != nil {
+		if key, _, ok := strings.Cut(strings.TrimPrefix(err.Error(), "position."), ":"); ok && flagOf[key] != "" {
+			return fmt.Errorf("pe: -%s: %w", flagOf[key], err)
+		}
 		return fmt.Errorf("pe: %w", err)
 	}
 	tb, ok := s.(position.Tabler)

@@ -73,3 +73,43 @@ func TestPEBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestPEZeroFlags: every flag of pe given its zero value is either used as written or refused
+// naming the flag; 0 never silently becomes a default.
+func TestPEZeroFlags(t *testing.T) {
+	legal := map[string]bool{"seed": true, "bidirectional": true}
+	for _, scheme := range []string{"sinusoidal", "learned", "rope", "t5", "alibi"} {
+		for _, f := range []string{"positions", "dim", "heads", "base", "rotary-fraction", "max-positions", "seed", "buckets", "max-distance", "bidirectional", "scheme"} {
+			zero := "0"
+			switch f {
+			case "bidirectional":
+				zero = "false"
+			case "scheme":
+				zero = ""
+			}
+			args := []string{"-scheme", scheme, "-dim", "8", "-heads", "2", "-positions", "4", "-" + f + "=" + zero}
+			err := runPE(args, io.Discard, io.Discard)
+			switch {
+			case err != nil && !strings.Contains(err.Error(), "-"+f):
+				t.Errorf("pe %v: %v does not name -%s", args, err, f)
+			case err == nil && !legal[f] && peUses(scheme, f):
+				t.Errorf("pe %v: 0 accepted where the scheme uses -%s", args, f)
+			}
+		}
+	}
+}
+
+// peUses tells whether a scheme reads a pe flag.
+func peUses(scheme, flag string) bool {
+	switch flag {
+	case "base":
+		return scheme == "sinusoidal" || scheme == "rope"
+	case "rotary-fraction":
+		return scheme == "rope"
+	case "max-positions":
+		return scheme == "learned"
+	case "buckets", "max-distance":
+		return scheme == "t5"
+	}
+	return true
+}
