@@ -149,9 +149,12 @@ func checkEncodable(s position.Scheme, task data.Task, L int) error {
 	if err == nil {
 		return nil
 	}
-	longest := L - 1
+	longest, most := L-1, data.SeqLen(task, L)-1
 	for longest > 0 && check(data.SeqLen(task, longest)) != nil {
 		longest--
+	}
+	for most > 0 && check(most) != nil {
+		most--
 	}
 	field := "position.max_positions"
 	if sm, ok := s.(position.Sampler); ok {
@@ -159,5 +162,5 @@ func checkEncodable(s position.Scheme, task data.Task, L int) error {
 			field = "position.max_random"
 		}
 	}
-	return fmt.Errorf("inspect: -length %d needs %d positions, more than this run's %s scheme encodes (its %s); inspect a length of at most %d", L, data.SeqLen(task, L), s.Name(), field, longest)
+	return fmt.Errorf("inspect: -length %d needs %d positions, more than the %d this run's %s scheme encodes (its %s); inspect a length of at most %d", L, data.SeqLen(task, L), most, s.Name(), field, longest)
 }

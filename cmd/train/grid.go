@@ -109,13 +109,14 @@ func sameGrid(path string, old, src []byte) bool {
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		return errors.New("report: give one directory, e.g. train report runs/default")
 	}
-	g, err := report.Load(fs.Arg(0))
+	g, err := report.Load(pos[0])
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,10 @@ const usage = `usage:
                                       train and evaluate a run, or every cell of a grid (a config
                                       with a sweep:) and write its report
   train report DIR                    regenerate the report of a grid or run directory
+  train inspect RUN_DIR -length L [-examples N]
+                                      a finished run's greedy answers and attention at input
+                                      length L: RUN_DIR/inspect/len-L/ (heatmaps, attention.csv,
+                                      examples.txt, also printed)
   train claims [-out DIR] [-jobs N]   run the claims and literature grids (resuming) and regenerate docs/claims.md
   train pe -scheme KIND [-positions N] [-dim D] [...]
                                       print a scheme's table as CSV
@@ -41,6 +45,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runPE(args[1:], stdout, stderr)
 		case "report":
 			return runReport(args[1:], stdout, stderr)
+		case "inspect":
+			return runInspect(ctx, args[1:], stdout, stderr)
 		case "claims":
 			return runClaims(ctx, args[1:], stdout, stderr)
 		case "bench":
