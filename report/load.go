@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -62,6 +63,7 @@ func Load(dir string) (*Grid, error) {
 	} else {
 		return nil, fmt.Errorf("%s holds neither %s (a grid) nor config.yaml (a run): give the directory a grid or a run wrote", dir, GridFile)
 	}
+	g.Cells = withEvalVariants(g.Cells)
 	for _, c := range g.Cells {
 		rd := filepath.Join(c.Config.Out, c.Name)
 		r, err := loadRun(rd)
@@ -88,7 +90,11 @@ func loadRun(dir string) (*Run, error) {
 	if r.Diagnostics, err = train.ReadDiagnostics(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	f, err := os.Open(filepath.Join(dir, "metrics.jsonl"))
+	mpath := filepath.Join(dir, "metrics.jsonl")
+	if res.Variant != "" { // an eval variant: the training is its run's
+		mpath = filepath.Join(filepath.Dir(dir), "metrics.jsonl")
+	}
+	f, err := os.Open(mpath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -110,6 +116,28 @@ func (g *Grid) Results() []*train.Result {
 	for i, r := range g.Runs {
 		if r != nil {
 			out[i] = r.Result
+		}
+	}
+	return out
+}
+
+// withEvalVariants adds, after each cell with eval variants (train.EvalVariant), one cell per
+// variant that applies to it: named <cell>/eval-<name> (its results' directory), with the swept
+// value eval: <name> (so its group's variant reads "eval=<name>") and the variant's config.
+func withEvalVariants(cells []train.Cell) []train.Cell {
+	var out []train.Cell
+	for _, c := range cells {
+		out = append(out, c)
+		for _, v := range c.Config.ActiveVariants() {
+			vc := c
+			vc.Name = filepath.Join(c.Name, train.VariantDir(v.Name))
+			vc.Values = maps.Clone(c.Values)
+			if vc.Values == nil {
+				vc.Values = map[string]string{}
+			}
+			vc.Values["eval"] = v.Name
+			vc.Config = c.Config.VariantConfig(v)
+			out = append(out, vc)
 		}
 	}
 	return out

@@ -123,6 +123,9 @@ type EvalConfig struct {
 	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed. 0 is
 	// legal.
 	Seed uint64 `yaml:"seed" json:"seed"`
+	// Variants evaluate the trained weights again with other evaluation-only options, each
+	// into its own results (see EvalVariant). Default: none.
+	Variants []EvalVariant `yaml:"variants,omitempty" json:"variants,omitempty"`
 }
 
 // WithDefaults fills every field that was not written (and holds its zero value) with its
@@ -255,6 +258,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("eval.examples: must be positive, got %d", e.Examples)
 	case e.BatchSize < 1:
 		return fmt.Errorf("eval.batch_size: must be positive, got %d", e.BatchSize)
+	}
+	if err := c.validateVariants(); err != nil {
+		return err
 	}
 	mc := c.Model
 	if (mc.Vocab != 0 || mc.Written.Has("vocab")) && mc.Vocab < task.Vocab() {

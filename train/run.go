@@ -48,9 +48,12 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Result is what a run measured.
 type Result struct {
-	Name         string  `json:"name"`
-	Task         string  `json:"task"`
-	Scheme       string  `json:"scheme"`
+	Name   string `json:"name"`
+	Task   string `json:"task"`
+	Scheme string `json:"scheme"`
+	// Variant is "eval=<name>" for the results of an eval variant (EvalVariant), empty for the
+	// run's own evaluation.
+	Variant      string  `json:"variant,omitempty"`
 	Seed         uint64  `json:"seed"`
 	MinLen       int     `json:"min_len"`
 	MaxLen       int     `json:"max_len"`
@@ -130,39 +133,55 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	}
 
 	t1 := time.Now()
-	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), "eval "+cfg.Name)
-	diag := &Diagnostics{Examples: min(DiagnosticExamples, cfg.Eval.Examples), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
-	beyond := 0 // lengths past the training range so far: the first FailureLengths decode failures
-	for i, L := range cfg.Eval.Lengths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		ex, err := data.TestSet(task, L, cfg.Eval.Examples, cfg.Eval.Seed)
-		if err != nil {
-			return nil, err
-		}
-		if L > cfg.Task.MaxLen {
-			beyond++
-		}
-		lr, ld, err := evaluateDiagnosed(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed, L > cfg.Task.MaxLen && beyond <= FailureLengths)
-		if err != nil {
-			return nil, err
-		}
-		diag.Lengths = append(diag.Lengths, ld)
-		lr.InRange = L >= cfg.Task.MinLen && L <= cfg.Task.MaxLen
-		res.Lengths = append(res.Lengths, lr)
-		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.ExactMatch))
+	lengths, diag, err := evaluateLengths(ctx, cfg, task, m, opt, "eval "+cfg.Name)
+	if err != nil {
+		return nil, err
 	}
-	pr.Done()
-	res.EvalSeconds = time.Since(t1).Seconds()
+	res.Lengths = lengths
 	res.summarize()
-	if err := writeDiagnostics(dir, diag); err != nil { // before results.json, which marks the run finished
+	// The variants' results and the diagnostics first: results.json marks a finished run.
+	if err := evaluateVariants(ctx, cfg, task, m, res, opt); err != nil {
+		return nil, err
+	}
+	res.EvalSeconds = time.Since(t1).Seconds()
+	if err := writeDiagnostics(dir, diag); err != nil {
 		return nil, err
 	}
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// evaluateLengths scores m at every test length of cfg, with the diagnostics of the inspect
+// command (attended distances, the first decode failures beyond the training lengths).
+func evaluateLengths(ctx context.Context, cfg Config, task data.Task, m *model.Model, opt Options, label string) ([]LengthResult, *Diagnostics, error) {
+	var out []LengthResult
+	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
+	diag := &Diagnostics{Examples: min(DiagnosticExamples, cfg.Eval.Examples), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
+	beyond := 0 // lengths past the training range so far: the first FailureLengths decode failures
+	for i, L := range cfg.Eval.Lengths {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		ex, err := data.TestSet(task, L, cfg.Eval.Examples, cfg.Eval.Seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		if L > cfg.Task.MaxLen {
+			beyond++
+		}
+		lr, ld, err := evaluateDiagnosed(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed, L > cfg.Task.MaxLen && beyond <= FailureLengths)
+		if err != nil {
+			return nil, nil, err
+		}
+		diag.Lengths = append(diag.Lengths, ld)
+		lr.InRange = L >= cfg.Task.MinLen && L <= cfg.Task.MaxLen
+		out = append(out, lr)
+		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.ExactMatch))
+	}
+	pr.Done()
+	return out, diag, nil
 }
 
 // trainState is what a checkpoint carries besides the weights and Adam's moments: the number of

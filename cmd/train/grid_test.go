@@ -220,7 +220,7 @@ sweep:
 // every section, computed verdicts and the plots it shows.
 func TestClaimsCommand(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains the 88 runs of the claims and literature grids, for 2 steps each")
+		t.Skip("trains the 80 runs of the claims and literature grids, for 2 steps each")
 	}
 	base := t.TempDir()
 	docs := filepath.Join(base, "docs")
