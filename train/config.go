@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"strings"
 	"unicode"
 
@@ -279,31 +278,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w (the longest sequence, at length %d, has %d tokens)", err, max(t.MaxLen, e.Lengths[len(e.Lengths)-1]), longest)
 		}
 	}
-	return c.checkAttentionMemory(task, int(m.Dtype.Size()))
-}
-
-// MaxAttentionBytes bounds the attention weights a run keeps: a training step keeps
-// layers × batch × heads × T² of them for the backward pass, and an evaluation T² per core.
-// Beyond it a run would be killed for lack of memory, after training, rather than fail here.
-var MaxAttentionBytes = 8 << 30
-
-// checkAttentionMemory rejects lengths whose attention weights would not fit in memory.
-func (c Config) checkAttentionMemory(task data.Task, bytes int) error {
-	mc := c.Model.WithDefaults()
-	T := float64(data.SeqLen(task, c.Task.MaxLen))
-	train := float64(mc.Layers*c.Train.BatchSize*mc.Heads*bytes) * T * T
-	if train > float64(MaxAttentionBytes) {
-		return fmt.Errorf("task.max_len: training on %d tokens keeps attention weights of about %.3g GB per step (layers × batch × heads × T²), more than posformer's limit of %.3g GB; lower task.max_len or train.batch_size",
-			int(T), train/1e9, float64(MaxAttentionBytes)/1e9)
-	}
-	L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
-	T = float64(data.SeqLen(task, L))
-	perCore := float64(bytes) * T * T
-	if perCore*float64(max(runtime.GOMAXPROCS(0), 2)) > float64(MaxAttentionBytes) {
-		return fmt.Errorf("eval.lengths: testing at length %d (%d tokens) needs about %.3g GB of attention weights per core (T²), more than posformer's limit of %.3g GB in all; test shorter lengths",
-			L, int(T), perCore/1e9, float64(MaxAttentionBytes)/1e9)
-	}
-	return nil
+	return c.checkMemory(task)
 }
 
 // MaxParams bounds a model's parameter count: posformer trains small models on the CPU, and

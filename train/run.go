@@ -5,7 +5,7 @@
 //
 // Batching: every batch holds sequences of one length (data.Train draws a length per batch), so
 // there is no padding and no attention mask beyond the causal one; the model keeps one compiled
-// graph per sequence length, all bound to the same weights.
+// graph per sequence length, all bound to the same weights, within GraphCacheBytes (memory.go).
 package train
 
 import (
@@ -110,6 +110,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 	resolved, err := yaml.Marshal(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Progress != nil {
+		fmt.Fprintf(opt.Progress, "%s: %s\n", cfg.Name, cfg.PredictMemory(task))
 	}
 	adam := NewAdam(m.Params(), cfg.Train.Beta1, cfg.Train.Beta2, cfg.Train.Eps, cfg.Train.WeightDecay)
 	st, done, err := openRunDir(dir, resolved, m, adam, opt)
@@ -218,12 +221,8 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		buildOpt.MaxPos = rnd.MaxRandom
 	}
 	ckpt := filepath.Join(dir, "checkpoint.bin")
-	graphs := map[int]*model.Graph{}
-	defer func() {
-		for _, g := range graphs {
-			g.Close()
-		}
-	}()
+	graphs := model.NewCache(m, buildOpt, GraphCacheBytes)
+	defer graphs.Close()
 	val := map[int][]data.Example{}
 	if tc.ValEvery > 0 {
 		for L := cfg.Task.MinLen; L <= cfg.Task.MaxLen; L++ {
@@ -265,12 +264,9 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 		if err != nil {
 			return err
 		}
-		g, ok := graphs[b.T]
-		if !ok {
-			if g, err = m.Build(b.B, b.T, buildOpt); err != nil {
-				return err
-			}
-			graphs[b.T] = g
+		g, err := graphs.Get(b.B, b.T)
+		if err != nil {
+			return err
 		}
 		var pos []int // nil: 0..T-1
 		if randomized {

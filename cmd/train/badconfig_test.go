@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,7 @@ func TestBadConfigsCLI(t *testing.T) {
 	if err != nil || len(files) < 30 {
 		t.Fatalf("want at least 30 bad configs in %s, found %d (%v)", badDir, len(files), err)
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // as the goldens (memory errors count the cores)
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
@@ -85,7 +87,7 @@ func TestBadConfigExitStatus(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
-			stdout, stderr, code := runChild(t, "-config", file, "-out", out)
+			stdout, stderr, code := runChildEnv(t, []string{"GOMAXPROCS=2"}, "-config", file, "-out", out)
 			want, _ := os.ReadFile(strings.TrimSuffix(file, ".yaml") + ".golden")
 			if code != 1 || stdout != "" || goldenForm(stderr) != "train: "+string(want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and stderr %q", code, stdout, stderr, "train: "+string(want))
@@ -100,7 +102,14 @@ func TestBadConfigExitStatus(t *testing.T) {
 // runChild runs the CLI in a child process and returns its output and exit status.
 func runChild(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runChildEnv(t, nil, args...)
+}
+
+// runChildEnv is runChild with extra environment variables.
+func runChildEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := child(args...)
+	cmd.Env = append(cmd.Env, env...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()

@@ -120,11 +120,6 @@ func (o *benchOptions) check() error {
 			return fmt.Errorf("-%s must be between %d and %d, got %d", f.name, f.min, f.max, f.v)
 		}
 	}
-	// The training graph keeps layers × batch × heads × len² attention weights.
-	if attn := float64(o.cfg.Layers*o.batch*o.cfg.Heads) * float64(o.length) * float64(o.length) * 8; attn > float64(train.MaxAttentionBytes) {
-		return fmt.Errorf("-len %d with -batch %d, -heads %d and -layers %d needs about %.3g GB of attention weights, more than %.3g GB; lower one of them",
-			o.length, o.batch, o.cfg.Heads, o.cfg.Layers, attn/1e9, float64(train.MaxAttentionBytes)/1e9)
-	}
 	if o.cfg.DModel%o.cfg.Heads != 0 {
 		return fmt.Errorf("-heads %d does not divide -d-model %d", o.cfg.Heads, o.cfg.DModel)
 	}
@@ -157,6 +152,32 @@ func (o *benchOptions) check() error {
 			return fmt.Errorf("-eval-lens: %q is not a length between 1 and %d", s, 1<<15)
 		}
 		o.evalLens = append(o.evalLens, T)
+	}
+	return o.checkMemory()
+}
+
+// checkMemory refuses sizes whose graphs (model.GraphBytes, for the most demanding of the
+// schemes) would not fit in train.MaxMemoryBytes, naming the flags, before anything is allocated.
+func (o *benchOptions) checkMemory() error {
+	cfg := o.cfg
+	cfg.Dtype = o.dtype
+	need := func(T int, grad bool) int64 {
+		var b int64
+		for _, s := range o.schemes {
+			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.batch, Len: T, Grad: grad, Kind: s}))
+		}
+		return b
+	}
+	limit := train.MaxMemoryBytes
+	if b := need(o.length, true); b > limit {
+		return fmt.Errorf("-len %d with -batch %d, -d-model %d, -heads %d and -layers %d needs about %.3g GB for a training step, more than posformer's limit of %.3g GB; lower one of them",
+			o.length, o.batch, o.cfg.DModel, o.cfg.Heads, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
+	}
+	for _, T := range o.evalLens {
+		if b := need(T, false); b > limit {
+			return fmt.Errorf("-eval-lens: %d with -batch %d, -d-model %d and -layers %d needs about %.3g GB for a forward pass, more than posformer's limit of %.3g GB; lower it or -batch",
+				T, o.batch, o.cfg.DModel, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
+		}
 	}
 	return nil
 }

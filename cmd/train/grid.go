@@ -57,6 +57,11 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 		return nil
 	}
 	jobs = min(jobs, len(cells))
+	var peak int64 // the jobs largest runs at once
+	for _, c := range cells {
+		peak = max(peak, c.Config.PeakMemory())
+	}
+	limitMemory(peak * int64(jobs))
 	fmt.Fprintf(stderr, "grid %s: %s, %d of %d runs, %d at a time\n", dir, shard, len(cells), all, jobs)
 	start := time.Now()
 	_, err = train.RunGrid(ctx, cells, train.GridOptions{Jobs: jobs, Force: force, Resume: resume,

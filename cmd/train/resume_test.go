@@ -22,6 +22,9 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("POSFORMER_AS_CLI") == "1" {
 		main()
+		if os.Getenv("POSFORMER_PRINT_HWM") == "1" {
+			printHWM(os.Stderr)
+		}
 		return
 	}
 	os.Exit(m.Run())

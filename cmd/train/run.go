@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/posformer/posformer/configs"
@@ -141,12 +142,22 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
 	}
+	limitMemory(cfg.PeakMemory())
 	res, err := train.Run(ctx, cfg, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force, Resume: *resume})
 	if err != nil {
 		return err
 	}
 	printTable(stdout, res)
 	return nil
+}
+
+// limitMemory sets the Go runtime's soft memory limit to the runs' predicted peak memory
+// (train.Memory), unless GOMEMLIMIT sets one: the collector then frees garbage before the process
+// outgrows the prediction rather than when its heap has doubled.
+func limitMemory(peak int64) {
+	if os.Getenv("GOMEMLIMIT") == "" && peak > 0 {
+		debug.SetMemoryLimit(peak)
+	}
 }
 
 // checkWritable makes sure the output directory exists and takes files before any training,

@@ -1,0 +1,82 @@
+package model
+
+import (
+	"runtime"
+)
+
+// Shape is what a graph's memory depends on besides the model config.
+type Shape struct {
+	Batch, Len int  // B sequences of T tokens
+	Grad       bool // a training graph (gradients, attention weights kept for backward)
+	// Capture is an inspection graph: it keeps every layer's attention weights, and reading one
+	// layer's copies them to float64.
+	Capture bool
+	// Kind is the position scheme's kind; an unknown kind is charged every scheme's share.
+	Kind string
+	// MaxPos is the number of positions a position table covers (0: Len).
+	MaxPos int
+	// Workers is the number of workers an evaluation's attention keeps one T×T block for
+	// (0: GOMAXPROCS).
+	Workers int
+}
+
+// GraphBytes predicts, from the sizes alone and before anything is allocated, the memory a graph
+// of the given shape holds once it has run: every op's output buffer (activations [B·T, ·], the
+// logits [B·T, V]), the attention weights (a training graph keeps P and its gradient, B·H·T²
+// each per layer, for the backward pass; an evaluation keeps one T×T block per worker and
+// layer), the position scheme's share (rotated q and k, an added embedding, a table, a logit
+// bias [H, T, T] built in float64), and for a training graph the gradient of every parameter and
+// of every activation. The coefficients count the buffers of internal/ops; memory_test.go checks
+// the prediction against the measured heap for every scheme (never below it, at most 1.6 times
+// it). c must have its vocabulary set.
+func GraphBytes(c Config, s Shape) int64 {
+	c = c.WithDefaults()
+	bytes := int64(4)
+	if c.Dtype == "float64" {
+		bytes = 8
+	}
+	B, T := int64(s.Batch), int64(s.Len)
+	D, F, V, L, H := int64(c.DModel), int64(c.DFF), int64(max(c.Vocab, 2)), int64(c.Layers), int64(c.Heads)
+	N := B * T
+	maxPos := int64(max(s.MaxPos, s.Len))
+	w := int64(s.Workers)
+	if w <= 0 {
+		w = int64(runtime.GOMAXPROCS(0))
+	}
+	w = min(w, B*H)
+	var pos int64                          // the position scheme's buffers, in elements (forward)
+	rotate := L*2*N*D + 3*maxPos*D*8/bytes // rotated q and k per layer; float64 angle tables
+	add := N*D + maxPos*D                  // an added embedding and its table
+	bias := H * T * T * (1 + 8/bytes)      // a logit bias, built in float64
+	switch s.Kind {
+	case "none":
+	case "rope":
+		pos = rotate
+	case "sinusoidal", "learned":
+		pos = add
+	case "alibi", "t5":
+		pos = bias
+	default:
+		pos = rotate + add + bias
+	}
+	var elems int64
+	if !s.Grad {
+		elems = N*(3*D+2*V+L*(11*D+2*F)) + L*w*T*T + pos
+	} else {
+		params := V*(2*D+1) + L*(4*D*D+2*D*F+9*D+F) + 2*D + maxPos*D + H*T
+		elems = N*(7*D+4*V+L*(24*D+5*F)) + 2*L*B*H*T*T + 2*pos + 2*params
+	}
+	if s.Capture {
+		elems += L*B*H*T*T + B*H*T*T*8/bytes
+	}
+	const overhead = 512 << 10 // the graph's nodes and the machine's program
+	return elems*bytes + overhead
+}
+
+// ParamCount predicts the number of scalar parameters of a model of config c (defaults filled,
+// vocabulary set) whose position scheme holds extra scalars (a learned table, a bias table).
+func ParamCount(c Config, extra int64) int64 {
+	c = c.WithDefaults()
+	D, F, V, L := int64(c.DModel), int64(c.DFF), int64(c.Vocab), int64(c.Layers)
+	return V*D + L*(4*D*D+2*D*F+9*D+F) + 2*D + D*V + V + extra
+}

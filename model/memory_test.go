@@ -1,0 +1,61 @@
+package model
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/posformer/posformer/position"
+)
+
+// liveHeap is the heap in use after two collections.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// TestGraphBytesBoundsTheHeap builds and runs graphs of every registered scheme, training and
+// evaluation, at a few shapes, and checks that GraphBytes predicts at least the heap each graph
+// holds once it has run (so a run's memory prediction is an upper bound) and at most 1.6 times
+// it (so the prediction means something).
+func TestGraphBytesBoundsTheHeap(t *testing.T) {
+	shapes := []struct{ b, l, d, h, f int }{
+		{16, 40, 32, 2, 64},
+		{2, 130, 32, 4, 32},
+		{64, 9, 64, 4, 256},
+	}
+	for _, kind := range position.Kinds() {
+		for _, grad := range []bool{false, true} {
+			for _, s := range shapes {
+				name := fmt.Sprintf("%s/grad=%v/B%d_T%d_D%d_H%d_F%d", kind, grad, s.b, s.l, s.d, s.h, s.f)
+				cfg := Config{Vocab: 11, DModel: s.d, Heads: s.h, Layers: 2, DFF: s.f, Seed: 1}
+				spec := position.Spec{Kind: kind, MaxPositions: 256}.WithDefaults()
+				m, err := New(cfg, spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				in := Input{Tokens: make([]int, s.b*s.l), Targets: make([]int, s.b*s.l), Weights: make([]float64, s.b*s.l)}
+				before := liveHeap()
+				g, err := m.Build(s.b, s.l, BuildOptions{Grad: grad})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := g.Run(in); err != nil {
+					t.Fatal(err)
+				}
+				measured := liveHeap() - before
+				runtime.KeepAlive(g)
+				g.Close()
+				predicted := GraphBytes(cfg, Shape{Batch: s.b, Len: s.l, Grad: grad, Kind: kind})
+				ratio := float64(predicted) / float64(measured)
+				t.Logf("%s: measured %.2f MB, predicted %.2f MB (x%.2f)", name, float64(measured)/1e6, float64(predicted)/1e6, ratio)
+				if ratio < 1 || ratio > 1.6 {
+					t.Errorf("%s: predicted %d bytes for a graph that holds %d (x%.2f); want x1..x1.6", name, predicted, measured, ratio)
+				}
+			}
+		}
+	}
+}

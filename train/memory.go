@@ -1,0 +1,143 @@
+package train
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/model"
+)
+
+// MaxMemoryBytes bounds a run's predicted peak memory (PredictMemory): a config beyond it is
+// refused before anything is allocated, naming the field to lower.
+var MaxMemoryBytes int64 = 8 << 30
+
+// GraphCacheBytes bounds the training graphs a run keeps compiled (one per sequence length,
+// as model.GraphBytes predicts them); beyond it the least recently used are closed and rebuilt
+// when their length comes again (the same results, only slower). At least the graph of the
+// current batch is always kept.
+var GraphCacheBytes int64 = 1 << 30
+
+// runtimeBytes is the memory of the process before any model: the binary, the Go runtime, the
+// test sets and the progress output.
+const runtimeBytes = 32 << 20
+
+// Memory is a run's predicted memory, in bytes, from its config alone.
+type Memory struct {
+	// State is the weights, Adam's two float64 moments and a checkpoint being written or read.
+	State int64
+	// TrainGraph is the largest training graph (longest training sequence, train.batch_size);
+	// TrainGraphs the training graphs kept at once (every training length's, up to
+	// GraphCacheBytes).
+	TrainGraph, TrainGraphs int64
+	// Validation is the evaluation graphs of validation at the longest training length.
+	Validation int64
+	// Eval is the evaluation graphs at the longest test length (a full batch and the last,
+	// partial one).
+	Eval int64
+	// Peak is the runtime, the state and the larger of training (its graphs and validation's)
+	// and evaluation.
+	Peak int64
+}
+
+func mb(b int64) string {
+	if b >= 1e9 {
+		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	}
+	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
+}
+
+// String is the prediction as the run prints it.
+func (m Memory) String() string {
+	return fmt.Sprintf("predicted peak memory %s (weights and optimiser %s, training graphs %s, validation %s, evaluation %s)",
+		mb(m.Peak), mb(m.State), mb(m.TrainGraphs), mb(m.Validation), mb(m.Eval))
+}
+
+// evalGraphs is the memory of Evaluate's graphs for n examples of sequences of T tokens in
+// batches of b: a full batch and, when b does not divide n, the last one.
+func evalGraphs(mc model.Config, kind string, maxPos, T, n, b int) int64 {
+	b = min(b, n)
+	s := model.GraphBytes(mc, model.Shape{Batch: b, Len: T, Kind: kind, MaxPos: maxPos})
+	if r := n % b; r != 0 {
+		s += model.GraphBytes(mc, model.Shape{Batch: r, Len: T, Kind: kind, MaxPos: maxPos})
+	}
+	return s
+}
+
+// PredictMemory predicts the run's peak memory from the config (defaults filled) before anything
+// is allocated: see Memory. The training graphs are those of every training length, capped at
+// GraphCacheBytes (or the largest one); randomized positions build every graph for
+// position.max_random positions.
+func (c Config) PredictMemory(task data.Task) Memory {
+	mc := c.Model.WithDefaults()
+	if mc.Vocab == 0 {
+		mc.Vocab = task.Vocab()
+	}
+	bytes := int64(4)
+	if mc.Dtype == "float64" {
+		bytes = 8
+	}
+	kind := c.Position.Kind
+	extra := int64(0)
+	maxPos := 0
+	if c.Position.Randomized {
+		maxPos = c.Position.MaxRandom
+	}
+	switch kind {
+	case "learned":
+		extra = int64(c.Position.MaxPositions) * int64(mc.DModel)
+	case "t5":
+		extra = int64(c.Position.NumBuckets) * int64(mc.Heads)
+	}
+	var m Memory
+	m.State = model.ParamCount(mc, extra) * (bytes + 16 + 16)
+	var sum int64
+	for L := c.Task.MinLen; L <= c.Task.MaxLen; L++ {
+		g := model.GraphBytes(mc, model.Shape{Batch: c.Train.BatchSize, Len: data.SeqLen(task, L), Grad: true, Kind: kind, MaxPos: maxPos})
+		sum += g
+		m.TrainGraph = max(m.TrainGraph, g)
+	}
+	m.TrainGraphs = min(sum, max(GraphCacheBytes, m.TrainGraph))
+	if c.Train.ValEvery > 0 {
+		m.Validation = evalGraphs(mc, kind, maxPos, data.SeqLen(task, c.Task.MaxLen), c.Train.ValExamples, c.Eval.BatchSize)
+	}
+	if n := len(c.Eval.Lengths); n > 0 {
+		m.Eval = evalGraphs(mc, kind, maxPos, data.SeqLen(task, c.Eval.Lengths[n-1]), c.Eval.Examples, c.Eval.BatchSize)
+	}
+	m.Peak = runtimeBytes + m.State + max(m.TrainGraphs+m.Validation, m.Eval)
+	return m
+}
+
+// checkMemory refuses a config whose predicted peak memory is beyond MaxMemoryBytes, naming the
+// part that is too large and the fields that size it.
+func (c Config) checkMemory(task data.Task) error {
+	m := c.PredictMemory(task)
+	if m.Peak <= MaxMemoryBytes {
+		return nil
+	}
+	limit := fmt.Sprintf("posformer's limit of %s", mb(MaxMemoryBytes))
+	cores := fmt.Sprintf(" on %d cores", runtime.GOMAXPROCS(0)) // an evaluation's attention keeps a T×T block per core
+	switch {
+	case m.Eval >= m.TrainGraphs+m.Validation:
+		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
+		return fmt.Errorf("eval.lengths: testing at length %d (%d tokens) in batches of %d needs about %s%s (a predicted peak of %s), more than %s; test shorter lengths or lower eval.batch_size",
+			L, data.SeqLen(task, L), min(c.Eval.BatchSize, c.Eval.Examples), mb(m.Eval), cores, mb(m.Peak), limit)
+	case m.Validation > m.TrainGraph:
+		return fmt.Errorf("train.val_examples: validating at length %d in batches of %d needs about %s (a predicted peak of %s), more than %s; lower eval.batch_size or train.val_examples, or set train.val_every: -1",
+			c.Task.MaxLen, min(c.Eval.BatchSize, c.Train.ValExamples), mb(m.Validation), mb(m.Peak), limit)
+	case m.TrainGraph >= m.State:
+		return fmt.Errorf("task.max_len: training on %d tokens in batches of %d needs about %s per step (activations and attention weights kept for the gradient; a predicted peak of %s), more than %s; lower task.max_len or train.batch_size",
+			data.SeqLen(task, c.Task.MaxLen), c.Train.BatchSize, mb(m.TrainGraph), mb(m.Peak), limit)
+	}
+	return fmt.Errorf("model: the weights and optimiser state need about %s (a predicted peak of %s), more than %s; lower model.d_model, model.d_ff or model.layers", mb(m.State), mb(m.Peak), limit)
+}
+
+// PeakMemory is PredictMemory of a single run's config (defaults filled), 0 if its task is
+// unknown.
+func (c Config) PeakMemory() int64 {
+	task, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols})
+	if err != nil {
+		return 0
+	}
+	return c.PredictMemory(task).Peak
+}
