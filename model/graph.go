@@ -27,7 +27,7 @@ type Graph struct {
 	grads      []*G.Node
 	maxPos     int
 	captures   []*ops.AttentionCapture // one per layer in an inspection graph, else nil
-	bytes      int64 // GraphBytes of this shape
+	bytes      int64                   // GraphBytes of this shape
 }
 
 // BuildOptions choose what a graph computes.

@@ -17,8 +17,8 @@ func liveHeap() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// TestGraphBytesBoundsTheHeap builds and runs graphs of every registered scheme, training and
-// evaluation, at a few shapes, and checks that GraphBytes predicts at least the heap each graph
+// TestGraphBytesBoundsTheHeap builds and runs graphs of every registered scheme, training,
+// evaluation and inspection (attention capture), at a few shapes, and checks that GraphBytes predicts at least the heap each graph
 // holds once it has run (so a run's memory prediction is an upper bound) and at most 1.6 times
 // it (so the prediction means something).
 func TestGraphBytesBoundsTheHeap(t *testing.T) {
@@ -28,9 +28,10 @@ func TestGraphBytesBoundsTheHeap(t *testing.T) {
 		{64, 9, 64, 4, 256},
 	}
 	for _, kind := range position.Kinds() {
-		for _, grad := range []bool{false, true} {
+		for _, mode := range []string{"eval", "capture", "train"} {
+			grad, capture := mode == "train", mode == "capture"
 			for _, s := range shapes {
-				name := fmt.Sprintf("%s/grad=%v/B%d_T%d_D%d_H%d_F%d", kind, grad, s.b, s.l, s.d, s.h, s.f)
+				name := fmt.Sprintf("%s/%s/B%d_T%d_D%d_H%d_F%d", kind, mode, s.b, s.l, s.d, s.h, s.f)
 				cfg := Config{Vocab: 11, DModel: s.d, Heads: s.h, Layers: 2, DFF: s.f, Seed: 1}
 				spec := position.Spec{Kind: kind, MaxPositions: 256}.WithDefaults()
 				m, err := New(cfg, spec)
@@ -39,17 +40,24 @@ func TestGraphBytesBoundsTheHeap(t *testing.T) {
 				}
 				in := Input{Tokens: make([]int, s.b*s.l), Targets: make([]int, s.b*s.l), Weights: make([]float64, s.b*s.l)}
 				before := liveHeap()
-				g, err := m.Build(s.b, s.l, BuildOptions{Grad: grad})
+				g, err := m.Build(s.b, s.l, BuildOptions{Grad: grad, Capture: capture})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if _, err := g.Run(in); err != nil {
 					t.Fatal(err)
 				}
+				var weights []float64 // an inspection reads one layer's weights at a time
+				if capture {
+					if weights, err = g.Attention(0); err != nil {
+						t.Fatal(err)
+					}
+				}
 				measured := liveHeap() - before
 				runtime.KeepAlive(g)
+				runtime.KeepAlive(weights)
 				g.Close()
-				predicted := GraphBytes(cfg, Shape{Batch: s.b, Len: s.l, Grad: grad, Kind: kind})
+				predicted := GraphBytes(cfg, Shape{Batch: s.b, Len: s.l, Grad: grad, Capture: capture, Kind: kind})
 				ratio := float64(predicted) / float64(measured)
 				t.Logf("%s: measured %.2f MB, predicted %.2f MB (x%.2f)", name, float64(measured)/1e6, float64(predicted)/1e6, ratio)
 				if ratio < 1 || ratio > 1.6 {

@@ -32,8 +32,8 @@ type Memory struct {
 	TrainGraph, TrainGraphs int64
 	// Validation is the evaluation graphs of validation at the longest training length.
 	Validation int64
-	// Eval is the evaluation graphs at the longest test length (a full batch and the last,
-	// partial one).
+	// Eval is the larger of the evaluation graphs at the longest test length (a full batch and
+	// the last, partial one) and the diagnostics' graphs there (inspection, greedy decoding).
 	Eval int64
 	// Peak is the runtime, the state and the larger of training (its graphs and validation's)
 	// and evaluation.
@@ -102,7 +102,16 @@ func (c Config) PredictMemory(task data.Task) Memory {
 		m.Validation = evalGraphs(mc, kind, maxPos, data.SeqLen(task, c.Task.MaxLen), c.Train.ValExamples, c.Eval.BatchSize)
 	}
 	if n := len(c.Eval.Lengths); n > 0 {
-		m.Eval = evalGraphs(mc, kind, maxPos, data.SeqLen(task, c.Eval.Lengths[n-1]), c.Eval.Examples, c.Eval.BatchSize)
+		T := data.SeqLen(task, c.Eval.Lengths[n-1])
+		m.Eval = evalGraphs(mc, kind, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
+		// Then the diagnostics (diagnostics.go), one after the other: an inspection graph of
+		// the first DiagnosticExamples examples, which keeps every layer's attention weights,
+		// with the first example's weights copied out in float64; greedy decoding of failures.
+		k := int64(min(DiagnosticExamples, c.Eval.Examples))
+		first := int64(mc.Layers) * int64(mc.Heads) * int64(T) * int64(T) * 8
+		inspect := model.GraphBytes(mc, model.Shape{Batch: int(k), Len: T, Capture: true, Kind: kind, MaxPos: maxPos}) + first
+		decode := model.GraphBytes(mc, model.Shape{Batch: min(FailuresPerLength, c.Eval.Examples), Len: T, Kind: kind, MaxPos: maxPos})
+		m.Eval = max(m.Eval, inspect, decode)
 	}
 	m.Peak = runtimeBytes + m.State + max(m.TrainGraphs+m.Validation, m.Eval)
 	return m
