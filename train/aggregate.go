@@ -95,7 +95,8 @@ func GroupOf(c Cell) Group {
 
 // variantParts names one swept value in a group's variant: "key=value", or for a swept mapping
 // such as position: {kind: rope, rope_scaling: ntk} its own fields ("rope_scaling=ntk"), without
-// the position's kind, which is the group's scheme already.
+// the position's kind or the task's name (task: {name: reverse, symbols: 2} is "symbols=2"),
+// which are the group's scheme and task already.
 func variantParts(key, value string) []string {
 	var n yaml.Node
 	if !strings.HasPrefix(value, "{") || yaml.Unmarshal([]byte(value), &n) != nil ||
@@ -105,7 +106,7 @@ func variantParts(key, value string) []string {
 	var parts []string
 	m := n.Content[0].Content
 	for i := 0; i+1 < len(m); i += 2 {
-		if key == "position" && m[i].Value == "kind" {
+		if (key == "position" && m[i].Value == "kind") || (key == "task" && m[i].Value == "name") {
 			continue
 		}
 		parts = append(parts, m[i].Value+"="+m[i+1].Value)
