@@ -1,33 +1,32 @@
 #!/usr/bin/env bash
 # Re-measures the tables of docs/performance.md on this machine: interleaved rounds of
-# posformer's `train bench` (pure-Go build and -tags openblas build) and the PyTorch reference
-# (../shared/reference/torch_ref.py), then how a training step scales with sequence length and
+# posformer's `train bench` (pure-Go build and -tags openblas build) and the PyTorch model
+# (python/posformer_torch.py bench), then how a training step scales with sequence length and
 # d_model, then a summary (medians over the rounds, ratios to PyTorch).
 #
 #   bash docs/measure_performance.sh [rounds] [before-commit]
 #
 # rounds defaults to 5. With a before-commit, its `train bench` also runs in the odd rounds (it
 # must have the bench command). Needs Debian's python3-torch and libopenblas-dev (apt-get install
-# -y python3-torch libopenblas-dev). TORCH_REF overrides the reference's path, OUT the output
-# directory (default /tmp/posformer-perf: log.txt, the raw lines; summary.md, the tables),
-# SCALING=0 skips the scaling pairs. Takes about 7 minutes on 2 cores with the defaults.
+# -y python3-torch libopenblas-dev). OUT is the output directory (default /tmp/posformer-perf: log.txt, the raw lines; summary.md, the tables),
+# SCALING=0 skips the scaling pairs, QUICK=1 makes every measurement a few steps (to check that
+# the script works, not to measure). Takes about 7 minutes on 2 cores with the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 BEFORE=${2:-}
-REF=${TORCH_REF:-../shared/reference/torch_ref.py}
+REF=python/posformer_torch.py
 OUT=${OUT:-/tmp/posformer-perf}
 PY=/usr/bin/python3
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
 : >"$LOG"
 
-# The reference's best set-up (its README): no forced OpenBLAS core type, passive OpenMP
-# threads, glibc keeping freed memory. posformer runs under the same environment.
+# PyTorch's best set-up on these machines (docs/performance.md): no forced OpenBLAS core type,
+# passive OpenMP threads, glibc keeping freed memory. posformer runs under the same environment.
 export OMP_WAIT_POLICY=PASSIVE GLIBC_TUNABLES=glibc.malloc.trim_threshold=68719476736:glibc.malloc.mmap_max=0
 unset OPENBLAS_CORETYPE
 
-[ -f "$REF" ] || { echo "measure: no PyTorch reference at $REF (set TORCH_REF)" >&2; exit 1; }
 $PY -c 'import torch' 2>/dev/null || { echo "measure: $PY cannot import torch: apt-get install -y python3-torch" >&2; exit 1; }
 
 echo "measure: building into $OUT" >&2
@@ -43,16 +42,23 @@ fi
 tag() { sed -u "s/^/$1 /" | tee -a "$LOG" >&2; }
 stamp() { echo "# $1 $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$LOG" >&2; }
 
+GO_ARGS=() TORCH_TRAIN=(--steps 200) TORCH_EVAL=()
+if [ "${QUICK:-0}" = 1 ]; then
+  GO_ARGS=(-steps 2 -chunks 1 -warmup 1 -eval-iters 1 -eval-lens 64)
+  TORCH_TRAIN=(--steps 4 --warmup 2) TORCH_EVAL=(--eval-iters 1 --eval-seqs 64)
+  SCALING=0
+fi
+
 for r in $(seq "$ROUNDS"); do
   stamp "round $r"
-  "$OUT/posformer" bench 2>/dev/null | grep '^BENCH' | tag "r$r go"
-  $PY "$REF" --steps 200 --pos sinusoidal 2>&1 | grep '^RESULT' | tag "r$r torch"
-  "$OUT/posformer-openblas" bench 2>/dev/null | grep '^BENCH' | tag "r$r openblas"
-  $PY "$REF" --steps 200 --pos rope 2>&1 | grep '^RESULT' | tag "r$r torch"
-  $PY "$REF" --eval --pos sinusoidal 2>&1 | grep '^EVAL seq' | tag "r$r torch sinusoidal"
-  $PY "$REF" --eval --pos rope 2>&1 | grep '^EVAL seq' | tag "r$r torch rope"
+  "$OUT/posformer" bench "${GO_ARGS[@]}" 2>/dev/null | grep '^BENCH' | tag "r$r go"
+  $PY "$REF" bench "${TORCH_TRAIN[@]}" --pos sinusoidal 2>&1 | grep '^RESULT' | tag "r$r torch"
+  "$OUT/posformer-openblas" bench "${GO_ARGS[@]}" 2>/dev/null | grep '^BENCH' | tag "r$r openblas"
+  $PY "$REF" bench "${TORCH_TRAIN[@]}" --pos rope 2>&1 | grep '^RESULT' | tag "r$r torch"
+  $PY "$REF" bench --eval "${TORCH_EVAL[@]}" --pos sinusoidal 2>&1 | grep '^EVAL seq' | tag "r$r torch sinusoidal"
+  $PY "$REF" bench --eval "${TORCH_EVAL[@]}" --pos rope 2>&1 | grep '^EVAL seq' | tag "r$r torch rope"
   if [ -n "$BEFORE" ] && [ $((r % 2)) = 1 ]; then
-    "$OUT/posformer-before" bench 2>/dev/null | grep '^BENCH' | tag "r$r before"
+    "$OUT/posformer-before" bench "${GO_ARGS[@]}" 2>/dev/null | grep '^BENCH' | tag "r$r before"
   fi
 done
 
@@ -61,11 +67,11 @@ if [ "${SCALING:-1}" != 0 ]; then
   for rep in 1 2; do
     for s in 128 256; do
       "$OUT/posformer" bench -len "$s" -steps 30 -chunks 3 -eval-lens "" -schemes sinusoidal 2>/dev/null | grep '^BENCH' | tag "s$rep go len$s"
-      $PY "$REF" --steps 60 --warmup 5 --seq "$s" --pos sinusoidal 2>&1 | grep '^RESULT' | tag "s$rep torch len$s"
+      $PY "$REF" bench --steps 60 --warmup 5 --seq "$s" --pos sinusoidal 2>&1 | grep '^RESULT' | tag "s$rep torch len$s"
     done
     for d in 128 256; do
       "$OUT/posformer" bench -d-model "$d" -d-ff $((4 * d)) -steps 30 -chunks 3 -eval-lens "" -schemes sinusoidal 2>/dev/null | grep '^BENCH' | tag "s$rep go d$d"
-      $PY "$REF" --steps 60 --warmup 5 --d-model "$d" --d-ff $((4 * d)) --pos sinusoidal 2>&1 | grep '^RESULT' | tag "s$rep torch d$d"
+      $PY "$REF" bench --steps 60 --warmup 5 --d-model "$d" --d-ff $((4 * d)) --pos sinusoidal 2>&1 | grep '^RESULT' | tag "s$rep torch d$d"
     done
   done
 fi

@@ -31,6 +31,9 @@ const usage = `usage:
                                       print a scheme's table as CSV
   train bench [-schemes LIST] [-eval-lens LIST] [-d-model N] [...]
                                       time training steps and forward passes (BENCH lines)
+  train export RUN_DIR [-o FILE] [-force]
+                                      write a finished run's weights as a .safetensors file
+                                      (default RUN_DIR/model.safetensors; docs/export.md)
 
 With no -config, train runs the embedded default experiment (configs/default.yaml).
 Config reference: configs/README.md.
@@ -52,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return runClaims(ctx, args[1:], stdout, stderr)
 		case "bench":
 			return runBench(args[1:], stdout, stderr)
+		case "export":
+			return runExport(args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return nil

@@ -1,0 +1,277 @@
+package train
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
+)
+
+// torchPython is the interpreter with Debian's PyTorch (python3-torch), and torchModule the
+// independent PyTorch implementation the cross-check runs.
+const torchPython = "/usr/bin/python3"
+
+var torchModule = filepath.Join("..", "python", "posformer_torch.py")
+
+// needTorch skips the test when PyTorch is missing, saying why and how to install it; under CI
+// (CI=true) it fails instead: .ci/run installs python3-torch, so a missing PyTorch there is a
+// broken set-up, not a reason to pass.
+func needTorch(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command(torchPython, "-c", "import torch").CombinedOutput()
+	if err == nil {
+		return
+	}
+	why := fmt.Sprintf("%s cannot import torch (%v: %s); on Debian: apt-get install -y python3-torch libopenblas0-pthread (.ci/run does it as root)",
+		torchPython, err, strings.TrimSpace(lastLine(string(out))))
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true: the PyTorch cross-check cannot run: %s", why)
+	}
+	t.Skipf("SKIPPED, the PyTorch cross-check did not run: %s", why)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// crossSchemes are the position sections the cross-check trains: every scheme, rope's options,
+// and the randomized variants (whose positions are passed to both sides). t5 and learned get
+// large initial tables so that a wrong bucket or row moves the logits visibly.
+var crossSchemes = []struct{ name, position string }{
+	{"sinusoidal", `{kind: sinusoidal}`},
+	{"learned", `{kind: learned, max_positions: 40, init_std: 0.5}`},
+	{"rope", `{kind: rope}`},
+	{"rope_half_interpolate", `{kind: rope, rotary_fraction: 0.5, rope_scaling: interpolate}`},
+	{"rope_ntk", `{kind: rope, rope_scaling: ntk}`},
+	{"none", `{kind: none}`},
+	{"alibi", `{kind: alibi}`},
+	{"t5", `{kind: t5, num_buckets: 8, max_distance: 12, init_std: 0.5}`},
+	{"sinusoidal_randomized", `{kind: sinusoidal, randomized: true, max_random: 40}`},
+	{"learned_randomized", `{kind: learned, max_positions: 40, init_std: 0.5, randomized: true, max_random: 40}`},
+	{"rope_randomized", `{kind: rope, randomized: true, max_random: 40}`},
+}
+
+// crossCase is one forward pass both sides run.
+type crossCase struct {
+	label     string
+	file      string
+	tokens    [][]int
+	positions [][]int // nil: 0..T-1
+	goLogits  []float64
+	dtype     string
+	shifted   bool // PyTorch gets the last position of each sequence + 1: the logits must differ
+}
+
+// TestTorchCrossCheck trains a tiny model (2 layers, 3 heads) for a few steps per scheme, dtype
+// and attention direction, exports it with Export, and compares posformer's logits with those
+// of the independent PyTorch implementation (python/posformer_torch.py) on the same tokens and
+// positions, at a length inside training and one beyond it (where rope_scaling acts): max |diff|
+// ≤ 1e-9 in float64 and ≤ 1e-4·max|logit| in float32. The last token's position moved by one on
+// the PyTorch side must fail that bound, so the comparison can see an off-by-one.
+func TestTorchCrossCheck(t *testing.T) {
+	needTorch(t)
+	if _, err := os.Stat(torchModule); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	dir := t.TempDir()
+	var cases []crossCase
+	for _, dtype := range []string{"float64", "float32"} {
+		for _, bidir := range []bool{false, true} {
+			for _, s := range crossSchemes {
+				label := fmt.Sprintf("%s/%s/%s", s.name, dtype, map[bool]string{false: "causal", true: "bidirectional"}[bidir])
+				cases = append(cases, crossCases(t, dir, label, s.position, dtype, bidir)...)
+			}
+		}
+	}
+	trained := time.Since(start)
+
+	type reqCase struct {
+		File      string  `json:"file"`
+		Tokens    [][]int `json:"tokens"`
+		Positions [][]int `json:"positions"`
+	}
+	var req struct {
+		Cases []reqCase `json:"cases"`
+	}
+	for _, c := range cases {
+		pos := c.positions
+		if c.shifted {
+			pos = shift(c.tokens, c.positions)
+		}
+		req.Cases = append(req.Cases, reqCase{File: c.file, Tokens: c.tokens, Positions: pos})
+	}
+	reqPath := filepath.Join(dir, "request.json")
+	b, _ := json.Marshal(req)
+	if err := os.WriteFile(reqPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(torchPython, torchModule, "check", reqPath)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s check: %v\n%s", torchModule, err, stderr.String())
+	}
+	var resp struct {
+		Cases []struct{ Logits []float64 } `json:"cases"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil || len(resp.Cases) != len(cases) {
+		t.Fatalf("PyTorch answered %d cases for %d (%v):\n%.500s", len(resp.Cases), len(cases), err, stdout.String())
+	}
+
+	worst := map[string]float64{} // scheme/dtype -> max |diff| / tolerance scale
+	for i, c := range cases {
+		got := resp.Cases[i].Logits
+		if len(got) != len(c.goLogits) {
+			t.Errorf("%s: PyTorch gave %d logits, posformer %d", c.label, len(got), len(c.goLogits))
+			continue
+		}
+		maxAbs, maxDiff := 0.0, 0.0
+		for j, g := range c.goLogits {
+			maxAbs = max(maxAbs, math.Abs(g))
+			maxDiff = max(maxDiff, math.Abs(g-got[j]))
+		}
+		tol := 1e-9
+		if c.dtype == "float32" {
+			tol = 1e-4 * maxAbs
+		}
+		if maxAbs < 0.1 {
+			t.Errorf("%s: max |logit| %.3g: the model is too close to zero for the comparison to mean much", c.label, maxAbs)
+		}
+		if c.shifted {
+			if maxDiff <= tol {
+				t.Errorf("%s: with the last position moved by one, PyTorch's logits still agree (max |diff| %.3g ≤ %.3g): the comparison cannot see positions", c.label, maxDiff, tol)
+			}
+			continue
+		}
+		if maxDiff > tol {
+			t.Errorf("%s: max |logit difference| %.3g > %.3g (max |logit| %.3g)", c.label, maxDiff, tol, maxAbs)
+		}
+		key := c.label[:strings.LastIndex(c.label, "/T=")]
+		key = key[:strings.LastIndex(key, "/")] // scheme/dtype, over both directions and lengths
+		worst[key] = max(worst[key], maxDiff)
+	}
+	for _, s := range crossSchemes {
+		t.Logf("max |logit diff| %-22s float64 %.2e  float32 %.2e", s.name, worst[s.name+"/float64"], worst[s.name+"/float32"])
+	}
+	t.Logf("%d cases; training and exporting %v, whole test %v", len(cases), trained.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+}
+
+// crossCases trains and exports one model and runs posformer's forward pass on a batch of two
+// random sequences at the longest training length and at 30 tokens (beyond it).
+func crossCases(t *testing.T, dir, label, pos, dtype string, bidir bool) []crossCase {
+	t.Helper()
+	src := fmt.Sprintf(`task: {name: copy, min_len: 1, max_len: 3}
+model: {d_model: 24, heads: 3, layers: 2, d_ff: 32, dtype: %s, bidirectional: %v}
+position: %s
+train: {steps: 4, batch_size: 4, lr: 0.01, val_every: -1}
+eval: {lengths: "1..2", examples: 2}
+`, dtype, bidir, pos)
+	out := filepath.Join(dir, strings.ReplaceAll(label, "/", "_"))
+	cfg, err := Parse([]byte(src), label, []string{"out=" + out})
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	runDir := filepath.Join(out, cfg.Name)
+	file, err := Export(runDir, "", false)
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	m, err := LoadModel(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd, randomized := samplerOf(m)
+	rng := rand.New(rand.NewPCG(7, uint64(len(label))))
+	var cases []crossCase
+	for _, T := range []int{m.TrainLen, 30} {
+		const B = 2
+		c := crossCase{label: fmt.Sprintf("%s/T=%d", label, T), file: file, dtype: dtype}
+		var flatTok, flatPos []int
+		for range B {
+			row := make([]int, T)
+			for i := range row {
+				row[i] = rng.IntN(m.Cfg.Vocab)
+			}
+			c.tokens = append(c.tokens, row)
+			flatTok = append(flatTok, row...)
+			if randomized {
+				p := rnd.Sample(rng, T)
+				c.positions = append(c.positions, p)
+				flatPos = append(flatPos, p...)
+			}
+		}
+		c.goLogits = goLogits(t, m, B, T, flatTok, flatPos, rnd.MaxRandom)
+		cases = append(cases, c)
+		if T == 30 && !randomized && hasPositions(m) {
+			sc := c
+			sc.label += "/shifted"
+			sc.shifted = true
+			cases = append(cases, sc)
+		}
+	}
+	return cases
+}
+
+// hasPositions is true for the schemes that read Ctx.Pos (absolute and rotary).
+func hasPositions(m *model.Model) bool {
+	_, add := m.Scheme.(position.EmbeddingAdder)
+	_, rot := m.Scheme.(position.QKRotator)
+	return add || rot
+}
+
+// shift returns the positions (0..T-1 when positions is nil) with the last of each sequence
+// moved one further: an absolute encoding then changes that token, and a rotary one its
+// distance to every other token (shifting them all would change nothing for rope).
+func shift(tokens, positions [][]int) [][]int {
+	out := make([][]int, len(tokens))
+	for b, row := range tokens {
+		out[b] = make([]int, len(row))
+		for i := range row {
+			out[b][i] = i
+			if positions != nil {
+				out[b][i] = positions[b][i]
+			}
+		}
+		out[b][len(row)-1]++
+	}
+	return out
+}
+
+// goLogits runs posformer's forward pass and returns the logits [B·T, V] as float64.
+func goLogits(t *testing.T, m *model.Model, B, T int, tokens, positions []int, maxRandom int) []float64 {
+	t.Helper()
+	opt := model.BuildOptions{}
+	if positions != nil {
+		opt.MaxPos = maxRandom
+	}
+	g, err := m.Build(B, T, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	w := make([]float64, B*T)
+	for i := range w {
+		w[i] = 1
+	}
+	if _, err := g.Run(model.Input{Tokens: tokens, Targets: make([]int, B*T), Weights: w, Positions: positions}); err != nil {
+		t.Fatal(err)
+	}
+	return nn.Float64s(g.Logits())
+}

@@ -1,0 +1,207 @@
+package train
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nlpodyssey/safetensors"
+	"github.com/posformer/posformer/model"
+	"gorgonia.org/tensor"
+)
+
+// ExportName is the file `train export` writes in the run directory when no -o is given.
+const ExportName = "model.safetensors"
+
+// ExportVersion is the layout version in an export's metadata (posformer.export_version); it
+// changes when a tensor's name or layout (docs/export.md) does.
+const ExportVersion = "1"
+
+// Metadata keys of an export (the safetensors header's __metadata__, string to string).
+const (
+	MetaFormat  = "format"                   // "pt", as Hugging Face's own exports
+	MetaVersion = "posformer.export_version" // ExportVersion
+	MetaModel   = "posformer.model"          // JSON: ExportModel, what the forward pass needs
+	MetaConfig  = "posformer.config"         // JSON: the run's whole resolved config
+)
+
+// ExportModel is the architecture of an exported model, resolved (every value is the one that
+// ran, defaults included): the metadata key posformer.model. The position scheme's options are
+// its resolved config section.
+type ExportModel struct {
+	Vocab         int    `json:"vocab"`
+	DModel        int    `json:"d_model"`
+	Heads         int    `json:"heads"`
+	Layers        int    `json:"layers"`
+	DFF           int    `json:"d_ff"`
+	Dtype         string `json:"dtype"`
+	Bidirectional bool   `json:"bidirectional"`
+	// TrainLen is the longest training sequence in tokens: rope's position.rope_scaling acts on
+	// sequences longer than it.
+	TrainLen int             `json:"train_len"`
+	Position json.RawMessage `json:"position"`
+}
+
+// Safetensors encodes the model's weights as a safetensors file: every parameter under its
+// posformer name (model.Params; layouts in docs/export.md) in the model's dtype, little-endian,
+// with cfg (the run's resolved config) and the architecture in the header's __metadata__.
+func Safetensors(m *model.Model, cfg Config) ([]byte, error) {
+	cfg.Model = m.Cfg // the resolved model section: the vocabulary filled in from the task
+	pos, err := json.Marshal(cfg.Position)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	arch, err := json.Marshal(ExportModel{
+		Vocab: m.Cfg.Vocab, DModel: m.Cfg.DModel, Heads: m.Cfg.Heads, Layers: m.Cfg.Layers, DFF: m.Cfg.DFF,
+		Dtype: m.Cfg.Dtype, Bidirectional: m.Cfg.Bidirectional, TrainLen: m.TrainLen, Position: pos,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	whole, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	views := map[string]view{}
+	for _, p := range m.Params() {
+		v, err := newView(p.Value)
+		if err != nil {
+			return nil, fmt.Errorf("export: %s: %w", p.Name, err)
+		}
+		views[p.Name] = v
+	}
+	meta := map[string]string{MetaFormat: "pt", MetaVersion: ExportVersion, MetaModel: string(arch), MetaConfig: string(whole)}
+	b, err := safetensors.Serialize(views, meta)
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return b, nil
+}
+
+// view is one tensor as the safetensors writer takes it: dtype, shape and little-endian bytes.
+type view struct {
+	dtype safetensors.DType
+	shape []uint64
+	data  []byte
+}
+
+func (v view) DType() safetensors.DType { return v.dtype }
+func (v view) Shape() []uint64          { return v.shape }
+func (v view) Data() []byte             { return v.data }
+func (v view) DataLen() uint64          { return uint64(len(v.data)) }
+
+func newView(t *tensor.Dense) (view, error) {
+	v := view{}
+	for _, s := range t.Shape() {
+		v.shape = append(v.shape, uint64(s))
+	}
+	switch d := t.Data().(type) {
+	case []float32:
+		v.dtype = safetensors.F32
+		v.data = make([]byte, 0, 4*len(d))
+		for _, x := range d {
+			v.data = binary.LittleEndian.AppendUint32(v.data, math.Float32bits(x))
+		}
+	case []float64:
+		v.dtype = safetensors.F64
+		v.data = make([]byte, 0, 8*len(d))
+		for _, x := range d {
+			v.data = binary.LittleEndian.AppendUint64(v.data, math.Float64bits(x))
+		}
+	default:
+		return view{}, fmt.Errorf("unsupported tensor data %T", t.Data())
+	}
+	return v, nil
+}
+
+// Export writes the weights of the finished run in dir (the checkpoint its results came from)
+// to out as a safetensors file, out defaulting to dir/model.safetensors, and returns the path
+// written. An existing out is replaced only with force, and only if it is a .safetensors file.
+func Export(dir, out string, force bool) (string, error) {
+	if out == "" {
+		out = filepath.Join(dir, ExportName)
+	}
+	if err := exportable(dir); err != nil {
+		return "", err
+	}
+	if err := checkExportTarget(out, force); err != nil {
+		return "", err
+	}
+	m, err := LoadModel(dir)
+	if err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	cfg, err := Load(filepath.Join(dir, "config.yaml"), nil)
+	if err != nil {
+		return "", fmt.Errorf("export: %w", err)
+	}
+	b, err := Safetensors(m, cfg)
+	if err != nil {
+		return "", err
+	}
+	if err := writeFileAtomic(out, b); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "open" { // creating the temporary file: without its random name
+			err = pe.Err
+		}
+		return "", fmt.Errorf("export: cannot write %s: %w; choose a writable -o", out, err)
+	}
+	return out, nil
+}
+
+// exportable checks that dir is a finished run: a config, a checkpoint and results.
+func exportable(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("export: no run directory %s: %w; give the directory of a run, e.g. runs/default/<run>", dir, pathErr(err))
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("export: %s is not a directory; give the directory of a run, e.g. runs/default/<run>", dir)
+	}
+	has := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	switch {
+	case !has("config.yaml") && has("grid.yaml"):
+		return fmt.Errorf("export: %s is a grid; give one of its runs, e.g. %s", dir, filepath.Join(dir, "<run>"))
+	case !has("config.yaml"):
+		return fmt.Errorf("export: %s is not a run directory (no config.yaml); give the directory of a run, e.g. runs/default/<run>", dir)
+	case !has("checkpoint.bin"):
+		return fmt.Errorf("export: %s has no checkpoint.bin: the run has not saved any weights; train it (with -resume to continue it), then export", dir)
+	case !has("results.json"):
+		return fmt.Errorf("export: %s has not finished (no results.json), so its checkpoint is not yet the one its results come from; finish it with -resume, then export", dir)
+	}
+	return nil
+}
+
+// checkExportTarget refuses an existing output without force, and any existing file that is
+// not a safetensors export (a run's checkpoint.bin, say) even with it.
+func checkExportTarget(out string, force bool) error {
+	st, err := os.Stat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("export: cannot write %s: %w; choose a writable -o", out, pathErr(err))
+	case st.IsDir():
+		return fmt.Errorf("export: %s is a directory; -o names the file to write, e.g. %s", out, filepath.Join(out, ExportName))
+	case !force:
+		return fmt.Errorf("export: %s exists; pass -force to overwrite it, or choose another -o", out)
+	case !strings.HasSuffix(out, ".safetensors"):
+		return fmt.Errorf("export: %s exists and is not a .safetensors file; -force overwrites only an earlier export: choose another -o", out)
+	}
+	return nil
+}
+
+// pathErr is the cause of a file-system error, without the path (the message names it).
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
