@@ -174,12 +174,16 @@ func TestTorchCrossCheck(t *testing.T) {
 // random sequences at the longest training length and at 30 tokens (beyond it).
 func crossCases(t *testing.T, dir, label, pos, dtype string, bidir bool) []crossCase {
 	t.Helper()
-	src := fmt.Sprintf(`task: {name: copy, min_len: 1, max_len: 3}
+	format := "next" // bidirectional attention needs the encoder's output slots
+	if bidir {
+		format = "slots"
+	}
+	src := fmt.Sprintf(`task: {name: copy, min_len: 1, max_len: 3, format: %s}
 model: {d_model: 24, heads: 3, layers: 2, d_ff: 32, dtype: %s, bidirectional: %v}
 position: %s
 train: {steps: 4, batch_size: 4, lr: 0.01, val_every: -1}
 eval: {lengths: "1..2", examples: 2}
-`, dtype, bidir, pos)
+`, format, dtype, bidir, pos)
 	out := filepath.Join(dir, strings.ReplaceAll(label, "/", "_"))
 	cfg, err := Parse([]byte(src), label, []string{"out=" + out})
 	if err != nil {

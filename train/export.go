@@ -170,10 +170,16 @@ func exportable(dir string) error {
 		return fmt.Errorf("export: %s is a grid; give one of its runs, e.g. %s", dir, filepath.Join(dir, "<run>"))
 	case !has("config.yaml"):
 		return fmt.Errorf("export: %s is not a run directory (no config.yaml); give the directory of a run, e.g. runs/default/<run>", dir)
-	case !has("checkpoint.bin"):
-		return fmt.Errorf("export: %s has no checkpoint.bin: the run has not saved any weights; train it (with -resume to continue it), then export", dir)
+	}
+	ckpt, err := ResultsCheckpoint(dir)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	switch {
+	case !has(filepath.Base(ckpt)):
+		return fmt.Errorf("export: %s has no %s: the run has not saved the weights its results come from; train it (with -resume to continue it), then export", dir, filepath.Base(ckpt))
 	case !has("results.json"):
-		return fmt.Errorf("export: %s has not finished (no results.json), so its checkpoint is not yet the one its results come from; finish it with -resume, then export", dir)
+		return fmt.Errorf("export: %s has not finished (no results.json), so %s is not yet the checkpoint its results come from; finish it with -resume, then export", dir, filepath.Base(ckpt))
 	}
 	return nil
 }

@@ -125,4 +125,6 @@ func TestExportCLI(t *testing.T) {
 	oneLineError(t, "no directory", stderr, code, "give one run directory")
 	_, stderr, code = runChild(t, "export", runDir, runDir)
 	oneLineError(t, "two directories", stderr, code, "give one run directory", "got 2")
+	_, stderr, code = runChild(t, "export", runDir, "-x")
+	oneLineError(t, "an unknown flag", stderr, code, "export: flag provided but not defined: -x", "usage: train export RUN_DIR")
 }
