@@ -76,7 +76,7 @@ func evaluateDiagnosed(m *model.Model, examples []data.Example, task data.Task, 
 		return LengthResult{}, LengthDiagnostics{}, err
 	}
 	d := LengthDiagnostics{Length: L, Distance: answerMeans(st.Distance, L), Entropy: answerMeans(st.Entropy, L)}
-	if d.Failures, err = decodeGreedy(m, task, examples, fails); err != nil {
+	if d.Failures, err = decodeGreedy(m, task, examples, fails, batchSize); err != nil {
 		return LengthResult{}, LengthDiagnostics{}, err
 	}
 	return lr, d, nil

@@ -71,6 +71,13 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if err := checkEncodable(m.Scheme, task, L); err != nil {
 		return nil, err
 	}
+	if captureBatch(m, T) < 1 {
+		longest := L - 1
+		for longest > 0 && captureBatch(m, data.SeqLen(task, longest)) < 1 {
+			longest--
+		}
+		return nil, fmt.Errorf("inspect: -length %d (%d tokens): one example's attention weights (%d layers × %d heads × %d²) would take more than %d MB; inspect a length of at most %d", L, T, m.Cfg.Layers, m.Cfg.Heads, T, captureBytes>>20, longest)
+	}
 	ckpt, err := ResultsCheckpoint(dir)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
@@ -104,7 +111,7 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if len(positions) == 0 {
 		positions = nil
 	}
-	decoded, err := decodeGreedy(m, task, examples, fails)
+	decoded, err := decodeGreedy(m, task, examples, fails, cfg.Eval.BatchSize)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}

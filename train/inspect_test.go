@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/posformer/posformer/data"
@@ -182,5 +183,20 @@ func TestDecodedAgreesWithGreedy(t *testing.T) {
 	}
 	if failures == 0 {
 		t.Fatal("no failure to compare")
+	}
+}
+
+// TestInspectRefusesHugeLengths: a length whose attention weights would not fit is refused before
+// any forward pass, naming the longest length that fits.
+func TestInspectRefusesHugeLengths(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir(), "eval.examples=2", "eval.lengths=1..2")
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 layer × 2 heads × (4 + 8) bytes × T² ≤ 256 MB: T ≤ 3344, so L ≤ 1672 for copy.
+	_, err = Inspect(context.Background(), res.Dir, 5000, 1)
+	if err == nil || !strings.Contains(err.Error(), "inspect a length of at most 1672") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -70,7 +70,20 @@ func evalBuildOptions(m *model.Model) model.BuildOptions {
 // after the earliest first wrong token: one forward pass per remaining answer token, all the
 // failures in one batch, with each example's evaluation positions. An answer stops after the
 // task's end token (task.end_token). In the slots format the answer is the one pass's argmax.
-func decodeGreedy(m *model.Model, task data.Task, examples []data.Example, fails []failure) ([]Decoded, error) {
+// The failures go batchSize at a time, like the evaluation's batches.
+func decodeGreedy(m *model.Model, task data.Task, examples []data.Example, fails []failure, batchSize int) ([]Decoded, error) {
+	var out []Decoded
+	for lo := 0; lo < len(fails); lo += batchSize {
+		d, err := decodeBatch(m, task, examples, fails[lo:min(lo+batchSize, len(fails))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d...)
+	}
+	return out, nil
+}
+
+func decodeBatch(m *model.Model, task data.Task, examples []data.Example, fails []failure) ([]Decoded, error) {
 	out := make([]Decoded, len(fails))
 	start := math.MaxInt
 	for i, f := range fails {
@@ -134,9 +147,17 @@ type AttentionStats struct {
 	First [][]float64
 }
 
-// captureBatch bounds the examples in one inspection graph: it keeps layers × batch × heads ×
-// T² weights.
-const captureBatch = 16
+// captureBytes bounds the attention weights an inspection graph keeps (layers × batch × heads
+// × T², in the model's dtype and once more as the float64 copy Graph.Attention returns): it
+// takes up to 16 examples at a time, fewer on long sequences.
+const captureBytes = 256 << 20
+
+// captureBatch is the number of examples an inspection graph of T tokens takes at once; 0 when
+// even one example's weights exceed captureBytes.
+func captureBatch(m *model.Model, T int) int {
+	per := float64(m.Cfg.Layers*m.Cfg.Heads*(int(m.Dtype.Size())+8)) * float64(T) * float64(T)
+	return int(min(16, float64(captureBytes)/per))
+}
 
 // attentionStats runs examples (all of one length; positions per example, or nil) through
 // inspection graphs and averages each query's attended distance and entropy.
@@ -164,8 +185,12 @@ func attentionStats(m *model.Model, task data.Task, examples []data.Example, pos
 	}()
 	opt := evalBuildOptions(m)
 	opt.Capture = true
-	for lo := 0; lo < len(examples); lo += captureBatch {
-		chunk := examples[lo:min(lo+captureBatch, len(examples))]
+	cb := captureBatch(m, T)
+	if cb < 1 {
+		return nil, fmt.Errorf("inspecting length %d: one example's attention weights (%d layers × %d heads × %d² tokens) exceed %d MB; inspect a shorter length", L, layers, H, T, captureBytes>>20)
+	}
+	for lo := 0; lo < len(examples); lo += cb {
+		chunk := examples[lo:min(lo+cb, len(examples))]
 		b, err := data.MakeBatch(task, chunk)
 		if err != nil {
 			return nil, err
