@@ -61,8 +61,15 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		return fail(err)
 	}
 	syncDir(filepath.Dir(path))
+	if killAfter != "" && filepath.Base(path) == killAfter {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
 	return nil
 }
+
+// killAfter is a file name (POSFORMER_KILL_AFTER=results.csv) after whose every atomic write the
+// process SIGKILLs itself: the kill tests (cmd/train) stop a run at each write of its end with it.
+var killAfter = os.Getenv("POSFORMER_KILL_AFTER")
 
 // syncDir makes a rename in dir durable. It is best effort: some file systems cannot sync a
 // directory, and the file itself is already synced.
@@ -118,9 +125,6 @@ func writeResults(dir string, r *Result) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n')); err != nil {
-		return err
-	}
 	tj, err := json.MarshalIndent(Timing{r.TrainSeconds, r.EvalSeconds, r.TokensPerSec}, "", "  ")
 	if err != nil {
 		return err
@@ -135,7 +139,12 @@ func writeResults(dir string, r *Result) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes())
+	if err := writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
+		return err
+	}
+	// results.json last: it marks the run finished (-resume returns it without running again),
+	// so a run stopped before it is evaluated again and writes every file.
+	return writeFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n'))
 }
 
 // checkpoint is the on-disk form of a run's state (encoding/gob): the weights (as float64, exact

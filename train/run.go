@@ -19,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/posformer/posformer/data"
@@ -115,6 +114,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		fmt.Fprintf(opt.Progress, "%s: %s\n", cfg.Name, cfg.PredictMemory(task))
 	}
 	adam := NewAdam(m.Params(), cfg.Train.Beta1, cfg.Train.Beta2, cfg.Train.Eps, cfg.Train.WeightDecay)
+	release, err := lockRunDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	st, done, err := openRunDir(dir, resolved, m, adam, opt)
 	if err != nil || done != nil {
 		return done, err
@@ -401,13 +405,21 @@ func (r *Result) summarize() {
 	}
 }
 
-// openRunDir prepares the run directory and returns the training state to start from, or the
+// openRunDir prepares the run directory (locked by this process) and returns the training state to start from, or the
 // results of a run that already finished (with Resume). An existing directory is replaced only
-// with Force and continued only with Resume; a directory holding another config is never resumed.
+// with Force (which removes only what posformer wrote, and only from a posformer run directory)
+// and continued only with Resume; a directory holding another config is never resumed (the out:
+// field aside: the directory is the same however -out spells it).
 func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Options) (*trainState, *Result, error) {
-	entries, err := os.ReadDir(dir)
+	all, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("run directory: %w", err)
+	}
+	var entries []os.DirEntry // all but the lock file (lockRunDir)
+	for _, e := range all {
+		if e.Name() != LockFile {
+			entries = append(entries, e)
+		}
 	}
 	fresh := func() (*trainState, *Result, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -425,8 +437,8 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	case len(entries) == 0:
 		return fresh()
 	case opt.Force:
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, nil, fmt.Errorf("run directory: %w", err)
+		if err := clearRunDir(dir, entries); err != nil {
+			return nil, nil, err
 		}
 		return fresh()
 	case !opt.Resume:
@@ -436,7 +448,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot resume %s: %w; pass -force to start it over", dir, err)
 	}
-	if !bytes.Equal(old, resolved) {
+	if !SameConfig(old, resolved) {
 		return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config (compare its config.yaml); pass -force to start it over, or choose another -out or name", dir)
 	}
 	if res, err := ReadResult(dir); err == nil {
@@ -445,7 +457,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	// A process killed inside an atomic write leaves its temporary file (".name.tmp*"); the
 	// renamed files are whole, so the leftovers are only litter.
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp") && !e.IsDir() {
+		if isTemp(e.Name()) && !e.IsDir() {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -99,7 +98,7 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 // sameGrid tells whether a grid directory's grid.yaml (old) holds the grid that src encodes:
 // the same bytes, or a file an earlier version wrote that reads back as the same grid.
 func sameGrid(path string, old, src []byte) bool {
-	if bytes.Equal(old, src) {
+	if train.SameConfig(old, src) { // the same bytes but for out:, the directory spelled otherwise
 		return true
 	}
 	cfg, err := train.Load(path, nil)
@@ -107,7 +106,7 @@ func sameGrid(path string, old, src []byte) bool {
 		return false
 	}
 	again, err := train.MarshalGrid(cfg)
-	return err == nil && bytes.Equal(again, src)
+	return err == nil && train.SameConfig(again, src)
 }
 
 // runReport regenerates the report of an existing grid or run directory.

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/posformer/posformer/train"
 )
 
 // TestMain lets the test binary act as the CLI in a child process (POSFORMER_AS_CLI=1), so the
@@ -317,6 +319,9 @@ func TestNeverOverwrite(t *testing.T) {
 		m := map[string]string{}
 		entries, _ := os.ReadDir(runDir)
 		for _, e := range entries {
+			if e.Name() == train.LockFile { // each attempt takes the lock, and writes its pid
+				continue
+			}
 			b, _ := os.ReadFile(filepath.Join(runDir, e.Name()))
 			st, _ := e.Info()
 			m[e.Name()] = string(b) + st.ModTime().String()

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/posformer/posformer/train"
+)
+
+// endConfig is a tiny run that checkpoints only at its end, so every file of its end is written
+// once: checkpoint.bin, diagnostics.json, timing.json, results.csv, results.json.
+const endConfig = `
+task: {name: copy, min_len: 1, max_len: 3}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+position: {kind: rope}
+train: {steps: 12, batch_size: 4, checkpoint_every: -1, val_every: 6}
+eval: {lengths: "1..6", examples: 8}
+`
+
+// endFiles are the files a run writes at its end, in the order it writes them, and the files
+// whose bytes a resumed run must reproduce.
+var (
+	endFiles  = []string{"checkpoint.bin", train.DiagnosticsFile, "timing.json", "results.csv", "results.json"}
+	sameBytes = []string{"checkpoint.bin", train.DiagnosticsFile, "results.csv", "results.json"}
+)
+
+// TestKillAtEveryEndWrite SIGKILLs a real run right after each write of its end (the process
+// kills itself after writing the named file, POSFORMER_KILL_AFTER), then runs -resume: it must
+// complete the run, every file present and, but for timing.json's wall-clock figures, byte for
+// byte the files of an uninterrupted run. -resume of a killed run also shows the directory lock
+// was released by the kernel.
+func TestKillAtEveryEndWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts eleven processes")
+	}
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), endConfig)
+	ref := filepath.Join(base, "ref")
+	if _, stderr, code := runChild(t, "-config", cfg, "-out", ref); code != 0 {
+		t.Fatalf("the reference run failed:\n%s", stderr)
+	}
+	for _, name := range endFiles {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(base, "kill-"+name)
+			cmd := child("-config", cfg, "-out", out)
+			cmd.Env = append(cmd.Env, "POSFORMER_KILL_AFTER="+name)
+			err := cmd.Run()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+				t.Fatalf("the run was not killed after writing %s: %v", name, err)
+			}
+			if _, stderr, code := runChild(t, "-config", cfg, "-out", out, "-resume"); code != 0 {
+				t.Fatalf("-resume after a kill at %s: exit %d\n%s", name, code, stderr)
+			}
+			for _, f := range sameBytes {
+				want, _ := os.ReadFile(filepath.Join(ref, "copy_rope_s1", f))
+				got, err := os.ReadFile(filepath.Join(out, "copy_rope_s1", f))
+				if err != nil || !bytes.Equal(got, want) || len(want) == 0 {
+					t.Errorf("killed after %s, resumed: %s differs from the uninterrupted run's (%v)", name, f, err)
+				}
+			}
+			a, _ := os.ReadFile(filepath.Join(ref, "copy_rope_s1", "config.yaml"))
+			b, _ := os.ReadFile(filepath.Join(out, "copy_rope_s1", "config.yaml"))
+			if !train.SameConfig(a, b) || len(a) == 0 {
+				t.Errorf("killed after %s, resumed: config.yaml differs from the uninterrupted run's but for out:", name)
+			}
+			if _, err := os.Stat(filepath.Join(out, "copy_rope_s1", "timing.json")); err != nil {
+				t.Errorf("killed after %s, resumed: no timing.json: %v", name, err)
+			}
+		})
+	}
+}
+
+// TestRunDirLock: while a process holds a run directory's lock (here the test, as a training
+// process would), a run into it, -resume or -force, is refused with one line naming the
+// holder's pid, and nothing in the directory changes.
+func TestRunDirLock(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := run(context.Background(), []string{"-config", cfg, "-out", out}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	f, err := os.OpenFile(filepath.Join(dir, train.LockFile), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	results, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	for _, flag := range []string{"-resume", "-force"} {
+		_, stderr, code := runChild(t, "-config", cfg, "-out", out, flag)
+		oneLineError(t, flag+" into a locked run directory", stderr, code, "is in use", "process "+pid, train.LockFile)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "results.json")); !bytes.Equal(now, results) {
+		t.Error("a refused run changed results.json")
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if _, stderr, code := runChild(t, "-config", cfg, "-out", out, "-resume"); code != 0 {
+		t.Errorf("-resume once the lock is released: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestForceOnlyRemovesPosformerFiles: -force refuses a directory posformer did not write (a
+// user's files are kept), and in a run directory removes only the files posformer writes.
+func TestForceOnlyRemovesPosformerFiles(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	foreign := filepath.Join(out, "copy_rope_s1")
+	if err := os.MkdirAll(foreign, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	thesis := writeFile(t, filepath.Join(foreign, "thesis.tex"), "years of work\n")
+	err := runCaught("-config", cfg, "-out", out, "-force")
+	if err == nil || !strings.Contains(err.Error(), "not a posformer run directory") || !strings.Contains(err.Error(), "thesis.tex") {
+		t.Fatalf("-force on a user's directory: %v; want a refusal naming it", err)
+	}
+	_, stderr, code := runChild(t, "-config", cfg, "-out", out, "-force")
+	oneLineError(t, "-force on a user's directory", stderr, code, "not a posformer run directory", "-force removes only what posformer wrote")
+	if b, _ := os.ReadFile(thesis); string(b) != "years of work\n" {
+		t.Fatal("-force deleted a user's file")
+	}
+	// A real run directory with a note of the user's: -force starts over and keeps the note.
+	os.Remove(thesis)
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	note := writeFile(t, filepath.Join(foreign, "NOTES"), "keep\n")
+	if err := runCaught("-config", cfg, "-out", out, "-force", "-set", "train.steps=25"); err != nil {
+		t.Fatalf("-force on a run directory: %v", err)
+	}
+	if b, _ := os.ReadFile(note); string(b) != "keep\n" {
+		t.Error("-force removed a file posformer did not write")
+	}
+}
+
+// TestResumeOutSpelledOtherwise: -resume finds the same run directory however -out spells it
+// (a trailing slash, ./, an absolute path) and continues it rather than calling it another
+// config.
+func TestResumeOutSpelledOtherwise(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	if err := os.Chdir(base); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCaught("-config", cfg, "-out", "out/x"); err != nil {
+		t.Fatal(err)
+	}
+	for _, spelling := range []string{"out/x/", "./out/x", filepath.Join(base, "out", "x"), "out//x"} {
+		if err := runCaught("-config", cfg, "-out", spelling, "-resume"); err != nil {
+			t.Errorf("-resume -out %s: %v", spelling, err)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package train
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// LockFile is the file in a run directory that the process training in it holds locked (flock),
+// with its pid inside. The kernel releases the lock when the process ends, however it ends.
+const LockFile = ".posformer.lock"
+
+// lockRunDir creates dir if needed and locks it for this process, or says which process holds it.
+// release unlocks it (the file stays: removing it would race with the next process's lock).
+func lockRunDir(dir string) (release func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the run directory %s: %w (choose a writable -out)", dir, err)
+	}
+	path := filepath.Join(dir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock the run directory %s: %w (choose a writable -out)", dir, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b, _ := os.ReadFile(path)
+		f.Close()
+		holder := "another process"
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+			holder = fmt.Sprintf("process %d", pid)
+		}
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("run directory %s is in use: %s is training in it (it holds %s); wait for it to finish or stop it, then run again (with -resume to continue)", dir, holder, path)
+		}
+		return nil, fmt.Errorf("cannot lock the run directory %s: %w", dir, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// runFiles are the names posformer writes in a run directory; -force removes these and nothing
+// else (a process killed inside an atomic write also leaves ".<name>.tmp*" files).
+var runFiles = map[string]bool{
+	"config.yaml": true, "metrics.jsonl": true, "results.json": true, "results.csv": true, "timing.json": true,
+	"checkpoint.bin": true, "best.bin": true, DiagnosticsFile: true, "inspect": true,
+}
+
+func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
+
+// clearRunDir removes what posformer wrote in a run directory (for -force), after checking that
+// it is one: a directory with other entries and no config.yaml is refused.
+func clearRunDir(dir string, entries []os.DirEntry) error {
+	var foreign []string
+	hasConfig := false
+	for _, e := range entries {
+		switch {
+		case e.Name() == "config.yaml":
+			hasConfig = true
+		case e.Name() == LockFile || isTemp(e.Name()) || runFiles[e.Name()]:
+		default:
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if !hasConfig && len(foreign) > 0 {
+		return fmt.Errorf("-force: %s is not a posformer run directory (no config.yaml; it holds %s); -force removes only what posformer wrote: choose another -out or name, or remove it yourself", dir, strings.Join(foreign[:min(3, len(foreign))], ", "))
+	}
+	for _, e := range entries {
+		if e.Name() != LockFile && (isTemp(e.Name()) || runFiles[e.Name()]) {
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("run directory: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// SameConfig tells whether two resolved configs (a run's config.yaml, a grid's grid.yaml) are
+// the same but for the top-level out: field, which names the same directory spelled another way
+// (out/x/, ./out/x, an absolute path) when the files are found in it.
+func SameConfig(a, b []byte) bool {
+	drop := func(src []byte) []byte {
+		var out []byte
+		for _, l := range bytes.SplitAfter(src, []byte("\n")) {
+			if !bytes.HasPrefix(l, []byte("out:")) {
+				out = append(out, l...)
+			}
+		}
+		return out
+	}
+	return bytes.Equal(drop(a), drop(b))
+}
