@@ -2,68 +2,61 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
-	"runtime"
 
-	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/report"
-	"github.com/posformer/posformer/train"
 )
 
-// runClaims regenerates docs/claims.md: it runs the claims grid and the literature grid (resuming
-// whatever is already finished), writes their reports, measures the mathematics and writes the
-// document.
+// claimGrids are the grids docs/claims.md reads, each the name of its config in configs/ and of
+// its directory under -runs.
+var claimGrids = []string{"claims", "literature", "kazemnejad2023", "ruoss2023"}
+
+// runClaims regenerates docs/claims.md and the per-seed files docs/claims/*.csv from the
+// finished runs of the claims, literature, kazemnejad2023 and ruoss2023 grids under -runs. It
+// never trains: a grid is trained (and resumed) by `train -config configs/<name>.yaml`, and the
+// sections of a grid that is absent say so.
 func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "runs", "output `directory` for the claims grid")
-	docs := fs.String("docs", "docs", "`directory` to write claims.md and img/ into")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "runs to train in parallel")
-	literature := fs.Bool("literature", true, "also run configs/literature.yaml for section 8 (about 10 more minutes on 2 cores)")
-	var sets setFlags
-	fs.Var(&sets, "set", "override a field of configs/claims.yaml and configs/literature.yaml (e.g. -set train.steps=300 for a quick look)")
+	runs := fs.String("runs", "runs", "`directory` holding the grids (runs/claims, runs/literature, runs/kazemnejad2023, runs/ruoss2023)")
+	docs := fs.String("docs", "docs", "`directory` to write claims.md, claims/*.csv and img/ into")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	// grid runs one embedded grid config (resuming what is finished) and writes its report.
-	grid := func(file string) (*report.Grid, *report.Report, error) {
-		src, err := configs.FS.ReadFile(file)
-		if err != nil {
-			return nil, nil, err
-		}
-		cfg, err := train.Parse(src, "configs/"+file, append([]string{"out=" + *out}, sets...))
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := runGrid(ctx, cfg, *jobs, false, true, train.All, stdout, stderr); err != nil {
-			return nil, nil, err
-		}
-		g, err := report.Load(train.GridDir(cfg))
-		if err != nil {
-			return nil, nil, err
-		}
-		rep, err := report.Write(g)
-		return g, rep, err
+	if fs.NArg() > 0 {
+		return fmt.Errorf("claims: unexpected argument %q: %w (see train -h)", fs.Arg(0), errUsage)
 	}
-	g, rep, err := grid("claims.yaml")
-	if err != nil {
-		return err
-	}
-	var lit *report.Grid
-	var litRep *report.Report
-	if *literature {
-		if lit, litRep, err = grid("literature.yaml"); err != nil {
+	in := report.ClaimsInput{Dirs: map[string]string{}, DocsDir: *docs, Command: "go run ./cmd/train claims"}
+	grids := map[string]**report.Grid{"claims": &in.Claims, "literature": &in.Literature, "kazemnejad2023": &in.Kazemnejad, "ruoss2023": &in.Ruoss}
+	for _, name := range claimGrids {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
+		dir := filepath.Join(*runs, name)
+		in.Dirs[name] = dir
+		if _, err := os.Stat(filepath.Join(dir, report.GridFile)); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stderr, "claims: %s is missing: train it with `train -config configs/%s.yaml -jobs 2`; its sections say so\n", dir, name)
+			continue
+		}
+		g, err := report.Load(dir)
+		if err != nil {
+			return fmt.Errorf("claims: %w", err)
+		}
+		if len(g.Missing) == len(g.Cells) {
+			fmt.Fprintf(stderr, "claims: %s has no finished run yet: continue it with `train -config configs/%s.yaml -jobs 2 -resume`\n", dir, name)
+			continue
+		}
+		if len(g.Missing) > 0 {
+			fmt.Fprintf(stderr, "claims: %s: %d of %d runs missing (continue with -resume); using the finished ones\n", dir, len(g.Missing), len(g.Cells))
+		}
+		*grids[name] = g
 	}
-	cmd := "go run ./cmd/train claims"
-	if len(sets) > 0 {
-		cmd += fmt.Sprintf(" (with -set %v)", sets)
-	}
-	if err := report.Claims(g, rep, lit, litRep, *docs, cmd); err != nil {
+	if err := report.Claims(in); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*docs, "claims.md"))

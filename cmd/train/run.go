@@ -26,7 +26,7 @@ const usage = `usage:
                                       a finished run's greedy answers and attention at input
                                       length L: RUN_DIR/inspect/len-L/ (heatmaps, attention.csv,
                                       examples.txt, also printed)
-  train claims [-out DIR] [-jobs N]   run the claims and literature grids (resuming) and regenerate docs/claims.md
+  train claims [-runs DIR] [-docs DIR] regenerate docs/claims.md and docs/claims/*.csv from finished grids (never trains)
   train pe -scheme KIND [-positions N] [-dim D] [...]
                                       print a scheme's table as CSV
   train bench [-schemes LIST] [-eval-lens LIST] [-d-model N] [...]

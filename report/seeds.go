@@ -1,0 +1,81 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"sort"
+	"strconv"
+
+	"github.com/posformer/posformer/train"
+)
+
+// SeedRow is one row of a per-seed results file (docs/claims/<paper>.csv): one task, scheme,
+// variant (train.RunVariant), seed and test length of a finished run.
+type SeedRow struct {
+	Task, Scheme, Variant string
+	Seed                  uint64
+	Length                int
+	InRange               bool
+	Exact, Token          float64
+	N                     int
+	// Extras: the run's learning rate, steps, and with early stopping the best and stop steps.
+	LR                        float64
+	Steps, BestStep, StopStep int
+	MinLen, MaxLen            int // the training lengths
+	// ChanceExact and ChanceToken are what guessing scores at this length (see Chance).
+	ChanceExact, ChanceToken float64
+}
+
+// SeedHeader is the column list of the per-seed results files.
+var SeedHeader = []string{"task", "scheme", "variant", "seed", "length", "in_range", "exact_match", "token_accuracy", "n",
+	"lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token"}
+
+// SeedRows lists the finished runs of a grid (eval variants included) as per-seed rows, sorted by
+// task, scheme, variant, seed and length.
+func SeedRows(g *Grid) []SeedRow {
+	var rows []SeedRow
+	for i, run := range g.Runs {
+		if run == nil {
+			continue
+		}
+		c, r := g.Cells[i].Config, run.Result
+		for _, l := range r.Lengths {
+			ce, ct := Chance(c, l.Length)
+			rows = append(rows, SeedRow{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: train.RunVariant(c, r), Seed: c.Seed,
+				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
+				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: r.MinLen, MaxLen: r.MaxLen})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		switch {
+		case a.Task != b.Task:
+			return a.Task < b.Task
+		case a.Scheme != b.Scheme:
+			return a.Scheme < b.Scheme
+		case a.Variant != b.Variant:
+			return a.Variant < b.Variant
+		case a.Seed != b.Seed:
+			return a.Seed < b.Seed
+		case a.LR != b.LR:
+			return a.LR < b.LR
+		}
+		return a.Length < b.Length
+	})
+	return rows
+}
+
+// SeedCSV renders per-seed rows with SeedHeader.
+func SeedCSV(rows []SeedRow) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(SeedHeader)
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, r := range rows {
+		w.Write([]string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
+			g(r.Exact), g(r.Token), strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
+			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken)})
+	}
+	w.Flush()
+	return buf.Bytes()
+}

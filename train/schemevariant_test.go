@@ -1,0 +1,34 @@
+package train
+
+import (
+	"testing"
+)
+
+// TestSchemeVariant: the variant lists exactly the non-default options a scheme reads, written
+// or swept, in Spec order; an option of another scheme (max_positions on rope) is not listed.
+func TestSchemeVariant(t *testing.T) {
+	for _, c := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"position.kind=rope"}, ""},
+		{[]string{"position.kind=rope", "position.rotary_fraction=0.25"}, "rotary_fraction=0.25"},
+		{[]string{"position.kind=rope", "position.rotary_fraction=1"}, ""}, // the default, written
+		{[]string{"position.kind=rope", "position.randomized=true", "position.max_random=64"}, "randomized=true,max_random=64"},
+		{[]string{"position.kind=rope", "position.randomized=true"}, "randomized=true"},
+		{[]string{"position.kind=rope", "position.rope_scaling=ntk"}, "rope_scaling=ntk"},
+		{[]string{"position.kind=rope", "position.max_positions=2048"}, ""},
+		{[]string{"position.kind=learned", "position.max_positions=64"}, "max_positions=64"},
+		{[]string{"position.kind=t5", "position.num_buckets=16", "position.max_distance=20"}, "num_buckets=16,max_distance=20"},
+		{[]string{"position.kind=none"}, ""},
+	} {
+		cfg := tinyConfig(t, t.TempDir(), c.sets...)
+		if got := SchemeVariant(cfg.Position); got != c.want {
+			t.Errorf("%v: %q, want %q", c.sets, got, c.want)
+		}
+	}
+	cfg := tinyConfig(t, t.TempDir(), "position.kind=rope", "position.rotary_fraction=0.25")
+	if got := RunVariant(cfg, &Result{Variant: "eval=ntk"}); got != "rotary_fraction=0.25,eval=ntk" {
+		t.Errorf("RunVariant = %q", got)
+	}
+}
