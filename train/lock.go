@@ -56,6 +56,10 @@ var runFiles = map[string]bool{
 
 func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
+// isRunFile tells whether posformer writes an entry of this name: runFiles, and the eval
+// variants' result directories (VariantDir).
+func isRunFile(name string) bool { return runFiles[name] || strings.HasPrefix(name, VariantDir("")) }
+
 // clearRunDir removes what posformer wrote in a run directory (for -force), after checking that
 // it is one: a directory with other entries and no config.yaml is refused.
 func clearRunDir(dir string, entries []os.DirEntry) error {
@@ -65,7 +69,7 @@ func clearRunDir(dir string, entries []os.DirEntry) error {
 		switch {
 		case e.Name() == "config.yaml":
 			hasConfig = true
-		case e.Name() == LockFile || isTemp(e.Name()) || runFiles[e.Name()]:
+		case e.Name() == LockFile || isTemp(e.Name()) || isRunFile(e.Name()):
 		default:
 			foreign = append(foreign, e.Name())
 		}
@@ -74,7 +78,7 @@ func clearRunDir(dir string, entries []os.DirEntry) error {
 		return fmt.Errorf("-force: %s is not a posformer run directory (no config.yaml; it holds %s); -force removes only what posformer wrote: choose another -out or name, or remove it yourself", dir, strings.Join(foreign[:min(3, len(foreign))], ", "))
 	}
 	for _, e := range entries {
-		if e.Name() != LockFile && (isTemp(e.Name()) || runFiles[e.Name()]) {
+		if e.Name() != LockFile && (isTemp(e.Name()) || isRunFile(e.Name())) {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return fmt.Errorf("run directory: %w", err)
 			}

@@ -48,6 +48,14 @@ func TestEvalVariantEqualsRetraining(t *testing.T) {
 	if once.Variant != "" {
 		t.Errorf("the run's own result is labelled %q", once.Variant)
 	}
+	// -force starts over without the eval variants (posformer wrote them): a run without
+	// variants leaves none behind.
+	if _, err := Run(context.Background(), tinyConfig(t, filepath.Join(dir, "once"), "eval.lengths=1..12"), Options{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "once", "copy_rope_s1", VariantDir("ntk"))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("-force left the old eval variant: %v", err)
+	}
 }
 
 // TestEvalVariantSchemes: a variant restricted to rope is not evaluated for another scheme (and
