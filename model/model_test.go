@@ -26,12 +26,12 @@ var schemes = []variant{
 	{name: "rope", spec: position.Spec{Kind: "rope"}},
 	{name: "none", spec: position.Spec{Kind: "none"}},
 	{name: "alibi", spec: position.Spec{Kind: "alibi"}},
-	{name: "t5", spec: position.Spec{Kind: "t5", NumBuckets: 8, MaxDistance: 6}},
+	{name: "t5", spec: position.Spec{Kind: "t5"}.With("num_buckets", 8).With("max_distance", 6)},
 	{name: "sinusoidal_randomized", spec: position.Spec{Kind: "sinusoidal", Randomized: true, MaxRandom: 16}},
 	{name: "learned_randomized", spec: position.Spec{Kind: "learned", Randomized: true, MaxRandom: 16}},
 	{name: "rope_randomized", spec: position.Spec{Kind: "rope", Randomized: true, MaxRandom: 16}},
 	{name: "alibi_bidirectional", spec: position.Spec{Kind: "alibi"}, bidirectional: true},
-	{name: "t5_bidirectional", spec: position.Spec{Kind: "t5", NumBuckets: 8, MaxDistance: 6}, bidirectional: true},
+	{name: "t5_bidirectional", spec: position.Spec{Kind: "t5"}.With("num_buckets", 8).With("max_distance", 6), bidirectional: true},
 }
 
 func tiny(t testing.TB, kind, dtype string) *Model {
@@ -42,7 +42,14 @@ func tiny(t testing.TB, kind, dtype string) *Model {
 func tinyVariant(t testing.TB, v variant, dtype string) *Model {
 	t.Helper()
 	spec := v.spec
-	spec.MaxPositions, spec.InitStd = 16, 0.5
+	for _, o := range position.Options(spec.WithDefaults().Kind) {
+		switch o.Key { // a short table, and initial values large enough to matter
+		case "max_positions":
+			spec = spec.With("max_positions", 16)
+		case "init_std":
+			spec = spec.With("init_std", 0.5)
+		}
+	}
 	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3, Bidirectional: v.bidirectional}, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +273,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Vocab: 5, DModel: 8, Heads: 2}, position.Spec{Kind: "wavelet"}, "position.kind"},
 		{Config{Vocab: 5, DModel: 8, Heads: 2, Dtype: "float16"}, position.Spec{}, "model.dtype"},
 		{Config{Vocab: 1, DModel: 8, Heads: 2}, position.Spec{}, "model.vocab"},
-		{Config{Vocab: 5, DModel: 8, Heads: 2}, position.Spec{Kind: "learned", MaxPositions: -1}, "position.max_positions"},
+		{Config{Vocab: 5, DModel: 8, Heads: 2}, position.Spec{Kind: "learned"}.With("max_positions", -1), "position.max_positions"},
 	} {
 		_, err := New(tc.cfg, tc.spec)
 		if err == nil || !contains(err.Error(), tc.field) {
@@ -290,7 +297,7 @@ func contains(s, sub string) bool {
 func TestRopeScalingActsBeyondTrainLen(t *testing.T) {
 	logits := func(scaling string, trainLen, T int) []float64 {
 		m, err := New(Config{Vocab: 7, DModel: 8, Heads: 1, Layers: 1, DFF: 12, Dtype: "float64", Seed: 3},
-			position.Spec{Kind: "rope", RopeScaling: scaling})
+			position.Spec{Kind: "rope"}.With("rope_scaling", scaling))
 		if err != nil {
 			t.Fatal(err)
 		}

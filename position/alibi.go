@@ -10,8 +10,12 @@ import (
 )
 
 func init() {
-	Register("alibi", func(s Spec, d Dims) (Scheme, error) {
-		return &ALiBi{Heads: d.Heads, Bidirectional: d.Bidirectional, Slopes: ALiBiSlopes(d.Heads)}, nil
+	Register(Def[struct{}]{
+		Kind: "alibi",
+		Doc:  "linear distance bias per head with fixed slopes (Press et al. 2022)",
+		New: func(_ struct{}, d Dims) (Scheme, error) {
+			return &ALiBi{Heads: d.Heads, Bidirectional: d.Bidirectional, Slopes: ALiBiSlopes(d.Heads)}, nil
+		},
 	})
 }
 

@@ -42,7 +42,7 @@ func ExampleKinds() {
 // New builds a scheme from the config's position section; errors name the field to fix.
 func ExampleNew() {
 	dims := position.Dims{DModel: 64, Heads: 4, Dtype: tensor.Float64}
-	s, err := position.New(position.Spec{Kind: "rope", RotaryFraction: 0.5}, dims)
+	s, err := position.New(position.Spec{Kind: "rope"}.With("rotary_fraction", 0.5), dims)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,7 +52,7 @@ func ExampleNew() {
 
 	_, err = position.New(position.Spec{Kind: "kerple"}, dims)
 	fmt.Println(err)
-	_, err = position.New(position.Spec{Kind: "t5", MaxDistance: -3}, dims)
+	_, err = position.New(position.Spec{Kind: "t5"}.With("max_distance", -3), dims)
 	fmt.Println(err)
 	// Output:
 	// rope head dim 16 rotated 8

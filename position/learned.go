@@ -10,22 +10,34 @@ import (
 )
 
 func init() {
-	Register("learned", func(s Spec, d Dims) (Scheme, error) {
-		if s.MaxPositions < 1 {
-			return nil, fmt.Errorf("position.max_positions: must be positive, got %d", s.MaxPositions)
-		}
-		if !(s.InitStd > 0) {
-			return nil, fmt.Errorf("position.init_std: must be positive, got %g", s.InitStd)
-		}
-		if s.Randomized && s.MaxPositions < s.MaxRandom {
-			return nil, fmt.Errorf("position.max_positions: randomized positions go up to position.max_random − 1 = %d but the learned table has %d rows; raise position.max_positions to at least %d or lower position.max_random", s.MaxRandom-1, s.MaxPositions, s.MaxRandom)
-		}
-		rng := rand.New(rand.NewPCG(d.Seed, 0x1ea27ed))
-		return &Learned{MaxPositions: s.MaxPositions, table: nn.Param{
-			Name:  "pos.learned.table",
-			Value: nn.Normal(d.Dtype, rng, s.InitStd, s.MaxPositions, d.DModel),
-		}}, nil
+	Register(Def[LearnedOptions]{
+		Kind: "learned",
+		Doc:  "trainable absolute table added to the embeddings",
+		New: func(o LearnedOptions, d Dims) (Scheme, error) {
+			if o.MaxPositions < 1 {
+				return nil, fmt.Errorf("position.max_positions: must be positive, got %d", o.MaxPositions)
+			}
+			if !(o.InitStd > 0) {
+				return nil, fmt.Errorf("position.init_std: must be positive, got %g", o.InitStd)
+			}
+			rng := rand.New(rand.NewPCG(d.Seed, 0x1ea27ed))
+			return &Learned{MaxPositions: o.MaxPositions, table: nn.Param{
+				Name:  "pos.learned.table",
+				Value: nn.Normal(d.Dtype, rng, o.InitStd, o.MaxPositions, d.DModel),
+			}}, nil
+		},
+		Params:       func(o LearnedOptions, d Dims) int { return max(o.MaxPositions, 0) * d.DModel },
+		Randomizable: true,
 	})
+}
+
+// LearnedOptions are learned's options.
+type LearnedOptions struct {
+	// MaxPositions is the number of rows of the table; positions at or beyond it cannot be
+	// encoded. 0: refused.
+	MaxPositions int `yaml:"max_positions" default:"256" doc:"table rows; must cover the longest sequence trained or tested (and max_random when randomized)"`
+	// InitStd is the standard deviation of the table's initial values. 0: refused.
+	InitStd float64 `yaml:"init_std" default:"0.02" doc:"standard deviation of the table's initial values"`
 }
 
 // Learned is a trainable absolute table [MaxPositions, d_model] added to the token embeddings,

@@ -1,7 +1,11 @@
 package position
 
 func init() {
-	Register("none", func(Spec, Dims) (Scheme, error) { return None{}, nil })
+	Register(Def[struct{}]{
+		Kind: "none",
+		Doc:  "NoPE: no position information (Kazemnejad et al. 2023)",
+		New:  func(struct{}, Dims) (Scheme, error) { return None{}, nil },
+	})
 }
 
 // None is NoPE: no position information at all. With a causal mask a model can still infer

@@ -19,7 +19,6 @@ package position
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/posformer/posformer/internal/nn"
@@ -73,6 +72,14 @@ type LengthChecker interface {
 	CheckPositions(n int) error
 }
 
+// Warner schemes have notes on a valid config (one line each, naming the fields): the trainer
+// prints them before training and reports repeat them.
+type Warner interface {
+	// Warnings is for training sequences of up to trainTokens tokens and test sequences of up
+	// to testTokens.
+	Warnings(trainTokens, testTokens int) []string
+}
+
 // Table is a scheme's raw numbers: one row per position, one column per named quantity.
 type Table struct {
 	Columns []string
@@ -93,78 +100,49 @@ type Dims struct {
 	// Bidirectional is model.bidirectional: attention has no causal mask, so relative schemes
 	// (alibi, t5) must tell keys before a query from keys after it.
 	Bidirectional bool
+	// Randomized is position.randomized: the positions are drawn at random (Ruoss et al. 2023)
+	// rather than 0..n-1.
+	Randomized bool
 }
 
-// Spec configures a scheme; it is the `position:` section of a run's YAML config. WithDefaults
-// fills the fields that were not written (Written, see package internal/presence).
+// Spec configures a scheme; it is the `position:` section of a run's YAML config: the kind, the
+// randomized-positions keys every scheme that reads positions shares, and the scheme's own
+// options, which the scheme declares and decodes (see Def and options.go; DecodeOption, With).
+// WithDefaults fills the fields that were not written (Written, see package internal/presence).
 type Spec struct {
-	// Kind is the scheme: sinusoidal, learned, rope, none, alibi or t5. Default: sinusoidal.
+	// Kind is the scheme (Kinds()). Default: sinusoidal. Empty: refused.
 	Kind string `yaml:"kind" json:"kind"`
-	// Base sets the frequencies of sinusoidal (ωᵢ = base^(−2i/d_model)) and rope
-	// (θᵢ = base^(−2i/d_rot)); above 1. Default: 10000.
-	Base float64 `yaml:"base,omitempty" json:"base,omitempty"`
-	// MaxPositions is the number of rows of the learned table; positions at or beyond it cannot be
-	// encoded. Default: 256. 0: refused.
-	MaxPositions int `yaml:"max_positions,omitempty" json:"max_positions,omitempty"`
-	// InitStd is the standard deviation of the initial values of the learned table and of t5's
-	// bias table. Default: 0.02. 0: refused.
-	InitStd float64 `yaml:"init_std,omitempty" json:"init_std,omitempty"`
-	// RotaryFraction is the fraction of each head's dimensions that rope rotates (the first
-	// ones, in pairs); the rest pass through, in (0, 1]. Default: 1.
-	RotaryFraction float64 `yaml:"rotary_fraction,omitempty" json:"rotary_fraction,omitempty"`
-	// RopeScaling is what rope does at evaluation lengths beyond training (a sequence of L_eval
-	// tokens when the longest training sequence has L_train < L_eval): none; interpolate
-	// (positions scaled by L_train/L_eval, Chen et al. 2023); or ntk (base scaled to
-	// base·s^(d_rot/(d_rot−2)), s = L_eval/L_train). Default: none (an empty value).
-	RopeScaling string `yaml:"rope_scaling,omitempty" json:"rope_scaling,omitempty"`
-	// NumBuckets is the number of t5 relative-distance buckets (half of them per direction when
-	// model.bidirectional). Default: 32. 0: refused.
-	NumBuckets int `yaml:"num_buckets,omitempty" json:"num_buckets,omitempty"`
-	// MaxDistance is the t5 distance where the logarithmic buckets end: every larger distance
-	// shares the last bucket. Default: 128. 0: refused.
-	MaxDistance int `yaml:"max_distance,omitempty" json:"max_distance,omitempty"`
-	// Randomized trains sinusoidal, learned or rope on randomized positions (Ruoss et al. 2023):
-	// a sequence of n tokens gets n distinct positions drawn uniformly from [0, max_random) and
-	// sorted. Default: false.
+	// Randomized trains on randomized positions (Ruoss et al. 2023), for the schemes that take
+	// them (Randomizable): a sequence of n tokens gets n distinct positions drawn uniformly from
+	// [0, max_random) and sorted. Default: false.
 	Randomized bool `yaml:"randomized,omitempty" json:"randomized,omitempty"`
 	// MaxRandom is L_max, the bound of randomized positions; it must cover the longest test
-	// sequence, and a learned table must have at least max_random rows. Default: 256. 0: refused.
+	// sequence, and a learned table must have at least max_random rows. Default: 256 (with
+	// randomized). 0: refused.
 	MaxRandom int `yaml:"max_random,omitempty" json:"max_random,omitempty"`
 	// EvalPositions is how a randomized model is evaluated: random (positions sampled as in
-	// training, the paper's protocol) or plain (0..n-1). Default: random. Empty: refused.
+	// training, the paper's protocol) or plain (0..n-1). Default: random (with randomized).
+	// Empty: refused.
 	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
 
-	// Written records the keys written below position: ("kind", "base", ...).
+	// Written records the fields above that were written below position: ("kind", ...); the
+	// options written are in raw.
 	Written presence.Keys `yaml:"-" json:"-"`
+	raw     rawOptions
 }
 
 // Defaults of Spec's fields.
 const (
-	DefaultKind           = "sinusoidal"
-	DefaultBase           = 10000.0
-	DefaultMaxPositions   = 256
-	DefaultInitStd        = 0.02
-	DefaultRotaryFraction = 1.0
-	DefaultNumBuckets     = 32
-	DefaultMaxDistance    = 128
-	DefaultMaxRandom      = 256
-	DefaultEvalPositions  = "random"
+	DefaultKind          = "sinusoidal"
+	DefaultMaxRandom     = 256
+	DefaultEvalPositions = "random"
 )
 
-// WithDefaults fills the fields that were not written (and hold zero) with their defaults.
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults; the
+// scheme's options take theirs when the scheme is built.
 func (s Spec) WithDefaults() Spec {
 	w := s.Written
 	presence.Fill(w, "kind", &s.Kind, DefaultKind)
-	presence.Fill(w, "base", &s.Base, DefaultBase)
-	presence.Fill(w, "max_positions", &s.MaxPositions, DefaultMaxPositions)
-	presence.Fill(w, "init_std", &s.InitStd, DefaultInitStd)
-	presence.Fill(w, "rotary_fraction", &s.RotaryFraction, DefaultRotaryFraction)
-	// Options of one kind are filled only for that kind, so other kinds' resolved configs do
-	// not change.
-	if s.Kind == "t5" {
-		presence.Fill(w, "num_buckets", &s.NumBuckets, DefaultNumBuckets)
-		presence.Fill(w, "max_distance", &s.MaxDistance, DefaultMaxDistance)
-	}
 	if s.Randomized {
 		presence.Fill(w, "max_random", &s.MaxRandom, DefaultMaxRandom)
 		presence.Fill(w, "eval_positions", &s.EvalPositions, DefaultEvalPositions)
@@ -172,30 +150,10 @@ func (s Spec) WithDefaults() Spec {
 	return s
 }
 
-var registry = map[string]func(Spec, Dims) (Scheme, error){}
-
-// Register adds a scheme constructor under a kind (from init functions: a new scheme is one file).
-func Register(kind string, ctor func(Spec, Dims) (Scheme, error)) {
-	if _, dup := registry[kind]; dup {
-		panic("position: scheme registered twice: " + kind)
-	}
-	registry[kind] = ctor
-}
-
-// Kinds lists the registered schemes, sorted.
-func Kinds() []string {
-	ks := make([]string, 0, len(registry))
-	for k := range registry {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 // New builds the scheme a Spec names for the given dimensions. Errors name the config field.
 func New(spec Spec, d Dims) (Scheme, error) {
 	spec = spec.WithDefaults()
-	ctor, ok := registry[spec.Kind]
+	k, ok := registry[spec.Kind]
 	if !ok {
 		return nil, fmt.Errorf("position.kind: unknown scheme %q (known: %s)", spec.Kind, strings.Join(Kinds(), ", "))
 	}
@@ -205,32 +163,37 @@ func New(spec Spec, d Dims) (Scheme, error) {
 	if d.DModel%d.Heads != 0 {
 		return nil, fmt.Errorf("model.heads: %d heads do not divide model.d_model %d; pick heads among the divisors of d_model", d.Heads, d.DModel)
 	}
-	if !(spec.Base > 1) {
-		return nil, fmt.Errorf("position.base: must be greater than 1, got %g", spec.Base)
-	}
-	// Options every resolved config holds, whatever the kind, are checked whatever the kind:
-	// a value that cannot be used must not be written back as if it could.
-	switch {
-	case spec.MaxPositions < 1:
-		return nil, fmt.Errorf("position.max_positions: must be positive, got %d", spec.MaxPositions)
-	case !(spec.InitStd > 0):
-		return nil, fmt.Errorf("position.init_std: must be positive, got %g", spec.InitStd)
-	case !(spec.RotaryFraction > 0 && spec.RotaryFraction <= 1):
-		return nil, fmt.Errorf("position.rotary_fraction: must be in (0, 1], got %g", spec.RotaryFraction)
-	}
 	if d.Dtype != tensor.Float32 && d.Dtype != tensor.Float64 {
 		return nil, fmt.Errorf("model.dtype: %v is not supported (use float32 or float64)", d.Dtype)
 	}
-	if spec.Randomized {
-		if err := spec.checkRandomized(); err != nil {
-			return nil, err
+	if !spec.Randomized {
+		for _, key := range []string{"max_random", "eval_positions"} {
+			if spec.Written.Has(key) {
+				return nil, fmt.Errorf("position.%s: applies to randomized positions only; remove it or set position.randomized: true", key)
+			}
 		}
 	}
-	s, err := ctor(spec, d)
+	opts, err := spec.options(k)
 	if err != nil {
 		return nil, err
 	}
 	if spec.Randomized {
+		if err := spec.checkRandomized(k); err != nil {
+			return nil, err
+		}
+	}
+	d.Randomized = spec.Randomized
+	s, err := k.build(opts, d)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Randomized {
+		// Randomized positions reach max_random − 1: a scheme with a bound must cover them.
+		if lc, ok := s.(LengthChecker); ok {
+			if err := lc.CheckPositions(spec.MaxRandom); err != nil {
+				return nil, fmt.Errorf("%w, or lower position.max_random (randomized positions go up to max_random − 1 = %d)", err, spec.MaxRandom-1)
+			}
+		}
 		s = randomize(s, Randomization{MaxRandom: spec.MaxRandom, AtEval: spec.EvalPositions == "random"})
 	}
 	return s, nil

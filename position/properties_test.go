@@ -174,7 +174,7 @@ func TestDotProductDependsOnlyOnOffset(t *testing.T) {
 
 func newRoPE(t *testing.T, frac float64) *position.RoPE {
 	t.Helper()
-	s, err := position.New(position.Spec{Kind: "rope", RotaryFraction: frac}, position.Dims{DModel: 64, Heads: 4, Dtype: tensor.Float64})
+	s, err := position.New(position.Spec{Kind: "rope"}.With("rotary_fraction", frac), position.Dims{DModel: 64, Heads: 4, Dtype: tensor.Float64})
 	if err != nil {
 		t.Fatalf("rope, rotary_fraction %g: %v", frac, err)
 	}
@@ -529,7 +529,7 @@ func TestTablesAndHooks(t *testing.T) {
 
 	t.Run("rope", func(t *testing.T) {
 		for _, frac := range []float64{1, 0.5} {
-			s := mustNew(t, position.Spec{Kind: "rope", RotaryFraction: frac, Base: 500}, dims)
+			s := mustNew(t, position.Spec{Kind: "rope"}.With("rotary_fraction", frac).With("base", 500), dims)
 			r := s.(*position.RoPE)
 			tab, err := r.Table(2049)
 			if err != nil {
@@ -557,7 +557,7 @@ func TestTablesAndHooks(t *testing.T) {
 	})
 
 	t.Run("learned", func(t *testing.T) {
-		spec := position.Spec{Kind: "learned", MaxPositions: 40}
+		spec := position.Spec{Kind: "learned"}.With("max_positions", 40)
 		s := mustNew(t, spec, dims)
 		tab, err := s.(position.Tabler).Table(40)
 		if err != nil {
@@ -642,13 +642,13 @@ func TestConstructorErrors(t *testing.T) {
 		{"odd d_model", position.Spec{Kind: "sinusoidal"}, position.Dims{DModel: 15, Heads: 3, Dtype: f64}, []string{"model.d_model", "even"}},
 		{"odd d_model, one head", position.Spec{}, position.Dims{DModel: 7, Heads: 1, Dtype: f64}, []string{"model.d_model", "even"}},
 		{"rope odd d_head", position.Spec{Kind: "rope"}, position.Dims{DModel: 12, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
-		{"rope odd rotated", position.Spec{Kind: "rope", RotaryFraction: 0.3}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
-		{"rope nothing rotated", position.Spec{Kind: "rope", RotaryFraction: 0.01}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
-		{"rope fraction above 1", position.Spec{Kind: "rope", RotaryFraction: 1.5}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
+		{"rope odd rotated", position.Spec{Kind: "rope"}.With("rotary_fraction", 0.3), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
+		{"rope nothing rotated", position.Spec{Kind: "rope"}.With("rotary_fraction", 0.01), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
+		{"rope fraction above 1", position.Spec{Kind: "rope"}.With("rotary_fraction", 1.5), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
 		{"unknown kind", position.Spec{Kind: "kerple"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.kind", `"kerple"`, "alibi, learned, none, rope, sinusoidal, t5"}},
-		{"base 1", position.Spec{Base: 1}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.base"}},
+		{"base 1", position.Spec{}.With("base", 1), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.base"}},
 		{"heads", position.Spec{}, position.Dims{DModel: 64, Heads: 5, Dtype: f64}, []string{"model.heads"}},
-		{"learned init_std", position.Spec{Kind: "learned", InitStd: -1}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.init_std"}},
+		{"learned init_std", position.Spec{Kind: "learned"}.With("init_std", -1), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.init_std"}},
 	}
 	for _, tc := range cases {
 		s, err := position.New(tc.spec, tc.dims)

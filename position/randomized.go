@@ -3,6 +3,7 @@ package position
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 )
 
 // Randomization is the randomized-positions option of sinusoidal, learned and rope (Ruoss et
@@ -88,12 +89,16 @@ func splitmix(z uint64) uint64 {
 // sinusoidal table has max_random rows, and positions travel as the graph's float type.
 const MaxRandomLimit = 1 << 17
 
-// checkRandomized validates the randomized option (defaults filled).
-func (s Spec) checkRandomized() error {
-	switch s.Kind {
-	case "sinusoidal", "learned", "rope":
-	default:
-		return fmt.Errorf("position.randomized: only sinusoidal, learned and rope take randomized positions, not %s; remove position.randomized or change position.kind", s.Kind)
+// checkRandomized validates the randomized option (defaults filled) for kind k.
+func (s Spec) checkRandomized(k *kindDef) error {
+	if !k.randomizable {
+		var can []string
+		for _, kind := range Kinds() {
+			if Randomizable(kind) {
+				can = append(can, kind)
+			}
+		}
+		return fmt.Errorf("position.randomized: only %s take randomized positions, not %s; remove position.randomized or change position.kind", strings.Join(can, ", "), s.Kind)
 	}
 	if s.MaxRandom < 1 {
 		return fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
@@ -103,9 +108,6 @@ func (s Spec) checkRandomized() error {
 	}
 	if s.EvalPositions != "random" && s.EvalPositions != "plain" {
 		return fmt.Errorf("position.eval_positions: must be random or plain, got %q", s.EvalPositions)
-	}
-	if s.Kind == "rope" && s.RopeScaling != "" && s.RopeScaling != "none" {
-		return fmt.Errorf("position.rope_scaling: %s cannot be combined with position.randomized (randomized positions already cover [0, max_random)); remove one of them", s.RopeScaling)
 	}
 	return nil
 }

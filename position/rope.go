@@ -9,30 +9,53 @@ import (
 )
 
 func init() {
-	Register("rope", func(s Spec, d Dims) (Scheme, error) {
-		if !(s.RotaryFraction > 0 && s.RotaryFraction <= 1) {
-			return nil, fmt.Errorf("position.rotary_fraction: must be in (0, 1], got %g", s.RotaryFraction)
-		}
-		dh := d.DModel / d.Heads
-		rot := int(math.Round(float64(dh) * s.RotaryFraction))
-		if rot%2 != 0 || rot == 0 {
-			return nil, fmt.Errorf("position.rotary_fraction: rope rotates pairs, so the rotated dimension (d_head %d × rotary_fraction %g = %d) must be even and positive; change model.d_model, model.heads or position.rotary_fraction", dh, s.RotaryFraction, rot)
-		}
-		switch s.RopeScaling {
-		case "", "none", "interpolate":
-		case "ntk":
-			if rot <= 2 {
-				return nil, fmt.Errorf("position.rope_scaling: ntk scales the base by s^(d/(d−2)), which needs more than 2 rotated dimensions per head, got %d; use interpolate or rotate more dimensions", rot)
+	Register(Def[RoPEOptions]{
+		Kind: "rope",
+		Doc:  "rotary encoding of q and k (Su et al. 2021, RoFormer)",
+		New: func(o RoPEOptions, d Dims) (Scheme, error) {
+			if err := checkBase(o.Base); err != nil {
+				return nil, err
 			}
-		default:
-			return nil, fmt.Errorf("position.rope_scaling: must be none, interpolate or ntk, got %q", s.RopeScaling)
-		}
-		scaling := s.RopeScaling
-		if scaling == "none" {
-			scaling = ""
-		}
-		return &RoPE{Base: s.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling}, nil
+			if !(o.RotaryFraction > 0 && o.RotaryFraction <= 1) {
+				return nil, fmt.Errorf("position.rotary_fraction: must be in (0, 1], got %g", o.RotaryFraction)
+			}
+			dh := d.DModel / d.Heads
+			rot := int(math.Round(float64(dh) * o.RotaryFraction))
+			if rot%2 != 0 || rot == 0 {
+				return nil, fmt.Errorf("position.rotary_fraction: rope rotates pairs, so the rotated dimension (d_head %d × rotary_fraction %g = %d) must be even and positive; change model.d_model, model.heads or position.rotary_fraction", dh, o.RotaryFraction, rot)
+			}
+			switch o.RopeScaling {
+			case "", "none", "interpolate":
+			case "ntk":
+				if rot <= 2 {
+					return nil, fmt.Errorf("position.rope_scaling: ntk scales the base by s^(d/(d−2)), which needs more than 2 rotated dimensions per head, got %d; use interpolate or rotate more dimensions", rot)
+				}
+			default:
+				return nil, fmt.Errorf("position.rope_scaling: must be none, interpolate or ntk, got %q", o.RopeScaling)
+			}
+			scaling := o.RopeScaling
+			if scaling == "none" {
+				scaling = ""
+			}
+			if scaling != "" && d.Randomized {
+				return nil, fmt.Errorf("position.rope_scaling: %s cannot be combined with position.randomized (randomized positions already cover [0, max_random)); remove one of them", scaling)
+			}
+			return &RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling}, nil
+		},
+		Randomizable: true,
 	})
+}
+
+// RoPEOptions are rope's options.
+type RoPEOptions struct {
+	// Base sets the frequencies θᵢ = base^(−2i/d_rot); above 1.
+	Base float64 `yaml:"base" default:"10000" doc:"frequency base: θᵢ = base^(−2i/d_rot); above 1"`
+	// RotaryFraction is the fraction of each head's dimensions rotated (the first ones, in
+	// pairs); the rest pass through. In (0, 1].
+	RotaryFraction float64 `yaml:"rotary_fraction" default:"1" doc:"fraction of each head's dimensions rotated, in (0, 1]; d_rot = d_head × fraction must be even"`
+	// RopeScaling is what rope does at evaluation lengths beyond training (see RoPE.ScaledFor):
+	// none (or empty), interpolate or ntk.
+	RopeScaling string `yaml:"rope_scaling,omitempty" doc:"at evaluation lengths beyond training only (L_eval > L_train, in tokens): none; interpolate multiplies positions by L_train/L_eval (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)), s = L_eval/L_train (needs d_rot > 2); not with randomized"`
 }
 
 // RoPE is the rotary encoding of Su et al. (RoFormer): in every layer, after the q/k projections,

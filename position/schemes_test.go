@@ -236,7 +236,7 @@ func TestT5Buckets(t *testing.T) {
 func TestT5Bias(t *testing.T) {
 	for _, bidir := range []bool{false, true} {
 		dims := position.Dims{DModel: 12, Heads: 3, Dtype: tensor.Float64, Seed: 4, Bidirectional: bidir}
-		s := mustNew(t, position.Spec{Kind: "t5", NumBuckets: 10, MaxDistance: 12}, dims)
+		s := mustNew(t, position.Spec{Kind: "t5"}.With("num_buckets", 10).With("max_distance", 12), dims)
 		checkHooks(t, s, false, false, true, true, false)
 		ps := s.(position.Parameterized).Params()
 		if len(ps) != 1 || !ps[0].Value.Shape().Eq(tensor.Shape{3, 10}) {
@@ -273,12 +273,18 @@ func TestT5Bias(t *testing.T) {
 		}
 	}
 	// Defaults: 32 buckets, max distance 128.
-	d := position.Spec{Kind: "t5"}.WithDefaults()
-	if d.NumBuckets != 32 || d.MaxDistance != 128 {
-		t.Errorf("t5 defaults: %d buckets, max distance %d", d.NumBuckets, d.MaxDistance)
+	d := position.Spec{Kind: "t5"}
+	if nb, _ := d.Option("num_buckets"); nb != 32 {
+		t.Errorf("t5 default num_buckets %v", nb)
 	}
-	if o := (position.Spec{Kind: "rope"}).WithDefaults(); o.NumBuckets != 0 || o.MaxDistance != 0 || o.MaxRandom != 0 {
-		t.Errorf("rope's defaults fill t5/randomized options: %+v", o)
+	if md, _ := d.Option("max_distance"); md != 128 {
+		t.Errorf("t5 default max_distance %v", md)
+	}
+	if _, ok := (position.Spec{Kind: "rope"}).Option("num_buckets"); ok {
+		t.Errorf("rope has t5's option num_buckets")
+	}
+	if o := (position.Spec{Kind: "rope"}).WithDefaults(); o.MaxRandom != 0 {
+		t.Errorf("rope's defaults fill the randomized options: %+v", o)
 	}
 }
 
@@ -344,7 +350,13 @@ func TestRandomizedPositions(t *testing.T) {
 func TestRandomizedSchemes(t *testing.T) {
 	dims := position.Dims{DModel: 16, Heads: 2, Dtype: tensor.Float64, Seed: 1}
 	for _, kind := range []string{"sinusoidal", "learned", "rope"} {
-		s := mustNew(t, position.Spec{Kind: kind, Randomized: true, MaxRandom: 100, MaxPositions: 100}, dims)
+		rows := func(s position.Spec, n int) position.Spec { // a learned table's rows
+			if kind == "learned" {
+				return s.With("max_positions", n)
+			}
+			return s
+		}
+		s := mustNew(t, rows(position.Spec{Kind: kind, Randomized: true, MaxRandom: 100}, 100), dims)
 		sm, ok := s.(position.Sampler)
 		if !ok {
 			t.Fatalf("%s randomized: not a Sampler", kind)
@@ -368,7 +380,7 @@ func TestRandomizedSchemes(t *testing.T) {
 		if adder != (kind != "rope") || rot != (kind == "rope") {
 			t.Errorf("randomized %s: EmbeddingAdder %v, QKRotator %v", kind, adder, rot)
 		}
-		plain := mustNew(t, position.Spec{Kind: kind, Randomized: true, EvalPositions: "plain", MaxPositions: 300}, dims)
+		plain := mustNew(t, rows(position.Spec{Kind: kind, Randomized: true, EvalPositions: "plain"}, 300), dims)
 		if r, _ := plain.(position.Sampler).Randomization(); r.AtEval || r.MaxRandom != position.DefaultMaxRandom {
 			t.Errorf("%s, eval_positions plain: %+v", kind, r)
 		}
@@ -410,9 +422,9 @@ func ropeGraph(t *testing.T, s position.Scheme, q []float64, pos []float64, D, n
 func TestRopeScaling(t *testing.T) {
 	const D, H = 32, 2
 	dims := position.Dims{DModel: D, Heads: H, Dtype: tensor.Float64}
-	plain := mustNew(t, position.Spec{Kind: "rope", Base: 500}, dims).(*position.RoPE)
-	interp := mustNew(t, position.Spec{Kind: "rope", Base: 500, RopeScaling: "interpolate"}, dims).(*position.RoPE)
-	ntk := mustNew(t, position.Spec{Kind: "rope", Base: 500, RopeScaling: "ntk"}, dims).(*position.RoPE)
+	plain := mustNew(t, position.Spec{Kind: "rope"}.With("base", 500), dims).(*position.RoPE)
+	interp := mustNew(t, position.Spec{Kind: "rope"}.With("base", 500).With("rope_scaling", "interpolate"), dims).(*position.RoPE)
+	ntk := mustNew(t, position.Spec{Kind: "rope"}.With("base", 500).With("rope_scaling", "ntk"), dims).(*position.RoPE)
 	rng := rand.New(rand.NewPCG(3, 4))
 
 	// At scale 1 (evaluation within the training lengths) both equal plain rope, bit for bit.
@@ -486,19 +498,19 @@ func TestNewSchemeErrors(t *testing.T) {
 		dims  position.Dims
 		wants []string
 	}{
-		{"t5 max_distance", position.Spec{Kind: "t5", MaxDistance: -3}, d, []string{"position.max_distance: must be positive, got -3"}},
-		{"t5 max_distance within exact", position.Spec{Kind: "t5", NumBuckets: 32, MaxDistance: 16}, d, []string{"position.max_distance", "16"}},
-		{"t5 buckets", position.Spec{Kind: "t5", NumBuckets: 1}, d, []string{"position.num_buckets", "at least 2"}},
-		{"t5 bidirectional buckets", position.Spec{Kind: "t5", NumBuckets: 3}, bi, []string{"position.num_buckets", "at least 4"}},
-		{"t5 init_std", position.Spec{Kind: "t5", InitStd: -1}, d, []string{"position.init_std"}},
+		{"t5 max_distance", position.Spec{Kind: "t5"}.With("max_distance", -3), d, []string{"position.max_distance: must be positive, got -3"}},
+		{"t5 max_distance within exact", position.Spec{Kind: "t5"}.With("num_buckets", 32).With("max_distance", 16), d, []string{"position.max_distance", "16"}},
+		{"t5 buckets", position.Spec{Kind: "t5"}.With("num_buckets", 1), d, []string{"position.num_buckets", "at least 2"}},
+		{"t5 bidirectional buckets", position.Spec{Kind: "t5"}.With("num_buckets", 3), bi, []string{"position.num_buckets", "at least 4"}},
+		{"t5 init_std", position.Spec{Kind: "t5"}.With("init_std", -1), d, []string{"position.init_std"}},
 		{"randomized alibi", position.Spec{Kind: "alibi", Randomized: true}, d, []string{"position.randomized", "alibi"}},
 		{"randomized none", position.Spec{Kind: "none", Randomized: true}, d, []string{"position.randomized"}},
 		{"max_random", position.Spec{Kind: "rope", Randomized: true, MaxRandom: -2}, d, []string{"position.max_random: must be positive, got -2"}},
 		{"eval_positions", position.Spec{Kind: "rope", Randomized: true, EvalPositions: "sorted"}, d, []string{"position.eval_positions", `"sorted"`}},
 		{"learned shorter than max_random", position.Spec{Kind: "learned", Randomized: true, MaxRandom: 512}, d, []string{"position.max_positions", "512"}},
-		{"rope_scaling", position.Spec{Kind: "rope", RopeScaling: "yarn"}, d, []string{"position.rope_scaling", `"yarn"`}},
-		{"ntk with 2 rotated dims", position.Spec{Kind: "rope", RopeScaling: "ntk", RotaryFraction: 0.125}, d, []string{"position.rope_scaling", "2"}},
-		{"rope scaling with randomized", position.Spec{Kind: "rope", RopeScaling: "ntk", Randomized: true}, d, []string{"position.rope_scaling", "position.randomized"}},
+		{"rope_scaling", position.Spec{Kind: "rope"}.With("rope_scaling", "yarn"), d, []string{"position.rope_scaling", `"yarn"`}},
+		{"ntk with 2 rotated dims", position.Spec{Kind: "rope"}.With("rope_scaling", "ntk").With("rotary_fraction", 0.125), d, []string{"position.rope_scaling", "2"}},
+		{"rope scaling with randomized", position.Spec{Kind: "rope", Randomized: true}.With("rope_scaling", "ntk"), d, []string{"position.rope_scaling", "position.randomized"}},
 	}
 	for _, tc := range cases {
 		s, err := position.New(tc.spec, tc.dims)

@@ -10,12 +10,37 @@ import (
 )
 
 func init() {
-	Register("sinusoidal", func(s Spec, d Dims) (Scheme, error) {
-		if d.DModel%2 != 0 {
-			return nil, fmt.Errorf("model.d_model: sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
-		}
-		return &Sinusoidal{Base: s.Base, Dim: d.DModel}, nil
+	Register(Def[SinusoidalOptions]{
+		Kind: "sinusoidal",
+		Doc:  "fixed sin/cos table added to the embeddings (Vaswani et al. 2017)",
+		New: func(o SinusoidalOptions, d Dims) (Scheme, error) {
+			if err := checkBase(o.Base); err != nil {
+				return nil, err
+			}
+			if d.DModel%2 != 0 {
+				return nil, fmt.Errorf("model.d_model: sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
+			}
+			return &Sinusoidal{Base: o.Base, Dim: d.DModel}, nil
+		},
+		Randomizable: true,
 	})
+}
+
+// SinusoidalOptions are sinusoidal's options.
+type SinusoidalOptions struct {
+	// Base sets the frequencies ωᵢ = base^(−2i/d_model); above 1.
+	Base float64 `yaml:"base" default:"10000" doc:"frequency base: ωᵢ = base^(−2i/d_model); above 1"`
+}
+
+// DefaultBase is the frequency base of sinusoidal and rope (Vaswani et al. 2017).
+const DefaultBase = 10000.0
+
+// checkBase refuses a frequency base that is not above 1.
+func checkBase(b float64) error {
+	if !(b > 1) {
+		return fmt.Errorf("position.base: must be greater than 1, got %g", b)
+	}
+	return nil
 }
 
 // Sinusoidal is the fixed additive encoding of Vaswani et al. (2017):

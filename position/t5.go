@@ -12,31 +12,47 @@ import (
 )
 
 func init() {
-	Register("t5", func(s Spec, d Dims) (Scheme, error) {
-		minBuckets := 2
-		if d.Bidirectional {
-			minBuckets = 4 // two directions, each with at least one exact bucket
-		}
-		if s.NumBuckets < minBuckets {
-			return nil, fmt.Errorf("position.num_buckets: must be at least %d (model.bidirectional: %v), got %d", minBuckets, d.Bidirectional, s.NumBuckets)
-		}
-		if s.MaxDistance < 1 {
-			return nil, fmt.Errorf("position.max_distance: must be positive, got %d", s.MaxDistance)
-		}
-		perDir := s.NumBuckets
-		if d.Bidirectional {
-			perDir /= 2
-		}
-		if exact := perDir / 2; s.MaxDistance <= exact {
-			return nil, fmt.Errorf("position.max_distance: must exceed the %d distances that get a bucket each (half of the %d buckets per direction), got %d; raise position.max_distance or lower position.num_buckets", exact, perDir, s.MaxDistance)
-		}
-		if !(s.InitStd > 0) {
-			return nil, fmt.Errorf("position.init_std: must be positive, got %g", s.InitStd)
-		}
-		rng := rand.New(rand.NewPCG(d.Seed, 0x75b1a5))
-		return &T5{Heads: d.Heads, NumBuckets: s.NumBuckets, MaxDistance: s.MaxDistance, Bidirectional: d.Bidirectional,
-			table: nn.Param{Name: "pos.t5.bias", Value: nn.Normal(d.Dtype, rng, s.InitStd, d.Heads, s.NumBuckets)}}, nil
+	Register(Def[T5Options]{
+		Kind: "t5",
+		Doc:  "learned relative bias per head and distance bucket (Raffel et al. 2020)",
+		New: func(o T5Options, d Dims) (Scheme, error) {
+			minBuckets := 2
+			if d.Bidirectional {
+				minBuckets = 4 // two directions, each with at least one exact bucket
+			}
+			if o.NumBuckets < minBuckets {
+				return nil, fmt.Errorf("position.num_buckets: must be at least %d (model.bidirectional: %v), got %d", minBuckets, d.Bidirectional, o.NumBuckets)
+			}
+			if o.MaxDistance < 1 {
+				return nil, fmt.Errorf("position.max_distance: must be positive, got %d", o.MaxDistance)
+			}
+			perDir := o.NumBuckets
+			if d.Bidirectional {
+				perDir /= 2
+			}
+			if exact := perDir / 2; o.MaxDistance <= exact {
+				return nil, fmt.Errorf("position.max_distance: must exceed the %d distances that get a bucket each (half of the %d buckets per direction), got %d; raise position.max_distance or lower position.num_buckets", exact, perDir, o.MaxDistance)
+			}
+			if !(o.InitStd > 0) {
+				return nil, fmt.Errorf("position.init_std: must be positive, got %g", o.InitStd)
+			}
+			rng := rand.New(rand.NewPCG(d.Seed, 0x75b1a5))
+			return &T5{Heads: d.Heads, NumBuckets: o.NumBuckets, MaxDistance: o.MaxDistance, Bidirectional: d.Bidirectional,
+				table: nn.Param{Name: "pos.t5.bias", Value: nn.Normal(d.Dtype, rng, o.InitStd, d.Heads, o.NumBuckets)}}, nil
+		},
+		Params: func(o T5Options, d Dims) int { return max(o.NumBuckets, 0) * max(d.Heads, 1) },
 	})
+}
+
+// T5Options are t5's options.
+type T5Options struct {
+	// NumBuckets is the number of relative-distance buckets (half per direction when
+	// bidirectional). 0: refused.
+	NumBuckets int `yaml:"num_buckets" default:"32" doc:"relative-distance buckets (half per direction when model.bidirectional); at least 2 (4 bidirectional)"`
+	// MaxDistance is the distance where the logarithmic buckets end. 0: refused.
+	MaxDistance int `yaml:"max_distance" default:"128" doc:"distance where the logarithmic buckets end; must exceed the exact distances, num_buckets/2 (bidirectional: num_buckets/4)"`
+	// InitStd is the standard deviation of the bias table's initial values. 0: refused.
+	InitStd float64 `yaml:"init_std" default:"0.02" doc:"standard deviation of the bias table's initial values"`
 }
 
 // T5 is the relative position bias of T5 (Raffel et al. 2020): a learned scalar per head and per
@@ -156,6 +172,19 @@ func (t *T5) Table(n int) (Table, error) {
 		tb.Rows = append(tb.Rows, row)
 	}
 	return tb, nil
+}
+
+// Warnings notes when the training sequences reach fewer relative-distance buckets than the
+// test sequences use (T5BucketsUsed): the test distances in the other buckets meet bias values
+// that training never updated.
+func (t *T5) Warnings(nTrain, nTest int) []string {
+	bTrain := T5BucketsUsed(nTrain, t.Bidirectional, t.NumBuckets, t.MaxDistance)
+	bTest := T5BucketsUsed(nTest, t.Bidirectional, t.NumBuckets, t.MaxDistance)
+	if bTrain >= bTest {
+		return nil
+	}
+	return []string{fmt.Sprintf("position: t5: the training sequences (up to %d tokens) reach %d of the %d relative-distance buckets the test sequences (up to %d tokens) use, so %d buckets keep their initial bias; to avoid it, train on longer inputs (task.max_len) or lower position.num_buckets and position.max_distance (T5's defaults, 32 and 128, which the papers kept)",
+		nTrain, bTrain, bTest, nTest, bTest-bTrain)}
 }
 
 // T5BucketsUsed is the number of distinct buckets that the relative distances of a sequence of

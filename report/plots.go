@@ -41,23 +41,31 @@ func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.Len
 		}
 	}
 	cfg := g.Cells[0].Config
+	// The tables of sinusoidal and rope are drawn with the base of the first cell that has one.
+	base := position.DefaultBase
+	for _, c := range g.Cells {
+		if b, ok := c.Config.Position.Option("base"); ok {
+			base = b.(float64)
+			break
+		}
+	}
 	longest := 0
 	for _, c := range g.Cells {
 		longest = max(longest, 2*c.Config.Eval.Lengths[len(c.Config.Eval.Lengths)-1])
 	}
-	if err := add(sinusoidalHeatmap(dir, cfg.Model.DModel, cfg.Position.Base, max(longest, 64))); err != nil {
+	if err := add(sinusoidalHeatmap(dir, cfg.Model.DModel, base, max(longest, 64))); err != nil {
 		return nil, err
 	}
 	if err := add(learnedHeatmap(dir, g)); err != nil {
 		return nil, err
 	}
-	if err := add(dotVsOffset(dir, cfg.Model.DModel, cfg.Position.Base, 2048)); err != nil {
+	if err := add(dotVsOffset(dir, cfg.Model.DModel, base, 2048)); err != nil {
 		return nil, err
 	}
-	if err := add(ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, cfg.Position.Base, 2048)); err != nil {
+	if err := add(ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, base, 2048)); err != nil {
 		return nil, err
 	}
-	if err := add(similarityMatrix(dir, cfg.Model.DModel, cfg.Position.Base, 2048)); err != nil {
+	if err := add(similarityMatrix(dir, cfg.Model.DModel, base, 2048)); err != nil {
 		return nil, err
 	}
 	return names, nil
@@ -306,7 +314,7 @@ func dotVsOffset(dir string, d int, base float64, span int) (string, error) {
 // ropeScoreVsOffset: ⟨R(m)q, R(n)k⟩ against m−n for fixed random q, k, from two different
 // absolute positions of m: the curves coincide because the score depends on m−n only.
 func ropeScoreVsOffset(dir string, dh int, base float64, span int) (string, error) {
-	s, err := position.New(position.Spec{Kind: "rope", Base: base}, position.Dims{DModel: dh, Heads: 1, Dtype: tensor.Float64})
+	s, err := position.New(position.Spec{Kind: "rope"}.With("base", base), position.Dims{DModel: dh, Heads: 1, Dtype: tensor.Float64})
 	if err != nil {
 		return "", nil // an odd head dimension has no rope plot
 	}

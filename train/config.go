@@ -295,13 +295,17 @@ func (c Config) checkSize(task data.Task) error {
 	D, F, L, V := float64(mc.DModel), float64(mc.DFF), float64(mc.Layers), float64(max(mc.Vocab, task.Vocab()))
 	n := 2*V*D + V + L*(4*D*D+2*D*F+9*D+F) + 2*D
 	fix := "model.d_model, model.d_ff or model.layers"
-	switch {
-	case c.Position.Kind == "learned" && c.Position.MaxPositions > 0:
-		n += float64(c.Position.MaxPositions) * D // the table
-		fix += " (or position.max_positions)"
-	case c.Position.Kind == "t5" && c.Position.NumBuckets > 0:
-		n += float64(c.Position.NumBuckets) * float64(max(mc.Heads, 1)) // the bias table
-		fix += " (or position.num_buckets)"
+	if p := position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads}); p > 0 {
+		n += float64(p) // the scheme's own parameters (a learned table, a bias table, ...)
+		var sizes []string
+		for _, o := range position.Options(c.Position.WithDefaults().Kind) {
+			if o.Type == "int" {
+				sizes = append(sizes, "position."+o.Key)
+			}
+		}
+		if len(sizes) > 0 {
+			fix += " (or " + strings.Join(sizes, ", ") + ")"
+		}
 	}
 	if n > float64(MaxParams) {
 		return fmt.Errorf("model: d_model %d, d_ff %d and %d layers (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, int(V), c.Position.Kind, n, MaxParams, fix)
@@ -323,32 +327,66 @@ func ReadConfig(path string, overrides []string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
 	}
-	return parse(src, path, overrides, false)
+	return parse(src, path, overrides, byPerson)
 }
 
 // Load reads a config file posformer wrote (a run's config.yaml, a grid's grid.yaml) like
-// ReadConfig. A grid.yaml without GridHeader was written by an earlier posformer, which wrote
-// the unset fields of a grid as zeros: in it a zero means the default.
+// ReadConfig, with two allowances for files an earlier posformer wrote: a grid.yaml without
+// GridHeader held the unset fields of a grid as zeros, so in it a zero means the default; and a
+// run's config.yaml held every scheme's options (base, max_positions, init_std,
+// rotary_fraction whatever the kind), so there the options of other schemes are dropped.
 func Load(path string, overrides []string) (Config, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cannot read the config: %w", err)
 	}
-	legacy := !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:"))
-	return parse(src, path, overrides, legacy)
+	if !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
+		return parse(src, path, overrides, legacyGrid)
+	}
+	return parse(src, path, overrides, written)
 }
+
+// sameConfig tells whether a run directory's config.yaml (old, at path) holds the config that
+// resolved encodes (SameConfig: the same bytes but for out:), or a file an earlier posformer
+// wrote that reads back as the same config.
+func sameConfig(path string, old, resolved []byte) bool {
+	if SameConfig(old, resolved) {
+		return true
+	}
+	c, err := Load(path, nil)
+	if err != nil {
+		return false
+	}
+	again, err := yaml.Marshal(c)
+	return err == nil && SameConfig(again, resolved)
+}
+
+// How parse reads a file.
+const (
+	byPerson   = iota // strictly: every key checked, every written value kept
+	written           // a run's config.yaml: options of other schemes dropped (older files)
+	legacyGrid        // an older grid.yaml: zeros are unset fields
+)
 
 // Parse is ReadConfig on bytes; name labels error messages. A single run comes back with its
 // defaults filled and validated. A grid (a config with a sweep) comes back as written, its base
 // without defaults, after every cell has been expanded and validated (see Expand).
 func Parse(src []byte, name string, overrides []string) (Config, error) {
-	return parse(src, name, overrides, false)
+	return parse(src, name, overrides, byPerson)
 }
 
-func parse(src []byte, name string, overrides []string, legacy bool) (Config, error) {
+func parse(src []byte, name string, overrides []string, mode int) (Config, error) {
 	var c Config
-	if err := decode(src, name, &c, legacy); err != nil {
+	if err := decode(src, name, &c, mode == legacyGrid); err != nil {
 		return Config{}, err
+	}
+	if mode != byPerson && len(c.Sweep) == 0 {
+		p := c.Position.WithDefaults()
+		for _, key := range p.OptionKeys() {
+			if !position.HasOption(p.Kind, key) {
+				c.Position = c.Position.Without(key)
+			}
+		}
 	}
 	for _, o := range overrides {
 		if err := Set(&c, o); err != nil {

@@ -136,12 +136,27 @@ func SetPath(v any, path, value, label string) error {
 
 // setNode sets the field at a dotted path to a parsed YAML value, marking it written.
 func setNode(v any, path string, node *yaml.Node, label string) error {
-	f, h, err := locate(reflect.ValueOf(v).Elem(), path)
+	f, h, opt, err := locate(reflect.ValueOf(v).Elem(), path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
 	}
+	if opt != "" {
+		if err := f.Addr().Interface().(optionDecoder).DecodeOption(opt, node); err != nil {
+			return fmt.Errorf("%s: %s: %w", label, path, err)
+		}
+		return nil
+	}
 	return decodeNode(node, f, path, label, h, false)
 }
+
+// optionDecoder is a section with keys of its own besides its fields: position.Spec, whose
+// scheme options are declared by the schemes (position.Def). DecodeOption records a key the
+// struct has no field for, or says why it cannot.
+type optionDecoder interface {
+	DecodeOption(key string, n *yaml.Node) error
+}
+
+var optionDecoderType = reflect.TypeFor[optionDecoder]()
 
 // holder is where decoding marks the keys it writes: the presence.Keys field of the nearest
 // enclosing struct that has one, and that struct's dotted path (paths are marked relative to it).
@@ -179,34 +194,40 @@ func (h *holder) mark(path string) {
 	h.keys.Set(reflect.ValueOf(k.With(strings.TrimPrefix(path, h.prefix))))
 }
 
-// fieldAt walks a dotted path of yaml names down nested structs.
+// fieldAt walks a dotted path of yaml names down nested structs. For a key an optionDecoder
+// decodes itself (a scheme's option), it returns the section.
 func fieldAt(v reflect.Value, path string) (reflect.Value, error) {
-	f, _, err := locate(v, path)
+	f, _, _, err := locate(v, path)
 	return f, err
 }
 
-// locate is fieldAt that also returns the holder of the field's presence.
-func locate(v reflect.Value, path string) (reflect.Value, *holder, error) {
+// locate is fieldAt that also returns the holder of the field's presence and, when the path
+// ends in a key that the section decodes itself (optionDecoder), that key.
+func locate(v reflect.Value, path string) (reflect.Value, *holder, string, error) {
 	h := holderOf(v, "", nil)
 	var walked []string
-	for _, key := range strings.Split(path, ".") {
+	keys := strings.Split(path, ".")
+	for n, key := range keys {
 		if v.Kind() != reflect.Struct {
-			return v, nil, fmt.Errorf("%s has no field %q (it is a single value)", strings.Join(walked, "."), key)
+			return v, nil, "", fmt.Errorf("%s has no field %q (it is a single value)", strings.Join(walked, "."), key)
 		}
 		fields := yamlFields(v.Type())
 		i, ok := fields[key]
+		if !ok && n == len(keys)-1 && v.Addr().Type().Implements(optionDecoderType) {
+			return v, h, key, nil
+		}
 		if !ok {
 			where := "the config"
 			if len(walked) > 0 {
 				where = "section " + strings.Join(walked, ".")
 			}
-			return v, nil, fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))
+			return v, nil, "", fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))
 		}
 		v = v.Field(i)
 		walked = append(walked, key)
 		h = holderOf(v, strings.Join(walked, "."), h)
 	}
-	return v, h, nil
+	return v, h, "", nil
 }
 
 // yamlFields maps a struct's yaml names to field indices.
@@ -329,6 +350,16 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 				where = "section " + path
 			}
 			idx, ok := fields[key]
+			if od, isOD := v.Addr().Interface().(optionDecoder); !ok && isOD {
+				if err := od.DecodeOption(key, val); err != nil {
+					return fmt.Errorf("%s:%d: %s: %v", file, k.Line, join(path, key), err)
+				}
+				if seen[key] {
+					return fmt.Errorf("%s:%d: %s: key given twice", file, k.Line, join(path, key))
+				}
+				seen[key] = true
+				continue
+			}
 			if !ok {
 				return fmt.Errorf("%s:%d: %s: unknown key %q in %s (known: %s)", file, k.Line, join(path, key), key, where, knownKeys(fields))
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -153,15 +154,56 @@ func Expand(c Config) ([]Cell, error) {
 		}
 		cc.Out = filepath.Join(base, gridName)
 		cc = cc.WithDefaults()
-		if err := cc.Validate(); err != nil {
-			return nil, fmt.Errorf("sweep cell %s: %w", cc.Name, err)
-		}
 		if j := slices.IndexFunc(cells, func(d Cell) bool { return d.Name == cc.Name }); j >= 0 {
 			return nil, fmt.Errorf("sweep: cells %d and %d are both named %s (a value listed twice, or values that differ only in characters a directory name cannot hold); list each value once", j, i, cc.Name)
 		}
 		cells = append(cells, Cell{Index: i, Name: cc.Name, Values: vals, Config: cc})
 	}
+	dropOtherSchemesOptions(c, cells)
+	for _, cell := range cells {
+		if err := cell.Config.Validate(); err != nil {
+			return nil, fmt.Errorf("sweep cell %s: %w", cell.Name, err)
+		}
+	}
 	return cells, nil
+}
+
+// dropOtherSchemesOptions lets a grid's base carry the options of every scheme its sweep
+// selects (literature.yaml's position.max_positions is learned's): each cell keeps those of its
+// own scheme. An option of a scheme no cell selects, or one a cell's own sweep value sets, stays,
+// for Validate to refuse.
+func dropOtherSchemesOptions(base Config, cells []Cell) {
+	selected := map[string]bool{}
+	for _, cell := range cells {
+		selected[cell.Config.Position.Kind] = true
+	}
+	for i := range cells {
+		p := &cells[i].Config.Position
+		for _, key := range p.OptionKeys() {
+			if position.HasOption(p.Kind, key) || !base.Position.IsWritten(key) || sweptOption(cells[i].Values, key) {
+				continue
+			}
+			for kind := range selected {
+				if position.HasOption(kind, key) {
+					*p = p.Without(key)
+					break
+				}
+			}
+		}
+	}
+}
+
+// sweptOption tells whether a cell's swept values set position.<key>.
+func sweptOption(values map[string]string, key string) bool {
+	if _, ok := values["position."+key]; ok {
+		return true
+	}
+	v, ok := values["position"]
+	if !ok {
+		return false
+	}
+	var m map[string]any
+	return yaml.Unmarshal([]byte(v), &m) == nil && m[key] != nil
 }
 
 // nameOf is a swept value as it appears in a cell's directory name: a scalar as itself, a
@@ -293,6 +335,14 @@ func MarshalGrid(c Config) ([]byte, error) {
 	return append([]byte(GridHeader), b...), nil
 }
 
+// writtenMarshaler is a section that writes its own written keys (position.Spec, whose
+// options are the schemes').
+type writtenMarshaler interface {
+	MarshalWritten() (*yaml.Node, error)
+}
+
+var writtenMarshalerType = reflect.TypeFor[writtenMarshaler]()
+
 // writtenNode is the YAML of the written keys of struct v at path (nil when none), h the
 // presence record in force.
 func writtenNode(v reflect.Value, path string, h *presence.Keys) (*yaml.Node, error) {
@@ -324,6 +374,14 @@ func writtenNode(v reflect.Value, path string, h *presence.Keys) (*yaml.Node, er
 			val = &yaml.Node{}
 			if err := val.Encode(fv.Interface()); err != nil {
 				return nil, err
+			}
+		case fv.Kind() == reflect.Struct && fv.Type().Implements(writtenMarshalerType):
+			var err error
+			if val, err = fv.Interface().(writtenMarshaler).MarshalWritten(); err != nil {
+				return nil, err
+			}
+			if val == nil {
+				continue
 			}
 		case fv.Kind() == reflect.Struct:
 			var err error

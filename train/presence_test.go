@@ -37,6 +37,29 @@ func leafPaths(t reflect.Type, prefix string) []string {
 	return out
 }
 
+// optionPaths lists position.<key> for every option of every registered scheme.
+func optionPaths() []string {
+	var out []string
+	for _, key := range position.AllKeys() {
+		if position.IsOption(key) {
+			out = append(out, "position."+key)
+		}
+	}
+	return out
+}
+
+// optionZero is an option's zero value as YAML.
+func optionZero(key string) string {
+	for _, kind := range position.Kinds() {
+		for _, o := range position.Options(kind) {
+			if o.Key == key {
+				return map[string]string{"int": "0", "float": "0", "string": `""`, "bool": "false"}[o.Type]
+			}
+		}
+	}
+	panic(key)
+}
+
 // zeroYAML is the zero value of a field's type as YAML: 0, false, "", an empty list or mapping.
 func zeroYAML(t reflect.Type) string {
 	switch t.Kind() {
@@ -59,24 +82,43 @@ func zeroYAML(t reflect.Type) string {
 // added later is walked too), writes its zero value (an empty list or mapping for a list or the
 // sweep) and checks the one rule: the value is either refused with one line that names the field,
 // or kept, in the resolved config and in its config.yaml read back as a run's is read (Load).
-// Position fields are tried under every registered scheme.
+// Position fields and every scheme's options (position.Options) are tried under every
+// registered scheme.
 func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
-	paths := leafPaths(reflect.TypeFor[Config](), "")
+	paths := append(leafPaths(reflect.TypeFor[Config](), ""), optionPaths()...)
 	if len(paths) < 40 {
 		t.Fatalf("only %d leaf fields found: %v", len(paths), paths)
 	}
+	// value is the field at path of a resolved config (a scheme's option: its value).
+	value := func(c *Config, path string) reflect.Value {
+		if key, ok := strings.CutPrefix(path, "position."); ok && position.IsOption(key) {
+			v, ok := c.Position.Option(key)
+			if !ok {
+				return reflect.ValueOf("(not an option of " + c.Position.Kind + ")")
+			}
+			return reflect.ValueOf(v)
+		}
+		v, _ := fieldAt(reflect.ValueOf(c).Elem(), path)
+		return v
+	}
 	kept, refused := 0, 0
 	for _, path := range paths {
-		f, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), path)
-		if err != nil {
-			t.Fatal(err)
+		var zero string
+		if key, ok := strings.CutPrefix(path, "position."); ok && position.IsOption(key) {
+			zero = optionZero(key)
+		} else {
+			f, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			zero = zeroYAML(f.Type())
 		}
 		kinds := []string{"rope"}
 		if strings.HasPrefix(path, "position.") && path != "position.kind" {
 			kinds = position.Kinds()
 		}
 		for _, kind := range kinds {
-			set := path + "=" + zeroYAML(f.Type())
+			set := path + "=" + zero
 			c, err := Parse([]byte(minimal), "min.yaml", []string{"position.kind=" + kind, set})
 			if err != nil {
 				msg := err.Error()
@@ -87,7 +129,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 				continue
 			}
 			kept++
-			if v, _ := fieldAt(reflect.ValueOf(&c).Elem(), path); !v.IsZero() {
+			if v := value(&c, path); !v.IsZero() {
 				t.Errorf("-set %s (kind %s): accepted but resolved to %v", set, kind, v.Interface())
 				continue
 			}
@@ -104,7 +146,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 				t.Errorf("-set %s (kind %s): its config.yaml does not load: %v", set, kind, err)
 				continue
 			}
-			if v, _ := fieldAt(reflect.ValueOf(&back).Elem(), path); !v.IsZero() {
+			if v := value(&back, path); !v.IsZero() {
 				t.Errorf("-set %s (kind %s): config.yaml read back holds %v", set, kind, v.Interface())
 			}
 		}

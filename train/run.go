@@ -448,7 +448,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot resume %s: %w; pass -force to start it over", dir, err)
 	}
-	if !SameConfig(old, resolved) {
+	if !sameConfig(filepath.Join(dir, "config.yaml"), old, resolved) {
 		return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config (compare its config.yaml); pass -force to start it over, or choose another -out or name", dir)
 	}
 	if res, err := ReadResult(dir); err == nil {

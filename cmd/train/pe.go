@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/position"
+	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )
 
@@ -17,33 +18,50 @@ import (
 // (sinusoidal, learned: the values) or per rotated pair (rope: the angles p·θᵢ); for the
 // relative schemes one row per distance p (alibi: each head's bias −m_h·p; t5: the bucket of the
 // key p tokens back, and after with -bidirectional, and each head's initial bias), in full
-// float64 precision.
-// peSpecKeys maps pe's flags to the position: keys they set.
-var peSpecKeys = map[string]string{"base": "base", "rotary-fraction": "rotary_fraction", "max-positions": "max_positions",
-	"buckets": "num_buckets", "max-distance": "max_distance"}
-
+// float64 precision. Each scheme option (position.Options) is a flag named after its key
+// (max_positions: -max-positions); a flag given is a value written, 0 included, never replaced
+// by the default, and an option the chosen scheme does not have is refused.
 func runPE(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	kind := fs.String("scheme", "sinusoidal", "position scheme: "+fmt.Sprint(position.Kinds()))
+	kind := fs.String("scheme", "sinusoidal", "position scheme: "+strings.Join(position.Kinds(), ", "))
 	n := fs.Int("positions", 64, "number of positions (rows)")
 	dim := fs.Int("dim", 16, "model dimension (rope: the head dimension, with -heads 1)")
 	heads := fs.Int("heads", 1, "attention heads (rope rotates each head's d_model/heads values)")
-	base := fs.Float64("base", position.DefaultBase, "frequency base")
-	frac := fs.Float64("rotary-fraction", position.DefaultRotaryFraction, "rope: fraction of each head rotated")
-	maxPos := fs.Int("max-positions", position.DefaultMaxPositions, "learned: table rows")
-	seed := fs.Uint64("seed", 1, "learned, t5: initialisation seed")
-	bidir := fs.Bool("bidirectional", false, "alibi, t5: the bidirectional variant (model.bidirectional)")
-	buckets := fs.Int("buckets", position.DefaultNumBuckets, "t5: number of buckets")
-	maxDist := fs.Int("max-distance", position.DefaultMaxDistance, "t5: distance where the logarithmic buckets end")
+	seed := fs.Uint64("seed", 1, "initialisation seed of trainable tables")
+	bidir := fs.Bool("bidirectional", false, "the bidirectional variant (model.bidirectional)")
+	opts := map[string]*string{} // flag name → value as given
+	keyOf := map[string]string{} // flag name → option key
+	for _, key := range position.AllKeys() {
+		if !position.IsOption(key) {
+			continue
+		}
+		name := strings.ReplaceAll(key, "_", "-")
+		var help []string
+		for _, k := range position.Kinds() {
+			for _, o := range position.Options(k) {
+				if o.Key == key {
+					def := o.Default
+					if def == "" {
+						def = "none"
+					}
+					help = append(help, fmt.Sprintf("%s: %s (default %s)", k, o.Doc, def))
+				}
+			}
+		}
+		opts[name], keyOf[name] = fs.String(name, "", strings.Join(help, "; ")), key
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("pe: unexpected argument %q: %w (see train pe -h)", fs.Arg(0), errUsage)
 	}
 	if *n < 1 || *n > 1<<20 {
 		return fmt.Errorf("pe: -positions must be between 1 and %d, got %d", 1<<20, *n)
 	}
-	if *dim < 1 || *dim > 1<<14 || *maxPos > 1<<20 {
-		return fmt.Errorf("pe: -dim must be between 1 and %d and -max-positions at most %d, got %d and %d", 1<<14, 1<<20, *dim, *maxPos)
+	if *dim < 1 || *dim > 1<<14 {
+		return fmt.Errorf("pe: -dim must be between 1 and %d, got %d", 1<<14, *dim)
 	}
 	if float64(*n)*float64(*dim) > 1<<26 {
 		return fmt.Errorf("pe: -positions %d × -dim %d is more than %d values; print fewer positions", *n, *dim, 1<<26)
@@ -54,16 +72,32 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	if *heads < 1 || *dim%*heads != 0 {
 		return fmt.Errorf("pe: -heads must be positive and divide -dim %d, got %d", *dim, *heads)
 	}
-	// A flag given is a value written (0 included), never replaced by the scheme's default.
-	spec := position.Spec{Kind: *kind, Base: *base, RotaryFraction: *frac, MaxPositions: *maxPos, NumBuckets: *buckets, MaxDistance: *maxDist}
+	spec := position.Spec{Kind: *kind}
 	flagOf := map[string]string{}
+	var ferr error
 	fs.Visit(func(f *flag.Flag) {
-		if key, ok := peSpecKeys[f.Name]; ok {
-			spec.Written = spec.Written.With(key)
-			flagOf[key] = f.Name
+		key, ok := keyOf[f.Name]
+		if !ok || ferr != nil {
+			return
 		}
+		var doc yaml.Node
+		node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+		if err := yaml.Unmarshal([]byte(*opts[f.Name]), &doc); err == nil && len(doc.Content) > 0 {
+			node = doc.Content[0]
+		}
+		if err := spec.DecodeOption(key, node); err != nil {
+			ferr = fmt.Errorf("pe: -%s: %w", f.Name, err)
+		}
+		flagOf[key] = f.Name
 	})
-	s, err := position.New(spec, position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir})
+	if ferr != nil {
+		return ferr
+	}
+	dims := position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir}
+	if p := position.ParamCount(spec, dims); p > 1<<26 {
+		return fmt.Errorf("pe: the %s options give a table of %d values, more than %d; lower them", *kind, p, 1<<26)
+	}
+	s, err := position.New(spec, dims)
 	if err != nil {
 		if key, _, ok := strings.Cut(strings.TrimPrefix(err.Error(), "position."), ":"); ok && flagOf[key] != "" {
 			return fmt.Errorf("pe: -%s: %w", flagOf[key], err)

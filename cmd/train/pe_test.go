@@ -64,7 +64,9 @@ func TestPEBounds(t *testing.T) {
 		{[]string{"-positions", "100000000"}, "-positions must be between 1 and 1048576"},
 		{[]string{"-positions", "0"}, "-positions must be between 1 and"},
 		{[]string{"-dim", "100000"}, "-dim must be between 1 and 16384"},
-		{[]string{"-scheme", "learned", "-max-positions", "1000000000"}, "-max-positions at most 1048576"},
+		{[]string{"-scheme", "learned", "-max-positions", "1000000000"}, "learned options give a table of 16000000000 values"},
+		{[]string{"-scheme", "sinusoidal", "-max-positions", "10"}, "-max-positions: position.max_positions: not an option of sinusoidal"},
+		{[]string{"-scheme", "rope", "-base", "x"}, "-base: want a number"},
 		{[]string{"-positions", "1000000", "-dim", "1024"}, "more than 67108864 values"},
 	} {
 		err := run(t.Context(), append([]string{"pe"}, c.args...), io.Discard, io.Discard)
@@ -79,7 +81,7 @@ func TestPEBounds(t *testing.T) {
 func TestPEZeroFlags(t *testing.T) {
 	legal := map[string]bool{"seed": true, "bidirectional": true}
 	for _, scheme := range []string{"sinusoidal", "learned", "rope", "t5", "alibi"} {
-		for _, f := range []string{"positions", "dim", "heads", "base", "rotary-fraction", "max-positions", "seed", "buckets", "max-distance", "bidirectional", "scheme"} {
+		for _, f := range []string{"positions", "dim", "heads", "base", "rotary-fraction", "max-positions", "seed", "num-buckets", "max-distance", "init-std", "bidirectional", "scheme"} {
 			zero := "0"
 			switch f {
 			case "bidirectional":
@@ -108,8 +110,10 @@ func peUses(scheme, flag string) bool {
 		return scheme == "rope"
 	case "max-positions":
 		return scheme == "learned"
-	case "buckets", "max-distance":
+	case "num-buckets", "max-distance":
 		return scheme == "t5"
+	case "init-std":
+		return scheme == "t5" || scheme == "learned"
 	}
 	return true
 }

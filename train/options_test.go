@@ -1,0 +1,111 @@
+package train
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// TestGridBaseCarriesOptionsOfSweptSchemes: a grid's base may hold the options of every scheme
+// its sweep selects, each cell keeping its own scheme's; an option of a scheme no cell selects,
+// or one a cell's own value gives to a scheme without it, is refused naming it.
+func TestGridBaseCarriesOptionsOfSweptSchemes(t *testing.T) {
+	c, err := Parse([]byte(minimal), "grid.yaml", []string{"position.max_positions=64", "sweep={position.kind: [sinusoidal, learned]}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := Expand(c)
+	if err != nil || len(cells) != 2 {
+		t.Fatalf("%d cells, %v", len(cells), err)
+	}
+	if _, ok := cells[0].Config.Position.Option("max_positions"); ok || len(cells[0].Config.Position.OptionKeys()) != 0 {
+		t.Errorf("the sinusoidal cell keeps learned's option: %v", cells[0].Config.Position.OptionKeys())
+	}
+	if v, _ := cells[1].Config.Position.Option("max_positions"); v != 64 {
+		t.Errorf("the learned cell's max_positions is %v, want 64", v)
+	}
+	for _, bad := range []struct{ sets []string }{
+		{[]string{"position.num_buckets=8", "sweep={position.kind: [sinusoidal, learned]}"}},
+		{[]string{"sweep={position: [{kind: sinusoidal, num_buckets: 3}, {kind: t5}]}"}},
+	} {
+		_, err := Parse([]byte(minimal), "grid.yaml", bad.sets)
+		if err == nil || !strings.Contains(err.Error(), "position.num_buckets: not an option of") {
+			t.Errorf("%v: %v, want num_buckets refused", bad.sets, err)
+		}
+	}
+}
+
+// oldRunConfig is a run's config.yaml as an earlier posformer wrote it: every scheme's options
+// whatever the kind.
+const oldRunConfig = `name: copy_rope_s1
+seed: 1
+out: runs
+task:
+    name: copy
+    min_len: 1
+    max_len: 4
+    symbols: 8
+model:
+    d_model: 16
+    heads: 2
+    layers: 1
+    d_ff: 32
+    dtype: float32
+    init_seed: 1
+position:
+    kind: rope
+    base: 500
+    max_positions: 256
+    init_std: 0.02
+    rotary_fraction: 1
+train:
+    steps: 10
+    batch_size: 4
+    lr: 0.001
+    warmup_steps: 0
+    min_lr_ratio: 0.1
+    beta1: 0.9
+    beta2: 0.999
+    eps: 1e-08
+    weight_decay: 0
+    grad_clip: 1
+    log_every: 10
+    val_every: 2
+    val_examples: 64
+    checkpoint_every: 500
+eval:
+    lengths: 1..8
+    examples: 8
+    batch_size: 128
+    seed: 1001
+`
+
+// TestLoadOlderRunConfig: a run directory an earlier posformer wrote still loads (report, resume)
+// and reads as the config a person's file with the same values resolves to, while a person's
+// file with another scheme's option is refused.
+func TestLoadOlderRunConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(oldRunConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := c.Position.Option("base"); b != 500.0 || len(c.Position.OptionKeys()) != 2 {
+		t.Fatalf("options %v, base %v", c.Position.OptionKeys(), b)
+	}
+	now, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(now), "max_positions") || !sameConfig(path, []byte(oldRunConfig), now) {
+		t.Errorf("resolved again:\n%s", now)
+	}
+	if _, err := ReadConfig(path, nil); err == nil || !strings.Contains(err.Error(), "not an option of rope") {
+		t.Errorf("ReadConfig: %v", err)
+	}
+}
