@@ -33,7 +33,7 @@ func TestGraphBytesBoundsTheHeap(t *testing.T) {
 			for _, s := range shapes {
 				name := fmt.Sprintf("%s/%s/B%d_T%d_D%d_H%d_F%d", kind, mode, s.b, s.l, s.d, s.h, s.f)
 				cfg := Config{Vocab: 11, DModel: s.d, Heads: s.h, Layers: 2, DFF: s.f, Seed: 1}
-				spec := position.Spec{Kind: kind, MaxPositions: 256}.WithDefaults()
+				spec := position.Spec{Kind: kind}.WithDefaults()
 				m, err := New(cfg, spec)
 				if err != nil {
 					t.Fatal(err)

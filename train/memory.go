@@ -6,6 +6,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
 )
 
 // MaxMemoryBytes bounds a run's predicted peak memory (PredictMemory): a config beyond it is
@@ -83,12 +84,7 @@ func (c Config) PredictMemory(task data.Task) Memory {
 	if c.Position.Randomized {
 		maxPos = c.Position.MaxRandom
 	}
-	switch kind {
-	case "learned":
-		extra = int64(c.Position.MaxPositions) * int64(mc.DModel)
-	case "t5":
-		extra = int64(c.Position.NumBuckets) * int64(mc.Heads)
-	}
+	extra = int64(position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads})) // a learned table, t5's biases, ...
 	var m Memory
 	m.State = model.ParamCount(mc, extra) * (bytes + 16 + 16)
 	var sum int64

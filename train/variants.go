@@ -11,6 +11,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
 	"gorgonia.org/tensor"
 )
 
@@ -60,9 +61,18 @@ func holds(c Config, cond string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("want dotted.path=value, e.g. position.kind=rope, got %q", cond)
 	}
-	f, err := fieldAt(reflect.ValueOf(&c).Elem(), strings.TrimSpace(path))
+	path = strings.TrimSpace(path)
+	if key, ok := strings.CutPrefix(path, "position."); ok && position.IsOption(key) {
+		v, ok := c.Position.Option(key) // a scheme's option: absent from other schemes
+		return ok && fmt.Sprint(v) == strings.TrimSpace(want), nil
+	}
+	f, err := fieldAt(reflect.ValueOf(&c).Elem(), path)
 	if err != nil {
 		return false, err
+	}
+	if f.Type() == reflect.TypeFor[position.Spec]() {
+		key := strings.TrimPrefix(path, "position.")
+		return false, fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(position.AllKeys(), ", "))
 	}
 	return fmt.Sprint(f.Interface()) == strings.TrimSpace(want), nil
 }
@@ -74,8 +84,7 @@ func (c Config) VariantConfig(v EvalVariant) Config {
 	vc.Eval.Variants = nil
 	vc.Written = c.Written.Without("eval.variants")
 	if v.RopeScaling != "" {
-		vc.Position.RopeScaling = v.RopeScaling
-		vc.Position.Written = vc.Position.Written.With("rope_scaling")
+		vc.Position = vc.Position.With("rope_scaling", v.RopeScaling)
 	}
 	if v.EvalPositions != "" {
 		vc.Position.EvalPositions = v.EvalPositions
