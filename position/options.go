@@ -1,6 +1,8 @@
 package position
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -578,4 +580,35 @@ func OptionsMarkdown() string {
 		}
 	}
 	return b.String()
+}
+
+// MarshalJSON writes the section as MarshalYAML does (kind, the kind's options with their
+// defaults, the randomized-positions keys), as one JSON object in that order.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	y, err := s.MarshalYAML()
+	if err != nil {
+		return nil, err
+	}
+	m := y.(*yaml.Node)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		var v any
+		if err := m.Content[i+1].Decode(&v); err != nil {
+			return nil, err
+		}
+		k, _ := json.Marshal(m.Content[i].Value)
+		x, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(x)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
