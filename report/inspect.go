@@ -181,7 +181,7 @@ func attentionHeatmaps(dir, name string, in *train.Inspection, layer int) error 
 			label string
 			col   color.Color
 			dash  bool
-		}{{in.Length, fmt.Sprintf("answer begins (query %d predicts its first token)", in.Length), color.RGBA{230, 120, 0, 255}, false}}
+		}{{in.Length, answerLabel(in), color.RGBA{230, 120, 0, 255}, false}}
 		if in.TrainSeqLen < T {
 			marks = append(marks, struct {
 				at    int
@@ -222,4 +222,12 @@ func attentionHeatmaps(dir, name string, in *train.Inspection, layer int) error 
 	}
 	grid[0][0].Title.Text = title + "\n" + grid[0][0].Title.Text
 	return saveFigure(dir, name, grid, leg, vg.Length(cols)*3.4*vg.Inch, vg.Length(rows)*3.6*vg.Inch)
+}
+
+// answerLabel names the input/answer boundary of the heatmaps in the run's task format.
+func answerLabel(in *train.Inspection) string {
+	if in.Config.Task.Format == "slots" {
+		return fmt.Sprintf("answer slots begin (position %d holds the first)", in.Length)
+	}
+	return fmt.Sprintf("answer begins (query %d predicts its first token)", in.Length)
 }
