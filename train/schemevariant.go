@@ -1,50 +1,38 @@
 package train
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/position"
 )
 
-// schemeOptions lists, per scheme, the position options it reads (yaml names, in Spec's order);
-// an option another scheme would read is no part of this one's variant.
-var schemeOptions = map[string][]string{
-	"sinusoidal": {"base", "randomized", "max_random", "eval_positions"},
-	"learned":    {"max_positions", "init_std", "randomized", "max_random", "eval_positions"},
-	"rope":       {"base", "rotary_fraction", "rope_scaling", "randomized", "max_random", "eval_positions"},
-	"t5":         {"init_std", "num_buckets", "max_distance"},
-	"alibi":      nil,
-	"none":       nil,
-}
-
-// SchemeVariant names how a run's scheme differs from the plain one: its resolved position
-// options that differ from their defaults for its kind, as key=value joined by commas in the
-// order of position.Spec (randomized=true,max_random=2048; rotary_fraction=0.25), "" for the
-// plain scheme, whether the options were swept or not. Unknown kinds list every option that
-// differs.
+// SchemeVariant names how a run's scheme differs from the plain one: its resolved options
+// (position.Options of its kind, in their declared order, then the randomized-positions keys)
+// that differ from their defaults, as key=value joined by commas (randomized=true,max_random=2048;
+// rotary_fraction=0.25), "" for the plain scheme, whether the options were swept or not. A
+// string option written "none" where the default is empty is the default.
 func SchemeVariant(s position.Spec) string {
-	def := position.Spec{Kind: s.Kind, Randomized: s.Randomized}.WithDefaults()
-	opts, known := schemeOptions[s.Kind]
-	v, d := reflect.ValueOf(s), reflect.ValueOf(def)
 	var parts []string
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Type().Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || name == "kind" || !f.IsExported() || (known && !contains(opts, name)) {
+	for _, o := range position.Options(s.Kind) {
+		x, ok := s.Option(o.Key)
+		if !ok {
 			continue
 		}
-		x := v.Field(i).Interface()
-		differs := x != d.Field(i).Interface()
-		if name == "randomized" {
-			differs = s.Randomized
+		d, _ := position.Spec{Kind: s.Kind}.Option(o.Key)
+		if x == d || (o.Type == "string" && x == "none" && d == "") {
+			continue
 		}
-		if name == "rope_scaling" && (s.RopeScaling == "none" || s.RopeScaling == "") {
-			differs = false // "none" is the default, written or not
+		parts = append(parts, o.Key+"="+format(x))
+	}
+	if s.Randomized {
+		def := position.Spec{Kind: s.Kind, Randomized: true}.WithDefaults()
+		parts = append(parts, "randomized=true")
+		if s.MaxRandom != def.MaxRandom {
+			parts = append(parts, "max_random="+format(s.MaxRandom))
 		}
-		if differs {
-			parts = append(parts, name+"="+format(x))
+		if s.EvalPositions != def.EvalPositions {
+			parts = append(parts, "eval_positions="+format(s.EvalPositions))
 		}
 	}
 	return strings.Join(parts, ",")

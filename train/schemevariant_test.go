@@ -2,6 +2,8 @@ package train
 
 import (
 	"testing"
+
+	"github.com/posformer/posformer/position"
 )
 
 // TestSchemeVariant: the variant lists exactly the non-default options a scheme reads, written
@@ -17,7 +19,6 @@ func TestSchemeVariant(t *testing.T) {
 		{[]string{"position.kind=rope", "position.randomized=true", "position.max_random=64"}, "randomized=true,max_random=64"},
 		{[]string{"position.kind=rope", "position.randomized=true"}, "randomized=true"},
 		{[]string{"position.kind=rope", "position.rope_scaling=ntk"}, "rope_scaling=ntk"},
-		{[]string{"position.kind=rope", "position.max_positions=2048"}, ""},
 		{[]string{"position.kind=learned", "position.max_positions=64"}, "max_positions=64"},
 		{[]string{"position.kind=t5", "position.num_buckets=16", "position.max_distance=20"}, "num_buckets=16,max_distance=20"},
 		{[]string{"position.kind=none"}, ""},
@@ -26,6 +27,10 @@ func TestSchemeVariant(t *testing.T) {
 		if got := SchemeVariant(cfg.Position); got != c.want {
 			t.Errorf("%v: %q, want %q", c.sets, got, c.want)
 		}
+	}
+	// A config refuses another scheme's option; a spec built in Go that holds one lists it not.
+	if got := SchemeVariant(position.Spec{Kind: "learned"}.With("max_positions", 64).With("rotary_fraction", 0.5)); got != "" {
+		t.Errorf("learned with rope's rotary_fraction: %q", got)
 	}
 	cfg := tinyConfig(t, t.TempDir(), "position.kind=rope", "position.rotary_fraction=0.25")
 	if got := RunVariant(cfg, &Result{Variant: "eval=ntk"}); got != "rotary_fraction=0.25,eval=ntk" {
