@@ -250,19 +250,24 @@ class T5Bias(Scheme):
 
 
 def make_scheme(kind, opt, d_model, heads, bidirectional):
+    """The scheme of a resolved position section. Options a resolved config always holds are
+    required; rope_scaling is omitted when none."""
+    def need(key):
+        if key not in opt:
+            raise ValueError(f"position.{key} is missing from the export's posformer.model; re-export the run with this posformer")
+        return opt[key]
     if kind == "sinusoidal":
-        return Sinusoidal(d_model, float(opt.get("base", 10000.0)))
+        return Sinusoidal(d_model, float(need("base")))
     if kind == "learned":
-        return Learned(int(opt["max_positions"]), d_model)
+        return Learned(int(need("max_positions")), d_model)
     if kind == "rope":
-        return RoPE(d_model // heads, float(opt.get("base", 10000.0)), float(opt.get("rotary_fraction", 1.0)),
-                    opt.get("rope_scaling", "none"))
+        return RoPE(d_model // heads, float(need("base")), float(need("rotary_fraction")), opt.get("rope_scaling", "none"))
     if kind == "none":
         return Scheme()
     if kind == "alibi":
         return ALiBi(heads, bidirectional)
     if kind == "t5":
-        return T5Bias(heads, int(opt["num_buckets"]), int(opt["max_distance"]), bidirectional)
+        return T5Bias(heads, int(need("num_buckets")), int(need("max_distance")), bidirectional)
     raise ValueError(f"position.kind {kind!r}: posformer_torch has no such scheme")
 
 
@@ -424,7 +429,8 @@ def bench(a):
     gen = torch.Generator().manual_seed(a.seed + 1)
     arch = {"vocab": a.vocab, "d_model": a.d_model, "heads": a.heads, "layers": a.layers, "d_ff": a.d_ff,
             "dtype": "float32", "bidirectional": False, "train_len": 0,
-            "position": {"kind": a.pos, "base": 10000.0, "max_positions": a.max_pos, "num_buckets": 32, "max_distance": 128}}
+            "position": {"kind": a.pos, "base": 10000.0, "rotary_fraction": 1.0, "max_positions": a.max_pos,
+                         "num_buckets": 32, "max_distance": 128}}
     model = Posformer(arch)
     n_all = sum(p.numel() for p in model.parameters())
     env = " ".join(f"{k}={os.environ.get(k, '-')}" for k in

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,17 +26,28 @@ const torchPython = "/usr/bin/python3"
 
 var torchModule = filepath.Join("..", "python", "posformer_torch.py")
 
+// The import check's outcome, found once per test binary (importing torch takes seconds).
+var (
+	torchOnce sync.Once
+	torchOut  []byte
+	torchErr  error
+)
+
 // needTorch skips the test when PyTorch is missing, saying why and how to install it; under CI
 // (CI=true) it fails instead: .ci/run installs python3-torch, so a missing PyTorch there is a
 // broken set-up, not a reason to pass.
 func needTorch(t *testing.T) {
 	t.Helper()
-	out, err := exec.Command(torchPython, "-c", "import torch").CombinedOutput()
+	torchOnce.Do(func() { torchOut, torchErr = exec.Command(torchPython, "-c", "import torch").CombinedOutput() })
+	out, err := torchOut, torchErr
 	if err == nil {
 		return
 	}
-	why := fmt.Sprintf("%s cannot import torch (%v: %s); on Debian: apt-get install -y python3-torch libopenblas0-pthread (.ci/run does it as root)",
-		torchPython, err, strings.TrimSpace(lastLine(string(out))))
+	cause := err.Error()
+	if msg := lastLine(string(out)); msg != "" {
+		cause += ": " + msg
+	}
+	why := fmt.Sprintf("%s cannot import torch (%s); on Debian: apt-get install -y python3-torch libopenblas0-pthread (.ci/run does it as root)", torchPython, cause)
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("CI=true: the PyTorch cross-check cannot run: %s", why)
 	}
@@ -278,4 +290,33 @@ func goLogits(t *testing.T, m *model.Model, B, T int, tokens, positions []int, m
 		t.Fatal(err)
 	}
 	return nn.Float64s(g.Logits())
+}
+
+// TestTorchBenchLines runs the PyTorch side of the speed comparison (docs/measure_performance.sh)
+// at a tiny size: a training run must end with the RESULT line and a forward-only run with the
+// EVAL lines, carrying the keys the script's summary reads.
+func TestTorchBenchLines(t *testing.T) {
+	needTorch(t)
+	for _, c := range []struct {
+		args []string
+		line string
+		keys []string
+	}{
+		{[]string{"--steps", "3", "--warmup", "1", "--seq", "8", "--batch", "2", "--pos", "rope"}, "RESULT ", []string{"pos=rope", "tok/s=", "ms/step=", "GFLOP/step="}},
+		{[]string{"--eval", "--eval-iters", "1", "--eval-seqs", "8,16", "--batch", "2", "--pos", "sinusoidal"}, "EVAL seq=", []string{"seq=16", "tok/s=", "ms/fwd="}},
+	} {
+		out, err := exec.Command(torchPython, append([]string{torchModule, "bench"}, c.args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("bench %v: %v\n%s", c.args, err, out)
+		}
+		last := lastLine(string(out))
+		if !strings.HasPrefix(last, c.line) {
+			t.Fatalf("bench %v: last line %q, want %q...", c.args, last, c.line)
+		}
+		for _, k := range c.keys {
+			if !strings.Contains(last, k) {
+				t.Errorf("bench %v: %q lacks %q", c.args, last, k)
+			}
+		}
+	}
 }
