@@ -8,6 +8,7 @@ import (
 	"github.com/posformer/posformer/internal/gradcheck"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/position"
+	"gorgonia.org/tensor"
 )
 
 // variant is a scheme under test: a kind with options.
@@ -17,22 +18,27 @@ type variant struct {
 	bidirectional bool
 }
 
-// schemes are the variants every whole-model test runs: each kind, the randomized options, and
-// the relative schemes bidirectionally. t5 uses 8 buckets and max_distance 6 so that the short
-// test sequences reach its logarithmic buckets.
-var schemes = []variant{
-	{name: "sinusoidal", spec: position.Spec{Kind: "sinusoidal"}},
-	{name: "learned", spec: position.Spec{Kind: "learned"}},
-	{name: "rope", spec: position.Spec{Kind: "rope"}},
-	{name: "none", spec: position.Spec{Kind: "none"}},
-	{name: "alibi", spec: position.Spec{Kind: "alibi"}},
-	{name: "t5", spec: position.Spec{Kind: "t5"}.With("num_buckets", 8).With("max_distance", 6)},
-	{name: "sinusoidal_randomized", spec: position.Spec{Kind: "sinusoidal", Randomized: true, MaxRandom: 16}},
-	{name: "learned_randomized", spec: position.Spec{Kind: "learned", Randomized: true, MaxRandom: 16}},
-	{name: "rope_randomized", spec: position.Spec{Kind: "rope", Randomized: true, MaxRandom: 16}},
-	{name: "alibi_bidirectional", spec: position.Spec{Kind: "alibi"}, bidirectional: true},
-	{name: "t5_bidirectional", spec: position.Spec{Kind: "t5"}.With("num_buckets", 8).With("max_distance", 6), bidirectional: true},
-}
+// schemes are the variants every whole-model test runs, from the registry (a new scheme is
+// tested by registering it): each kind with its defaults; each kind that takes randomized
+// positions with them (max_random 16); each kind with a logit bias bidirectionally. t5 also
+// runs with 8 buckets and max_distance 6, so that the short test sequences reach its
+// logarithmic buckets.
+var schemes = func() []variant {
+	var vs, random, bidir []variant
+	for _, kind := range position.Kinds() {
+		vs = append(vs, variant{name: kind, spec: position.Spec{Kind: kind}})
+		if position.Randomizable(kind) {
+			random = append(random, variant{name: kind + "_randomized", spec: position.Spec{Kind: kind, Randomized: true, MaxRandom: 16}})
+		}
+		s, err := position.New(position.Spec{Kind: kind}, position.Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64})
+		if _, ok := s.(position.LogitBiaser); ok && err == nil {
+			bidir = append(bidir, variant{name: kind + "_bidirectional", spec: position.Spec{Kind: kind}, bidirectional: true})
+		}
+	}
+	t5 := position.Spec{Kind: "t5"}.With("num_buckets", 8).With("max_distance", 6)
+	vs = append(vs, variant{name: "t5_small_buckets", spec: t5}, variant{name: "t5_small_buckets_bidirectional", spec: t5, bidirectional: true})
+	return append(append(vs, random...), bidir...)
+}()
 
 func tiny(t testing.TB, kind, dtype string) *Model {
 	t.Helper()

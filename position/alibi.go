@@ -19,6 +19,12 @@ func init() {
 	})
 }
 
+// The hooks ALiBi claims, checked at compile time.
+var (
+	_ LogitBiaser = (*ALiBi)(nil)
+	_ Tabler      = (*ALiBi)(nil)
+)
+
 // ALiBi is attention with linear biases (Press et al. 2022): no position embedding at all; the
 // logit of query i and key j ≤ i gets the per-head bias m_h·(j − i) after the 1/√d_head scale,
 // so each head penalises distance linearly with its own slope m_h (see ALiBiSlopes). With

@@ -40,6 +40,15 @@ type LearnedOptions struct {
 	InitStd float64 `yaml:"init_std" default:"0.02" doc:"standard deviation of the table's initial values"`
 }
 
+// The hooks Learned claims, checked at compile time.
+var (
+	_ EmbeddingAdder = (*Learned)(nil)
+	_ Parameterized  = (*Learned)(nil)
+	_ LengthChecker  = (*Learned)(nil)
+	_ Sampler        = (*Learned)(nil)
+	_ Tabler         = (*Learned)(nil)
+)
+
 // Learned is a trainable absolute table [MaxPositions, d_model] added to the token embeddings,
 // initialised from N(0, init_std²). Positions at or beyond MaxPositions cannot be encoded.
 type Learned struct {

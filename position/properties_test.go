@@ -672,7 +672,9 @@ func TestConstructorErrors(t *testing.T) {
 			t.Errorf("unknown-kind error %v does not list %q", err, k)
 		}
 	}
-	if !slices.Equal(position.Kinds(), []string{"alibi", "learned", "none", "rope", "sinusoidal", "t5"}) {
-		t.Errorf("Kinds() = %v", position.Kinds())
+	for _, k := range []string{"alibi", "learned", "none", "rope", "sinusoidal", "t5"} {
+		if !slices.Contains(position.Kinds(), k) {
+			t.Errorf("Kinds() = %v lacks %s", position.Kinds(), k)
+		}
 	}
 }

@@ -118,6 +118,16 @@ type randomized struct{ r Randomization }
 func (x randomized) Randomization() (Randomization, bool) { return x.r, true }
 func (x randomized) CheckPositions(n int) error           { return x.r.CheckPositions(n) }
 
+// The hooks of the randomized variants, checked at compile time.
+var (
+	_ EmbeddingAdder = (*RandomizedSinusoidal)(nil)
+	_ Sampler        = (*RandomizedSinusoidal)(nil)
+	_ LengthChecker  = (*RandomizedSinusoidal)(nil)
+	_ QKRotator      = (*RandomizedRoPE)(nil)
+	_ Sampler        = (*RandomizedRoPE)(nil)
+	_ LengthChecker  = (*RandomizedRoPE)(nil)
+)
+
 // RandomizedSinusoidal is sinusoidal with randomized positions: the same table, indexed by the
 // sampled positions (the graph's table has MaxRandom rows).
 type RandomizedSinusoidal struct {

@@ -58,6 +58,12 @@ type RoPEOptions struct {
 	RopeScaling string `yaml:"rope_scaling,omitempty" doc:"at evaluation lengths beyond training only (L_eval > L_train, in tokens): none; interpolate multiplies positions by L_train/L_eval (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)), s = L_eval/L_train (needs d_rot > 2); not with randomized"`
 }
 
+// The hooks RoPE claims, checked at compile time.
+var (
+	_ QKRotator = (*RoPE)(nil)
+	_ Tabler    = (*RoPE)(nil)
+)
+
 // RoPE is the rotary encoding of Su et al. (RoFormer): in every layer, after the q/k projections,
 // each head's pairs (2i, 2i+1), i < Rot/2, are rotated by the angle p·θᵢ with θᵢ = Base^(−2i/Rot).
 // With the default rotary fraction Rot = HeadDim. Angles are computed in float64.

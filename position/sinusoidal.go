@@ -43,6 +43,12 @@ func checkBase(b float64) error {
 	return nil
 }
 
+// The hooks Sinusoidal claims, checked at compile time.
+var (
+	_ EmbeddingAdder = (*Sinusoidal)(nil)
+	_ Tabler         = (*Sinusoidal)(nil)
+)
+
 // Sinusoidal is the fixed additive encoding of Vaswani et al. (2017):
 // PE[p, 2i] = sin(p·ωᵢ), PE[p, 2i+1] = cos(p·ωᵢ), ωᵢ = Base^(−2i/Dim), positions from 0, sin and
 // cos interleaved. Values are computed in float64 and cast to the model's dtype.

@@ -55,6 +55,14 @@ type T5Options struct {
 	InitStd float64 `yaml:"init_std" default:"0.02" doc:"standard deviation of the bias table's initial values"`
 }
 
+// The hooks T5 claims, checked at compile time.
+var (
+	_ LogitBiaser   = (*T5)(nil)
+	_ Parameterized = (*T5)(nil)
+	_ Tabler        = (*T5)(nil)
+	_ Warner        = (*T5)(nil)
+)
+
 // T5 is the relative position bias of T5 (Raffel et al. 2020): a learned scalar per head and per
 // bucket of relative distance, added to the attention logits of every layer (one table
 // [heads, num_buckets] shared by all layers), initialised from N(0, init_std²). Half of a

@@ -1,0 +1,136 @@
+package position_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/position"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TestConformance runs every registered scheme (position.Kinds(), so a new scheme is tested by
+// registering it) through what the model relies on, causal and bidirectional, in float64:
+//   - New with the defaults works, and the scheme is named by its kind;
+//   - each hook it implements returns its documented shape ([B·T, D] embeddings and q, k;
+//     a [H, T, T] logit bias) and finite values, in a graph that runs;
+//   - its Params are uniquely named "pos.<kind>..." and their sizes add up to the registry's
+//     Params count (the size check made before anything is allocated);
+//   - its Table has n rows of len(Columns) finite values;
+//   - its options are documented, with defaults that decode, and randomized positions are
+//     accepted exactly by the kinds that are Randomizable.
+//
+// The whole-model gradient, causality and bit-identical resume of every kind are checked in
+// model/ (TestGradientWholeModel, TestCausality) and train/ (TestConformanceResume).
+func TestConformance(t *testing.T) {
+	const B, T, D, H = 2, 5, 8, 2
+	for _, kind := range position.Kinds() {
+		for _, bidir := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/bidirectional=%v", kind, bidir), func(t *testing.T) {
+				dims := position.Dims{DModel: D, Heads: H, Dtype: tensor.Float64, Seed: 1, Bidirectional: bidir}
+				s := mustNew(t, position.Spec{Kind: kind}, dims)
+				if s.Name() != kind {
+					t.Errorf("Name() = %q", s.Name())
+				}
+				b := nn.NewBuilder(tensor.Float64)
+				pos, err := b.Input("pos", B*T)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pv := pos.Value().Data().([]float64)
+				for i := range pv {
+					pv[i] = float64(i % T)
+				}
+				c := position.Ctx{B: b, Batch: B, Len: T, Pos: pos, MaxPos: T}
+				var outs []*G.Node
+				want := map[*G.Node][]int{}
+				x, _ := b.Input("x", B*T, D)
+				if a, ok := s.(position.EmbeddingAdder); ok {
+					y, err := a.AddToEmbeddings(c, x)
+					if err != nil {
+						t.Fatal(err)
+					}
+					outs, want[y] = append(outs, y), []int{B * T, D}
+				}
+				if r, ok := s.(position.QKRotator); ok {
+					q, _ := b.Input("q", B*T, D)
+					k, _ := b.Input("k", B*T, D)
+					qr, kr, err := r.RotateQK(c, q, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					outs, want[qr], want[kr] = append(outs, qr, kr), []int{B * T, D}, []int{B * T, D}
+				}
+				if lb, ok := s.(position.LogitBiaser); ok {
+					bias, err := lb.LogitBias(c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					outs, want[bias] = append(outs, bias), []int{H, T, T}
+				}
+				if len(outs) > 0 {
+					vm := G.NewTapeMachine(b.G)
+					if err := vm.RunAll(); err != nil {
+						t.Fatal(err)
+					}
+					vm.Close()
+					for _, n := range outs {
+						if got := n.Shape(); !slices.Equal([]int(got), want[n]) {
+							t.Errorf("%s: shape %v, want %v", n.Name(), got, want[n])
+						}
+						for _, v := range nn.Float64s(n.Value().(*tensor.Dense)) {
+							if v != v || v > 1e300 || v < -1e300 {
+								t.Fatalf("%s: value %v is not finite", n.Name(), v)
+							}
+						}
+					}
+				}
+				n := 0
+				if p, ok := s.(position.Parameterized); ok {
+					seen := map[string]bool{}
+					for _, pr := range p.Params() {
+						if seen[pr.Name] || len(pr.Name) < 5 || pr.Name[:4] != "pos." {
+							t.Errorf("parameter name %q: want unique names starting pos.", pr.Name)
+						}
+						seen[pr.Name] = true
+						n += pr.Value.Shape().TotalSize()
+					}
+				}
+				if got := position.ParamCount(position.Spec{Kind: kind}, dims); got != n {
+					t.Errorf("the registry counts %d parameters, the scheme has %d", got, n)
+				}
+				if tb, ok := s.(position.Tabler); ok {
+					tab, err := tb.Table(7)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(tab.Rows) != 7 || len(tab.Columns) == 0 {
+						t.Fatalf("Table(7): %d rows, columns %v", len(tab.Rows), tab.Columns)
+					}
+					for _, row := range tab.Rows {
+						if len(row) != len(tab.Columns) {
+							t.Fatalf("a row of %d values for %d columns", len(row), len(tab.Columns))
+						}
+					}
+				}
+				for _, o := range position.Options(kind) {
+					if o.Doc == "" {
+						t.Errorf("option %s has no doc", o.Key)
+					}
+					if _, ok := (position.Spec{Kind: kind}).Option(o.Key); !ok {
+						t.Errorf("option %s has no value by default", o.Key)
+					}
+				}
+				if position.Doc(kind) == "" {
+					t.Error("no Doc")
+				}
+				_, err = position.New(position.Spec{Kind: kind, Randomized: true, MaxRandom: 64}, dims)
+				if (err == nil) != position.Randomizable(kind) {
+					t.Errorf("randomized: %v, but Randomizable is %v", err, position.Randomizable(kind))
+				}
+			})
+		}
+	}
+}
