@@ -191,12 +191,28 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 		return fmt.Errorf("checkpoint %s is unreadable: %w", path, err)
 	}
 	params := m.Params()
+	damaged := func(what string, args ...any) error {
+		return fmt.Errorf("checkpoint %s is damaged: %s; pass -force to start the run over", path, fmt.Sprintf(what, args...))
+	}
 	if len(ck.Names) != len(params) {
 		return fmt.Errorf("checkpoint %s has %d tensors, the model %d: it is from another config", path, len(ck.Names), len(params))
+	}
+	if len(ck.Weights) != len(ck.Names) || len(ck.Shapes) != len(ck.Names) {
+		return damaged("%d names, %d shapes and %d weight tensors", len(ck.Names), len(ck.Shapes), len(ck.Weights))
 	}
 	for i, p := range params {
 		if ck.Names[i] != p.Name || len(ck.Weights[i]) != p.Value.Shape().TotalSize() {
 			return fmt.Errorf("checkpoint %s: tensor %d is %s %v, the model's is %s %v: it is from another config", path, i, ck.Names[i], ck.Shapes[i], p.Name, p.Value.Shape())
+		}
+	}
+	if a != nil {
+		if len(ck.M) != len(params) || len(ck.V) != len(params) {
+			return damaged("Adam's moments cover %d and %d tensors, the model has %d", len(ck.M), len(ck.V), len(params))
+		}
+		for i, p := range params {
+			if n := p.Value.Shape().TotalSize(); len(ck.M[i]) != n || len(ck.V[i]) != n {
+				return damaged("Adam's moments of %s hold %d and %d values, the tensor %d", p.Name, len(ck.M[i]), len(ck.V[i]), n)
+			}
 		}
 	}
 	for i, p := range params {
@@ -210,9 +226,6 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 		}
 	}
 	if a != nil {
-		if len(ck.M) != len(a.M) {
-			return fmt.Errorf("checkpoint %s has optimiser state for %d tensors, not %d", path, len(ck.M), len(a.M))
-		}
 		a.Step, a.M, a.V = ck.Step, ck.M, ck.V
 	}
 	if st != nil {

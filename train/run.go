@@ -207,6 +207,9 @@ type trainState struct {
 	BestStep  int
 	Bad       int
 	Stopped   bool
+	// Config is the fingerprint of the config that trained the weights (fingerprint.go): a
+	// resumed run with another refuses, naming the fields.
+	Config string
 
 	elapsed      float64 // seconds of training before this process (from metrics.jsonl, not saved)
 	tokensPerSec float64
@@ -415,6 +418,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("run directory: %w", err)
 	}
+	fp := fingerprint(resolved)
 	var entries []os.DirEntry // all but the lock file (lockRunDir)
 	for _, e := range all {
 		if e.Name() != LockFile {
@@ -431,7 +435,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		if err := writeFileAtomic(filepath.Join(dir, "metrics.jsonl"), nil); err != nil {
 			return nil, nil, err
 		}
-		return &trainState{}, nil, nil
+		return &trainState{Config: fp}, nil, nil
 	}
 	switch {
 	case len(entries) == 0:
@@ -448,8 +452,19 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot resume %s: %w; pass -force to start it over", dir, err)
 	}
-	if !sameConfig(filepath.Join(dir, "config.yaml"), old, resolved) {
-		return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config (compare its config.yaml); pass -force to start it over, or choose another -out or name", dir)
+	if oldPath := filepath.Join(dir, "config.yaml"); !sameConfig(oldPath, old, resolved) {
+		if d := fingerprintDiff(fingerprint(rewritten(oldPath, old)), fp); d != "" {
+			return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config: %s; pass -force to start it over, or choose another -out or name", dir, d)
+		}
+		// Only evaluation settings changed: evaluate the trained weights again with them.
+		for _, f := range []string{"results.json", "results.csv", "timing.json", DiagnosticsFile} {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, nil, fmt.Errorf("run directory: %w", err)
+			}
+		}
+		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
+			return nil, nil, err
+		}
 	}
 	if res, err := ReadResult(dir); err == nil {
 		return nil, res, nil
@@ -461,14 +476,34 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-	st := &trainState{}
+	st := &trainState{Config: fp}
 	if err := LoadCheckpoint(filepath.Join(dir, "checkpoint.bin"), m, adam, st); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
+	}
+	if st.Config != fp {
+		if st.Config != "" { // checkpoints from before fingerprints have none
+			return nil, nil, fmt.Errorf("cannot resume %s: its checkpoint.bin was trained with a different config than its config.yaml: %s; pass -force to start it over", dir, fingerprintDiff(st.Config, fp))
+		}
+		st.Config = fp
 	}
 	if st.elapsed, err = truncateMetrics(filepath.Join(dir, "metrics.jsonl"), st.Step); err != nil {
 		return nil, nil, err
 	}
 	return st, nil, nil
+}
+
+// rewritten is a config.yaml (old, at path) as this posformer writes it: an earlier posformer's
+// file read and written again (old itself if it does not read).
+func rewritten(path string, old []byte) []byte {
+	c, err := Load(path, nil)
+	if err != nil {
+		return old
+	}
+	again, err := yaml.Marshal(c)
+	if err != nil {
+		return old
+	}
+	return again
 }
 
 // truncateMetrics drops the lines of metrics.jsonl logged after the checkpoint's step, so a

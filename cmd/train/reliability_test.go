@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/gob"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -166,4 +168,115 @@ func TestResumeOutSpelledOtherwise(t *testing.T) {
 			t.Errorf("-resume -out %s: %v", spelling, err)
 		}
 	}
+}
+
+// TestResumeChecksTheTrainingConfig: -resume with a training field changed is refused with one
+// line naming the field and both values; with only evaluation settings changed it evaluates the
+// trained weights again (no training step: checkpoint.bin and metrics.jsonl keep their bytes)
+// and writes the new results.
+func TestResumeChecksTheTrainingConfig(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	for _, c := range []struct{ set, want string }{
+		{"train.steps=30", "train.steps (20 → 30)"},
+		{"model.dtype=float64", "model.dtype (float32 → float64)"},
+		{"train.lr=0.002", "train.lr (0.001 → 0.002)"},
+	} {
+		_, stderr, code := runChild(t, "-config", cfg, "-out", out, "-resume", "-set", c.set)
+		oneLineError(t, "-resume -set "+c.set, stderr, code, "different config", c.want, "-force")
+	}
+	ck, _ := os.ReadFile(filepath.Join(dir, "checkpoint.bin"))
+	metrics, _ := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+	if _, stderr, code := runChild(t, "-config", cfg, "-out", out, "-resume", "-set", "eval.lengths=1..10", "-set", "eval.examples=16"); code != 0 {
+		t.Fatalf("-resume with other eval settings: exit %d\n%s", code, stderr)
+	}
+	res, err := train.ReadResult(dir)
+	if err != nil || len(res.Lengths) != 10 || res.Lengths[0].N != 16 {
+		t.Fatalf("re-evaluated results: %+v, %v; want 10 lengths of 16 examples", res, err)
+	}
+	ck2, _ := os.ReadFile(filepath.Join(dir, "checkpoint.bin"))
+	metrics2, _ := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+	if !bytes.Equal(ck, ck2) || !bytes.Equal(metrics, metrics2) {
+		t.Error("changing only eval settings trained again")
+	}
+}
+
+// ckMirror is train's checkpoint as encoding/gob sees it (the fields these tests damage).
+type ckMirror struct {
+	Version int
+	Names   []string
+	Shapes  [][]int
+	Weights [][]float64
+	Step    int
+	M, V    [][]float64
+	Train   struct {
+		Step     int
+		Window   []float64
+		LastLoss float64
+		Tokens   int
+		Config   string
+	}
+}
+
+// TestDamagedOrForeignCheckpoint: a checkpoint damaged by hand (short or missing Adam moments,
+// a wrong tensor name, missing weights) or copied from a run of another seed gives one line
+// naming the problem on -resume, never a panic.
+func TestDamagedOrForeignCheckpoint(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out, "-set", "train.steps=6", "-set", "train.checkpoint_every=5", "-set", "seed=2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCaught("-config", cfg, "-out", out, "-set", "train.steps=6", "-set", "train.checkpoint_every=5"); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	read := func(path string) ckMirror {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var ck ckMirror
+		if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+			t.Fatal(err)
+		}
+		return ck
+	}
+	good := read(filepath.Join(dir, "checkpoint.bin"))
+	foreign := read(filepath.Join(out, "copy_rope_s2", "checkpoint.bin"))
+	for _, c := range []struct {
+		name   string
+		damage func(*ckMirror)
+		want   string
+	}{
+		{"short moments", func(c *ckMirror) { c.M[3] = c.M[3][:1] }, "Adam's moments of"},
+		{"missing moments", func(c *ckMirror) { c.V = nil }, "Adam's moments cover"},
+		{"wrong name", func(c *ckMirror) { c.Names[2] = "block9.attn.wq" }, "it is from another config"},
+		{"missing weights", func(c *ckMirror) { c.Weights = c.Weights[:2] }, "is damaged"},
+		{"another seed", func(c *ckMirror) { *c = foreign }, "seed (2 → 1)"},
+	} {
+		ck := good
+		ck.Names, ck.Weights = slices.Clone(good.Names), slices.Clone(good.Weights)
+		ck.M, ck.V = slices.Clone(good.M), slices.Clone(good.V)
+		c.damage(&ck)
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(ck); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "checkpoint.bin"), buf.String())
+		os.Remove(filepath.Join(dir, "results.json"))
+		err := runCaught("-config", cfg, "-out", out, "-set", "train.steps=6", "-set", "train.checkpoint_every=5", "-resume")
+		if err == nil || strings.HasPrefix(err.Error(), "PANIC") || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want one line saying %q", c.name, err, c.want)
+		}
+	}
+	_, stderr, code := runChild(t, "-config", cfg, "-out", out, "-set", "train.steps=6", "-set", "train.checkpoint_every=5", "-resume")
+	oneLineError(t, "a foreign checkpoint", stderr, code, "checkpoint.bin was trained with a different config", "seed (2 → 1)")
 }
