@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -323,7 +324,7 @@ func (c Config) newModel(task data.Task) (*model.Model, error) {
 // defaults of the fields it does not write and validates it. overrides are `dotted.path=value`
 // pairs applied before the defaults. The CLI reads -config with it.
 func ReadConfig(path string, overrides []string) (Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := readBounded(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
 	}
@@ -336,7 +337,7 @@ func ReadConfig(path string, overrides []string) (Config, error) {
 // run's config.yaml held every scheme's options (base, max_positions, init_std,
 // rotary_fraction whatever the kind), so there the options of other schemes are dropped.
 func Load(path string, overrides []string) (Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := readBounded(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("cannot read the config: %w", err)
 	}
@@ -344,6 +345,27 @@ func Load(path string, overrides []string) (Config, error) {
 		return parse(src, path, overrides, legacyGrid)
 	}
 	return parse(src, path, overrides, written)
+}
+
+// MaxConfigBytes bounds a config file: a config is a small YAML file, and reading a device
+// (-config /dev/zero) or a huge file by mistake must stop at once.
+const MaxConfigBytes = 1 << 20
+
+// readBounded reads at most MaxConfigBytes of a file, and refuses a longer one.
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(src) > MaxConfigBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes (1 MiB), too large for a config (is it the right file?)", path, MaxConfigBytes)
+	}
+	return src, nil
 }
 
 // sameConfig tells whether a run directory's config.yaml (old, at path) holds the config that

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/internal/presence"
@@ -49,7 +49,13 @@ func (s *Sweep) decodeYAML(n *yaml.Node) error {
 		if k.Value == "sweep" || strings.HasPrefix(k.Value, "sweep.") || k.Value == "name" || k.Value == "out" {
 			return fmt.Errorf("line %d: %s cannot be swept", k.Line, k.Value)
 		}
+		for p := range seen { // a section and a field inside it would each set the field
+			if p != k.Value && (strings.HasPrefix(k.Value, p+".") || strings.HasPrefix(p, k.Value+".")) {
+				return fmt.Errorf("line %d: %s and %s are both swept, one inside the other; sweep one of them", k.Line, p, k.Value)
+			}
+		}
 		ax := Axis{Path: k.Value}
+		v = resolveAliases(v)
 		switch {
 		case v.Kind == yaml.SequenceNode && len(v.Content) > 0:
 			ax.Values = v.Content
@@ -67,6 +73,24 @@ func (s *Sweep) decodeYAML(n *yaml.Node) error {
 	}
 	*s = out
 	return nil
+}
+
+// resolveAliases returns n with every alias (*name) replaced by a copy of what it names and no
+// anchors (&name): a sweep value written with an alias is written back to grid.yaml whole, not
+// as an alias whose anchor is gone.
+func resolveAliases(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	c := *n
+	c.Anchor = ""
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, x := range n.Content {
+			c.Content[i] = resolveAliases(x)
+		}
+	}
+	return &c
 }
 
 // MarshalYAML writes the sweep back as a mapping.
@@ -111,14 +135,19 @@ func Expand(c Config) ([]Cell, error) {
 	if gridName == "" {
 		gridName = "grid"
 	}
+	if strings.ContainsAny(gridName, `/\`) || gridName == "." || gridName == ".." || strings.IndexFunc(gridName, unicode.IsControl) >= 0 {
+		return nil, fmt.Errorf("name: %q must be a plain directory name, the grid's directory under out (no slashes or control characters); choose another name", gridName)
+	}
+	const maxCells = 100000
 	n := 1
 	for _, ax := range c.Sweep {
+		if len(ax.Values) > maxCells/n { // checked before multiplying: the product could overflow
+			return nil, fmt.Errorf("sweep: more than %d cells (the product of the lists' lengths); sweep fewer values or split the grid", maxCells)
+		}
 		n *= len(ax.Values)
 	}
-	if n > 100000 {
-		return nil, fmt.Errorf("sweep: %d cells is too many (at most 100000)", n)
-	}
 	cells := make([]Cell, 0, n)
+	names := make(map[string]int, n) // cell name → index
 	idx := make([]int, len(c.Sweep))
 	for i := 0; i < n; i++ {
 		// idx counts in mixed radix, the last axis fastest.
@@ -154,18 +183,42 @@ func Expand(c Config) ([]Cell, error) {
 		}
 		cc.Out = filepath.Join(base, gridName)
 		cc = cc.WithDefaults()
-		if j := slices.IndexFunc(cells, func(d Cell) bool { return d.Name == cc.Name }); j >= 0 {
+		if j, dup := names[cc.Name]; dup {
 			return nil, fmt.Errorf("sweep: cells %d and %d are both named %s (a value listed twice, or values that differ only in characters a directory name cannot hold); list each value once", j, i, cc.Name)
 		}
+		names[cc.Name] = i
 		cells = append(cells, Cell{Index: i, Name: cc.Name, Values: vals, Config: cc})
 	}
 	dropOtherSchemesOptions(c, cells)
-	for _, cell := range cells {
+	runs := make(map[string]int, len(cells)) // each cell's config but its name → its index
+	for i, cell := range cells {
 		if err := cell.Config.Validate(); err != nil {
 			return nil, fmt.Errorf("sweep cell %s: %w", cell.Name, err)
 		}
+		anon := cell.Config
+		anon.Name = ""
+		b, err := yaml.Marshal(anon)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := runs[string(b)]; dup {
+			return nil, fmt.Errorf("sweep: cells %s and %s are the same run (%s); list each value once", cells[j].Name, cell.Name, sameValues(c.Sweep, cells[j], cell))
+		}
+		runs[string(b)] = i
 	}
 	return cells, nil
+}
+
+// sameValues says which swept values of two cells that make the same run differ only in how
+// they are written ("seed: 1 and 01 are one value").
+func sameValues(sweep Sweep, a, b Cell) string {
+	var parts []string
+	for _, ax := range sweep {
+		if va, vb := a.Values[ax.Path], b.Values[ax.Path]; va != vb {
+			parts = append(parts, fmt.Sprintf("%s: %s and %s are one value", ax.Path, va, vb))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // dropOtherSchemesOptions lets a grid's base carry the options of every scheme its sweep

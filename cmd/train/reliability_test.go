@@ -280,3 +280,59 @@ func TestDamagedOrForeignCheckpoint(t *testing.T) {
 	_, stderr, code := runChild(t, "-config", cfg, "-out", out, "-set", "train.steps=6", "-set", "train.checkpoint_every=5", "-resume")
 	oneLineError(t, "a foreign checkpoint", stderr, code, "checkpoint.bin was trained with a different config", "seed (2 → 1)")
 }
+
+// TestConfigSizeBounded: -config /dev/zero (endless) and a file over 1 MiB are refused at once,
+// one line naming the file, through the CLI and a real process.
+func TestConfigSizeBounded(t *testing.T) {
+	big := writeFile(t, filepath.Join(t.TempDir(), "big.yaml"), "# "+strings.Repeat("x", train.MaxConfigBytes)+"\n")
+	for _, path := range []string{"/dev/zero", big} {
+		err := runCaught("-config", path, "-out", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "too large for a config") || !strings.Contains(err.Error(), path) {
+			t.Errorf("-config %s: %v; want a refusal naming the file", path, err)
+		}
+		_, stderr, code := runChild(t, "-config", path, "-out", t.TempDir())
+		oneLineError(t, "-config "+path, stderr, code, path, "larger than 1048576 bytes", "-config")
+	}
+}
+
+// failingWriter fails every write, as a full or closed stdout does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutWriteErrors: a table that cannot be written (stdout on a full device, or closed)
+// is an error and a non-zero exit, not a silent exit 0.
+func TestStdoutWriteErrors(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	err := run(context.Background(), []string{"-config", cfg, "-out", filepath.Join(base, "a")}, failingWriter{}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "writing the output to stdout failed") {
+		t.Errorf("a run whose table cannot be written: %v; want an error", err)
+	}
+	if err := run(context.Background(), []string{"pe", "-scheme", "sinusoidal", "-positions", "4", "-dim", "4"}, failingWriter{}, io.Discard); err == nil {
+		t.Error("pe with a failing stdout exits without an error")
+	}
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	defer full.Close()
+	cmd := child("-config", cfg, "-out", filepath.Join(base, "b"))
+	cmd.Stdout = full
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	oneLineError(t, "stdout on /dev/full", stderr.String(), code, "writing the output to stdout failed", "no space left on device")
+	_ = err
+	closed := child("pe", "-scheme", "sinusoidal", "-positions", "4", "-dim", "4")
+	closed.Stdout = nil
+	if r, w, perr := os.Pipe(); perr == nil { // a stdout whose reader is gone
+		r.Close()
+		closed.Stdout = w
+		if err := closed.Run(); err == nil {
+			t.Error("pe into a closed pipe exits 0")
+		}
+		w.Close()
+	}
+}

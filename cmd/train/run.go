@@ -43,6 +43,34 @@ Config reference: configs/README.md.
 var errUsage = errors.New("bad usage")
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	out := &checkedWriter{w: stdout}
+	err := dispatch(ctx, args, out, stderr)
+	if err == nil && out.err != nil {
+		return fmt.Errorf("writing the output to stdout failed: %w; what was not written is lost (the run directory keeps the results; train report DIR prints a grid's table again)", out.err)
+	}
+	return err
+}
+
+// checkedWriter keeps the first error of its writes (a full disk, a closed pipe): the tables go
+// to stdout with fmt.Fprint*, whose errors would be lost, and a table that did not reach its
+// reader must not exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
 		case "pe":
