@@ -36,6 +36,8 @@ type Grid struct {
 	Cells   []train.Cell
 	Runs    []*Run // aligned with Cells; nil where a cell has not finished
 	Missing []string
+	// Selection is the grid's select: choice (selection.json), nil without one.
+	Selection *train.Selection
 }
 
 // Load reads a grid directory (with grid.yaml) or a single run directory (with config.yaml).
@@ -46,7 +48,15 @@ func Load(dir string) (*Grid, error) {
 		if err != nil {
 			return nil, err
 		}
-		if g.Cells, err = train.Expand(cfg); err != nil {
+		if cfg.Select.On() {
+			// The grid's own cells take their group's chosen value (selection.json); before the
+			// selection is made, they are all missing.
+			g.Selection, err = train.ReadSelection(dir)
+			if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, err
+			}
+		}
+		if g.Cells, err = train.ExpandSelected(cfg, g.Selection); err != nil {
 			return nil, err
 		}
 		for i := range g.Cells {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -183,6 +184,9 @@ func markdown(g *Grid, r *Report) string {
 	}
 	b.WriteString("## Summary\n\n")
 	b.WriteString(SummaryTable(r.Summaries))
+	if g.Selection != nil {
+		b.WriteString(SelectionTable(g.Selection))
+	}
 	b.WriteString("\n## Plots\n\n")
 	for _, p := range r.Plots {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)
@@ -243,4 +247,26 @@ func Warnings(g *Grid) []string {
 		out[i] = strings.Join(groups[w], "; ") + ": " + w
 	}
 	return out
+}
+
+// SelectionTable is the markdown of a grid's select: choice: per group, every candidate's mean
+// validation score over the tuning seeds and the value chosen.
+func SelectionTable(sel *train.Selection) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Selection of %s\n\n", sel.Field)
+	fmt.Fprintf(&b, "Each group's value: the highest mean validation %s (training lengths) over the tuning seeds %v, ties to the value listed first; "+
+		"a group below %.2f did not learn the task in range with any value. Only the chosen value's runs are in the tables above (selection.json).\n\n",
+		strings.ReplaceAll(sel.Metric, "_", " "), sel.Seeds, train.LearnedScore)
+	b.WriteString("| group | scores of the candidates | chosen | learned in range |\n| --- | --- | ---: | --- |\n")
+	for _, g := range sel.Groups {
+		var vals, scores []string
+		for _, k := range slices.Sorted(maps.Keys(g.Values)) {
+			vals = append(vals, k+"="+g.Values[k])
+		}
+		for i, x := range g.Scores {
+			scores = append(scores, fmt.Sprintf("%g: %s", sel.Values[i], f3(x)))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %g | %v |\n", strings.Join(vals, ", "), strings.Join(scores, ", "), g.Chosen, g.Learned)
+	}
+	return b.String()
 }

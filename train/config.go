@@ -37,6 +37,9 @@ type Config struct {
 	// Sweep turns the config into a grid: every combination of the listed values of dotted
 	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
 	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
+	// Select chooses a field's value (train.lr) per group of a grid's cells on in-range
+	// validation before the grid's runs (see Select). Default: none.
+	Select Select `yaml:"select,omitempty" json:"select,omitempty"`
 
 	// Written records the keys written (in the file, by -set, by a sweep cell) below the root,
 	// model: and position: excepted (model.Config and position.Spec keep their own): "seed",
@@ -413,6 +416,11 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, error
 	for _, o := range overrides {
 		if err := Set(&c, o); err != nil {
 			return Config{}, err
+		}
+	}
+	if c.Select.On() || c.Written.HasUnder("select") {
+		if _, err := SelectCells(c); err != nil {
+			return Config{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if len(c.Sweep) > 0 {

@@ -156,7 +156,7 @@ func Expand(c Config) ([]Cell, error) {
 			idx[a] = rem % len(c.Sweep[a].Values)
 			rem /= len(c.Sweep[a].Values)
 		}
-		cc := c
+		cc := withoutSelect(c)
 		cc.Sweep = nil
 		cc.Name = ""
 		var parts []string

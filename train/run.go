@@ -232,12 +232,9 @@ func trainLoop(ctx context.Context, cfg Config, task data.Task, m *model.Model, 
 	defer graphs.Close()
 	val := map[int][]data.Example{}
 	if tc.ValEvery > 0 {
-		for L := cfg.Task.MinLen; L <= cfg.Task.MaxLen; L++ {
-			ex, err := data.TestSet(task, L, tc.ValExamples, cfg.Eval.Seed^0x7a11da7e)
-			if err != nil {
-				return err
-			}
-			val[L] = ex
+		var err error
+		if val, err = validationSets(cfg, task); err != nil {
+			return err
 		}
 	}
 	mf, err := os.OpenFile(filepath.Join(dir, "metrics.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)

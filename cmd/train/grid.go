@@ -49,6 +49,15 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 	if err := train.WriteFileAtomic(gridFile, src); err != nil {
 		return err
 	}
+	if cfg.Select.On() {
+		sel, err := runSelection(ctx, cfg, dir, jobs, force, resume, shard, stderr)
+		if err != nil || sel == nil {
+			return err
+		}
+		if cells, err = train.ExpandSelected(cfg, sel); err != nil {
+			return err
+		}
+	}
 	all := len(cells)
 	cells = shard.Select(cells)
 	if len(cells) == 0 {
@@ -134,4 +143,55 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(rep.Dir, "report.md"))
 	return nil
+}
+
+// runSelection makes a grid's select: choice: it trains the tuning runs (this shard's, resuming
+// like the grid) in <grid>/select/, and once every tuning run has finished, chooses each
+// group's value and writes selection.json. An existing selection.json is kept (-force starts
+// over). It returns nil, without error, when other shards' tuning runs are still missing.
+func runSelection(ctx context.Context, cfg train.Config, dir string, jobs int, force, resume bool, shard train.Shard, stderr io.Writer) (*train.Selection, error) {
+	if force {
+		if err := os.RemoveAll(filepath.Join(dir, train.SelectionFile)); err != nil {
+			return nil, err
+		}
+	} else if sel, err := train.ReadSelection(dir); err == nil {
+		fmt.Fprintf(stderr, "select: using the choice in %s\n", filepath.Join(dir, train.SelectionFile))
+		return sel, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	tuning, err := train.SelectCells(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mine := shard.Select(tuning)
+	fmt.Fprintf(stderr, "select %s: %d of %d tuning runs (%s, %d at a time)\n", cfg.Select.Field, len(mine), len(tuning), shard, min(jobs, max(len(mine), 1)))
+	if len(mine) > 0 {
+		_, err = train.RunGrid(ctx, mine, train.GridOptions{Jobs: min(jobs, len(mine)), Force: force, Resume: true,
+			Progress: func(done, total int, c train.Cell, r *train.Result, err error) {
+				if err == nil {
+					fmt.Fprintf(stderr, "[select %d/%d] %s: in-range exact %.3f\n", done, total, c.Name, r.InRangeExact)
+				}
+			}})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range tuning {
+		if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Name)); err != nil {
+			fmt.Fprintf(stderr, "select: tuning run %s is not finished (another shard's?); when every shard is done, run again with -resume to choose and train the grid\n", c.Name)
+			return nil, nil
+		}
+	}
+	sel, err := train.Choose(cfg, tuning)
+	if err != nil {
+		return nil, err
+	}
+	if err := train.WriteSelection(dir, sel); err != nil {
+		return nil, err
+	}
+	for _, g := range sel.Groups {
+		fmt.Fprintf(stderr, "select: %v: %s = %g (scores %v)\n", g.Values, sel.Field, g.Chosen, g.Scores)
+	}
+	return sel, nil
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posformer/posformer/train"
+)
+
+// TestGridSelect: a grid with select: trains the tuning runs, writes selection.json, trains the
+// grid's cells at their group's chosen rate (and only those are in the report, which shows the
+// choice); -resume reuses the choice and retrains nothing.
+func TestGridSelect(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "g.yaml")
+	os.WriteFile(cfgFile, []byte(`name: g
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+train: {steps: 30, batch_size: 8, log_every: 10, val_every: 30}
+eval: {lengths: "1..6", examples: 8}
+select: {field: train.lr, values: [0.0001, 0.02]}
+sweep:
+  position.kind: [rope, alibi]
+  seed: [1, 2]
+`), 0o644)
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"-config", cfgFile, "-out", dir, "-jobs", "2"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	sel, err := train.ReadSelection(filepath.Join(dir, "g"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "4 runs in") {
+		t.Errorf("the grid did not train its 4 cells after the selection:\n%s", out.String())
+	}
+	for _, g := range sel.Groups {
+		kind := g.Values["position.kind"]
+		for _, seed := range []string{"1", "2"} {
+			cfg, err := train.Load(filepath.Join(dir, "g", "position.kind-"+kind+"__seed-"+seed, "config.yaml"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Train.LR != g.Chosen {
+				t.Errorf("%s seed %s trained at lr %g, chosen %g", kind, seed, cfg.Train.LR, g.Chosen)
+			}
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "g", "report", "report.md"))
+	if !strings.Contains(string(md), "## Selection of train.lr") || !strings.Contains(string(md), "4 of 4 runs finished") {
+		t.Errorf("report.md:\n%s", md)
+	}
+	errOut.Reset()
+	if err := run(context.Background(), []string{"-config", cfgFile, "-out", dir, "-jobs", "2", "-resume"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut.String(), "select: using the choice") {
+		t.Errorf("-resume did not reuse selection.json:\n%s", errOut.String())
+	}
+}

@@ -1,0 +1,117 @@
+package train
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+func TestBestIndexTies(t *testing.T) {
+	for _, c := range []struct {
+		s    []float64
+		want int
+	}{{[]float64{0.2, 0.5, 0.5}, 1}, {[]float64{0.7, 0.7}, 0}, {[]float64{0, 0, 0.1}, 2}} {
+		if got := bestIndex(c.s); got != c.want {
+			t.Errorf("bestIndex(%v) = %d, want %d", c.s, got, c.want)
+		}
+	}
+}
+
+const selectGrid = `name: g
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+train: {steps: 60, batch_size: 8, log_every: 10, val_every: 30}
+eval: {lengths: "1..8", examples: 8}
+select:
+  field: train.lr
+  values: [0.0001, 0.02]
+  seeds: [1, 2]
+sweep:
+  position.kind: [rope, alibi]
+  seed: [1, 2, 3]
+`
+
+// TestSelection: the tuning runs are every group × candidate × tuning seed; each run's
+// validation score (ValidationScore, recomputed from its checkpoint) equals the last validation
+// its training logged; each group's choice is the candidate with the highest mean score; the
+// grid's cells take it.
+func TestSelection(t *testing.T) {
+	out := t.TempDir()
+	cfg, err := Parse([]byte(selectGrid), "g.yaml", []string{"out=" + out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuning, err := SelectCells(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tuning) != 2*2*2 {
+		t.Fatalf("%d tuning cells, want 8", len(tuning))
+	}
+	if d := filepath.Dir(filepath.Join(tuning[0].Config.Out, tuning[0].Name)); d != filepath.Join(out, "g", SelectDir) {
+		t.Fatalf("tuning runs in %s", d)
+	}
+	if _, err := RunGrid(context.Background(), tuning, GridOptions{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	mean := map[string][]float64{} // kind → per candidate
+	for _, c := range tuning {
+		dir := filepath.Join(c.Config.Out, c.Name)
+		got, err := ValidationScore(dir, "exact_match")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms := readMetrics(t, filepath.Join(dir, "metrics.jsonl"))
+		if last := ms[len(ms)-1]; last.ValExact == nil || *last.ValExact != got {
+			t.Fatalf("%s: ValidationScore %v, last logged validation %v", c.Name, got, last.ValExact)
+		}
+		k := c.Config.Position.Kind
+		if mean[k] == nil {
+			mean[k] = make([]float64, 2)
+		}
+		i := 0
+		if c.Config.Train.LR == 0.02 {
+			i = 1
+		}
+		mean[k][i] += got / 2
+	}
+	sel, err := Choose(cfg, tuning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sel.Groups) != 2 {
+		t.Fatalf("groups %+v", sel.Groups)
+	}
+	for _, g := range sel.Groups {
+		k := g.Values["position.kind"]
+		want := []float64{0.0001, 0.02}[bestIndex(mean[k])]
+		if g.Chosen != want || g.Scores[0] != mean[k][0] || g.Scores[1] != mean[k][1] {
+			t.Errorf("%s: chose %g with scores %v; the means are %v", k, g.Chosen, g.Scores, mean[k])
+		}
+	}
+	if err := WriteSelection(filepath.Join(out, "g"), sel); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSelection(filepath.Join(out, "g"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := ExpandSelected(cfg, back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) != 6 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	for _, c := range cells {
+		for _, g := range sel.Groups {
+			if g.Values["position.kind"] == c.Config.Position.Kind && c.Config.Train.LR != g.Chosen {
+				t.Errorf("%s trains at lr %g, chosen %g", c.Name, c.Config.Train.LR, g.Chosen)
+			}
+		}
+		if c.Config.Select.On() {
+			t.Errorf("%s keeps the select: section", c.Name)
+		}
+	}
+	t.Logf("scores: %v; chosen %s %g, %s %g", mean, sel.Groups[0].Values["position.kind"], sel.Groups[0].Chosen, sel.Groups[1].Values["position.kind"], sel.Groups[1].Chosen)
+}
