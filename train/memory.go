@@ -43,7 +43,7 @@ type Memory struct {
 
 func mb(b int64) string {
 	if b >= 1e9 {
-		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+		return fmt.Sprintf("%.2f GB", float64(b)/1e9)
 	}
 	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
 }

@@ -70,6 +70,7 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 		peak = max(peak, c.Config.PeakMemory())
 	}
 	limitMemory(peak * int64(jobs))
+	fmt.Fprintf(stderr, "grid %s: predicted peak memory %.0f MB per run, %.0f MB for %d at a time\n", dir, float64(peak)/1e6, float64(peak*int64(jobs))/1e6, jobs)
 	fmt.Fprintf(stderr, "grid %s: %s, %d of %d runs, %d at a time\n", dir, shard, len(cells), all, jobs)
 	start := time.Now()
 	_, err = train.RunGrid(ctx, cells, train.GridOptions{Jobs: jobs, Force: force, Resume: resume,
