@@ -1,11 +1,13 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
 
 	"github.com/posformer/posformer/position"
@@ -157,8 +159,8 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 	var order []string
 	byGroup := map[string]*series{}
 	for i, r := range g.Runs {
-		if r == nil || r.Result.Task != task {
-			continue
+		if r == nil || r.Result.Task != task || r.Result.Variant != "" || len(r.Metrics) == 0 {
+			continue // an eval variant's training is its run's; a run without metrics has no curve
 		}
 		label := groupLabel(train.GroupOf(g.Cells[i]))
 		s, ok := byGroup[label]
@@ -182,6 +184,7 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = true
+	added := false
 	for i, label := range order {
 		s := byGroup[label]
 		steps := make([]int, 0, len(s.sum))
@@ -196,6 +199,9 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 				xy = append(xy, plotter.XY{X: float64(st), Y: v})
 			}
 		}
+		if len(xy) == 0 {
+			continue // nothing a log scale can show
+		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
 			return "", err
@@ -203,6 +209,10 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 		l.Color, l.Width = plotutil.Color(i), vg.Points(1.2)
 		p.Add(l)
 		p.Legend.Add(label, l)
+		added = true
+	}
+	if !added {
+		return "", nil
 	}
 	name := "loss_" + task
 	return name, save(p, dir, name, 7*vg.Inch, 4.5*vg.Inch)
@@ -261,6 +271,9 @@ func learnedHeatmap(dir string, g *Grid) (string, error) {
 			continue
 		}
 		m, err := train.LoadModel(r.Dir)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // its checkpoint was removed: the results stand, the table is gone
+		}
 		if err != nil {
 			return "", err
 		}
