@@ -280,7 +280,7 @@ func TestClaimsSectionsMended(t *testing.T) {
 		// Welch on (0.980, 0.931, 0.882) − (1.005, 0.994, 0.983): −0.063 [−0.177, +0.051].
 		"| reverse | 0.931 [0.809, 1.053] | 0.994 [0.967, 1.021] | -0.063 [-0.177, +0.051] | inconclusive |",
 		"| copy | 0.995 [0.985, 1.005] | 0.995 [0.985, 1.005] | +0.000 [-0.009, +0.009] | reproduced |",
-		"| yes |",                  // NoPE ahead on copy
+		"| yes |",                   // NoPE ahead on copy
 		"| inconclusive (chance) |", // parity: all at chance
 		"may allow the model to extrapolate",
 	} {
