@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/posformer/posformer/data"
@@ -457,6 +458,13 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		for _, f := range []string{"results.json", "results.csv", "timing.json", DiagnosticsFile} {
 			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, nil, fmt.Errorf("run directory: %w", err)
+			}
+		}
+		for _, e := range entries { // the variants' results, evaluated again too
+			if e.IsDir() && strings.HasPrefix(e.Name(), VariantDir("")) {
+				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+					return nil, nil, fmt.Errorf("run directory: %w", err)
+				}
 			}
 		}
 		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {

@@ -141,11 +141,19 @@ func TestForceOnlyRemovesPosformerFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	note := writeFile(t, filepath.Join(foreign, "NOTES"), "keep\n")
+	stale := filepath.Join(foreign, train.VariantDir("old"))
+	if err := os.Mkdir(stale, 0o755); err != nil { // an evaluation variant's results
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(stale, "results.json"), "{}\n")
 	if err := runCaught("-config", cfg, "-out", out, "-force", "-set", "train.steps=25"); err != nil {
 		t.Fatalf("-force on a run directory: %v", err)
 	}
 	if b, _ := os.ReadFile(note); string(b) != "keep\n" {
 		t.Error("-force removed a file posformer did not write")
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("-force left an old evaluation variant's results")
 	}
 }
 
