@@ -1,5 +1,7 @@
 package model
 
+import "github.com/posformer/posformer/position"
+
 // Cache keeps the compiled graphs of one model for reuse, within a memory budget: the graphs it
 // holds add up to at most Budget bytes as GraphBytes predicts them, or to the one graph last
 // asked for when that alone is larger. When a new graph would not fit, the least recently used
@@ -28,7 +30,7 @@ func (c *Cache) Get(batch, length int) (*Graph, error) {
 			return g, nil
 		}
 	}
-	need := GraphBytes(c.m.Cfg, Shape{Batch: batch, Len: length, Grad: c.opt.Grad, Kind: c.m.Scheme.Name(), MaxPos: max(c.opt.MaxPos, length)})
+	need := GraphBytes(c.m.Cfg, Shape{Batch: batch, Len: length, Grad: c.opt.Grad, Hooks: position.HooksOf(c.m.Scheme), MaxPos: max(c.opt.MaxPos, length)})
 	for len(c.lru) > 0 && c.total+need > c.budget {
 		g := c.lru[0]
 		c.lru = c.lru[1:]

@@ -71,7 +71,7 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 			gr.captures[i] = &ops.AttentionCapture{}
 		}
 	}
-	gr.bytes = GraphBytes(m.Cfg, Shape{Batch: batch, Len: length, Grad: opt.Grad, Capture: opt.Capture, Kind: m.Scheme.Name(), MaxPos: opt.MaxPos})
+	gr.bytes = GraphBytes(m.Cfg, Shape{Batch: batch, Len: length, Grad: opt.Grad, Capture: opt.Capture, Hooks: position.HooksOf(m.Scheme), MaxPos: opt.MaxPos})
 	in := func(name string) (*G.Node, *tensor.Dense, error) {
 		node, err := b.Input(name, n)
 		if err != nil {

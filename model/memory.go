@@ -2,6 +2,8 @@ package model
 
 import (
 	"runtime"
+
+	"github.com/posformer/posformer/position"
 )
 
 // Shape is what a graph's memory depends on besides the model config.
@@ -11,8 +13,8 @@ type Shape struct {
 	// Capture is an inspection graph: it keeps every layer's attention weights, and reading one
 	// layer's copies them to float64.
 	Capture bool
-	// Kind is the position scheme's kind; an unknown kind is charged every scheme's share.
-	Kind string
+	// Hooks are the position scheme's hooks (position.HooksOf): each is charged its share.
+	Hooks position.Hooks
 	// MaxPos is the number of positions a position table covers (0: Len).
 	MaxPos int
 	// Workers is the number of workers an evaluation's attention keeps one T×T block for
@@ -44,20 +46,15 @@ func GraphBytes(c Config, s Shape) int64 {
 		w = int64(runtime.GOMAXPROCS(0))
 	}
 	w = min(w, B*H)
-	var pos int64                          // the position scheme's buffers, in elements (forward)
-	rotate := L*2*N*D + 3*maxPos*D*8/bytes // rotated q and k per layer; float64 angle tables
-	add := N*D + maxPos*D                  // an added embedding and its table
-	bias := H * T * T * (1 + 8/bytes)      // a logit bias, built in float64
-	switch s.Kind {
-	case "none":
-	case "rope":
-		pos = rotate
-	case "sinusoidal", "learned":
-		pos = add
-	case "alibi", "t5":
-		pos = bias
-	default:
-		pos = rotate + add + bias
+	var pos int64 // the position scheme's buffers, in elements (forward)
+	if s.Hooks.RotatesQK {
+		pos += L*2*N*D + 3*maxPos*D*8/bytes // rotated q and k per layer; float64 angle tables
+	}
+	if s.Hooks.AddsEmbedding {
+		pos += N*D + maxPos*D // an added embedding and its table
+	}
+	if s.Hooks.BiasesLogits {
+		pos += H * T * T * (1 + 8/bytes) // a logit bias, built in float64
 	}
 	var elems int64
 	if !s.Grad {

@@ -57,7 +57,7 @@ func TestGraphBytesBoundsTheHeap(t *testing.T) {
 				runtime.KeepAlive(g)
 				runtime.KeepAlive(weights)
 				g.Close()
-				predicted := GraphBytes(cfg, Shape{Batch: s.b, Len: s.l, Grad: grad, Capture: capture, Kind: kind})
+				predicted := GraphBytes(cfg, Shape{Batch: s.b, Len: s.l, Grad: grad, Capture: capture, Hooks: position.HooksOf(m.Scheme)})
 				ratio := float64(predicted) / float64(measured)
 				t.Logf("%s: measured %.2f MB, predicted %.2f MB (x%.2f)", name, float64(measured)/1e6, float64(predicted)/1e6, ratio)
 				if ratio < 1 || ratio > 1.6 {

@@ -80,6 +80,29 @@ type Warner interface {
 	Warnings(trainTokens, testTokens int) []string
 }
 
+// Hooks says which of the hooks that cost memory in a graph a scheme implements.
+type Hooks struct {
+	AddsEmbedding, RotatesQK, BiasesLogits bool
+}
+
+// HooksOf returns the hooks a scheme implements.
+func HooksOf(s Scheme) Hooks {
+	_, add := s.(EmbeddingAdder)
+	_, rot := s.(QKRotator)
+	_, bias := s.(LogitBiaser)
+	return Hooks{AddsEmbedding: add, RotatesQK: rot, BiasesLogits: bias}
+}
+
+// HooksOfKind returns the hooks of a kind built with its defaults; every hook for an unknown
+// kind or one that does not build with the defaults.
+func HooksOfKind(kind string) Hooks {
+	s, err := New(Spec{Kind: kind}, Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64})
+	if err != nil {
+		return Hooks{AddsEmbedding: true, RotatesQK: true, BiasesLogits: true}
+	}
+	return HooksOf(s)
+}
+
 // Table is a scheme's raw numbers: one row per position, one column per named quantity.
 type Table struct {
 	Columns []string

@@ -56,11 +56,11 @@ func (m Memory) String() string {
 
 // evalGraphs is the memory of Evaluate's graphs for n examples of sequences of T tokens in
 // batches of b: a full batch and, when b does not divide n, the last one.
-func evalGraphs(mc model.Config, kind string, maxPos, T, n, b int) int64 {
+func evalGraphs(mc model.Config, hooks position.Hooks, maxPos, T, n, b int) int64 {
 	b = min(b, n)
-	s := model.GraphBytes(mc, model.Shape{Batch: b, Len: T, Kind: kind, MaxPos: maxPos})
+	s := model.GraphBytes(mc, model.Shape{Batch: b, Len: T, Hooks: hooks, MaxPos: maxPos})
 	if r := n % b; r != 0 {
-		s += model.GraphBytes(mc, model.Shape{Batch: r, Len: T, Kind: kind, MaxPos: maxPos})
+		s += model.GraphBytes(mc, model.Shape{Batch: r, Len: T, Hooks: hooks, MaxPos: maxPos})
 	}
 	return s
 }
@@ -78,7 +78,7 @@ func (c Config) PredictMemory(task data.Task) Memory {
 	if mc.Dtype == "float64" {
 		bytes = 8
 	}
-	kind := c.Position.Kind
+	hooks := position.HooksOfKind(c.Position.Kind)
 	extra := int64(0)
 	maxPos := 0
 	if c.Position.Randomized {
@@ -89,24 +89,24 @@ func (c Config) PredictMemory(task data.Task) Memory {
 	m.State = model.ParamCount(mc, extra) * (bytes + 16 + 16)
 	var sum int64
 	for L := c.Task.MinLen; L <= c.Task.MaxLen; L++ {
-		g := model.GraphBytes(mc, model.Shape{Batch: c.Train.BatchSize, Len: data.SeqLen(task, L), Grad: true, Kind: kind, MaxPos: maxPos})
+		g := model.GraphBytes(mc, model.Shape{Batch: c.Train.BatchSize, Len: data.SeqLen(task, L), Grad: true, Hooks: hooks, MaxPos: maxPos})
 		sum += g
 		m.TrainGraph = max(m.TrainGraph, g)
 	}
 	m.TrainGraphs = min(sum, max(GraphCacheBytes, m.TrainGraph))
 	if c.Train.ValEvery > 0 {
-		m.Validation = evalGraphs(mc, kind, maxPos, data.SeqLen(task, c.Task.MaxLen), c.Train.ValExamples, c.Eval.BatchSize)
+		m.Validation = evalGraphs(mc, hooks, maxPos, data.SeqLen(task, c.Task.MaxLen), c.Train.ValExamples, c.Eval.BatchSize)
 	}
 	if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
-		m.Eval = evalGraphs(mc, kind, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
+		m.Eval = evalGraphs(mc, hooks, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
 		// Then the diagnostics (diagnostics.go), one after the other: an inspection graph of
 		// the first DiagnosticExamples examples, which keeps every layer's attention weights,
 		// with the first example's weights copied out in float64; greedy decoding of failures.
 		k := int64(min(DiagnosticExamples, c.Eval.Examples))
 		first := int64(mc.Layers) * int64(mc.Heads) * int64(T) * int64(T) * 8
-		inspect := model.GraphBytes(mc, model.Shape{Batch: int(k), Len: T, Capture: true, Kind: kind, MaxPos: maxPos}) + first
-		decode := model.GraphBytes(mc, model.Shape{Batch: min(FailuresPerLength, c.Eval.Examples), Len: T, Kind: kind, MaxPos: maxPos})
+		inspect := model.GraphBytes(mc, model.Shape{Batch: int(k), Len: T, Capture: true, Hooks: hooks, MaxPos: maxPos}) + first
+		decode := model.GraphBytes(mc, model.Shape{Batch: min(FailuresPerLength, c.Eval.Examples), Len: T, Hooks: hooks, MaxPos: maxPos})
 		m.Eval = max(m.Eval, inspect, decode)
 	}
 	m.Peak = runtimeBytes + m.State + max(m.TrainGraphs+m.Validation, m.Eval)

@@ -164,7 +164,7 @@ func (o *benchOptions) checkMemory() error {
 	need := func(T int, grad bool) int64 {
 		var b int64
 		for _, s := range o.schemes {
-			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.batch, Len: T, Grad: grad, Kind: s}))
+			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.batch, Len: T, Grad: grad, Hooks: position.HooksOfKind(s)}))
 		}
 		return b
 	}
