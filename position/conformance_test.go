@@ -2,9 +2,11 @@ package position_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/posformer/posformer/internal/gradcheck"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/position"
 	G "gorgonia.org/gorgonia"
@@ -129,6 +131,85 @@ func TestConformance(t *testing.T) {
 				_, err = position.New(position.Spec{Kind: kind, Randomized: true, MaxRandom: 64}, dims)
 				if (err == nil) != position.Randomizable(kind) {
 					t.Errorf("randomized: %v, but Randomizable is %v", err, position.Randomizable(kind))
+				}
+			})
+		}
+	}
+}
+
+// TestConformanceBiasGradient checks, for every registered scheme whose logit bias has
+// trainable parameters, the gradient of Σ bias∘R (R random) with respect to those parameters
+// against central finite differences in float64, causal and bidirectional, with the parameters
+// moved off their initial values.
+func TestConformanceBiasGradient(t *testing.T) {
+	const T, D, H = 7, 8, 2
+	for _, kind := range position.Kinds() {
+		for _, bidir := range []bool{false, true} {
+			dims := position.Dims{DModel: D, Heads: H, Dtype: tensor.Float64, Seed: 2, Bidirectional: bidir}
+			s, err := position.New(position.Spec{Kind: kind}, dims)
+			if err != nil {
+				continue // a scheme may refuse the bidirectional form, with an error TestConformance checks
+			}
+			lb, isBias := s.(position.LogitBiaser)
+			pp, isParam := s.(position.Parameterized)
+			if !isBias || !isParam {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/bidirectional=%v", kind, bidir), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(7, 8))
+				for _, p := range pp.Params() {
+					d := p.Value.Data().([]float64)
+					for i := range d {
+						d[i] += 0.3 * rng.NormFloat64()
+					}
+				}
+				b := nn.NewBuilder(tensor.Float64)
+				var nodes []*G.Node
+				for _, p := range pp.Params() {
+					n, err := b.Param(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					nodes = append(nodes, n)
+				}
+				pos, _ := b.Input("pos", T)
+				bias, err := lb.LogitBias(position.Ctx{B: b, Batch: 1, Len: T, Pos: pos, MaxPos: T})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := make([]float64, H*T*T)
+				for i := range r {
+					r[i] = rng.NormFloat64()
+				}
+				rn, _ := b.Const("R", tensor.New(tensor.WithShape(H, T, T), tensor.WithBacking(r)))
+				loss := G.Must(G.Sum(G.Must(G.HadamardProd(bias, rn))))
+				grads, err := G.Grad(loss, nodes...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				vm := G.NewTapeMachine(b.G)
+				defer vm.Close()
+				run := func() (float64, error) {
+					vm.Reset()
+					if err := vm.RunAll(); err != nil {
+						return 0, err
+					}
+					return loss.Value().Data().(float64), nil
+				}
+				if _, err := run(); err != nil {
+					t.Fatal(err)
+				}
+				for i, p := range pp.Params() {
+					analytic := append([]float64(nil), grads[i].Value().Data().([]float64)...)
+					num, err := gradcheck.Numeric(run, p.Value.Data().([]float64), gradcheck.DefaultStep)
+					if err != nil {
+						t.Fatal(err)
+					}
+					e := gradcheck.RelErr(analytic, num)
+					t.Logf("%s: relative gradient error %.3g", p.Name, e)
+					if !(e < 1e-7) {
+						t.Errorf("%s: relative gradient error %.3g ≥ 1e-7", p.Name, e)
+					}
 				}
 			})
 		}

@@ -32,11 +32,17 @@ func ExampleOmega() {
 	// ω3 = 0.001, wavelength 6283.19
 }
 
-// The registered schemes, sorted: the values accepted by position.kind.
+// The registered schemes, sorted, are the values accepted by position.kind; each has a one-line
+// description and its own options.
 func ExampleKinds() {
-	fmt.Println(position.Kinds())
+	for _, kind := range position.Kinds() {
+		if kind == "alibi" || kind == "rope" {
+			fmt.Printf("%s: %s; options %v\n", kind, position.Doc(kind), position.Options(kind))
+		}
+	}
 	// Output:
-	// [alibi learned none rope sinusoidal t5]
+	// alibi: linear distance bias per head with fixed slopes (Press et al. 2022); options []
+	// rope: rotary encoding of q and k (Su et al. 2021, RoFormer); options [{base float 10000 frequency base: θᵢ = base^(−2i/d_rot); above 1} {rotary_fraction float 1 fraction of each head's dimensions rotated, in (0, 1]; d_rot = d_head × fraction must be even} {rope_scaling string  at evaluation lengths beyond training only (L_eval > L_train, in tokens): none; interpolate multiplies positions by L_train/L_eval (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)), s = L_eval/L_train (needs d_rot > 2); not with randomized}]
 }
 
 // New builds a scheme from the config's position section; errors name the field to fix.
@@ -50,13 +56,13 @@ func ExampleNew() {
 	r := s.(*position.RoPE)
 	fmt.Println(s.Name(), "head dim", r.HeadDim, "rotated", r.Rot)
 
-	_, err = position.New(position.Spec{Kind: "kerple"}, dims)
+	_, err = position.New(position.Spec{Kind: "rope"}.With("num_buckets", 8), dims)
 	fmt.Println(err)
 	_, err = position.New(position.Spec{Kind: "t5"}.With("max_distance", -3), dims)
 	fmt.Println(err)
 	// Output:
 	// rope head dim 16 rotated 8
-	// position.kind: unknown scheme "kerple" (known: alibi, learned, none, rope, sinusoidal, t5)
+	// position.num_buckets: not an option of rope (it has options base, rotary_fraction, rope_scaling; num_buckets is an option of t5); remove it or change position.kind
 	// position.max_distance: must be positive, got -3
 }
 

@@ -645,7 +645,7 @@ func TestConstructorErrors(t *testing.T) {
 		{"rope odd rotated", position.Spec{Kind: "rope"}.With("rotary_fraction", 0.3), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
 		{"rope nothing rotated", position.Spec{Kind: "rope"}.With("rotary_fraction", 0.01), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
 		{"rope fraction above 1", position.Spec{Kind: "rope"}.With("rotary_fraction", 1.5), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
-		{"unknown kind", position.Spec{Kind: "kerple"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.kind", `"kerple"`, "alibi, learned, none, rope, sinusoidal, t5"}},
+		{"unknown kind", position.Spec{Kind: "xpos"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.kind", `"xpos"`, strings.Join(position.Kinds(), ", ")}},
 		{"base 1", position.Spec{}.With("base", 1), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.base"}},
 		{"heads", position.Spec{}, position.Dims{DModel: 64, Heads: 5, Dtype: f64}, []string{"model.heads"}},
 		{"learned init_std", position.Spec{Kind: "learned"}.With("init_std", -1), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.init_std"}},
