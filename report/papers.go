@@ -255,7 +255,7 @@ func ruossSection(b *strings.Builder, g *Grid, dir string) {
 			r := Rank("randomized "+k.Scheme, plain.String(), sr, sp, ir, ip, chance)
 			gains = append(gains, maxOf(sr)-maxOf(sp))
 			verdicts = append(verdicts, r.Verdict)
-			fmt.Fprintf(b, "| randomized %s > %s | in Table 1 (not retrieved) | %.3f, %.3f | %s | %s | %s |\n", k, plain, maxOf(sr), maxOf(sp), fmtDiff(r.Diff), rowDifferences(g, task, k.Scheme, k.Scheme), r.Verdict)
+			fmt.Fprintf(b, "| %s > %s | in Table 1 (not retrieved) | %.3f, %.3f | %s | %s | %s |\n", k, plain, maxOf(sr), maxOf(sp), fmtDiff(r.Diff), rowDifferences(g, task, k.Scheme, k.Scheme), r.Verdict)
 		}
 		b.WriteString("\n")
 	}
@@ -266,6 +266,8 @@ func ruossSection(b *strings.Builder, g *Grid, dir string) {
 		}
 		v := "inconclusive"
 		switch {
+		case count["untested"] == len(gains):
+			v = "untested (no pair learned the task in range)"
 		case count["contradicted"] > 0:
 			v = "not reproduced"
 		case count["reproduced"] > 0 && meanOf(gains) > 0:
@@ -324,8 +326,12 @@ func cellKeys(cells map[CellKey]*SeedCell, task string) []CellKey {
 func setupDifferences(g *Grid, paper string) string {
 	c := g.Cells[0].Config
 	L := c.Eval.Lengths
-	ours := fmt.Sprintf("%d layers, d_model %d, %d heads, d_ff %d; %d steps of %d sequences at lr %g%s; trained on lengths %d..%d, tested on %d lengths in %d..%d, %d examples each",
-		c.Model.Layers, c.Model.DModel, c.Model.Heads, c.Model.DFF, c.Train.Steps, c.Train.BatchSize, c.Train.LR, earlyStopNote(c),
+	lr := fmt.Sprintf("lr %g", c.Train.LR)
+	if sel := g.Selection; sel != nil {
+		lr = fmt.Sprintf("%s chosen per group among %v on validation (seeds %v; the report's Selection table)", sel.Field, sel.Values, sel.Seeds)
+	}
+	ours := fmt.Sprintf("%d layers, d_model %d, %d heads, d_ff %d; %d steps of %d sequences, %s%s; trained on lengths %d..%d, tested on %d lengths in %d..%d, %d examples each",
+		c.Model.Layers, c.Model.DModel, c.Model.Heads, c.Model.DFF, c.Train.Steps, c.Train.BatchSize, lr, earlyStopNote(c),
 		c.Task.MinLen, c.Task.MaxLen, len(L), L[0], L[len(L)-1], c.Eval.Examples)
 	switch paper {
 	case "kazemnejad":
@@ -339,7 +345,7 @@ func setupDifferences(g *Grid, paper string) string {
 
 func earlyStopNote(c train.Config) string {
 	if e := c.Train.EarlyStop; e.On() {
-		return fmt.Sprintf(", early stopping (patience %d, min_delta %g, target %g)", e.Patience, e.MinDelta, e.Target)
+		return fmt.Sprintf(", early stopping on validation %s (patience %d, min_delta %g, target %g; 0: none)", strings.ReplaceAll(e.Metric, "_", " "), e.Patience, e.MinDelta, e.Target)
 	}
 	return ", no early stopping"
 }
