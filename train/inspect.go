@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/position"
@@ -37,9 +38,13 @@ type Inspection struct {
 // from), runs the first n examples of its own test set at input length L exactly as its
 // evaluation did (same examples, batches and positions, so with n = eval.examples the exact
 // match is results.csv's), decodes them greedily and measures the attention of each.
+//
+// dir may also be an eval variant's directory (RUN_DIR/eval-<name>): the run's weights are then
+// inspected with the variant's evaluation options, against the variant's results.
 func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
-	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err != nil {
-		return nil, fmt.Errorf("inspect: %s is not a run directory (%w); give the directory of one run, e.g. runs/default/position.kind-rope__seed-1", dir, err)
+	runDir, variant, err := inspectedRun(dir)
+	if err != nil {
+		return nil, err
 	}
 	res, err := ReadResult(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -48,9 +53,21 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	cfg, err := Load(filepath.Join(dir, "config.yaml"), nil)
+	cfg, err := Load(filepath.Join(runDir, "config.yaml"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	if variant != "" {
+		found := false
+		for _, v := range cfg.ActiveVariants() {
+			if VariantDir(v.Name) == variant {
+				cfg, found = cfg.VariantConfig(v), true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("inspect: %s is not one of the eval variants of the run in %s (its config's eval.variants); give the run directory or one of its eval-<name> directories", dir, runDir)
+		}
 	}
 	switch {
 	case L < 1 || L > MaxLength:
@@ -78,16 +95,16 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 		}
 		return nil, fmt.Errorf("inspect: -length %d (%d tokens): one example's attention weights (%d layers × %d heads × %d²) would take more than %d MB; inspect a length of at most %d", L, T, m.Cfg.Layers, m.Cfg.Heads, T, captureBytes>>20, longest)
 	}
-	ckpt, err := ResultsCheckpoint(dir)
+	ckpt, err := ResultsCheckpoint(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
 	var st trainState
 	if err := LoadCheckpoint(ckpt, m, nil, &st); err != nil {
-		return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", dir, err)
+		return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", runDir, err)
 	}
 	if !cfg.Train.EarlyStop.On() && st.Step != cfg.Train.Steps {
-		return nil, fmt.Errorf("inspect: the checkpoint in %s is from step %d of %d, not the one its results came from; finish the run (the same command with -resume) or train it again with -force", dir, st.Step, cfg.Train.Steps)
+		return nil, fmt.Errorf("inspect: the checkpoint in %s is from step %d of %d, not the one its results came from; finish the run (the same command with -resume) or train it again with -force", runDir, st.Step, cfg.Train.Steps)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -136,6 +153,24 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 		in.Positions = positions[0]
 	}
 	return in, nil
+}
+
+// inspectedRun returns the run directory holding dir's config and checkpoint: dir itself, or for
+// an eval variant's directory (RUN_DIR/eval-<name>) its run directory and the variant's
+// directory name.
+func inspectedRun(dir string) (runDir, variant string, err error) {
+	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
+		return dir, "", nil
+	}
+	clean := filepath.Clean(dir)
+	parent, base := filepath.Dir(clean), filepath.Base(clean)
+	if strings.HasPrefix(base, VariantDir("")) {
+		if _, perr := os.Stat(filepath.Join(parent, "config.yaml")); perr == nil {
+			return parent, base, nil
+		}
+	}
+	_, err = os.Stat(filepath.Join(dir, "config.yaml"))
+	return "", "", fmt.Errorf("inspect: %s is not a run directory (%w); give the directory of one run, e.g. runs/default/position.kind-rope__seed-1", dir, err)
 }
 
 // checkEncodable rejects an input length whose sequence the scheme cannot encode (a learned table

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -198,5 +199,39 @@ func TestInspectRefusesHugeLengths(t *testing.T) {
 	_, err = Inspect(context.Background(), res.Dir, 5000, 1)
 	if err == nil || !strings.Contains(err.Error(), "inspect a length of at most 1672") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestInspectEvalVariant: an eval variant's directory (RUN_DIR/eval-<name>) is inspected with the
+// run's weights and the variant's options: its exact match is the variant's results, which
+// differ from the run's own (randomized positions at evaluation, then plain ones).
+func TestInspectEvalVariant(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..8",
+		"position.randomized=true", "position.max_random=24", "eval.variants=[{name: plain, eval_positions: plain}]")
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vdir := filepath.Join(res.Dir, VariantDir("plain"))
+	vres, err := ReadResult(vdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differs := false
+	for i, lr := range vres.Lengths {
+		in, err := Inspect(context.Background(), vdir, lr.Length, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Exact != lr.ExactMatch || in.ResultsExact != lr.ExactMatch {
+			t.Errorf("length %d: inspect %v, the variant's results %v", lr.Length, in.Exact, lr.ExactMatch)
+		}
+		differs = differs || lr.ExactMatch != res.Lengths[i].ExactMatch || lr.TokenAccuracy != res.Lengths[i].TokenAccuracy
+	}
+	if !differs {
+		t.Error("the variant scores like the run at every length: the test cannot tell which positions inspect used")
+	}
+	if _, err := Inspect(context.Background(), filepath.Join(res.Dir, "eval-nope"), 3, 2); err == nil || !strings.Contains(err.Error(), "eval-nope") {
+		t.Errorf("an unknown variant directory: %v", err)
 	}
 }
