@@ -42,6 +42,8 @@ func FuzzConfig(f *testing.F) {
 		f.Add(src)
 	}
 	f.Add([]byte(minimal))
+	f.Add([]byte(minimal + "  variants:\n    - {name: ntk, when: [position.kind=rope], rope_scaling: ntk}\n"))
+	f.Add([]byte(strings.Replace(minimal, "  batch_size: 4\n", "  batch_size: 4\n  early_stop: {patience: 2, min_delta: 0.01, target: 0.99, metric: token_accuracy}\n", 1)))
 	// Validate builds the model: keep every accepted model small, so the fuzzer spends its time
 	// on the loader rather than on allocating weights.
 	old := MaxParams
