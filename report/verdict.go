@@ -236,7 +236,7 @@ func verdictRules() string {
 		"and *clearly above chance* when the lower end exceeds chance + %.2f. When both sides of a ranking are within noise of chance the verdict is "+
 		"*inconclusive (chance)*. A cell whose mean in-range score (in the paper's metric) is below %.2f has not learned the task and is not ranked: "+
 		"*untested*. *Extrapolates to* is the longest tested length up to which the score stays clearly above chance at every tested length. "+
-		"Each claim is judged on its own at 95%%, without a correction for the many claims of a table, so about one in twenty claims "+
-		"that are false would still read *reproduced* or *contradicted* by chance alone; seeds whose scores do not vary at all give a zero-width interval.\n\n",
+		"Each claim is judged on its own at 95%%, without a correction for the many claims of a table: where the two sides do not differ, "+
+		"about one claim in twenty still reads *reproduced* or *contradicted* by chance alone. Seeds whose scores do not vary at all give a zero-width interval.\n\n",
 		Level*100, Level*100, ChanceMargin, ChanceMargin, LearnedThreshold)
 }
