@@ -30,7 +30,8 @@ var schemes = func() []variant {
 		if position.Randomizable(kind) {
 			random = append(random, variant{name: kind + "_randomized", spec: position.Spec{Kind: kind, Randomized: true, MaxRandom: 16}})
 		}
-		s, err := position.New(position.Spec{Kind: kind}, position.Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64})
+		// A scheme may refuse the bidirectional form (with an error naming model.bidirectional).
+		s, err := position.New(position.Spec{Kind: kind}, position.Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64, Bidirectional: true})
 		if _, ok := s.(position.LogitBiaser); ok && err == nil {
 			bidir = append(bidir, variant{name: kind + "_bidirectional", spec: position.Spec{Kind: kind}, bidirectional: true})
 		}
