@@ -163,62 +163,70 @@ func TestConformanceBiasGradient(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/bidirectional=%v", kind, bidir), func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(7, 8))
-				for _, p := range pp.Params() {
-					d := p.Value.Data().([]float64)
-					for i := range d {
-						d[i] += 0.3 * rng.NormFloat64()
-					}
-				}
-				b := nn.NewBuilder(tensor.Float64)
-				var nodes []*G.Node
-				for _, p := range pp.Params() {
-					n, err := b.Param(p)
-					if err != nil {
-						t.Fatal(err)
-					}
-					nodes = append(nodes, n)
-				}
-				pos, _ := b.Input("pos", T)
-				bias, err := lb.LogitBias(position.Ctx{B: b, Batch: 1, Len: T, Pos: pos, MaxPos: T})
-				if err != nil {
-					t.Fatal(err)
-				}
-				r := make([]float64, H*T*T)
-				for i := range r {
-					r[i] = rng.NormFloat64()
-				}
-				rn, _ := b.Const("R", tensor.New(tensor.WithShape(H, T, T), tensor.WithBacking(r)))
-				loss := G.Must(G.Sum(G.Must(G.HadamardProd(bias, rn))))
-				grads, err := G.Grad(loss, nodes...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				vm := G.NewTapeMachine(b.G)
-				defer vm.Close()
-				run := func() (float64, error) {
-					vm.Reset()
-					if err := vm.RunAll(); err != nil {
-						return 0, err
-					}
-					return loss.Value().Data().(float64), nil
-				}
-				if _, err := run(); err != nil {
-					t.Fatal(err)
-				}
-				for i, p := range pp.Params() {
-					analytic := append([]float64(nil), grads[i].Value().Data().([]float64)...)
-					num, err := gradcheck.Numeric(run, p.Value.Data().([]float64), gradcheck.DefaultStep)
-					if err != nil {
-						t.Fatal(err)
-					}
-					e := gradcheck.RelErr(analytic, num)
-					t.Logf("%s: relative gradient error %.3g", p.Name, e)
-					if !(e < 1e-7) {
-						t.Errorf("%s: relative gradient error %.3g ≥ 1e-7", p.Name, e)
-					}
-				}
+				checkBiasGradient(t, lb, pp, H, T)
 			})
+		}
+	}
+}
+
+// checkBiasGradient checks the gradient of Σ bias∘R (R random, length T) with respect to the
+// scheme's parameters against central finite differences in float64, after moving the
+// parameters off their initial values.
+func checkBiasGradient(t *testing.T, lb position.LogitBiaser, pp position.Parameterized, H, T int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, p := range pp.Params() {
+		d := p.Value.Data().([]float64)
+		for i := range d {
+			d[i] += 0.3 * rng.NormFloat64()
+		}
+	}
+	b := nn.NewBuilder(tensor.Float64)
+	var nodes []*G.Node
+	for _, p := range pp.Params() {
+		n, err := b.Param(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, n)
+	}
+	pos, _ := b.Input("pos", T)
+	bias, err := lb.LogitBias(position.Ctx{B: b, Batch: 1, Len: T, Pos: pos, MaxPos: T})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := make([]float64, H*T*T)
+	for i := range r {
+		r[i] = rng.NormFloat64()
+	}
+	rn, _ := b.Const("R", tensor.New(tensor.WithShape(H, T, T), tensor.WithBacking(r)))
+	loss := G.Must(G.Sum(G.Must(G.HadamardProd(bias, rn))))
+	grads, err := G.Grad(loss, nodes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(b.G)
+	defer vm.Close()
+	run := func() (float64, error) {
+		vm.Reset()
+		if err := vm.RunAll(); err != nil {
+			return 0, err
+		}
+		return loss.Value().Data().(float64), nil
+	}
+	if _, err := run(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pp.Params() {
+		analytic := append([]float64(nil), grads[i].Value().Data().([]float64)...)
+		num, err := gradcheck.Numeric(run, p.Value.Data().([]float64), gradcheck.DefaultStep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := gradcheck.RelErr(analytic, num)
+		t.Logf("%s: relative gradient error %.3g", p.Name, e)
+		if !(e < 1e-7) {
+			t.Errorf("%s: relative gradient error %.3g ≥ 1e-7", p.Name, e)
 		}
 	}
 }

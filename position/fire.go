@@ -1,0 +1,221 @@
+package position
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/ops"
+	G "gorgonia.org/gorgonia"
+)
+
+func init() {
+	Register(Def[FIREOptions]{
+		Kind: "fire",
+		Doc:  "FIRE: learnable bias MLP(ψ(i − j)/ψ(max(L, i))) per head, ψ(x) = log(cx + 1) (Li et al. 2024)",
+		New: func(o FIREOptions, d Dims) (Scheme, error) {
+			switch {
+			case o.MLPWidth < 1:
+				return nil, fmt.Errorf("position.mlp_width: must be positive, got %d", o.MLPWidth)
+			case o.MLPWidth > 4096:
+				return nil, fmt.Errorf("position.mlp_width: %d is more than 4096, the widest MLP posformer builds; lower it", o.MLPWidth)
+			case !(o.InitC > 0):
+				return nil, fmt.Errorf("position.init_c: must be positive, got %g", o.InitC)
+			case !(o.InitL > 0):
+				return nil, fmt.Errorf("position.init_l: must be positive, got %g", o.InitL)
+			case d.Bidirectional:
+				return nil, fmt.Errorf("position.kind: fire is defined for causal attention (the interpolation divides by the query's position, Li et al. 2024 §3.2) but model.bidirectional is set; use kerple, alibi or t5 for an encoder, or remove model.bidirectional")
+			}
+			f := &FIRE{Heads: d.Heads, Width: o.MLPWidth, L0: o.InitL}
+			// Initialisation (Li et al. 2024, Appendix, the reference implementation): the MLP's
+			// layers as PyTorch's nn.Linear, weights and biases ~ U(−1/√fan_in, 1/√fan_in)
+			// (fan_in 1, then width); c = init_c; the threshold L = |m|·init_l with m = 1.
+			rng := rand.New(rand.NewPCG(d.Seed, 0x66697265))
+			th := make([]float64, f.size())
+			u := func(bound float64) float64 { return bound * (2*rng.Float64() - 1) }
+			w2 := 1 / math.Sqrt(float64(o.MLPWidth))
+			for k := 0; k < o.MLPWidth; k++ {
+				th[f.w1()+k] = u(1)
+				th[f.b1()+k] = u(1)
+			}
+			for k := 0; k < o.MLPWidth*d.Heads; k++ {
+				th[f.w2()+k] = u(w2)
+			}
+			for h := 0; h < d.Heads; h++ {
+				th[f.b2()+h] = u(w2)
+			}
+			th[f.c()] = o.InitC
+			th[f.m()] = 1
+			f.theta = nn.Param{Name: "pos.fire.theta", Value: nn.FromFloat64(d.Dtype, th, len(th))}
+			return f, nil
+		},
+		Params: func(o FIREOptions, d Dims) int { return (&FIRE{Heads: d.Heads, Width: max(o.MLPWidth, 0)}).size() },
+	})
+}
+
+// FIREOptions are fire's options: the paper's hyper-parameters.
+type FIREOptions struct {
+	// MLPWidth is the hidden width of the MLP 1 → width → heads (ReLU). Li et al. 2024,
+	// Appendix (implementation details): 32.
+	MLPWidth int `yaml:"mlp_width" default:"32" doc:"hidden width of the MLP 1 → width → heads (ReLU); the paper's 32 (Appendix)"`
+	// InitC is the starting value of the learnable c of ψ(x) = log(cx + 1). Li et al. 2024,
+	// Appendix: 0.1.
+	InitC float64 `yaml:"init_c" default:"0.1" doc:"starting value of the learnable c in ψ(x) = log(cx + 1); the paper's 0.1 (Appendix)"`
+	// InitL is the starting value of the learnable threshold L of the normaliser ψ(max(L, i)).
+	// Li et al. 2024, Appendix: 512 (so sequences shorter than L are not interpolated).
+	InitL float64 `yaml:"init_l" default:"512" doc:"starting value of the learnable threshold L of the normaliser ψ(max(L, i)); the paper's 512 (Appendix): positions below L are not interpolated"`
+}
+
+// The hooks FIRE claims, checked at compile time.
+var (
+	_ LogitBiaser   = (*FIRE)(nil)
+	_ Parameterized = (*FIRE)(nil)
+	_ Tabler        = (*FIRE)(nil)
+)
+
+// FIREEps is ε of the normaliser ψ(max(L, i)) + ε (the paper's implementation), which keeps the
+// division defined at i = 0.
+const FIREEps = 1e-6
+
+// FIRE is Functional Interpolation for Relative Positions (Li et al. 2024, "Functional
+// Interpolation for Relative Positions Improves Long Context Transformers", §3.2): the logit of
+// query i and key j ≤ i gets, in every layer, the per-head bias
+//
+//	b_h(i, j) = f_θ(ψ(i − j) / (ψ(max(L, i)) + ε))_h,   ψ(x) = log(|c|·x + 1),
+//
+// with f_θ an MLP 1 → Width → Heads (ReLU) and c, L learnable (L = |m|·L0 with m learnable,
+// starting at 1). Dividing by ψ of the query's position is the progressive interpolation: every
+// input lies in [0, 1] at any length, so a model trained on short sequences sees the same range
+// on long ones (once i > L). Token indices within the sequence, not Ctx.Pos. Causal only.
+//
+// θ (one parameter vector) holds, in order: W1 [Width], b1 [Width], W2 [Width, Heads], b2
+// [Heads], c, m.
+type FIRE struct {
+	Heads, Width int
+	L0           float64 // the threshold's scale, init_l
+	theta        nn.Param
+
+	mu    sync.Mutex // one bias node per graph, shared by its layers
+	lastB *nn.Builder
+	lastN *G.Node
+}
+
+func (f *FIRE) Name() string { return "fire" }
+
+// Params returns θ.
+func (f *FIRE) Params() []nn.Param { return []nn.Param{f.theta} }
+
+func (f *FIRE) w1() int   { return 0 }
+func (f *FIRE) b1() int   { return f.Width }
+func (f *FIRE) w2() int   { return 2 * f.Width }
+func (f *FIRE) b2() int   { return 2*f.Width + f.Width*f.Heads }
+func (f *FIRE) c() int    { return f.b2() + f.Heads }
+func (f *FIRE) m() int    { return f.c() + 1 }
+func (f *FIRE) size() int { return f.m() + 1 }
+
+// C and L return the current c and threshold L.
+func (f *FIRE) C() float64 { return nn.Float64s(f.theta.Value)[f.c()] }
+func (f *FIRE) L() float64 { return math.Abs(nn.Float64s(f.theta.Value)[f.m()]) * f.L0 }
+
+// input is the MLP's input for query i and key j, with what the gradient needs.
+func (f *FIRE) input(th []float64, i, j int) (x, a, bn, n float64) {
+	c := math.Abs(th[f.c()])
+	n = max(float64(i), math.Abs(th[f.m()])*f.L0)
+	a = math.Log1p(c * float64(i-j))
+	bn = math.Log1p(c*n) + FIREEps
+	return a / bn, a, bn, n
+}
+
+// fireFunc is the bias as an ops.PairFunc of θ.
+type fireFunc struct{ *FIRE }
+
+func (f fireFunc) Heads() int { return f.FIRE.Heads }
+
+func (f fireFunc) Bias(th []float64, i, j int, out []float64) {
+	x, _, _, _ := f.input(th, i, j)
+	copy(out, th[f.b2():f.b2()+f.FIRE.Heads])
+	for k := 0; k < f.Width; k++ {
+		z := th[f.w1()+k]*x + th[f.b1()+k]
+		if z <= 0 {
+			continue
+		}
+		row := th[f.w2()+k*f.FIRE.Heads : f.w2()+(k+1)*f.FIRE.Heads]
+		for h := range out {
+			out[h] += row[h] * z
+		}
+	}
+}
+
+// BiasGrad backpropagates g through the MLP, then through x = ψ(i − j)/(ψ(n) + ε) to c and m:
+// ∂ψ(d)/∂c = sign(c)·d/(|c|d + 1), ∂ψ(n)/∂n = |c|/(|c|n + 1), ∂n/∂m = sign(m)·L0 when |m|·L0 > i.
+func (f fireFunc) BiasGrad(th []float64, i, j int, g, dth []float64) {
+	H := f.FIRE.Heads
+	x, a, bn, n := f.input(th, i, j)
+	for h := range g {
+		dth[f.b2()+h] += g[h]
+	}
+	dx := 0.0
+	for k := 0; k < f.Width; k++ {
+		z := th[f.w1()+k]*x + th[f.b1()+k]
+		if z <= 0 {
+			continue
+		}
+		row, drow := th[f.w2()+k*H:f.w2()+(k+1)*H], dth[f.w2()+k*H:f.w2()+(k+1)*H]
+		dz := 0.0
+		for h := range g {
+			drow[h] += g[h] * z
+			dz += g[h] * row[h]
+		}
+		dth[f.w1()+k] += dz * x
+		dth[f.b1()+k] += dz
+		dx += dz * th[f.w1()+k]
+	}
+	c, m := th[f.c()], th[f.m()]
+	sc, ac := math.Copysign(1, c), math.Abs(c)
+	d := float64(i - j)
+	dAdc := sc * d / (ac*d + 1)
+	dBdc := sc * n / (ac*n + 1)
+	dth[f.c()] += dx * (dAdc*bn - a*dBdc) / (bn * bn)
+	if math.Abs(m)*f.L0 > float64(i) {
+		dBdn := ac / (ac*n + 1)
+		dth[f.m()] += dx * -a / (bn * bn) * dBdn * math.Copysign(1, m) * f.L0
+	}
+}
+
+// LogitBias is the [heads, Len, Len] bias of the graph's length (0 above the diagonal, where
+// the mask hides the keys), built once per graph and shared by its layers, through ops.PairBias.
+func (f *FIRE) LogitBias(c Ctx) (*G.Node, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.lastB == c.B && f.lastN != nil {
+		return f.lastN, nil
+	}
+	th, err := c.B.Param(f.theta)
+	if err != nil {
+		return nil, err
+	}
+	n, err := ops.PairBias(th, fireFunc{f}, c.Len, true)
+	if err != nil {
+		return nil, err
+	}
+	f.lastB, f.lastN = c.B, n
+	return n, nil
+}
+
+// Table is the current bias of the query at position p for the first key (distance p), one
+// column per head: FIRE's bias depends on the query's position as well as the distance.
+func (f *FIRE) Table(n int) (Table, error) {
+	t := Table{Columns: make([]string, f.Heads)}
+	for h := range t.Columns {
+		t.Columns[h] = fmt.Sprintf("head%d", h)
+	}
+	th := nn.Float64s(f.theta.Value)
+	for p := 0; p < n; p++ {
+		row := make([]float64, f.Heads)
+		fireFunc{f}.Bias(th, p, 0, row)
+		t.Rows = append(t.Rows, row)
+	}
+	return t, nil
+}
