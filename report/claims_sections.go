@@ -19,7 +19,7 @@ func setting(g *Grid) string {
 
 // empiricalSections writes sections 3–7 from the claims grid (configs/claims.yaml).
 func empiricalSections(b *strings.Builder, g *Grid) {
-	rows := SeedRows(g)
+	rows := sweptRows(g)
 	cells := Cells(rows, Exact)
 	sums, _, _ := train.Aggregate(g.Cells, g.Results())
 	fmt.Fprintf(b, "## 3. Training runs: the table behind sections 4–7\n\n")
@@ -248,6 +248,6 @@ func literatureSection(b *strings.Builder, g *Grid, rep *Report) {
 	fmt.Fprintf(b, "\nparity and modular_arithmetic answer with one token out of 2 and 5: guessing scores 0.5 and 0.2. The rankings below "+
 		"compare to that chance, so schemes all near it are *inconclusive (chance)*, never ranked.\n\n")
 	fmt.Fprintf(b, "Kazemnejad et al. 2023 (NoPE extrapolates best on copy-like tasks) on this grid, every variant ranked:\n\n")
-	rows := SeedRows(g)
+	rows := sweptRows(g)
 	nopeRanking(b, Cells(rows, Exact), taskOrder(rows), true)
 }

@@ -224,6 +224,7 @@ func TestClaimsFromFixtures(t *testing.T) {
 const claimsFixture = `name: claims
 task: {min_len: 1, max_len: 4}
 model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+position: {max_positions: 128}
 train: {steps: 10, batch_size: 4}
 eval: {lengths: "1..16", examples: 10}
 sweep:

@@ -32,7 +32,14 @@ var SeedHeader = []string{"task", "scheme", "variant", "seed", "length", "in_ran
 
 // SeedRows lists the finished runs of a grid (eval variants included) as per-seed rows, sorted by
 // task, scheme, variant, seed and length.
-func SeedRows(g *Grid) []SeedRow {
+func SeedRows(g *Grid) []SeedRow { return seedRows(g, false) }
+
+// sweptRows are SeedRows with the report's variant instead (train.GroupOf: the swept values
+// other than task, scheme and seed): how sections 3–8 name the rows of the claims and literature
+// grids, where an option set for every cell (max_positions: 128) is no variant.
+func sweptRows(g *Grid) []SeedRow { return seedRows(g, true) }
+
+func seedRows(g *Grid, swept bool) []SeedRow {
 	var rows []SeedRow
 	for i, run := range g.Runs {
 		if run == nil {
@@ -41,7 +48,11 @@ func SeedRows(g *Grid) []SeedRow {
 		c, r := g.Cells[i].Config, run.Result
 		for _, l := range r.Lengths {
 			ce, ct := Chance(c, l.Length)
-			rows = append(rows, SeedRow{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: train.RunVariant(c, r), Seed: c.Seed,
+			variant := train.RunVariant(c, r)
+			if swept {
+				variant = train.GroupOf(g.Cells[i]).Variant
+			}
+			rows = append(rows, SeedRow{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
 				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: r.MinLen, MaxLen: r.MaxLen})
 		}
