@@ -1,6 +1,6 @@
 // Package attention is multi-head self-attention whose position handling is delegated to a
 // position.Scheme's optional hooks. In order: q, k, v projections; rotate q and k (QKRotator);
-// scale by 1/√d_head; add the logit bias (LogitBiaser); causal mask; softmax; weighted values;
+// scale by 1/√d_head; add the logit bias (LogitBiaser, built once per graph by the model); causal mask; softmax; weighted values;
 // merge heads; output projection. The middle steps run in one fused op (internal/ops.Attention)
 // that reads each head in place, so no tensor is reshaped.
 package attention
@@ -64,14 +64,16 @@ func (l *Layer) linear(b *nn.Builder, x *G.Node, w, bias nn.Param) (*G.Node, err
 	return ops.Linear(x, wn, bn)
 }
 
-// Build applies the layer to x [Batch·Len, d_model] and returns [Batch·Len, d_model].
-func (l *Layer) Build(c position.Ctx, scheme position.Scheme, x *G.Node) (*G.Node, error) {
-	return l.BuildCapture(c, scheme, x, nil)
+// Build applies the layer to x [Batch·Len, d_model] and returns [Batch·Len, d_model]. bias is
+// the scheme's logit bias [heads, Len, Len] (nil for none), built once per graph by the model
+// (position.LogitBiaser) and handed to every layer.
+func (l *Layer) Build(c position.Ctx, scheme position.Scheme, x, bias *G.Node) (*G.Node, error) {
+	return l.BuildCapture(c, scheme, x, bias, nil)
 }
 
 // BuildCapture is Build with the attention weights handed to capture after every run (nil: none,
 // which is Build).
-func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x *G.Node, capture *ops.AttentionCapture) (*G.Node, error) {
+func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x, bias *G.Node, capture *ops.AttentionCapture) (*G.Node, error) {
 	q, err := l.linear(c.B, x, l.wq, l.bq) // [B·T, D]
 	if err != nil {
 		return nil, err
@@ -87,12 +89,6 @@ func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x *G.Node, 
 	if r, ok := scheme.(position.QKRotator); ok {
 		if q, k, err = r.RotateQK(c, q, k); err != nil {
 			return nil, fmt.Errorf("attention: %s rotation: %w", scheme.Name(), err)
-		}
-	}
-	var bias *G.Node // [H, T, T]
-	if lb, ok := scheme.(position.LogitBiaser); ok {
-		if bias, err = lb.LogitBias(c); err != nil {
-			return nil, fmt.Errorf("attention: %s logit bias: %w", scheme.Name(), err)
 		}
 	}
 	y, err := ops.Attention(q, k, v, bias, ops.AttentionConfig{

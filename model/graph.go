@@ -133,6 +133,12 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node, captures []*ops.Attentio
 			return nil, fmt.Errorf("model: %s embeddings: %w", m.Scheme.Name(), err)
 		}
 	}
+	var bias *G.Node // [H, T, T]: the scheme's logit bias, built once and shared by every layer
+	if lb, ok := m.Scheme.(position.LogitBiaser); ok {
+		if bias, err = lb.LogitBias(c); err != nil {
+			return nil, fmt.Errorf("model: %s logit bias: %w", m.Scheme.Name(), err)
+		}
+	}
 	for i, bl := range m.blocks {
 		h, err := ops.LayerNorm(x, must(bl.ln1G), must(bl.ln1B)) // [B·T, D]
 		if err != nil {
@@ -142,7 +148,7 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node, captures []*ops.Attentio
 		if captures != nil {
 			capture = captures[i]
 		}
-		a, err := bl.attn.BuildCapture(c, m.Scheme, h, capture) // [B·T, D]
+		a, err := bl.attn.BuildCapture(c, m.Scheme, h, bias, capture) // [B·T, D]
 		if err != nil {
 			return nil, fmt.Errorf("model: block %d: %w", i, err)
 		}

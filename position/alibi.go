@@ -3,7 +3,6 @@ package position
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/posformer/posformer/internal/nn"
 	G "gorgonia.org/gorgonia"
@@ -33,10 +32,6 @@ type ALiBi struct {
 	Heads         int
 	Bidirectional bool
 	Slopes        []float64 // m_h for h = 1..Heads (index h−1)
-
-	mu    sync.Mutex // guards the one-graph cache: every layer of a graph shares one bias node
-	lastB *nn.Builder
-	lastN *G.Node
 }
 
 func (a *ALiBi) Name() string { return "alibi" }
@@ -102,19 +97,13 @@ func (a *ALiBi) values(n int) []float64 {
 	return v
 }
 
-// LogitBias is the constant [Heads, Len, Len] bias, built once per graph and shared by its
-// layers. It depends on the token indices i, j within the sequence, not on Ctx.Pos.
+// LogitBias is the constant [Heads, Len, Len] bias (the model builds it once per graph and
+// hands it to every layer). It depends on the token indices i, j within the sequence, not on Ctx.Pos.
 func (a *ALiBi) LogitBias(c Ctx) (*G.Node, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.lastB == c.B && a.lastN != nil {
-		return a.lastN, nil
-	}
 	n, err := c.B.Const("pos.alibi.bias", nn.FromFloat64(c.B.Dtype, a.values(c.Len), a.Heads, c.Len, c.Len))
 	if err != nil {
 		return nil, err
 	}
-	a.lastB, a.lastN = c.B, n
 	return n, nil
 }
 

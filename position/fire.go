@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
@@ -96,10 +95,6 @@ type FIRE struct {
 	Heads, Width int
 	L0           float64 // the threshold's scale, init_l
 	theta        nn.Param
-
-	mu    sync.Mutex // one bias node per graph, shared by its layers
-	lastB *nn.Builder
-	lastN *G.Node
 }
 
 func (f *FIRE) Name() string { return "fire" }
@@ -185,13 +180,8 @@ func (f fireFunc) BiasGrad(th []float64, i, j int, g, dth []float64) {
 }
 
 // LogitBias is the [heads, Len, Len] bias of the graph's length (0 above the diagonal, where
-// the mask hides the keys), built once per graph and shared by its layers, through ops.PairBias.
+// the mask hides the keys), built once per graph by the model and shared by its layers, through ops.PairBias.
 func (f *FIRE) LogitBias(c Ctx) (*G.Node, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.lastB == c.B && f.lastN != nil {
-		return f.lastN, nil
-	}
 	th, err := c.B.Param(f.theta)
 	if err != nil {
 		return nil, err
@@ -200,7 +190,6 @@ func (f *FIRE) LogitBias(c Ctx) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.lastB, f.lastN = c.B, n
 	return n, nil
 }
 

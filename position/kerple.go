@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
@@ -58,10 +57,6 @@ type Kerple struct {
 	Heads         int
 	Bidirectional bool
 	rho           nn.Param
-
-	mu    sync.Mutex // one bias node per graph, shared by its layers
-	lastB *nn.Builder
-	lastN *G.Node
 }
 
 func (k *Kerple) Name() string { return "kerple" }
@@ -130,11 +125,6 @@ func (f kerpleFunc) BiasGrad(rho []float64, i, j int, g, drho []float64) {
 // LogitBias is the [heads, Len, Len] bias of the graph's length, built once per graph and shared
 // by its layers, through ops.PairBias (whose gradient reaches ρ).
 func (k *Kerple) LogitBias(c Ctx) (*G.Node, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.lastB == c.B && k.lastN != nil {
-		return k.lastN, nil
-	}
 	rho, err := c.B.Param(k.rho)
 	if err != nil {
 		return nil, err
@@ -143,7 +133,6 @@ func (k *Kerple) LogitBias(c Ctx) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.lastB, k.lastN = c.B, n
 	return n, nil
 }
 

@@ -57,6 +57,7 @@ type QKRotator interface {
 
 // LogitBiaser returns a bias [heads, Len, Len] added to the attention logits of every layer
 // after the 1/√d_head scale (and not scaled by it): entry [h, i, j] is for query i and key j.
+// The model calls it once per graph and hands the node to every layer.
 type LogitBiaser interface {
 	LogitBias(c Ctx) (*G.Node, error)
 }

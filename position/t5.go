@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
@@ -72,10 +71,6 @@ type T5 struct {
 	Heads, NumBuckets, MaxDistance int
 	Bidirectional                  bool
 	table                          nn.Param
-
-	mu    sync.Mutex // one bias node per graph, shared by its layers
-	lastB *nn.Builder
-	lastN *G.Node
 }
 
 func (t *T5) Name() string { return "t5" }
@@ -118,11 +113,6 @@ func (t *T5) Bucket(rel int) int { return T5Bucket(rel, t.Bidirectional, t.NumBu
 // index within the sequence, not Ctx.Pos), through ops.RelativeBias, whose gradient sums into
 // the table.
 func (t *T5) LogitBias(c Ctx) (*G.Node, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.lastB == c.B && t.lastN != nil {
-		return t.lastN, nil
-	}
 	table, err := c.B.Param(t.table)
 	if err != nil {
 		return nil, err
@@ -138,7 +128,6 @@ func (t *T5) LogitBias(c Ctx) (*G.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.lastB, t.lastN = c.B, n
 	return n, nil
 }
 
