@@ -128,7 +128,7 @@ func (c Config) checkMemory(task data.Task) error {
 		return fmt.Errorf("eval.lengths: testing at length %d (%d tokens) in batches of %d needs about %s%s (a predicted peak of %s), more than %s; test shorter lengths or lower eval.batch_size",
 			L, data.SeqLen(task, L), min(c.Eval.BatchSize, c.Eval.Examples), mb(m.Eval), cores, mb(m.Peak), limit)
 	case m.Validation > m.TrainGraph:
-		return fmt.Errorf("train.val_examples: validating at length %d in batches of %d needs about %s (a predicted peak of %s), more than %s; lower eval.batch_size or train.val_examples, or set train.val_every: -1",
+		return fmt.Errorf("train.val_examples: validating at length %d in batches of %d needs about %s (a predicted peak of %s), more than %s; lower eval.batch_size or train.val_examples, or set train.val_every: 0",
 			c.Task.MaxLen, min(c.Eval.BatchSize, c.Train.ValExamples), mb(m.Validation), mb(m.Peak), limit)
 	case m.TrainGraph >= m.State:
 		return fmt.Errorf("task.max_len: training on %d tokens in batches of %d needs about %s per step (activations and attention weights kept for the gradient; a predicted peak of %s), more than %s; lower task.max_len or train.batch_size",

@@ -344,3 +344,24 @@ func TestStdoutWriteErrors(t *testing.T) {
 		w.Close()
 	}
 }
+
+// TestGridResumeOutSpelledOtherwise: a grid's -resume finds its grid.yaml the same however -out
+// spells the directory.
+func TestGridResumeOutSpelledOtherwise(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "grid.yaml"), strings.Replace(tinyConfig, "steps: 20", "steps: 4", 1)+"sweep:\n  seed: [1, 2]\n")
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	if err := os.Chdir(base); err != nil {
+		t.Fatal(err)
+	}
+	// One shard of two: the grid.yaml check is the same, without the report's plots.
+	if err := runCaught("-config", cfg, "-out", "out", "-jobs", "1", "-shard", "0/2"); err != nil {
+		t.Fatal(err)
+	}
+	for _, spelling := range []string{"out/", "./out", filepath.Join(base, "out")} {
+		if err := runCaught("-config", cfg, "-out", spelling, "-resume", "-jobs", "1", "-shard", "0/2"); err != nil {
+			t.Errorf("grid -resume -out %s: %v", spelling, err)
+		}
+	}
+}
