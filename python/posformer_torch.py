@@ -39,6 +39,8 @@ Position schemes (docs/schemes.md):
     alibi       Press et al. 2022: + m_h (j - i) for keys j <= i, -m_h |i - j| bidirectional,
                 the slopes of the paper's reference code
     t5          Raffel et al. 2020: + b[h, bucket(j - i)], T5's relative_position_bucket
+    kerple      Chi et al. 2022 (log): - r1_h log(1 + r2_h |i - j|), r = 0.01 + softplus(rho)
+    fire        Li et al. 2024: MLP(psi(i - j) / psi(max(L, i)))_h, psi(x) = log(|c| x + 1); causal
     randomized  (Ruoss et al. 2023) the absolute and rotary schemes at given positions: pass them.
 Tables (sinusoidal, rope angles, alibi, t5 buckets) are computed in float64 and cast to the
 model's dtype. Run with Debian's interpreter and PyTorch: /usr/bin/python3 (apt-get install
@@ -249,6 +251,56 @@ class T5Bias(Scheme):
         return self.table[:, self._cache[T]]                            # [H, T, T]
 
 
+def _distances(T, bidirectional):
+    """d[i, j] = i - j in float64 ([T, T]); |i - j| bidirectional, else clamped at 0 (keys after
+    the query are masked, and a negative distance would make the logarithms NaN)."""
+    i = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+    d = i - torch.arange(T, dtype=torch.float64).unsqueeze(0)
+    return d.abs() if bidirectional else d.clamp(min=0)
+
+
+class Kerple(Scheme):
+    """KERPLE, logarithmic kernel (Chi et al. 2022, section 3.3): -r1_h log(1 + r2_h |i - j|),
+    r = 0.01 + softplus(rho) with rho [2H] (r1 of every head, then r2)."""
+    FLOOR = 1e-2
+
+    def __init__(self, heads, bidirectional):
+        super().__init__()
+        self.h, self.bidirectional = heads, bidirectional
+        self.rho = nn.Parameter(torch.zeros(2 * heads))
+
+    def bias(self, T):
+        r = self.FLOOR + F.softplus(self.rho.to(torch.float64))
+        r1, r2 = r[: self.h].view(-1, 1, 1), r[self.h:].view(-1, 1, 1)
+        return -r1 * torch.log1p(r2 * _distances(T, self.bidirectional))       # [H, T, T]
+
+
+class FIRE(Scheme):
+    """FIRE (Li et al. 2024, section 3.2): f(psi(i - j) / (psi(max(L, i)) + 1e-6))_h with
+    psi(x) = log(|c| x + 1), f an MLP 1 -> width -> H with ReLU, L = |m| init_l; theta holds
+    W1 [width], b1 [width], W2 [width, H], b2 [H], c, m. Causal only."""
+    EPS = 1e-6
+
+    def __init__(self, heads, width, init_l, bidirectional):
+        super().__init__()
+        if bidirectional:
+            raise ValueError("fire is causal only (posformer refuses model.bidirectional with it)")
+        self.h, self.w, self.l0 = heads, width, init_l
+        self.theta = nn.Parameter(torch.zeros(2 * width + width * heads + heads + 2))
+
+    def bias(self, T):
+        th = self.theta.to(torch.float64)
+        W, H = self.w, self.h
+        w1, b1 = th[:W], th[W: 2 * W]
+        w2, b2 = th[2 * W: 2 * W + W * H].view(W, H), th[2 * W + W * H: 2 * W + W * H + H]
+        c, m = th[-2].abs(), th[-1].abs()
+        psi = lambda x: torch.log1p(c * x)
+        i = torch.arange(T, dtype=torch.float64).unsqueeze(1)                  # query
+        x = psi(_distances(T, False)) / (psi(torch.maximum(i, m * self.l0)) + self.EPS)  # [T, T]
+        hidden = torch.relu(x.unsqueeze(-1) * w1 + b1)                          # [T, T, width]
+        return (hidden @ w2 + b2).permute(2, 0, 1)                               # [H, T, T]
+
+
 def make_scheme(kind, opt, d_model, heads, bidirectional):
     """The scheme of a resolved position section. Options a resolved config always holds are
     required; rope_scaling is omitted when none."""
@@ -268,6 +320,10 @@ def make_scheme(kind, opt, d_model, heads, bidirectional):
         return ALiBi(heads, bidirectional)
     if kind == "t5":
         return T5Bias(heads, int(need("num_buckets")), int(need("max_distance")), bidirectional)
+    if kind == "kerple":
+        return Kerple(heads, bidirectional)
+    if kind == "fire":
+        return FIRE(heads, int(need("mlp_width")), float(need("init_l")), bidirectional)
     raise ValueError(f"position.kind {kind!r}: posformer_torch has no such scheme")
 
 
@@ -373,6 +429,10 @@ def load(path):
         m.scheme.table.data = get("pos.learned.table").clone()
     elif kind == "t5":
         m.scheme.table.data = get("pos.t5.bias").clone()
+    elif kind == "kerple":
+        m.scheme.rho.data = get("pos.kerple.rho").clone()
+    elif kind == "fire":
+        m.scheme.theta.data = get("pos.fire.theta").clone()
     for i, b in enumerate(m.blocks):
         p = f"block{i}."
         _norm(b.ln1, get(p + "ln1.gamma"), get(p + "ln1.beta"))
@@ -430,7 +490,7 @@ def bench(a):
     arch = {"vocab": a.vocab, "d_model": a.d_model, "heads": a.heads, "layers": a.layers, "d_ff": a.d_ff,
             "dtype": "float32", "bidirectional": False, "train_len": 0,
             "position": {"kind": a.pos, "base": 10000.0, "rotary_fraction": 1.0, "max_positions": a.max_pos,
-                         "num_buckets": 32, "max_distance": 128}}
+                         "num_buckets": 32, "max_distance": 128, "mlp_width": 32, "init_l": 512.0}}
     model = Posformer(arch)
     n_all = sum(p.numel() for p in model.parameters())
     env = " ".join(f"{k}={os.environ.get(k, '-')}" for k in
@@ -500,7 +560,7 @@ def main():
     b.add_argument("--batch", type=int, default=32)
     b.add_argument("--steps", type=int, default=200)
     b.add_argument("--warmup", type=int, default=10)
-    b.add_argument("--pos", choices=["sinusoidal", "rope", "learned", "none", "alibi", "t5"], default="sinusoidal")
+    b.add_argument("--pos", choices=["sinusoidal", "rope", "learned", "none", "alibi", "t5", "kerple", "fire"], default="sinusoidal")
     b.add_argument("--max-pos", type=int, default=128, help="learned position table rows")
     b.add_argument("--threads", type=int, default=2)
     b.add_argument("--lr", type=float, default=1e-3)
