@@ -46,17 +46,11 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := ReadResult(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("inspect: %s has no finished checkpoint (the run has no results.json yet); finish it by running the same command with -resume, then inspect it", dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("inspect: %w", err)
-	}
 	cfg, err := Load(filepath.Join(runDir, "config.yaml"), nil)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
+	// The variant first: an eval-<name> directory the run does not have is not an unfinished run.
 	if variant != "" {
 		found := false
 		for _, v := range cfg.ActiveVariants() {
@@ -69,11 +63,20 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 			return nil, fmt.Errorf("inspect: %s is not one of the eval variants of the run in %s (its config's eval.variants); give the run directory or one of its eval-<name> directories", dir, runDir)
 		}
 	}
+	res, err := ReadResult(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("inspect: %s has no finished checkpoint (the run has no results.json yet); finish it by running the same command with -resume, then inspect it", dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
 	switch {
 	case L < 1 || L > MaxLength:
 		return nil, fmt.Errorf("inspect: -length must be between 1 and %d, got %d", MaxLength, L)
 	case n < 1:
 		return nil, fmt.Errorf("inspect: -examples must be at least 1, got %d", n)
+	case n > cfg.Eval.Examples: // beyond the run's test set: not what it was scored on, and unbounded memory
+		return nil, fmt.Errorf("inspect: -examples %d is more than the run's test set of each length (eval.examples %d); give at most %d", n, cfg.Eval.Examples, cfg.Eval.Examples)
 	}
 	task, err := cfg.newTask()
 	if err != nil {
@@ -153,6 +156,21 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 		in.Positions = positions[0]
 	}
 	return in, nil
+}
+
+// InspectExamples is the number of examples `train inspect` takes when -examples is not given:
+// def, or the run's eval.examples if that is fewer (the test set of each length). It is def when
+// dir is no run (Inspect then says why).
+func InspectExamples(dir string, def int) int {
+	runDir, _, err := inspectedRun(dir)
+	if err != nil {
+		return def
+	}
+	cfg, err := Load(filepath.Join(runDir, "config.yaml"), nil)
+	if err != nil {
+		return def
+	}
+	return min(def, cfg.Eval.Examples)
 }
 
 // inspectedRun returns the run directory holding dir's config and checkpoint: dir itself, or for

@@ -231,7 +231,7 @@ func TestInspectEvalVariant(t *testing.T) {
 	if !differs {
 		t.Error("the variant scores like the run at every length: the test cannot tell which positions inspect used")
 	}
-	if _, err := Inspect(context.Background(), filepath.Join(res.Dir, "eval-nope"), 3, 2); err == nil || !strings.Contains(err.Error(), "eval-nope") {
+	if _, err := Inspect(context.Background(), filepath.Join(res.Dir, "eval-nope"), 3, 2); err == nil || !strings.Contains(err.Error(), "eval-nope is not one of the eval variants") {
 		t.Errorf("an unknown variant directory: %v", err)
 	}
 }

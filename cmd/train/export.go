@@ -29,6 +29,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if len(dirs) != 1 {
 		return fmt.Errorf("export: give one run directory, e.g. train export runs/default/<run> [-o FILE] (got %d arguments)", len(dirs))
 	}
+	if flagSet(fs, "o") && *out == "" { // a written -o is what runs, never the default
+		return fmt.Errorf("export: -o: empty; give the file to write, or leave the flag out for RUN_DIR/%s", train.ExportName)
+	}
 	path, err := train.Export(dirs[0], *out, *force)
 	if err != nil {
 		return err

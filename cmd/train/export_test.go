@@ -127,4 +127,9 @@ func TestExportCLI(t *testing.T) {
 	oneLineError(t, "two directories", stderr, code, "give one run directory", "got 2")
 	_, stderr, code = runChild(t, "export", runDir, "-x")
 	oneLineError(t, "an unknown flag", stderr, code, "export: flag provided but not defined: -x", "usage: train export RUN_DIR")
+	_, stderr, code = runChild(t, "export", runDir, "-o", "")
+	oneLineError(t, "an empty -o", stderr, code, "export: -o: empty; give the file to write, or leave the flag out for RUN_DIR/model.safetensors")
+	if _, err := os.Stat(written); err == nil {
+		t.Error("an empty -o wrote the run's model.safetensors")
+	}
 }

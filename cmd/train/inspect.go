@@ -22,7 +22,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage below
 	length := fs.Int("length", 0, "input `length` L to inspect (required)")
-	examples := fs.Int("examples", DefaultInspectExamples, "the first `N` test examples of that length (with eval.examples, exact match is results.csv's)")
+	examples := fs.Int("examples", DefaultInspectExamples, "the first `N` test examples of that length, at most eval.examples (the default is eval.examples if fewer; with eval.examples, exact match is results.csv's)")
 	pos, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
@@ -39,7 +39,11 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !flagSet(fs, "length") {
 		return fmt.Errorf("inspect: -length is required: the input length to inspect, e.g. -length 12")
 	}
-	in, err := train.Inspect(ctx, pos[0], *length, *examples)
+	n := *examples
+	if !flagSet(fs, "examples") { // the default, within the run's test set
+		n = train.InspectExamples(pos[0], DefaultInspectExamples)
+	}
+	in, err := train.Inspect(ctx, pos[0], *length, n)
 	if err != nil {
 		return err
 	}

@@ -187,6 +187,8 @@ func TestInspectErrors(t *testing.T) {
 		{name: "too_long_for_learned", args: []string{"RUN_DIR", "-length", "7"}, loader: true},
 		{name: "zero_length", args: []string{"RUN_DIR", "-length", "0"}, loader: true},
 		{name: "zero_examples", args: []string{"RUN_DIR", "-length", "3", "-examples", "0"}, loader: true},
+		{name: "too_many_examples", args: []string{"RUN_DIR", "-length", "3", "-examples", "11"}, loader: true},
+		{name: "unknown_variant", args: []string{"RUN_DIR/eval-nope", "-length", "3"}, loader: true},
 		{name: "unknown_flag", args: []string{"RUN_DIR", "-length", "3", "-layer", "1"}},
 		{name: "bad_flag_value", args: []string{"RUN_DIR", "-length", "three"}},
 		{name: "no_length", args: []string{"RUN_DIR"}},
@@ -237,5 +239,23 @@ func TestInspectErrors(t *testing.T) {
 				t.Error("a failed inspect wrote its directory")
 			}
 		})
+	}
+}
+
+// TestInspectDefaultExamples: without -examples, inspect takes the default 16 examples or, when
+// the run tested fewer (the fixture's eval.examples is 10), all of its test set, and says so;
+// it never inspects examples beyond the set the run was scored on.
+func TestInspectDefaultExamples(t *testing.T) {
+	dir := copyFixture(t)
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"inspect", dir, "-length", "3"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := "length 3: the first 10 test examples of 10 (eval.examples)"
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+	}
+	if n := train.InspectExamples(dir, 4); n != 4 {
+		t.Errorf("InspectExamples(dir, 4) = %d, want 4 (fewer than eval.examples)", n)
 	}
 }
