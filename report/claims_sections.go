@@ -234,11 +234,20 @@ func nopeVerdict(near, in []float64, chance float64, others []rival) string {
 // literatureSection writes section 8 from the literature grid (configs/literature.yaml).
 func literatureSection(b *strings.Builder, g *Grid, rep *Report) {
 	fmt.Fprintf(b, "\n## 8. Every scheme on four tasks of Delétang et al. 2023: the literature grid\n\n")
-	fmt.Fprintf(b, "Config: `configs/literature.yaml` (%s; %d of %d runs finished, in `%s`): "+
-		"sinusoidal, learned, rope, none, alibi (Press et al. 2022), t5 relative bias (Raffel et al. 2020), rope on randomized positions "+
-		"(Ruoss et al. 2023), and rope with NTK-aware scaling beyond the training lengths, evaluated from the plain rope runs' weights (variant eval=rope_scaling_ntk). "+
+	rows := sweptRows(g)
+	var schemes []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		k := CellKey{Scheme: r.Scheme, Variant: r.Variant}.String()
+		if !seen[k] {
+			seen[k] = true
+			schemes = append(schemes, k)
+		}
+	}
+	fmt.Fprintf(b, "Config: `configs/literature.yaml` (%s; %d of %d runs finished, in `%s`): %s "+
+		"(a variant eval=<name> is the same weights evaluated another way, see configs/README.md). "+
 		"Mean ± sample standard deviation over seeds of exact match.\n\n",
-		setting(g), len(g.Cells)-len(g.Missing), len(g.Cells), g.Dir)
+		setting(g), len(g.Cells)-len(g.Missing), len(g.Cells), g.Dir, strings.Join(schemes, ", "))
 	if ws := Warnings(g); len(ws) > 0 {
 		for _, w := range ws {
 			fmt.Fprintf(b, "Warning: %s\n\n", w)
@@ -248,6 +257,5 @@ func literatureSection(b *strings.Builder, g *Grid, rep *Report) {
 	fmt.Fprintf(b, "\nparity and modular_arithmetic answer with one token out of 2 and 5: guessing scores 0.5 and 0.2. The rankings below "+
 		"compare to that chance, so schemes all near it are *inconclusive (chance)*, never ranked.\n\n")
 	fmt.Fprintf(b, "Kazemnejad et al. 2023 (NoPE extrapolates best on copy-like tasks) on this grid, every variant ranked:\n\n")
-	rows := sweptRows(g)
 	nopeRanking(b, Cells(rows, Exact), taskOrder(rows), true)
 }

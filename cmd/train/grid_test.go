@@ -222,7 +222,7 @@ sweep:
 // from a grid stays removed.
 func TestClaimsCommand(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains the 80 runs of the claims and literature grids, for 2 steps each")
+		t.Skip("trains the claims and literature grids (96 runs), for 2 steps each")
 	}
 	base := t.TempDir()
 	runs, docs := filepath.Join(base, "runs"), filepath.Join(base, "docs")
