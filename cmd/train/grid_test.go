@@ -112,8 +112,10 @@ func TestGridJobsDeterministic(t *testing.T) {
 	}
 }
 
-// TestDefaultExperimentIsAComparison: the embedded default experiment compares the four
-// schemes over at least two seeds.
+// TestDefaultExperimentIsAComparison: the embedded default experiment is a small Protocol A
+// (Kazemnejad et al. 2023): a causal decoder on copy with the end token, tested up to twice its
+// longest training length, comparing at least one scheme the paper finds degrading gracefully
+// past the training length (none, t5, alibi) with one it finds collapsing (rope, sinusoidal).
 func TestDefaultExperimentIsAComparison(t *testing.T) {
 	src, err := configs.FS.ReadFile(configs.Default)
 	if err != nil {
@@ -127,18 +129,22 @@ func TestDefaultExperimentIsAComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemes, seeds := map[string]bool{}, map[uint64]bool{}
+	schemes := map[string]bool{}
 	for _, c := range cells {
 		schemes[c.Config.Position.Kind] = true
-		seeds[c.Config.Seed] = true
-	}
-	for _, k := range []string{"sinusoidal", "learned", "rope", "none"} {
-		if !schemes[k] {
-			t.Errorf("the default experiment does not run %s", k)
+		tc := c.Config.Task
+		if c.Config.Model.Bidirectional || !tc.EndToken || tc.Format == data.FormatSlots || tc.Name != "copy" {
+			t.Errorf("cell %s: want a causal decoder on copy with the end token, got task %+v, bidirectional %v", c.Name, tc, c.Config.Model.Bidirectional)
+		}
+		if last := c.Config.Eval.Lengths[len(c.Config.Eval.Lengths)-1]; last != 2*tc.MaxLen || c.Config.Eval.Lengths[0] != 1 {
+			t.Errorf("cell %s: tests %d..%d, want 1..%d (twice the training maximum, as the paper)", c.Name, c.Config.Eval.Lengths[0], last, 2*tc.MaxLen)
 		}
 	}
-	if len(seeds) < 2 {
-		t.Errorf("the default experiment runs %d seed(s), want at least 2", len(seeds))
+	if !schemes["none"] && !schemes["t5"] && !schemes["alibi"] {
+		t.Errorf("the default experiment runs %v: none of none, t5, alibi (graceful in the paper)", schemes)
+	}
+	if !schemes["rope"] && !schemes["sinusoidal"] {
+		t.Errorf("the default experiment runs %v: neither rope nor sinusoidal (collapsing in the paper)", schemes)
 	}
 }
 
