@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/posformer/posformer/data"
@@ -86,5 +87,22 @@ func TestSlotsLearnReverse(t *testing.T) {
 	t.Logf("slots reverse: loss %.4f, in-range token accuracy %.3f, exact %.3f", res.FinalLoss, res.InRangeToken, res.InRangeExact)
 	if res.InRangeToken < 0.9 {
 		t.Errorf("the encoder did not learn reverse in range: token accuracy %.3f", res.InRangeToken)
+	}
+}
+
+// TestSlotsCausalAllowed: the slots format also runs with a causal mask (the slots hold no
+// answer, so no target leaks: slot j sees the input and the slots before it), while the
+// next-token format with bidirectional attention is refused naming model.bidirectional.
+func TestSlotsCausalAllowed(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir(), "task.format=slots")
+	if cfg.Model.Bidirectional || cfg.Task.Format != "slots" {
+		t.Fatalf("got %+v, bidirectional %v", cfg.Task, cfg.Model.Bidirectional)
+	}
+	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+		t.Fatalf("a causal slots run: %v", err)
+	}
+	_, err := Parse([]byte(minimal), "min.yaml", []string{"model.bidirectional=true"})
+	if err == nil || !strings.Contains(err.Error(), "model.bidirectional") || !strings.Contains(err.Error(), "task.format: slots") {
+		t.Errorf("next-token with bidirectional attention: %v", err)
 	}
 }
