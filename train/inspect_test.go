@@ -74,6 +74,13 @@ func TestInspectMatchesResults(t *testing.T) {
 			if len(d.Lengths) != len(res.Lengths) || d.Examples != DiagnosticExamples || d.Layers != 1 || d.Heads != 2 {
 				t.Fatalf("diagnostics: %d lengths, %d examples, %d layers, %d heads", len(d.Lengths), d.Examples, d.Layers, d.Heads)
 			}
+			task, err := TaskOf(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Vocab != task.Vocab() {
+				t.Errorf("diagnostics: vocab %d, the task's (with its format's tokens) %d", d.Vocab, task.Vocab())
+			}
 			for i, ld := range d.Lengths {
 				L := ld.Length
 				if len(ld.Distance) != 1 || len(ld.Distance[0]) != 2 || !(ld.Distance[0][0] >= 0) || ld.Distance[0][0] > float64(2*L) {

@@ -166,7 +166,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 func evaluateLengths(ctx context.Context, cfg Config, task data.Task, m *model.Model, opt Options, label string) ([]LengthResult, *Diagnostics, error) {
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
-	diag := &Diagnostics{Examples: min(DiagnosticExamples, cfg.Eval.Examples), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
+	diag := &Diagnostics{Examples: min(DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
 	beyond := 0 // lengths past the training range so far: the first FailureLengths decode failures
 	for i, L := range cfg.Eval.Lengths {
 		if err := ctx.Err(); err != nil {

@@ -122,10 +122,14 @@ func sameGrid(path string, old, src []byte) bool {
 // runReport regenerates the report of an existing grid or run directory.
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage below
 	pos, err := parseInterleaved(fs, args)
-	if err != nil {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(stderr, "usage: train report DIR   (a grid's or a run's directory)")
 		return err
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w; usage: train report DIR", err)
 	}
 	if len(pos) != 1 {
 		return errors.New("report: give one directory, e.g. train report runs/default")

@@ -283,3 +283,21 @@ func TestClaimsCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReportUsageErrors: `train report` with an unknown flag, no directory or two fails as a real
+// process with one line (exit 1) naming the mistake and the usage, like inspect and export; -h
+// prints the usage and exits 0.
+func TestReportUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := runChild(t, "report", "-x", dir)
+	oneLineError(t, "an unknown flag", stderr, code, "report: flag provided but not defined: -x; usage: train report DIR")
+	_, stderr, code = runChild(t, "report", dir, "-x")
+	oneLineError(t, "an unknown flag after the directory", stderr, code, "report: flag provided but not defined: -x")
+	_, stderr, code = runChild(t, "report")
+	oneLineError(t, "no directory", stderr, code, "report: give one directory")
+	_, stderr, code = runChild(t, "report", dir, dir)
+	oneLineError(t, "two directories", stderr, code, "report: give one directory")
+	if _, stderr, code = runChild(t, "report", "-h"); code != 0 || stderr != "usage: train report DIR   (a grid's or a run's directory)\n" {
+		t.Errorf("-h: exit %d, stderr %q", code, stderr)
+	}
+}
