@@ -91,8 +91,6 @@ type Builder struct {
 	Dtype tensor.Dtype
 	names map[string]bool
 	bound map[string]*G.Node
-	order []Param
-	nodes []*G.Node
 }
 
 // NewBuilder starts a graph of the given dtype.
@@ -108,8 +106,7 @@ func (b *Builder) claim(name string) error {
 	return nil
 }
 
-// Param binds p into the graph (once: a second call returns the same node) and records it as a
-// parameter to differentiate.
+// Param binds p into the graph (once: a second call returns the same node).
 func (b *Builder) Param(p Param) (*G.Node, error) {
 	if n, ok := b.bound[p.Name]; ok {
 		return n, nil
@@ -123,13 +120,8 @@ func (b *Builder) Param(p Param) (*G.Node, error) {
 	s := p.Value.Shape()
 	n := G.NewTensor(b.G, b.Dtype, len(s), G.WithShape(s...), G.WithValue(p.Value), G.WithName(p.Name))
 	b.bound[p.Name] = n
-	b.order = append(b.order, p)
-	b.nodes = append(b.nodes, n)
 	return n, nil
 }
-
-// Params returns the parameters bound so far and their nodes, in binding order.
-func (b *Builder) Params() ([]Param, []*G.Node) { return b.order, b.nodes }
 
 // Input adds an input node with its own zero-filled value of the given shape.
 func (b *Builder) Input(name string, shape ...int) (*G.Node, error) {
