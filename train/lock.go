@@ -47,11 +47,13 @@ func lockRunDir(dir string) (release func(), err error) {
 	}, nil
 }
 
-// runFiles are the names posformer writes in a run directory; -force removes these and nothing
+// runFiles are the names posformer writes in a run directory (train inspect, export and report
+// included); -force removes these and nothing
 // else (a process killed inside an atomic write also leaves ".<name>.tmp*" files).
 var runFiles = map[string]bool{
 	"config.yaml": true, "metrics.jsonl": true, "results.json": true, "results.csv": true, "timing.json": true,
 	"checkpoint.bin": true, "best.bin": true, DiagnosticsFile: true, "inspect": true,
+	ExportName: true, "report": true, // train export's and train report's, from the old weights and results
 }
 
 func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }

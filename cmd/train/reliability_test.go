@@ -146,8 +146,20 @@ func TestForceOnlyRemovesPosformerFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(stale, "results.json"), "{}\n")
+	// What the commands on a finished run wrote from its old weights and results: an export, a
+	// report and an inspection. Left beside the new run they would pass for its own.
+	for _, args := range [][]string{{"export", foreign}, {"report", foreign}, {"inspect", foreign, "-length", "2", "-examples", "2"}} {
+		if err := runCaught(args...); err != nil {
+			t.Fatalf("%s: %v", args[0], err)
+		}
+	}
 	if err := runCaught("-config", cfg, "-out", out, "-force", "-set", "train.steps=25"); err != nil {
 		t.Fatalf("-force on a run directory: %v", err)
+	}
+	for _, old := range []string{train.ExportName, "report", "inspect"} {
+		if _, err := os.Stat(filepath.Join(foreign, old)); err == nil {
+			t.Errorf("-force left the old run's %s", old)
+		}
 	}
 	if b, _ := os.ReadFile(note); string(b) != "keep\n" {
 		t.Error("-force removed a file posformer did not write")
