@@ -177,9 +177,24 @@ func (c Config) WithDefaults() Config {
 }
 
 // Validate checks a config with its defaults filled in, naming the field and the fix. It builds
-// the task and the model's position scheme, so every inconsistency between sections is caught
-// before any training starts.
+// the task and the model, so every inconsistency between sections is caught before any
+// training starts.
 func (c Config) Validate() error {
+	_, _, err := c.validated()
+	return err
+}
+
+// validated is Validate that also returns the model and the task it built (Run trains that
+// model rather than building it again).
+func (c Config) validated() (*model.Model, data.Task, error) {
+	var m *model.Model
+	var task data.Task
+	err := c.validate(&m, &task)
+	return m, task, err
+}
+
+// validate is Validate's body; it stores the task and the model once they are built.
+func (c Config) validate(mp **model.Model, tp *data.Task) error {
 	if c.Name == "" {
 		return fmt.Errorf("name: empty; remove the key for the default name <task>_<scheme>_s<seed>")
 	}
@@ -199,6 +214,7 @@ func (c Config) Validate() error {
 		}
 		return fmt.Errorf("task.name: %w", err)
 	}
+	*tp = task
 	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
 		return fmt.Errorf("model.bidirectional: the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")
 	}
@@ -276,6 +292,7 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
+	*mp = m
 	longest := max(data.SeqLen(task, t.MaxLen), data.SeqLen(task, e.Lengths[len(e.Lengths)-1]))
 	if lc, ok := m.Scheme.(position.LengthChecker); ok {
 		if err := lc.CheckPositions(longest); err != nil {

@@ -94,14 +94,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("the config has a sweep: run it as a grid (train.Expand, train.RunGrid)")
 	}
 	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	task, err := cfg.newTask()
-	if err != nil {
-		return nil, fmt.Errorf("task.name: %w", err)
-	}
-	m, err := cfg.newModel(task)
+	m, task, err := cfg.validated() // the model Validate builds is the one trained
 	if err != nil {
 		return nil, err
 	}
