@@ -187,6 +187,9 @@ func inspectedRun(dir string) (runDir, variant string, err error) {
 			return parent, base, nil
 		}
 	}
+	if _, gerr := os.Stat(filepath.Join(dir, "grid.yaml")); gerr == nil {
+		return "", "", fmt.Errorf("inspect: %s is a grid; give one of its runs, e.g. %s", clean, filepath.Join(clean, "<run>"))
+	}
 	_, err = os.Stat(filepath.Join(dir, "config.yaml"))
 	return "", "", fmt.Errorf("inspect: %s is not a run directory (%w); give the directory of one run, e.g. runs/default/position.kind-rope__seed-1", dir, err)
 }

@@ -184,6 +184,9 @@ func TestInspectErrors(t *testing.T) {
 			os.Remove(filepath.Join(dir, "checkpoint.bin"))
 		}},
 		{name: "not_a_run", args: []string{"RUN_DIR/..", "-length", "3"}, loader: true},
+		{name: "grid", args: []string{"RUN_DIR/..", "-length", "3"}, loader: true, broken: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "..", "grid.yaml"), "sweep: {seed: [1]}\n")
+		}},
 		{name: "too_long_for_learned", args: []string{"RUN_DIR", "-length", "7"}, loader: true},
 		{name: "zero_length", args: []string{"RUN_DIR", "-length", "0"}, loader: true},
 		{name: "zero_examples", args: []string{"RUN_DIR", "-length", "3", "-examples", "0"}, loader: true},
