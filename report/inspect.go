@@ -28,7 +28,7 @@ func InspectDir(runDir string, L int) string {
 func WriteInspection(in *train.Inspection) (string, []string, error) {
 	dir := InspectDir(in.Dir, in.Length)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, fmt.Errorf("inspect: %w", err)
+		return "", nil, fmt.Errorf("inspect: cannot create %s: %w; move what is in its way, or make the run directory writable", dir, err)
 	}
 	var files []string
 	for l := range in.Stats.First {

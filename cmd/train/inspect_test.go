@@ -262,3 +262,19 @@ func TestInspectDefaultExamples(t *testing.T) {
 		t.Errorf("InspectExamples(dir, 4) = %d, want 4 (fewer than eval.examples)", n)
 	}
 }
+
+// TestInspectCannotWrite: when RUN_DIR/inspect cannot be created (a file is in its way), inspect
+// fails as a real process with one line naming the directory and what to do, and leaves the
+// file alone.
+func TestInspectCannotWrite(t *testing.T) {
+	dir := copyFixture(t)
+	inTheWay := writeFile(t, filepath.Join(dir, "inspect"), "mine\n")
+	stdout, stderr, code := runChild(t, "inspect", dir, "-length", "3")
+	oneLineError(t, "a file in the way", stderr, code, "inspect: cannot create "+filepath.Join(dir, "inspect", "len-3"), "move what is in its way")
+	if stdout != "" {
+		t.Errorf("stdout %q", stdout)
+	}
+	if b, _ := os.ReadFile(inTheWay); string(b) != "mine\n" {
+		t.Error("the file in the way was changed")
+	}
+}
