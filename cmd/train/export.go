@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/posformer/posformer/train"
 )
@@ -31,6 +32,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	}
 	if flagSet(fs, "o") && *out == "" { // a written -o is what runs, never the default
 		return fmt.Errorf("export: -o: empty; give the file to write, or leave the flag out for RUN_DIR/%s", train.ExportName)
+	}
+	if strings.HasPrefix(*out, "-") { // -o -force: the flag took the next flag as its file
+		return fmt.Errorf("export: -o %s looks like a flag, not a file; give the file after -o (./%s if that is its name)", *out, *out)
 	}
 	path, err := train.Export(dirs[0], *out, *force)
 	if err != nil {

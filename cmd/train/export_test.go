@@ -132,4 +132,9 @@ func TestExportCLI(t *testing.T) {
 	if _, err := os.Stat(written); err == nil {
 		t.Error("an empty -o wrote the run's model.safetensors")
 	}
+	_, stderr, code = runChild(t, "export", runDir, "-o", "-force")
+	oneLineError(t, "-o followed by a flag", stderr, code, "export: -o -force looks like a flag, not a file; give the file after -o (./-force if that is its name)")
+	if _, err := os.Stat("-force"); err == nil {
+		t.Error("-o -force wrote a file named -force")
+	}
 }
