@@ -106,7 +106,15 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	}
 	tb, ok := s.(position.Tabler)
 	if !ok {
-		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try sinusoidal, learned, rope, alibi or t5", *kind)
+		var with []string
+		for _, k := range position.Kinds() {
+			if ks, err := position.New(position.Spec{Kind: k}, dims); err == nil {
+				if _, ok := ks.(position.Tabler); ok {
+					with = append(with, k)
+				}
+			}
+		}
+		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try %s", *kind, strings.Join(with, ", "))
 	}
 	t, err := tb.Table(*n)
 	if err != nil {
