@@ -2,6 +2,8 @@ package train
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -85,4 +87,23 @@ func fingerprintDiff(old, cur string) string {
 		diffs = append(diffs[:5], fmt.Sprintf("and %d more", len(diffs)-5))
 	}
 	return strings.Join(diffs, ", ")
+}
+
+// checkTrainedBy refuses the weights of a checkpoint (at ckpt, its state st) that was trained with
+// another config than the run directory's config.yaml, a checkpoint copied from another run:
+// inspect and export would otherwise show and write another run's model under this one's name.
+// Checkpoints from before fingerprints carry none and pass.
+func checkTrainedBy(runDir, ckpt string, st trainState) error {
+	if st.Config == "" {
+		return nil
+	}
+	path := filepath.Join(runDir, "config.yaml")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if d := fingerprintDiff(st.Config, fingerprint(rewritten(path, src))); d != "" {
+		return fmt.Errorf("%s was trained with another config than %s: %s; it is not this run's checkpoint: train the run again with -force", ckpt, path, d)
+	}
+	return nil
 }

@@ -106,6 +106,9 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if err := LoadCheckpoint(ckpt, m, nil, &st); err != nil {
 		return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", runDir, err)
 	}
+	if err := checkTrainedBy(runDir, ckpt, st); err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
 	if !cfg.Train.EarlyStop.On() && st.Step != cfg.Train.Steps {
 		return nil, fmt.Errorf("inspect: the checkpoint in %s is from step %d of %d, not the one its results came from; finish the run (the same command with -resume) or train it again with -force", runDir, st.Step, cfg.Train.Steps)
 	}

@@ -283,7 +283,11 @@ func LoadModel(dir string) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := LoadCheckpoint(ckpt, m, nil, nil); err != nil {
+	var st trainState
+	if err := LoadCheckpoint(ckpt, m, nil, &st); err != nil {
+		return nil, err
+	}
+	if err := checkTrainedBy(dir, ckpt, st); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -443,28 +443,16 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot resume %s: %w; pass -force to start it over", dir, err)
 	}
+	reevaluate := false
 	if oldPath := filepath.Join(dir, "config.yaml"); !sameConfig(oldPath, old, resolved) {
 		if d := fingerprintDiff(fingerprint(rewritten(oldPath, old)), fp); d != "" {
 			return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config: %s; pass -force to start it over, or choose another -out or name", dir, d)
 		}
-		// Only evaluation settings changed: evaluate the trained weights again with them.
-		for _, f := range []string{"results.json", "results.csv", "timing.json", DiagnosticsFile} {
-			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, nil, fmt.Errorf("run directory: %w", err)
-			}
-		}
-		for _, e := range entries { // the variants' results, evaluated again too
-			if e.IsDir() && strings.HasPrefix(e.Name(), VariantDir("")) {
-				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-					return nil, nil, fmt.Errorf("run directory: %w", err)
-				}
-			}
-		}
-		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
-			return nil, nil, err
-		}
+		// Only evaluation settings changed: evaluate the trained weights again with them, once
+		// the checkpoint is found to be theirs (below; a refusal keeps the old results).
+		reevaluate = true
 	}
-	if res, err := ReadResult(dir); err == nil {
+	if res, err := ReadResult(dir); err == nil && !reevaluate {
 		return nil, res, nil
 	}
 	// A process killed inside an atomic write leaves its temporary file (".name.tmp*"); the
@@ -483,6 +471,23 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 			return nil, nil, fmt.Errorf("cannot resume %s: its checkpoint.bin was trained with a different config than its config.yaml: %s; pass -force to start it over", dir, fingerprintDiff(st.Config, fp))
 		}
 		st.Config = fp
+	}
+	if reevaluate {
+		for _, f := range []string{"results.json", "results.csv", "timing.json", DiagnosticsFile} {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, nil, fmt.Errorf("run directory: %w", err)
+			}
+		}
+		for _, e := range entries { // the variants' results, evaluated again too
+			if e.IsDir() && strings.HasPrefix(e.Name(), VariantDir("")) {
+				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+					return nil, nil, fmt.Errorf("run directory: %w", err)
+				}
+			}
+		}
+		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
+			return nil, nil, err
+		}
 	}
 	if st.elapsed, err = truncateMetrics(filepath.Join(dir, "metrics.jsonl"), st.Step); err != nil {
 		return nil, nil, err

@@ -377,3 +377,45 @@ func TestGridResumeOutSpelledOtherwise(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignCheckpointKeepsResults: a finished run whose checkpoint.bin was replaced by another
+// run's (seed 5's) is refused by -resume even when only evaluation settings changed, and the
+// refusal keeps its results (they were removed before the checkpoint was checked); inspect and
+// export refuse the foreign weights too, rather than show or write them under this run's name.
+func TestForeignCheckpointKeepsResults(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	for _, seed := range []string{"1", "5"} {
+		if err := runCaught("-config", cfg, "-out", out, "-set", "seed="+seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	foreign, err := os.ReadFile(filepath.Join(out, "copy_rope_s5", "checkpoint.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "checkpoint.bin"), string(foreign))
+	results, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runChild(t, "-config", cfg, "-out", out, "-resume", "-set", "eval.lengths=1..6")
+	oneLineError(t, "-resume with a foreign checkpoint", stderr, code, "cannot resume", "checkpoint.bin was trained with a different config", "seed (5 → 1)")
+	for _, f := range []string{"results.json", "results.csv", "timing.json", "diagnostics.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("a refused -resume removed %s", f)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "results.json")); string(b) != string(results) {
+		t.Error("a refused -resume changed results.json")
+	}
+	_, stderr, code = runChild(t, "inspect", dir, "-length", "2")
+	oneLineError(t, "inspect of a foreign checkpoint", stderr, code, "inspect: ", "was trained with another config than", "seed (5 → 1)", "train the run again with -force")
+	_, stderr, code = runChild(t, "export", dir)
+	oneLineError(t, "export of a foreign checkpoint", stderr, code, "export: ", "was trained with another config than", "seed (5 → 1)")
+	if _, err := os.Stat(filepath.Join(dir, train.ExportName)); err == nil {
+		t.Error("export wrote the foreign weights")
+	}
+}
