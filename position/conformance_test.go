@@ -135,9 +135,23 @@ func TestConformance(t *testing.T) {
 				if position.Doc(kind) == "" {
 					t.Error("no Doc")
 				}
-				_, err = position.New(position.Spec{Kind: kind, Randomized: true, MaxRandom: 64}, dims)
+				rs, err := position.New(position.Spec{Kind: kind, Randomized: true, MaxRandom: 64}, dims)
 				if (err == nil) != position.Randomizable(kind) {
 					t.Errorf("randomized: %v, but Randomizable is %v", err, position.Randomizable(kind))
+				}
+				// One mechanism: a randomizable scheme samples exactly when asked to.
+				if sm, ok := s.(position.Sampler); ok {
+					if _, on := sm.Randomization(); on {
+						t.Error("samples positions without position.randomized")
+					}
+				}
+				if err == nil {
+					if r, on := rs.(position.Sampler).Randomization(); !on || r.MaxRandom != 64 {
+						t.Errorf("randomized: Randomization() = %+v, %v", r, on)
+					}
+					if rs.(position.LengthChecker).CheckPositions(65) == nil {
+						t.Error("randomized: 65 positions accepted with max_random 64")
+					}
 				}
 			})
 		}

@@ -54,7 +54,7 @@ var (
 type Learned struct {
 	MaxPositions int
 	table        nn.Param
-	random       *Randomization // non-nil with position.randomized
+	Randomizer
 }
 
 func (l *Learned) Name() string { return "learned" }
@@ -62,21 +62,11 @@ func (l *Learned) Name() string { return "learned" }
 // Params returns the table.
 func (l *Learned) Params() []nn.Param { return []nn.Param{l.table} }
 
-// Randomization is the randomized-positions option, if set.
-func (l *Learned) Randomization() (Randomization, bool) {
-	if l.random == nil {
-		return Randomization{}, false
-	}
-	return *l.random, true
-}
-
 // CheckPositions rejects sequences longer than the table (and, with randomized positions, longer
 // than max_random).
 func (l *Learned) CheckPositions(n int) error {
-	if l.random != nil {
-		if err := l.random.CheckPositions(n); err != nil {
-			return err
-		}
+	if err := l.checkRandom(n); err != nil {
+		return err
 	}
 	return l.checkRows(n)
 }

@@ -218,7 +218,11 @@ func New(spec Spec, d Dims) (Scheme, error) {
 				return nil, fmt.Errorf("%w, or lower position.max_random (randomized positions go up to max_random − 1 = %d)", err, spec.MaxRandom-1)
 			}
 		}
-		s = randomize(s, Randomization{MaxRandom: spec.MaxRandom, AtEval: spec.EvalPositions == "random"})
+		rs, ok := s.(randomizable)
+		if !ok {
+			return nil, fmt.Errorf("position: %s is registered Randomizable but does not embed position.Randomizer", spec.Kind)
+		}
+		rs.setRandomization(Randomization{MaxRandom: spec.MaxRandom, AtEval: spec.EvalPositions == "random"})
 	}
 	return s, nil
 }

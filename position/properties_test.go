@@ -524,7 +524,7 @@ func TestTablesAndHooks(t *testing.T) {
 		if worst != 0 {
 			t.Errorf("sinusoidal Table rows differ from SinusoidalPE by %.3g", worst)
 		}
-		checkHooks(t, s, true, false, false, false, false)
+		checkHooks(t, s, true, false, false, false, true) // a LengthChecker through its Randomizer
 	})
 
 	t.Run("rope", func(t *testing.T) {
@@ -552,7 +552,7 @@ func TestTablesAndHooks(t *testing.T) {
 			if !within(worst, 1e-12) {
 				t.Errorf("rope Table is not p·θᵢ: error %.3g", worst)
 			}
-			checkHooks(t, s, false, true, false, false, false)
+			checkHooks(t, s, false, true, false, false, true) // a LengthChecker through its Randomizer
 		}
 	})
 

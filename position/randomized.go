@@ -112,45 +112,36 @@ func (s Spec) checkRandomized(k *kindDef) error {
 	return nil
 }
 
-// randomized is embedded by the randomized variants: it makes them Samplers and LengthCheckers.
-type randomized struct{ r Randomization }
-
-func (x randomized) Randomization() (Randomization, bool) { return x.r, true }
-func (x randomized) CheckPositions(n int) error           { return x.r.CheckPositions(n) }
-
-// The hooks of the randomized variants, checked at compile time.
-var (
-	_ EmbeddingAdder = (*RandomizedSinusoidal)(nil)
-	_ Sampler        = (*RandomizedSinusoidal)(nil)
-	_ LengthChecker  = (*RandomizedSinusoidal)(nil)
-	_ QKRotator      = (*RandomizedRoPE)(nil)
-	_ Sampler        = (*RandomizedRoPE)(nil)
-	_ LengthChecker  = (*RandomizedRoPE)(nil)
-)
-
-// RandomizedSinusoidal is sinusoidal with randomized positions: the same table, indexed by the
-// sampled positions (the graph's table has MaxRandom rows).
-type RandomizedSinusoidal struct {
-	*Sinusoidal
-	randomized
+// Randomizer is the one mechanism of randomized positions: a scheme that reads each token's
+// position from Ctx.Pos embeds it and registers with Def.Randomizable; with
+// position.randomized, New hands it the option, and the scheme is then a Sampler whose
+// positions the trainer draws (every graph built for MaxPos = max_random) and a LengthChecker
+// that refuses sequences longer than max_random. Without the option it samples nothing and
+// checks nothing.
+type Randomizer struct {
+	random *Randomization // nil: plain positions 0..n-1
 }
 
-// RandomizedRoPE is rope with randomized positions: rotation angles p·θᵢ for sampled p.
-type RandomizedRoPE struct {
-	*RoPE
-	randomized
-}
+func (x *Randomizer) setRandomization(r Randomization) { x.random = &r }
 
-// randomize wraps a scheme built from a spec with Randomized set.
-func randomize(s Scheme, r Randomization) Scheme {
-	switch x := s.(type) {
-	case *Sinusoidal:
-		return &RandomizedSinusoidal{Sinusoidal: x, randomized: randomized{r}}
-	case *RoPE:
-		return &RandomizedRoPE{RoPE: x, randomized: randomized{r}}
-	case *Learned:
-		x.random = &r
-		return x
+// Randomization is the randomized-positions option, if set (Sampler).
+func (x *Randomizer) Randomization() (Randomization, bool) {
+	if x.random == nil {
+		return Randomization{}, false
 	}
-	panic("position: randomize: unsupported scheme " + s.Name())
+	return *x.random, true
+}
+
+// checkRandom refuses n positions beyond max_random when randomized.
+func (x *Randomizer) checkRandom(n int) error {
+	if x.random == nil {
+		return nil
+	}
+	return x.random.CheckPositions(n)
+}
+
+// randomizable is a scheme that embeds Randomizer.
+type randomizable interface {
+	Scheme
+	setRandomization(Randomization)
 }

@@ -60,8 +60,10 @@ type RoPEOptions struct {
 
 // The hooks RoPE claims, checked at compile time.
 var (
-	_ QKRotator = (*RoPE)(nil)
-	_ Tabler    = (*RoPE)(nil)
+	_ QKRotator     = (*RoPE)(nil)
+	_ Tabler        = (*RoPE)(nil)
+	_ Sampler       = (*RoPE)(nil)
+	_ LengthChecker = (*RoPE)(nil)
 )
 
 // RoPE is the rotary encoding of Su et al. (RoFormer): in every layer, after the q/k projections,
@@ -76,7 +78,11 @@ type RoPE struct {
 	HeadDim int
 	Rot     int    // rotated dimensions per head
 	Scaling string // "" (none), "interpolate" or "ntk"
+	Randomizer
 }
+
+// CheckPositions refuses sequences longer than max_random when the positions are randomized.
+func (r *RoPE) CheckPositions(n int) error { return r.checkRandom(n) }
 
 func (r *RoPE) Name() string { return "rope" }
 

@@ -47,6 +47,8 @@ func checkBase(b float64) error {
 var (
 	_ EmbeddingAdder = (*Sinusoidal)(nil)
 	_ Tabler         = (*Sinusoidal)(nil)
+	_ Sampler        = (*Sinusoidal)(nil)
+	_ LengthChecker  = (*Sinusoidal)(nil)
 )
 
 // Sinusoidal is the fixed additive encoding of Vaswani et al. (2017):
@@ -55,7 +57,11 @@ var (
 type Sinusoidal struct {
 	Base float64
 	Dim  int
+	Randomizer
 }
+
+// CheckPositions refuses sequences longer than max_random when the positions are randomized.
+func (s *Sinusoidal) CheckPositions(n int) error { return s.checkRandom(n) }
 
 func (s *Sinusoidal) Name() string { return "sinusoidal" }
 
