@@ -56,6 +56,11 @@ var runFiles = map[string]bool{
 	ExportName: true, "report": true, // train export's and train report's, from the old weights and results
 }
 
+// derived are the run files the commands on a finished run write (inspect, export, report):
+// names a user's own directory may hold too, so they count as posformer's only beside a
+// config.yaml.
+var derived = map[string]bool{"inspect": true, ExportName: true, "report": true}
+
 func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
 // posformerWrote tells whether a run directory's entry is one posformer writes: a file of runFiles, an
@@ -74,10 +79,11 @@ func clearRunDir(dir string, entries []os.DirEntry) error {
 	var foreign []string
 	hasConfig := false
 	for _, e := range entries {
+		hasConfig = hasConfig || e.Name() == "config.yaml"
+	}
+	for _, e := range entries {
 		switch {
-		case e.Name() == "config.yaml":
-			hasConfig = true
-		case e.Name() == LockFile || isTemp(e.Name()) || isRunFile(e.Name()):
+		case e.Name() == LockFile || isTemp(e.Name()) || isRunFile(e.Name()) && (hasConfig || !derived[e.Name()]):
 		default:
 			foreign = append(foreign, e.Name())
 		}

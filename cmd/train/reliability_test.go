@@ -135,8 +135,19 @@ func TestForceOnlyRemovesPosformerFiles(t *testing.T) {
 	if b, _ := os.ReadFile(thesis); string(b) != "years of work\n" {
 		t.Fatal("-force deleted a user's file")
 	}
-	// A real run directory with a note of the user's: -force starts over and keeps the note.
+	// A user's directory holding only names the run commands also write (report/, inspect/,
+	// model.safetensors) and no config.yaml is not a run either.
 	os.Remove(thesis)
+	ownReport := writeFile(t, filepath.Join(foreign, "report"), "my report\n")
+	writeFile(t, filepath.Join(foreign, train.ExportName), "my model\n")
+	_, stderr, code = runChild(t, "-config", cfg, "-out", out, "-force")
+	oneLineError(t, "-force on a user's report", stderr, code, "not a posformer run directory", "report")
+	if b, _ := os.ReadFile(ownReport); string(b) != "my report\n" {
+		t.Fatal("-force deleted a user's report")
+	}
+	os.Remove(ownReport)
+	os.Remove(filepath.Join(foreign, train.ExportName))
+	// A real run directory with a note of the user's: -force starts over and keeps the note.
 	if err := runCaught("-config", cfg, "-out", out); err != nil {
 		t.Fatal(err)
 	}
