@@ -46,6 +46,6 @@ func fixedAlphabet(task string, symbols int, opt Options) error {
 	if opt.Symbols == 0 || opt.Symbols == DefaultSymbols {
 		return nil
 	}
-	return fmt.Errorf("task.symbols: the %s task has a fixed alphabet (%d symbols) and takes no alphabet size; leave task.symbols unset (0 or the default %d), got %d",
+	return fmt.Errorf("task.symbols: the %s task has a fixed alphabet (%d symbols) and takes no alphabet size; remove task.symbols (a written %d, the default, is accepted too), got %d",
 		task, symbols, DefaultSymbols, opt.Symbols)
 }
