@@ -129,8 +129,12 @@ func (c Config) validateVariants() error {
 			continue
 		}
 		switch {
-		case v.RopeScaling != "" && c.Position.Kind != "rope":
-			return fmt.Errorf("%s.rope_scaling: only rope takes it, and this run's position.kind is %s; add when: [position.kind=rope] to the variant", field, c.Position.Kind)
+		case v.RopeScaling != "" && !position.HasOption(c.Position.Kind, "rope_scaling"):
+			takes := strings.Join(kindsWithOption("rope_scaling"), ", ") + " takes"
+			if len(kindsWithOption("rope_scaling")) > 1 {
+				takes = strings.TrimSuffix(takes, "s")
+			}
+			return fmt.Errorf("%s.rope_scaling: only %s it, and this run's position.kind is %s; add when: [position.kind=rope] to the variant", field, takes, c.Position.Kind)
 		case v.EvalPositions != "" && !c.Position.Randomized:
 			return fmt.Errorf("%s.eval_positions: only randomized positions take it (position.randomized is off in this run); remove it or restrict the variant with when: [position.randomized=true]", field)
 		}
@@ -214,4 +218,15 @@ func mkdir(dir string) error {
 		return fmt.Errorf("run directory: %w", err)
 	}
 	return nil
+}
+
+// kindsWithOption lists the registered schemes that have an option.
+func kindsWithOption(key string) []string {
+	var out []string
+	for _, k := range position.Kinds() {
+		if position.HasOption(k, key) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
