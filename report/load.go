@@ -105,6 +105,9 @@ func loadRun(dir string) (*Run, error) {
 		mpath = filepath.Join(filepath.Dir(dir), "metrics.jsonl")
 	}
 	f, err := os.Open(mpath)
+	if errors.Is(err, os.ErrNotExist) {
+		return r, nil // a finished run (results.json is written last) whose log is gone: no loss curve
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
