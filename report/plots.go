@@ -20,6 +20,20 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// schemeBase is the frequency base the plots of a scheme's table use: that of the grid's first
+// cell of this kind (sinusoidal and rope each have their own base option), else the default.
+func schemeBase(g *Grid, kind string) float64 {
+	for _, c := range g.Cells {
+		if c.Config.Position.Kind != kind {
+			continue
+		}
+		if b, ok := c.Config.Position.Option("base"); ok {
+			return b.(float64)
+		}
+	}
+	return position.DefaultBase
+}
+
 func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.LengthStat) ([]string, error) {
 	var names []string
 	add := func(name string, err error) error {
@@ -43,31 +57,24 @@ func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.Len
 		}
 	}
 	cfg := g.Cells[0].Config
-	// The tables of sinusoidal and rope are drawn with the base of the first cell that has one.
-	base := position.DefaultBase
-	for _, c := range g.Cells {
-		if b, ok := c.Config.Position.Option("base"); ok {
-			base = b.(float64)
-			break
-		}
-	}
+	sinBase, ropeBase := schemeBase(g, "sinusoidal"), schemeBase(g, "rope")
 	longest := 0
 	for _, c := range g.Cells {
 		longest = max(longest, 2*c.Config.Eval.Lengths[len(c.Config.Eval.Lengths)-1])
 	}
-	if err := add(sinusoidalHeatmap(dir, cfg.Model.DModel, base, max(longest, 64))); err != nil {
+	if err := add(sinusoidalHeatmap(dir, cfg.Model.DModel, sinBase, max(longest, 64))); err != nil {
 		return nil, err
 	}
 	if err := add(learnedHeatmap(dir, g)); err != nil {
 		return nil, err
 	}
-	if err := add(dotVsOffset(dir, cfg.Model.DModel, base, 2048)); err != nil {
+	if err := add(dotVsOffset(dir, cfg.Model.DModel, sinBase, 2048)); err != nil {
 		return nil, err
 	}
-	if err := add(ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, base, 2048)); err != nil {
+	if err := add(ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, ropeBase, 2048)); err != nil {
 		return nil, err
 	}
-	if err := add(similarityMatrix(dir, cfg.Model.DModel, base, 2048)); err != nil {
+	if err := add(similarityMatrix(dir, cfg.Model.DModel, sinBase, 2048)); err != nil {
 		return nil, err
 	}
 	return names, nil
