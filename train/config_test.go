@@ -3,6 +3,8 @@ package train
 import (
 	"io/fs"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -164,6 +166,51 @@ func TestShippedConfigs(t *testing.T) {
 			c := cell.Config
 			if last := c.Eval.Lengths[len(c.Eval.Lengths)-1]; last < 2*c.Task.MaxLen {
 				t.Errorf("%s (%s): tests up to length %d, less than 2× the training maximum %d", name, cell.Name, last, c.Task.MaxLen)
+			}
+		}
+		if c.Select.On() {
+			tuning, err := SelectCells(c)
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
+			for _, cell := range tuning {
+				if err := cell.Config.Validate(); err != nil {
+					t.Errorf("%s: tuning run %s: %v", name, cell.Name, err)
+				}
+			}
+		}
+	}
+}
+
+// TestReducedReproductionsRunCount: the run counts the reduced reproductions' comments state
+// (tuning runs included), on which their cost estimates in docs/reproductions.md rest, are the
+// configs' own, and every run trains to convergence (early stopping on) with a chosen rate.
+func TestReducedReproductionsRunCount(t *testing.T) {
+	for _, name := range []string{"kazemnejad2023.yaml", "ruoss2023.yaml"} {
+		src, _ := configs.FS.ReadFile(name)
+		c, err := Parse(src, name, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cells, err := Expand(c)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tuning, err := SelectCells(c)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		m := regexp.MustCompile(`\) = (\d+) runs`).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("%s: no \"= N runs\" in its comments", name)
+		}
+		if n, _ := strconv.Atoi(string(m[1])); n != len(cells)+len(tuning) {
+			t.Errorf("%s: its comment says %d runs, the grid has %d cells and %d tuning runs", name, n, len(cells), len(tuning))
+		}
+		for _, cell := range append(cells, tuning...) {
+			if !cell.Config.Train.EarlyStop.On() {
+				t.Errorf("%s: %s trains without early stopping", name, cell.Name)
 			}
 		}
 	}
