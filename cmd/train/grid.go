@@ -6,8 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/posformer/posformer/report"
@@ -196,7 +199,23 @@ func runSelection(ctx context.Context, cfg train.Config, dir string, jobs int, f
 		return nil, err
 	}
 	for _, g := range sel.Groups {
-		fmt.Fprintf(stderr, "select: %v: %s = %g (scores %v)\n", g.Values, sel.Field, g.Chosen, g.Scores)
+		fmt.Fprintln(stderr, selectionLine(sel, g))
 	}
 	return sel, nil
+}
+
+// selectionLine is one group's choice as runSelection prints it: the group's swept values, the
+// value chosen, and every candidate's score beside it (report.SelectionTable's form).
+func selectionLine(sel *train.Selection, g train.SelectionGroup) string {
+	var vals, scores []string
+	for _, k := range slices.Sorted(maps.Keys(g.Values)) {
+		vals = append(vals, k+"="+g.Values[k])
+	}
+	if len(vals) == 0 {
+		vals = []string{"all cells"}
+	}
+	for i, x := range g.Scores {
+		scores = append(scores, fmt.Sprintf("%g: %.3f", sel.Values[i], x))
+	}
+	return fmt.Sprintf("select: %s: %s = %g (mean validation %s %s)", strings.Join(vals, ", "), sel.Field, g.Chosen, sel.Metric, strings.Join(scores, ", "))
 }
