@@ -478,8 +478,8 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 				return nil, nil, fmt.Errorf("run directory: %w", err)
 			}
 		}
-		for _, e := range entries { // the variants' results, evaluated again too
-			if e.IsDir() && strings.HasPrefix(e.Name(), VariantDir("")) {
+		for _, e := range entries { // the variants' results, evaluated again too; inspect's and report's views of the old evaluation
+			if e.IsDir() && (strings.HasPrefix(e.Name(), VariantDir("")) || e.Name() == "inspect" || e.Name() == "report") {
 				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 					return nil, nil, fmt.Errorf("run directory: %w", err)
 				}

@@ -430,3 +430,32 @@ func TestForeignCheckpointKeepsResults(t *testing.T) {
 		t.Error("export wrote the foreign weights")
 	}
 }
+
+// TestReevaluationDropsOldViews: -resume with only evaluation settings changed evaluates the
+// weights again and removes what inspect and report made of the old evaluation (with the old
+// rope_scaling, say), keeping the export of the unchanged weights.
+func TestReevaluationDropsOldViews(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	for _, args := range [][]string{{"export", dir}, {"report", dir}, {"inspect", dir, "-length", "6", "-examples", "2"}} {
+		if err := runCaught(args...); err != nil {
+			t.Fatalf("%s: %v", args[0], err)
+		}
+	}
+	if err := runCaught("-config", cfg, "-out", out, "-resume", "-set", "position.rope_scaling=ntk"); err != nil {
+		t.Fatal(err)
+	}
+	for _, old := range []string{"inspect", "report"} {
+		if _, err := os.Stat(filepath.Join(dir, old)); err == nil {
+			t.Errorf("the re-evaluation left %s/ of the old evaluation", old)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, train.ExportName)); err != nil {
+		t.Errorf("the re-evaluation removed the export of the unchanged weights: %v", err)
+	}
+}
