@@ -74,9 +74,36 @@ func PM(s train.Stat) string {
 	return f3(s.Mean) + " ± " + f3(s.Std)
 }
 
-// SummaryTable is the markdown table of one row per group.
+// tokenHeadline tells whether a table of these groups headlines token accuracy: every group is
+// scored per token (slots-format tasks, train.MetricToken). A table mixing the formats keeps
+// exact match, which every group has.
+func tokenHeadline(sums []train.GroupSummary) bool {
+	for _, s := range sums {
+		if s.Metric != train.MetricToken {
+			return false
+		}
+	}
+	return len(sums) > 0
+}
+
+// SummaryTable is the markdown table of one row per group. Its headline is exact match, or
+// token accuracy (with exact match in its own columns) when every group is in the slots format.
 func SummaryTable(sums []train.GroupSummary) string {
 	var b strings.Builder
+	if tokenHeadline(sums) {
+		b.WriteString("| task | scheme | variant | seeds | trained on | in-range token accuracy | beyond token accuracy | beyond [min, max] | in-range exact | beyond exact | extrapolates to (exact) | ratio |\n")
+		b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- | ---: | ---: |\n")
+		for _, s := range sums {
+			v := s.Variant
+			if v == "" {
+				v = "–"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %s | %s | %d | %.2f |\n",
+				s.Task, s.Scheme, v, s.Seeds, s.MinLen, s.MaxLen, PM(s.InRangeTok), PM(s.BeyondTok), f3(s.BeyondTok.Min), f3(s.BeyondTok.Max),
+				PM(s.InRange), PM(s.Beyond), s.ExtrapLength, s.ExtrapRatio)
+		}
+		return b.String()
+	}
 	b.WriteString("| task | scheme | variant | seeds | trained on | in-range exact | beyond exact | beyond [min, max] | extrapolates to | ratio |\n")
 	b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- | ---: | ---: |\n")
 	for _, s := range sums {
@@ -91,15 +118,22 @@ func SummaryTable(sums []train.GroupSummary) string {
 }
 
 // ByLengthTables is one markdown table per task: a row per length, a column per group, cells
-// "mean ± std" of exact match.
+// "mean ± std" of exact match, or of token accuracy for a task whose groups are all scored per
+// token (slots format).
 func ByLengthTables(sums []train.GroupSummary, rows []train.LengthStat) string {
 	var b strings.Builder
 	for _, task := range tasks(sums) {
 		var groups []train.Group
+		var mine []train.GroupSummary
 		for _, s := range sums {
 			if s.Task == task {
 				groups = append(groups, s.Group)
+				mine = append(mine, s)
 			}
+		}
+		metric, score := "exact match", func(r train.LengthStat) train.Stat { return r.Exact }
+		if tokenHeadline(mine) {
+			metric, score = "token accuracy", func(r train.LengthStat) train.Stat { return r.Token }
 		}
 		cell := map[train.Group]map[int]train.LengthStat{}
 		lengthSet := map[int]bool{}
@@ -124,7 +158,7 @@ func ByLengthTables(sums []train.GroupSummary, rows []train.LengthStat) string {
 			lengths = append(lengths, L)
 		}
 		sort.Ints(lengths)
-		fmt.Fprintf(&b, "\n#### %s: exact match by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, maxLen)
+		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, metric, maxLen)
 		for _, g := range groups {
 			name := g.Scheme
 			if g.Variant != "" {
@@ -141,7 +175,7 @@ func ByLengthTables(sums []train.GroupSummary, rows []train.LengthStat) string {
 			fmt.Fprintf(&b, "| %d%s |", L, mark)
 			for _, g := range groups {
 				if r, ok := cell[g][L]; ok {
-					fmt.Fprintf(&b, " %s |", PM(r.Exact))
+					fmt.Fprintf(&b, " %s |", PM(score(r)))
 				} else {
 					b.WriteString(" – |")
 				}
@@ -175,6 +209,11 @@ func markdown(g *Grid, r *Report) string {
 	b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 		"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
 		"*Extrapolates to*: the longest length up to which the mean exact match over seeds stays ≥ 0.5 at every tested length; *ratio*: that length over the longest training length.\n\n")
+	if tokenHeadline(r.Summaries) {
+		b.WriteString("Token accuracy: the fraction of output tokens that are the argmax. This grid's tasks write their answers in output slots " +
+			"(`task.format: slots`, the protocol of Delétang et al. 2023 and Ruoss et al. 2023, who score per-token accuracy), so token accuracy " +
+			"is the headline of its tables, with exact match beside it; *extrapolates to* stays on exact match.\n\n")
+	}
 	if ws := Warnings(g); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range ws {
@@ -191,7 +230,11 @@ func markdown(g *Grid, r *Report) string {
 	for _, p := range r.Plots {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)
 	}
-	b.WriteString("## Exact match by length\n")
+	if tokenHeadline(r.Summaries) {
+		b.WriteString("## Token accuracy by length\n")
+	} else {
+		b.WriteString("## Exact match by length\n")
+	}
 	b.WriteString(ByLengthTables(r.Summaries, r.Rows))
 	b.WriteString("\nFull tables: [summary.csv](summary.csv), [by_length.csv](by_length.csv).\n")
 	b.WriteString(diagnosticsMarkdown(g, tasks(r.Summaries)))
@@ -202,12 +245,15 @@ func summaryCSV(sums []train.GroupSummary) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
-		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio"})
+		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio",
+		"metric", "in_range_exact_mean", "beyond_exact_mean", "in_range_token_mean", "beyond_token_mean"})
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, s := range sums {
+		in, beyond := s.Headline() // the group's own metric (the metric column)
 		w.Write([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MinLen), strconv.Itoa(s.MaxLen),
-			g(s.InRange.Mean), g(s.InRange.Std), g(s.InRange.Min), g(s.InRange.Max),
-			g(s.Beyond.Mean), g(s.Beyond.Std), g(s.Beyond.Min), g(s.Beyond.Max), strconv.Itoa(s.ExtrapLength), g(s.ExtrapRatio)})
+			g(in.Mean), g(in.Std), g(in.Min), g(in.Max),
+			g(beyond.Mean), g(beyond.Std), g(beyond.Min), g(beyond.Max), strconv.Itoa(s.ExtrapLength), g(s.ExtrapRatio),
+			s.Metric, g(s.InRange.Mean), g(s.Beyond.Mean), g(s.InRangeTok.Mean), g(s.BeyondTok.Mean)})
 	}
 	w.Flush()
 	return buf.Bytes()

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/data"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -64,19 +65,39 @@ type LengthStat struct {
 	Token   Stat `json:"token_accuracy"`
 }
 
-// GroupSummary is one (group) row: in-range and beyond-range exact match over seeds, and how far
-// the group extrapolates.
+// GroupSummary is one (group) row: in-range and beyond-range exact match and token accuracy over
+// seeds, which of them is the group's headline, and how far the group extrapolates.
 type GroupSummary struct {
 	Group
 	MinLen, MaxLen int
 	Seeds          int
-	InRange        Stat // per seed: the mean exact match over in-range lengths
-	Beyond         Stat // per seed: the mean exact match over lengths > MaxLen
+	// Metric is the group's headline score, the one its protocol reports: MetricToken for a
+	// task in the slots format (Delétang et al. 2023 and Ruoss et al. 2023 score per-token
+	// accuracy on the output slots), MetricExact otherwise.
+	Metric     string
+	InRange    Stat // per seed: the mean exact match over in-range lengths
+	Beyond     Stat // per seed: the mean exact match over lengths > MaxLen
+	InRangeTok Stat // per seed: the mean token accuracy over in-range lengths
+	BeyondTok  Stat // per seed: the mean token accuracy over lengths > MaxLen
 	// ExtrapLength is the longest tested length L such that the mean exact match over seeds is
 	// ≥ 0.5 at every tested length up to L (0 if it is below 0.5 at the first).
 	ExtrapLength int
 	// ExtrapRatio is ExtrapLength / MaxLen.
 	ExtrapRatio float64
+}
+
+// The names of GroupSummary.Metric.
+const (
+	MetricExact = "exact_match"
+	MetricToken = "token_accuracy"
+)
+
+// Headline is the group's in-range and beyond-range statistic in its headline metric.
+func (s GroupSummary) Headline() (inRange, beyond Stat) {
+	if s.Metric == MetricToken {
+		return s.InRangeTok, s.BeyondTok
+	}
+	return s.InRange, s.Beyond
 }
 
 // GroupOf is the group of a cell.
@@ -129,6 +150,7 @@ func Aggregate(cells []Cell, results []*Result) ([]GroupSummary, []LengthStat, e
 	type acc struct {
 		g              Group
 		minLen, maxLen int
+		metric         string
 		runs           []*Result
 	}
 	var order []Group
@@ -141,7 +163,10 @@ func Aggregate(cells []Cell, results []*Result) ([]GroupSummary, []LengthStat, e
 		g := GroupOf(c)
 		a, ok := groups[g]
 		if !ok {
-			a = &acc{g: g, minLen: r.MinLen, maxLen: r.MaxLen}
+			a = &acc{g: g, minLen: r.MinLen, maxLen: r.MaxLen, metric: MetricExact}
+			if c.Config.Task.Format == data.FormatSlots {
+				a.metric = MetricToken
+			}
 			groups[g] = a
 			order = append(order, g)
 		}
@@ -155,7 +180,7 @@ func Aggregate(cells []Cell, results []*Result) ([]GroupSummary, []LengthStat, e
 	for _, g := range order {
 		a := groups[g]
 		byLen := map[int][][2]float64{}
-		var in, beyond []float64
+		var in, beyond, inTok, beyondTok []float64
 		for _, r := range a.runs {
 			for _, l := range r.Lengths {
 				byLen[l.Length] = append(byLen[l.Length], [2]float64{l.ExactMatch, l.TokenAccuracy})
@@ -166,13 +191,20 @@ func Aggregate(cells []Cell, results []*Result) ([]GroupSummary, []LengthStat, e
 			if !math.IsNaN(r.BeyondExact) {
 				beyond = append(beyond, r.BeyondExact)
 			}
+			if !math.IsNaN(r.InRangeToken) {
+				inTok = append(inTok, r.InRangeToken)
+			}
+			if !math.IsNaN(r.BeyondToken) {
+				beyondTok = append(beyondTok, r.BeyondToken)
+			}
 		}
 		lengths := make([]int, 0, len(byLen))
 		for L := range byLen {
 			lengths = append(lengths, L)
 		}
 		sort.Ints(lengths)
-		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), InRange: NewStat(in), Beyond: NewStat(beyond)}
+		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: a.metric,
+			InRange: NewStat(in), Beyond: NewStat(beyond), InRangeTok: NewStat(inTok), BeyondTok: NewStat(beyondTok)}
 		still := true
 		for _, L := range lengths {
 			var ex, tok []float64
