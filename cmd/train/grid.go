@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 )
@@ -84,8 +85,8 @@ func runGrid(ctx context.Context, cfg train.Config, jobs int, force, resume bool
 				fmt.Fprintf(stderr, "[%d/%d] %s failed: %v\n", done, total, c.Name, err)
 				return
 			}
-			fmt.Fprintf(stderr, "[%d/%d] %s: in-range exact %.3f, beyond %.3f (%.0f s) · elapsed %s, eta %s\n",
-				done, total, c.Name, r.InRangeExact, r.BeyondExact, r.TrainSeconds+r.EvalSeconds, el.Round(time.Second), eta.Round(time.Second))
+			fmt.Fprintf(stderr, "[%d/%d] %s: %s (%.0f s) · elapsed %s, eta %s\n",
+				done, total, c.Name, scoreLine(c.Config, r), r.TrainSeconds+r.EvalSeconds, el.Round(time.Second), eta.Round(time.Second))
 		}})
 	if err != nil {
 		return err
@@ -178,7 +179,7 @@ func runSelection(ctx context.Context, cfg train.Config, dir string, jobs int, f
 		_, err = train.RunGrid(ctx, mine, train.GridOptions{Jobs: min(jobs, len(mine)), Force: force, Resume: true,
 			Progress: func(done, total int, c train.Cell, r *train.Result, err error) {
 				if err == nil {
-					fmt.Fprintf(stderr, "[select %d/%d] %s: in-range exact %.3f\n", done, total, c.Name, r.InRangeExact)
+					fmt.Fprintf(stderr, "[select %d/%d] %s: %s\n", done, total, c.Name, scoreLine(c.Config, r))
 				}
 			}})
 		if err != nil {
@@ -218,4 +219,14 @@ func selectionLine(sel *train.Selection, g train.SelectionGroup) string {
 		scores = append(scores, fmt.Sprintf("%g: %.3f", sel.Values[i], x))
 	}
 	return fmt.Sprintf("select: %s: %s = %g (mean validation %s %s)", strings.Join(vals, ", "), sel.Field, g.Chosen, sel.Metric, strings.Join(scores, ", "))
+}
+
+// scoreLine is a finished run's in-range and beyond scores for the progress lines, in the metric
+// the report headlines for it: token accuracy for a task in the slots format (Protocol B's
+// metric), exact match otherwise.
+func scoreLine(c train.Config, r *train.Result) string {
+	if c.Task.Format == data.FormatSlots {
+		return fmt.Sprintf("in-range token accuracy %.3f, beyond %.3f", r.InRangeToken, r.BeyondToken)
+	}
+	return fmt.Sprintf("in-range exact %.3f, beyond %.3f", r.InRangeExact, r.BeyondExact)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/train"
 )
 
@@ -74,5 +75,19 @@ func TestSelectionLine(t *testing.T) {
 	}
 	if got := selectionLine(sel, train.SelectionGroup{Scores: []float64{0.5, 0.25}, Chosen: 0.003}); !strings.HasPrefix(got, "select: all cells: train.lr = 0.003") {
 		t.Errorf("a grid with one group: %s", got)
+	}
+}
+
+// TestScoreLine: a grid's progress lines give a slots-format run's token accuracy (Protocol B's
+// metric, which the report headlines) and a next-token run's exact match.
+func TestScoreLine(t *testing.T) {
+	r := &train.Result{InRangeExact: 0.25, BeyondExact: 0, InRangeToken: 0.875, BeyondToken: 0.5}
+	var slots, next train.Config
+	slots.Task.Format, next.Task.Format = data.FormatSlots, data.FormatNext
+	if got, want := scoreLine(slots, r), "in-range token accuracy 0.875, beyond 0.500"; got != want {
+		t.Errorf("slots: got %q, want %q", got, want)
+	}
+	if got, want := scoreLine(next, r), "in-range exact 0.250, beyond 0.000"; got != want {
+		t.Errorf("next: got %q, want %q", got, want)
 	}
 }
