@@ -258,4 +258,5 @@ func literatureSection(b *strings.Builder, g *Grid, rep *Report) {
 		"compare to that chance, so schemes all near it are *inconclusive (chance)*, never ranked.\n\n")
 	fmt.Fprintf(b, "Kazemnejad et al. 2023 (NoPE extrapolates best on copy-like tasks) on this grid, every variant ranked:\n\n")
 	nopeRanking(b, Cells(rows, Exact), taskOrder(rows), true)
+	b.WriteString("\n") // a blank line ends the table before the next section
 }

@@ -94,7 +94,7 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			line.Color, line.Width = plotutil.Color(i), vg.Points(1.5)
+			line.Color, line.Width, line.Dashes = plotutil.Color(i), vg.Points(1.5), seriesDashes(i)
 			p.Add(line)
 			if l == 0 {
 				leg.Add(s.label, line)

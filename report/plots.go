@@ -130,7 +130,7 @@ func exactPlot(dir, task string, sums []train.GroupSummary, rows []train.LengthS
 		if err != nil {
 			return "", err
 		}
-		l.Color, l.Width = c, vg.Points(1.5)
+		l.Color, l.Width, l.Dashes = c, vg.Points(1.5), seriesDashes(i)
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (n=%d)", groupLabel(s.Group), s.Seeds), l)
 		i++
@@ -213,7 +213,7 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		l.Color, l.Width = plotutil.Color(i), vg.Points(1.2)
+		l.Color, l.Width, l.Dashes = plotutil.Color(i), vg.Points(1.2), seriesDashes(i)
 		p.Add(l)
 		p.Legend.Add(label, l)
 		added = true
@@ -398,4 +398,10 @@ func similarityMatrix(dir string, d int, base float64, n int) (string, error) {
 	}
 	title := fmt.Sprintf("sinusoidal similarity PE(p)·PE(q), p, q < %d, d=%d", n, d)
 	return heatmap(dir, "pe_similarity_matrix", title, "position q", "position p", vals, float64(n), float64(n))
+}
+
+// seriesDashes tells series apart once plotutil's seven colours repeat: the first seven lines
+// are solid, the next seven dashed, and so on, so no two series of a plot look alike.
+func seriesDashes(i int) []vg.Length {
+	return plotutil.Dashes(i / len(plotutil.SoftColors))
 }
