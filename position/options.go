@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/yamlkind"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -205,21 +206,6 @@ func parseScalar(t reflect.Type, text string) (reflect.Value, error) {
 	return scalarValue(t, n)
 }
 
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "an alias"
-}
-
 // scalarValue decodes n as a value of type t, with the config decoder's checks.
 func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 	v := reflect.New(t).Elem()
@@ -227,33 +213,33 @@ func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 		return v, fmt.Errorf("no value given; write a value or remove the key to use the default")
 	}
 	if n.Kind != yaml.ScalarNode {
-		return v, fmt.Errorf("want a single value, got %s", describe(n))
+		return v, fmt.Errorf("want a single value, got %s", yamlkind.Of(n))
 	}
 	switch t.Kind() {
 	case reflect.Int:
 		x, err := strconv.ParseInt(n.Value, 10, 64)
 		if err != nil || n.Tag != "!!int" {
-			return v, fmt.Errorf("want a whole number, got %s", describe(n))
+			return v, fmt.Errorf("want a whole number, got %s", yamlkind.Of(n))
 		}
 		v.SetInt(x)
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil || (n.Tag != "!!float" && n.Tag != "!!int") {
-			return v, fmt.Errorf("want a number, got %s", describe(n))
+			return v, fmt.Errorf("want a number, got %s", yamlkind.Of(n))
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return v, fmt.Errorf("want a finite number, got %s", describe(n))
+			return v, fmt.Errorf("want a finite number, got %s", yamlkind.Of(n))
 		}
 		v.SetFloat(x)
 	case reflect.String:
 		if n.Tag != "!!str" {
-			return v, fmt.Errorf("want a word, got %s; quote it if you mean the text", describe(n))
+			return v, fmt.Errorf("want a word, got %s; quote it if you mean the text", yamlkind.Of(n))
 		}
 		v.SetString(n.Value)
 	case reflect.Bool:
 		x, err := strconv.ParseBool(n.Value)
 		if err != nil || n.Tag != "!!bool" {
-			return v, fmt.Errorf("want true or false, got %s", describe(n))
+			return v, fmt.Errorf("want true or false, got %s", yamlkind.Of(n))
 		}
 		v.SetBool(x)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/yamlkind"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -53,7 +54,7 @@ func decode(src []byte, file string, v any, legacy bool) error {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s:%d: the config must be a mapping of sections (seed:, task:, model:, ...), got %s", file, root.Line, kindName(root))
+		return fmt.Errorf("%s:%d: the config must be a mapping of sections (seed:, task:, model:, ...), got %s", file, root.Line, yamlkind.Of(root))
 	}
 	rv := reflect.ValueOf(v).Elem()
 	if err := decodeNode(root, rv, "", file, holderOf(rv, "", nil), legacy); err != nil {
@@ -256,21 +257,6 @@ func knownKeys(fields map[string]int) string {
 	return strings.Join(ks, ", ")
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "an alias"
-}
-
 func join(path, key string) string {
 	if path == "" {
 		return key
@@ -337,7 +323,7 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 	switch v.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			return fail("want a section of key: value lines, got %s", kindName(n))
+			return fail("want a section of key: value lines, got %s", yamlkind.Of(n))
 		}
 		fields := yamlFields(v.Type())
 		h := holderOf(v, path, h)
@@ -374,7 +360,7 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 		return nil
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			return fail("want a list, got %s", kindName(n))
+			return fail("want a list, got %s", yamlkind.Of(n))
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, item := range n.Content {
@@ -387,45 +373,45 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 		return nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return fail("want a single value, got %s", kindName(n))
+		return fail("want a single value, got %s", yamlkind.Of(n))
 	}
 	switch v.Kind() {
 	case reflect.String:
 		if n.Tag != "!!str" {
-			return fail("want a word, got %s; quote it if you mean the text", kindName(n))
+			return fail("want a word, got %s; quote it if you mean the text", yamlkind.Of(n))
 		}
 		v.SetString(n.Value)
 	case reflect.Int:
 		x, err := strconv.ParseInt(n.Value, 10, 64)
 		if err != nil || n.Tag != "!!int" {
-			return fail("want a whole number, got %s", kindName(n))
+			return fail("want a whole number, got %s", yamlkind.Of(n))
 		}
 		v.SetInt(x)
 	case reflect.Uint64:
 		x, err := strconv.ParseUint(n.Value, 10, 64)
 		if err != nil || n.Tag != "!!int" {
-			return fail("want a whole number ≥ 0, got %s", kindName(n))
+			return fail("want a whole number ≥ 0, got %s", yamlkind.Of(n))
 		}
 		v.SetUint(x)
 	case reflect.Float64:
 		if n.Tag != "!!float" && n.Tag != "!!int" {
-			return fail("want a number, got %s", kindName(n))
+			return fail("want a number, got %s", yamlkind.Of(n))
 		}
 		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil {
-			return fail("want a number, got %s", kindName(n))
+			return fail("want a number, got %s", yamlkind.Of(n))
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fail("want a finite number, got %s", kindName(n))
+			return fail("want a finite number, got %s", yamlkind.Of(n))
 		}
 		v.SetFloat(x)
 	case reflect.Bool:
 		if n.Tag != "!!bool" {
-			return fail("want true or false, got %s", kindName(n))
+			return fail("want true or false, got %s", yamlkind.Of(n))
 		}
 		x, err := strconv.ParseBool(n.Value)
 		if err != nil {
-			return fail("want true or false, got %s", kindName(n))
+			return fail("want true or false, got %s", yamlkind.Of(n))
 		}
 		v.SetBool(x)
 	default:
@@ -505,13 +491,13 @@ func (l *Lengths) decodeYAML(n *yaml.Node) error {
 		for i, item := range n.Content {
 			x, err := strconv.Atoi(item.Value)
 			if err != nil || item.Kind != yaml.ScalarNode || item.Tag != "!!int" {
-				return fmt.Errorf("item %d: want a whole number, got %s", i, kindName(item))
+				return fmt.Errorf("item %d: want a whole number, got %s", i, yamlkind.Of(item))
 			}
 			out[i] = x
 		}
 		*l = out
 	default:
-		return fmt.Errorf(`want a list of lengths or a string like "1..64", got %s`, kindName(n))
+		return fmt.Errorf(`want a list of lengths or a string like "1..64", got %s`, yamlkind.Of(n))
 	}
 	return nil
 }

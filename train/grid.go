@@ -14,6 +14,7 @@ import (
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/internal/yamlkind"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -36,7 +37,7 @@ type Axis struct {
 
 func (s *Sweep) decodeYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("want a mapping of field paths to lists of values, e.g. position.kind: [rope, none], got %s", kindName(n))
+		return fmt.Errorf("want a mapping of field paths to lists of values, e.g. position.kind: [rope, none], got %s", yamlkind.Of(n))
 	}
 	var out Sweep
 	seen := map[string]bool{}
@@ -64,7 +65,7 @@ func (s *Sweep) decodeYAML(n *yaml.Node) error {
 		case v.Kind == yaml.ScalarNode && v.Tag != "!!null":
 			ax.Values = []*yaml.Node{v}
 		default:
-			return fmt.Errorf("line %d: %s: want a list of values, got %s", k.Line, k.Value, kindName(v))
+			return fmt.Errorf("line %d: %s: want a list of values, got %s", k.Line, k.Value, yamlkind.Of(v))
 		}
 		out = append(out, ax)
 	}

@@ -63,12 +63,6 @@ var derived = map[string]bool{"inspect": true, ExportName: true, "report": true}
 
 func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
-// posformerWrote tells whether a run directory's entry is one posformer writes: a file of runFiles, an
-// atomic write's leftover, or an evaluation variant's directory (VariantDir).
-func posformerWrote(e os.DirEntry) bool {
-	return runFiles[e.Name()] || isTemp(e.Name()) || (e.IsDir() && strings.HasPrefix(e.Name(), VariantDir("")))
-}
-
 // isRunFile tells whether posformer writes an entry of this name: runFiles, and the eval
 // variants' result directories (VariantDir).
 func isRunFile(name string) bool { return runFiles[name] || strings.HasPrefix(name, VariantDir("")) }
