@@ -13,8 +13,8 @@ import (
 
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/internal/presence"
-	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/internal/yamlkind"
+	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
