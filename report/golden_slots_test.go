@@ -96,28 +96,5 @@ func TestReportGoldenSlots(t *testing.T) {
 			t.Errorf("summary table lacks %q:\n%s", want, table)
 		}
 	}
-	for _, name := range []string{"report.md", "summary.csv", "by_length.csv"} {
-		got, err := os.ReadFile(filepath.Join(rep.Dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = []byte(strings.ReplaceAll(string(got), g.Dir, "GRID"))
-		golden := filepath.Join("testdata", "golden_slots", name)
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (go test ./report -run TestReportGoldenSlots -update writes it)", err)
-		}
-		if string(got) != string(want) {
-			t.Errorf("%s differs from %s (-update rewrites it after a deliberate change):\n%s", name, golden, got)
-		}
-	}
+	compareGolden(t, rep.Dir, g.Dir, "golden_slots", "TestReportGoldenSlots")
 }

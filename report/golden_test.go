@@ -101,13 +101,20 @@ func TestReportGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	compareGolden(t, rep.Dir, dir, "golden", "TestReportGolden")
+}
+
+// compareGolden checks a report directory's report.md, summary.csv and by_length.csv, with the
+// grid's path written as GRID, against testdata/<sub>/ (-update rewrites them).
+func compareGolden(t *testing.T, reportDir, gridDir, sub, test string) {
+	t.Helper()
 	for _, name := range []string{"report.md", "summary.csv", "by_length.csv"} {
-		got, err := os.ReadFile(filepath.Join(rep.Dir, name))
+		got, err := os.ReadFile(filepath.Join(reportDir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = []byte(strings.ReplaceAll(string(got), dir, "GRID"))
-		golden := filepath.Join("testdata", "golden", name)
+		got = []byte(strings.ReplaceAll(string(got), gridDir, "GRID"))
+		golden := filepath.Join("testdata", sub, name)
 		if *update {
 			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 				t.Fatal(err)
@@ -119,7 +126,7 @@ func TestReportGolden(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (go test ./report -run TestReportGolden -update writes it)", err)
+			t.Fatalf("%v (go test ./report -run %s -update writes it)", err, test)
 		}
 		if string(got) != string(want) {
 			t.Errorf("%s differs from %s (-update rewrites it after a deliberate change):\n%s", name, golden, got)
