@@ -51,44 +51,81 @@ func GradNorm(grads []*tensor.Dense) float64 {
 }
 
 // Update applies one step with learning rate lr; every gradient is multiplied by gradScale first
-// (the clipping factor).
+// (the clipping factor). The elements of all parameters form one range split over the workers
+// (each element is updated on its own, so the split changes no result), float32 weights eight at
+// a time where the CPU has AVX-512 (ops.AdamVec32, the same bits as adamRange).
 func (a *Adam) Update(params []nn.Param, grads []*tensor.Dense, lr, gradScale float64) error {
 	if len(params) != len(grads) || len(params) != len(a.M) {
 		return fmt.Errorf("adam: %d parameters, %d gradients, state for %d", len(params), len(grads), len(a.M))
 	}
-	a.Step++
-	bc1 := 1 - math.Pow(a.Beta1, float64(a.Step))
-	bc2 := 1 - math.Pow(a.Beta2, float64(a.Step))
+	total := 0
 	for i, p := range params {
-		wd := 0.0
-		if a.decay[i] {
-			wd = a.WeightDecay
-		}
+		n := len(a.M[i])
+		var gn int
 		switch w := p.Value.Data().(type) {
 		case []float32:
-			adamKernel(w, grads[i].Data().([]float32), a.M[i], a.V[i], a, lr, gradScale, wd, bc1, bc2)
+			g, ok := grads[i].Data().([]float32)
+			if !ok {
+				return fmt.Errorf("adam: parameter %s is float32, its gradient %T", p.Name, grads[i].Data())
+			}
+			gn = min(len(w), len(g))
 		case []float64:
-			adamKernel(w, grads[i].Data().([]float64), a.M[i], a.V[i], a, lr, gradScale, wd, bc1, bc2)
+			g, ok := grads[i].Data().([]float64)
+			if !ok {
+				return fmt.Errorf("adam: parameter %s is float64, its gradient %T", p.Name, grads[i].Data())
+			}
+			gn = min(len(w), len(g))
 		default:
 			return fmt.Errorf("adam: parameter %s has unsupported data %T", p.Name, w)
 		}
+		if gn != n || len(a.V[i]) != n {
+			return fmt.Errorf("adam: parameter %s has %d values and gradients, moments of %d and %d", p.Name, gn, n, len(a.V[i]))
+		}
+		total += n
 	}
+	a.Step++
+	c := ops.AdamCoef{Beta1: a.Beta1, OneMinusBeta1: 1 - a.Beta1, Beta2: a.Beta2, OneMinusBeta2: 1 - a.Beta2,
+		Scale: gradScale, BC1: 1 - math.Pow(a.Beta1, float64(a.Step)), BC2: 1 - math.Pow(a.Beta2, float64(a.Step)),
+		Eps: a.Eps, LR: lr}
+	cd := c // the coefficients of the parameters that decay
+	cd.WD = a.WeightDecay
+	ops.Parallel(total, 16, func(_, lo, hi int) {
+		off := 0 // where parameter i's elements start in the range
+		for i, p := range params {
+			n := len(a.M[i])
+			if off >= hi {
+				return
+			}
+			if s, e := max(lo-off, 0), min(hi-off, n); s < e {
+				k := &c
+				if a.decay[i] {
+					k = &cd
+				}
+				switch w := p.Value.Data().(type) {
+				case []float32:
+					g := grads[i].Data().([]float32)
+					s += ops.AdamVec32(w[s:e], g[s:e], a.M[i][s:e], a.V[i][s:e], k)
+					adamRange(w, g, a.M[i], a.V[i], k, s, e)
+				case []float64:
+					adamRange(w, grads[i].Data().([]float64), a.M[i], a.V[i], k, s, e)
+				}
+			}
+			off += n
+		}
+	})
 	return nil
 }
 
-// adamKernel updates the elements of one parameter, split over the workers (each element on its
-// own, so the split changes no result).
-func adamKernel[F float32 | float64](w, g []F, m, v []float64, a *Adam, lr, scale, wd, bc1, bc2 float64) {
-	ops.Parallel(len(w), 16, func(_, lo, hi int) { adamRange(w, g, m, v, a, lr, scale, wd, bc1, bc2, lo, hi) })
-}
-
-func adamRange[F float32 | float64](w, g []F, m, v []float64, a *Adam, lr, scale, wd, bc1, bc2 float64, lo, hi int) {
+// adamRange updates elements lo..hi-1 of one parameter. Each product is converted explicitly,
+// so that no build fuses a multiply and an add (GOAMD64=v3 would) and every build, and
+// ops.AdamVec32, round each operation alike.
+func adamRange[F float32 | float64](w, g []F, m, v []float64, c *ops.AdamCoef, lo, hi int) {
 	for j := lo; j < hi; j++ {
-		gj := float64(g[j]) * scale
-		m[j] = a.Beta1*m[j] + (1-a.Beta1)*gj
-		v[j] = a.Beta2*v[j] + (1-a.Beta2)*gj*gj
+		gj := float64(g[j]) * c.Scale
+		m[j] = float64(c.Beta1*m[j]) + float64(c.OneMinusBeta1*gj)
+		v[j] = float64(c.Beta2*v[j]) + float64(float64(c.OneMinusBeta2*gj)*gj)
 		x := float64(w[j])
-		x -= lr * (m[j]/bc1/(math.Sqrt(v[j]/bc2)+a.Eps) + wd*x)
+		x -= float64(c.LR * (m[j]/c.BC1/(math.Sqrt(v[j]/c.BC2)+c.Eps) + float64(c.WD*x)))
 		w[j] = F(x)
 	}
 }

@@ -2,6 +2,8 @@ package train
 
 import (
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/posformer/posformer/internal/nn"
@@ -93,5 +95,89 @@ func TestGradNorm(t *testing.T) {
 	g := []*tensor.Dense{nn.FromFloat64(tensor.Float32, []float64{3, 0}, 2), nn.FromFloat64(tensor.Float32, []float64{4}, 1)}
 	if n := GradNorm(g); n != 5 {
 		t.Fatalf("norm %v, want 5", n)
+	}
+}
+
+// TestAdamUpdateSameBits: Update (one range over all parameters, split over the workers, float32
+// eight at a time where the CPU allows) gives, on 1 and 2 cores, the bits of the per-parameter
+// scalar update it replaced, for float32 parameters of odd sizes with and without weight decay,
+// over several steps with a clipping scale.
+func TestAdamUpdateSameBits(t *testing.T) {
+	sizes := []struct {
+		name string
+		dims []int
+	}{{"tok_emb", []int{16, 9}}, {"block0.attn.wq", []int{37, 29}}, {"block0.attn.bq", []int{29}}, {"block0.mlp.w1", []int{64, 300}}, {"block0.ln1.g", []int{3}}}
+	run := func(procs int) [][]float32 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		rng := rand.New(rand.NewPCG(7, 8))
+		var params []nn.Param
+		var grads []*tensor.Dense
+		for _, s := range sizes {
+			params = append(params, nn.Param{Name: s.name, Value: nn.Normal(tensor.Float32, rng, 1, s.dims...)})
+			grads = append(grads, nn.Full(tensor.Float32, 0, s.dims...))
+		}
+		a := NewAdam(params, 0.9, 0.98, 1e-8, 0.1)
+		for step := 0; step < 3; step++ {
+			for _, g := range grads {
+				for i := range g.Data().([]float32) {
+					g.Data().([]float32)[i] = float32(rng.NormFloat64() * 1e-2)
+				}
+			}
+			if err := a.Update(params, grads, 1e-3, 0.5); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := make([][]float32, len(params))
+		for i, p := range params {
+			out[i] = append([]float32(nil), p.Value.Data().([]float32)...)
+		}
+		return out
+	}
+	// The reference: the update as it was, parameter by parameter, element by element.
+	rng := rand.New(rand.NewPCG(7, 8))
+	var ws, gs [][]float32
+	var decay []bool
+	for _, s := range sizes {
+		p := nn.Param{Name: s.name, Value: nn.Normal(tensor.Float32, rng, 1, s.dims...)}
+		ws = append(ws, p.Value.Data().([]float32))
+		gs = append(gs, make([]float32, len(ws[len(ws)-1])))
+		decay = append(decay, len(s.dims) == 2 && s.name != "tok_emb")
+	}
+	ms, vs := make([][]float64, len(ws)), make([][]float64, len(ws))
+	for i := range ws {
+		ms[i], vs[i] = make([]float64, len(ws[i])), make([]float64, len(ws[i]))
+	}
+	for step := 1; step <= 3; step++ {
+		for _, g := range gs {
+			for i := range g {
+				g[i] = float32(rng.NormFloat64() * 1e-2)
+			}
+		}
+		bc1, bc2 := 1-math.Pow(0.9, float64(step)), 1-math.Pow(0.98, float64(step))
+		for i, w := range ws {
+			wd := 0.0
+			if decay[i] {
+				wd = 0.1
+			}
+			m, v := ms[i], vs[i]
+			for j := range w {
+				gj := float64(gs[i][j]) * 0.5
+				m[j] = float64(0.9*m[j]) + float64((1-0.9)*gj)
+				v[j] = float64(0.98*v[j]) + float64(float64((1-0.98)*gj)*gj)
+				x := float64(w[j])
+				x -= float64(1e-3 * (m[j]/bc1/(math.Sqrt(v[j]/bc2)+1e-8) + float64(wd*x)))
+				w[j] = float32(x)
+			}
+		}
+	}
+	for _, procs := range []int{1, 2} {
+		got := run(procs)
+		for i := range ws {
+			for j := range ws[i] {
+				if math.Float32bits(got[i][j]) != math.Float32bits(ws[i][j]) {
+					t.Fatalf("GOMAXPROCS=%d: %s[%d] = %v, the element-wise update gives %v", procs, sizes[i].name, j, got[i][j], ws[i][j])
+				}
+			}
+		}
 	}
 }

@@ -137,3 +137,9 @@ func lnGammaCols8(o, g, x, st []float32, rows, ld int)
 //
 //go:noescape
 func expFast8(y []float64)
+
+// adamStep8 is AdamVec32's kernel: the update of w[:len(w)&^7] eight elements at a time
+// (adam_amd64.s; AVX512F).
+//
+//go:noescape
+func adamStep8(w, g []float32, m, v []float64, c *AdamCoef)

@@ -52,3 +52,5 @@ func colSum8(y, x []float32, rows, ld int)             {}
 func lnGammaCols8(o, g, x, st []float32, rows, ld int) {}
 
 func expFast8(y []float64) {}
+
+func adamStep8(w, g []float32, m, v []float64, c *AdamCoef) {}
