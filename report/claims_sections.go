@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/train"
 )
 
@@ -24,8 +25,8 @@ func empiricalSections(b *strings.Builder, g *Grid) {
 	sums, _, _ := train.Aggregate(g.Cells, g.Results())
 	fmt.Fprintf(b, "## 3. Training runs: the table behind sections 4–7\n\n")
 	fmt.Fprintf(b, "Config: `configs/claims.yaml` (%s; %d of %d runs finished, in `%s`). "+
-		"Values are mean ± sample standard deviation over seeds of exact match (greedy decoding of the whole answer is right); this table's "+
-		"*extrapolates to* is the report's (mean ≥ 0.5), the sections below use the chance-based one.\n\n",
+		"Values are mean ± sample standard deviation over seeds of exact match (greedy decoding of the whole answer is right); *extrapolates to* "+
+		"here and below follows the chance rule stated above.\n\n",
 		setting(g), len(g.Cells)-len(g.Missing), len(g.Cells), g.Dir)
 	b.WriteString(SummaryTable(sums))
 	b.WriteString("\n")
@@ -35,7 +36,7 @@ func empiricalSections(b *strings.Builder, g *Grid) {
 	fmt.Fprintf(b, "## 4. Vaswani et al. 2017, Table 3 row (E): learned and sinusoidal encodings do about as well in distribution\n\n")
 	fmt.Fprintf(b, "An equivalence claim, judged on the in-range exact match over seeds: *reproduced* when the 95%% Welch interval of "+
 		"sinusoidal − learned lies within ±%.2f; *not reproduced* when it excludes 0 and the gap is at least %.2f; *inconclusive* otherwise; "+
-		"*untested* when either has not learned the task in range.\n\n", ChanceMargin, ChanceMargin)
+		"*untested* when either has not learned the task in range.\n\n", train.ChanceMargin, train.ChanceMargin)
 	fmt.Fprintf(b, "| task | sinusoidal in range | learned in range | sinusoidal − learned [95%% interval] | verdict |\n| --- | --- | --- | --- | --- |\n")
 	for _, t := range ts {
 		s, l := plain(t, "sinusoidal"), plain(t, "learned")
@@ -44,16 +45,16 @@ func empiricalSections(b *strings.Builder, g *Grid) {
 		}
 		a, _ := s.Scores(0, 0, true)
 		c, _ := l.Scores(0, 0, true)
-		iv := Welch(a, c, Level)
+		iv := stats.Welch(a, c, train.Level)
 		v := "inconclusive"
 		switch {
 		case meanOf(a) < LearnedThreshold || meanOf(c) < LearnedThreshold:
 			v = "untested (not learned in range)"
 		case math.IsNaN(iv.Lo):
 			v = "inconclusive (one seed)"
-		case iv.Lo > -ChanceMargin && iv.Hi < ChanceMargin:
+		case iv.Lo > -train.ChanceMargin && iv.Hi < train.ChanceMargin:
 			v = "reproduced"
-		case iv.Excludes0() && math.Abs(iv.Diff) >= ChanceMargin:
+		case iv.Excludes0() && math.Abs(iv.Diff) >= train.ChanceMargin:
 			v = "not reproduced"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", t, fmtCI(a), fmtCI(c), fmtDiff(iv), v)
@@ -203,12 +204,12 @@ func nopeVerdict(near, in []float64, chance float64, others []rival) string {
 	if meanOf(in) < LearnedThreshold {
 		return fmt.Sprintf("untested: NoPE did not learn the task in range (%.3f)", meanOf(in))
 	}
-	allChance, ahead, behind, n := AtChance(near, chance), true, "", 0
+	allChance, ahead, behind, n := train.AtChance(near, chance), true, "", 0
 	for _, o := range others {
 		n++
 		name := o.name
 		r := Rank("none", name, near, o.near, in, o.in, chance)
-		if !AtChance(o.near, chance) {
+		if !train.AtChance(o.near, chance) {
 			allChance = false
 		}
 		if r.Verdict != "reproduced" {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -87,7 +89,7 @@ func kazemnejadClaims(paper map[[2]string]PaperCell, task string) []struct{ a, b
 		for j, B := range kazemnejadSchemes {
 			pa, okA := paper[[2]string{task, A.paper}]
 			pb, okB := paper[[2]string{task, B.paper}]
-			if i == j || !okA || !okB || pa.Mean(KazemnejadLo, KazemnejadHi)-pb.Mean(KazemnejadLo, KazemnejadHi) < ChanceMargin {
+			if i == j || !okA || !okB || pa.Mean(KazemnejadLo, KazemnejadHi)-pb.Mean(KazemnejadLo, KazemnejadHi) < train.ChanceMargin {
 				continue
 			}
 			out = append(out, struct{ a, b kazScheme }{A, B})
@@ -109,14 +111,14 @@ func rankCells(nameA, nameB string, ca, cb *SeedCell) Ranking {
 const KazemnejadLo, KazemnejadHi = 21, 40
 
 func fmtCI(xs []float64) string {
-	m, lo, hi := MeanInterval(xs, Level)
+	m, lo, hi := stats.MeanInterval(xs, train.Level)
 	if len(xs) < 2 {
 		return fmt.Sprintf("%.3f (1 seed)", m)
 	}
 	return fmt.Sprintf("%.3f [%.3f, %.3f]", m, lo, hi)
 }
 
-func fmtDiff(iv Interval) string {
+func fmtDiff(iv stats.Interval) string {
 	if math.IsNaN(iv.Lo) {
 		return fmt.Sprintf("%+.3f", iv.Diff)
 	}
@@ -124,7 +126,7 @@ func fmtDiff(iv Interval) string {
 }
 
 func meanOf(xs []float64) float64 {
-	m, _ := MeanVar(xs)
+	m, _ := stats.MeanVar(xs)
 	return m
 }
 

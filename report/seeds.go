@@ -47,7 +47,7 @@ func seedRows(g *Grid, swept bool) []SeedRow {
 		}
 		c, r := g.Cells[i].Config, run.Result
 		for _, l := range r.Lengths {
-			ce, ct := Chance(c, l.Length)
+			ce, ct := train.Chance(c, l.Length)
 			variant := train.RunVariant(c, r)
 			if swept {
 				variant = train.GroupOf(g.Cells[i]).Variant

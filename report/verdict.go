@@ -5,42 +5,15 @@ import (
 	"math"
 	"sort"
 
-	"github.com/posformer/posformer/data"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/train"
 )
 
-// The constants of every verdict in docs/claims.md, stated once there (verdictRules).
-const (
-	// Level is the confidence level of every interval.
-	Level = 0.95
-	// ChanceMargin is how far above chance a score must be to count as above it.
-	ChanceMargin = 0.05
-	// LearnedThreshold is the in-range score (in the paper's metric) a cell must reach to be
-	// ranked: below it the cell has not learned the task, and its extrapolation says nothing.
-	LearnedThreshold = 0.9
-)
-
-// outputClasses is the number of values an output token takes, for the tasks with a fixed
-// alphabet; the others answer with their task.symbols.
-var outputClasses = map[string]int{"parity": 2, "even_pairs": 2, "binary_addition": 2, "cycle_navigation": 5, "modular_arithmetic": 5}
-
-// Chance is what guessing scores at input length L: per token 1/k, k the values an output token
-// takes; exact match (1/k)^n for an answer of n tokens.
-func Chance(c config.Config, L int) (exact, token float64) {
-	k, ok := outputClasses[c.Task.Name]
-	if !ok {
-		k = c.Task.Symbols
-	}
-	if k < 1 {
-		return math.NaN(), math.NaN()
-	}
-	token = 1 / float64(k)
-	n := L
-	if t, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols}); err == nil {
-		n = t.OutputLen(L)
-	}
-	return math.Pow(token, float64(n)), token
-}
+// LearnedThreshold is the in-range score (in the paper's metric) a cell must reach to be ranked:
+// below it the cell has not learned the task, and its extrapolation says nothing. The other
+// constants of the verdicts (train.Level, train.ChanceMargin) are the chance rule's, shared with
+// the run report; docs/claims.md states them once (verdictRules).
+const LearnedThreshold = 0.9
 
 // Metric selects a score: exact match or token accuracy.
 type Metric int
@@ -156,43 +129,15 @@ func (c *SeedCell) Lengths() []int {
 // TrainRange is the cell's training lengths.
 func (c *SeedCell) TrainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].MaxLen }
 
-// ExtrapolatesTo is the longest tested length L such that the score is clearly above chance
-// (AboveChance) at every tested length up to L; 0 when it is not at the shortest.
+// ExtrapolatesTo is train.ExtrapolatesTo over the cell's tested lengths, in its metric: the
+// longest length up to which the score is clearly above chance at every tested length.
 func (c *SeedCell) ExtrapolatesTo() int {
-	best := 0
-	for _, L := range c.Lengths() {
-		s, ch := c.Scores(L, L, false)
-		if !AboveChance(s, ch) {
-			break
-		}
-		best = L
-	}
-	return best
-}
-
-// AboveChance: the lower end of the 95% interval of the mean over runs exceeds chance +
-// ChanceMargin (with one run, the score itself does).
-func AboveChance(xs []float64, chance float64) bool {
-	m, lo, _ := MeanInterval(xs, Level)
-	if len(xs) < 2 {
-		lo = m
-	}
-	return lo > chance+ChanceMargin
-}
-
-// AtChance: the upper end of the 95% interval of the mean over runs is at most chance +
-// ChanceMargin (with one run, the score itself is): within noise of guessing.
-func AtChance(xs []float64, chance float64) bool {
-	m, _, hi := MeanInterval(xs, Level)
-	if len(xs) < 2 || math.IsNaN(hi) {
-		hi = m
-	}
-	return hi <= chance+ChanceMargin
+	return train.ExtrapolatesTo(c.Lengths(), func(L int) ([]float64, float64) { return c.Scores(L, L, false) })
 }
 
 // Ranking is the verdict on a claim "A > B" over a range of lengths.
 type Ranking struct {
-	Diff    Interval // mean(A) − mean(B) with its Welch interval
+	Diff    stats.Interval // mean(A) − mean(B) with its Welch interval
 	Verdict string
 }
 
@@ -202,9 +147,9 @@ type Ranking struct {
 // reproduced when the 95% Welch interval of mean(A) − mean(B) lies above 0, contradicted when it
 // lies below; inconclusive otherwise (one run each included).
 func Rank(nameA, nameB string, a, b, inA, inB []float64, chance float64) Ranking {
-	r := Ranking{Diff: Welch(a, b, Level)}
-	ma, _ := MeanVar(inA)
-	mb, _ := MeanVar(inB)
+	r := Ranking{Diff: stats.Welch(a, b, train.Level)}
+	ma, _ := stats.MeanVar(inA)
+	mb, _ := stats.MeanVar(inB)
 	switch {
 	case len(a) == 0 || len(b) == 0:
 		r.Verdict = "untested (no runs)"
@@ -212,7 +157,7 @@ func Rank(nameA, nameB string, a, b, inA, inB []float64, chance float64) Ranking
 		r.Verdict = fmt.Sprintf("untested (%s not learned in range: %.3f)", nameA, ma)
 	case mb < LearnedThreshold:
 		r.Verdict = fmt.Sprintf("untested (%s not learned in range: %.3f)", nameB, mb)
-	case AtChance(a, chance) && AtChance(b, chance):
+	case train.AtChance(a, chance) && train.AtChance(b, chance):
 		r.Verdict = "inconclusive (chance)"
 	case math.IsNaN(r.Diff.Lo):
 		r.Verdict = "inconclusive (one seed)"
@@ -228,8 +173,8 @@ func Rank(nameA, nameB string, a, b, inA, inB []float64, chance float64) Ranking
 
 // verdictRules is the paragraph that states the rules once, in docs/claims.md.
 func verdictRules() string {
-	return fmt.Sprintf("**How verdicts are reached** (report/verdict.go). Scores are compared over seeds: for a claim \"A > B\", "+
-		"Welch's t interval (%.0f%%) of mean(A) − mean(B) over seeds (report/stats.go). The claim is *reproduced* when the interval lies above 0, "+
+	return fmt.Sprintf("**How verdicts are reached** (report/verdict.go, train/chance.go). Scores are compared over seeds: for a claim \"A > B\", "+
+		"Welch's t interval (%.0f%%) of mean(A) − mean(B) over seeds (internal/stats). The claim is *reproduced* when the interval lies above 0, "+
 		"*contradicted* when it lies below 0, and *inconclusive* otherwise (with three seeds only large gaps pass). "+
 		"*Chance* is what guessing scores: per output token 1/k for k possible values, exact match (1/k)^n for an n-token answer; "+
 		"a score is *within noise of chance* when the upper end of the %.0f%% interval of its mean over seeds is at most chance + %.2f, "+
@@ -238,5 +183,5 @@ func verdictRules() string {
 		"*untested*. *Extrapolates to* is the longest tested length up to which the score stays clearly above chance at every tested length. "+
 		"Each claim is judged on its own at 95%%, without a correction for the many claims of a table: where the two sides do not differ, "+
 		"about one claim in twenty still reads *reproduced* or *contradicted* by chance alone. Seeds whose scores do not vary at all give a zero-width interval.\n\n",
-		Level*100, Level*100, ChanceMargin, ChanceMargin, LearnedThreshold)
+		train.Level*100, train.Level*100, train.ChanceMargin, train.ChanceMargin, LearnedThreshold)
 }

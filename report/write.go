@@ -92,16 +92,17 @@ func tokenHeadline(sums []train.GroupSummary) bool {
 func SummaryTable(sums []train.GroupSummary) string {
 	var b strings.Builder
 	if tokenHeadline(sums) {
-		b.WriteString("| task | scheme | variant | seeds | trained on | in-range token accuracy | beyond token accuracy | beyond [min, max] | in-range exact | beyond exact | extrapolates to (exact) | ratio |\n")
+		b.WriteString("| task | scheme | variant | seeds | trained on | in-range token accuracy | beyond token accuracy | beyond [min, max] | in-range exact | beyond exact | extrapolates to | ratio |\n")
 		b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- | ---: | ---: |\n")
 		for _, s := range sums {
 			v := s.Variant
 			if v == "" {
 				v = "–"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %s | %s | %d | %.2f |\n",
+			x, ratio := extrapolation(s)
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %s | %s | %s | %s |\n",
 				s.Task, s.Scheme, v, s.Seeds, s.MinLen, s.MaxLen, PM(s.InRangeTok), PM(s.BeyondTok), f3(s.BeyondTok.Min), f3(s.BeyondTok.Max),
-				PM(s.InRange), PM(s.Beyond), s.ExtrapLength, s.ExtrapRatio)
+				PM(s.InRange), PM(s.Beyond), x, ratio)
 		}
 		return b.String()
 	}
@@ -112,10 +113,20 @@ func SummaryTable(sums []train.GroupSummary) string {
 		if v == "" {
 			v = "–"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %d | %.2f |\n",
-			s.Task, s.Scheme, v, s.Seeds, s.MinLen, s.MaxLen, PM(s.InRange), PM(s.Beyond), f3(s.Beyond.Min), f3(s.Beyond.Max), s.ExtrapLength, s.ExtrapRatio)
+		x, ratio := extrapolation(s)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %s | %s |\n",
+			s.Task, s.Scheme, v, s.Seeds, s.MinLen, s.MaxLen, PM(s.InRange), PM(s.Beyond), f3(s.Beyond.Min), f3(s.Beyond.Max), x, ratio)
 	}
 	return b.String()
+}
+
+// extrapolation formats a group's "extrapolates to" and ratio columns: "–" for both when the
+// headline metric is not clearly above chance even at the shortest tested length.
+func extrapolation(s train.GroupSummary) (length, ratio string) {
+	if s.ExtrapLength == 0 {
+		return "–", "–"
+	}
+	return strconv.Itoa(s.ExtrapLength), fmt.Sprintf("%.2f", s.ExtrapRatio)
 }
 
 // ByLengthTables is one markdown table per task: a row per length, a column per group, cells
@@ -209,11 +220,11 @@ func markdown(g *Grid, r *Report) string {
 	b.WriteString(" Regenerate with `go run ./cmd/train report " + g.Dir + "`.\n\n")
 	b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 		"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
-		"*Extrapolates to*: the longest length up to which the mean exact match over seeds stays ≥ 0.5 at every tested length; *ratio*: that length over the longest training length.\n\n")
+		extrapolationRule() + "\n\n")
 	if tokenHeadline(r.Summaries) {
 		b.WriteString("Token accuracy: the fraction of output tokens that are the argmax. This grid's tasks write their answers in output slots " +
 			"(`task.format: slots`, the protocol of Delétang et al. 2023 and Ruoss et al. 2023, who score per-token accuracy), so token accuracy " +
-			"is the headline of its tables, with exact match beside it; *extrapolates to* stays on exact match.\n\n")
+			"is the headline of its tables (and of *extrapolates to*), with exact match beside it.\n\n")
 	}
 	if ws := Warnings(g); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")
@@ -316,4 +327,14 @@ func SelectionTable(sel *config.Selection) string {
 		fmt.Fprintf(&b, "| %s | %s | %g | %v |\n", strings.Join(vals, ", "), strings.Join(scores, ", "), g.Chosen, g.Learned)
 	}
 	return b.String()
+}
+
+// extrapolationRule is the sentence that defines the "extrapolates to" and "ratio" columns
+// (train.ExtrapolatesTo), in report.md and in docs/claims.md.
+func extrapolationRule() string {
+	return fmt.Sprintf("*Extrapolates to*: the longest tested length up to which the headline score (exact match; token accuracy for the slots format) "+
+		"stays clearly above chance at every tested length: the lower end of the %.0f%% t interval of its mean over seeds (with one seed, the score itself) "+
+		"exceeds the task's chance level + %.2f (chance: 1/k per output token for k possible values, (1/k)^n for an n-token answer); "+
+		"– when it is not even at the shortest length. *Ratio*: that length over the longest training length.",
+		train.Level*100, train.ChanceMargin)
 }

@@ -80,8 +80,9 @@ type GroupSummary struct {
 	Beyond     Stat // per seed: the mean exact match over lengths > MaxLen
 	InRangeTok Stat // per seed: the mean token accuracy over in-range lengths
 	BeyondTok  Stat // per seed: the mean token accuracy over lengths > MaxLen
-	// ExtrapLength is the longest tested length L such that the mean exact match over seeds is
-	// ≥ 0.5 at every tested length up to L (0 if it is below 0.5 at the first).
+	// ExtrapLength is how far the group extrapolates, by the rule docs/claims.md uses too
+	// (ExtrapolatesTo): the longest tested length up to which the headline metric stays clearly
+	// above the task's chance level at every tested length (0 if it is not at the first).
 	ExtrapLength int
 	// ExtrapRatio is ExtrapLength / MaxLen.
 	ExtrapRatio float64
@@ -150,6 +151,7 @@ func sortedKeys(m map[string]string) []string {
 func Aggregate(cells []config.Cell, results []*Result) ([]GroupSummary, []LengthStat, error) {
 	type acc struct {
 		g              Group
+		cfg            config.Config // the first cell's: the task, for its chance level
 		minLen, maxLen int
 		metric         string
 		runs           []*Result
@@ -164,7 +166,7 @@ func Aggregate(cells []config.Cell, results []*Result) ([]GroupSummary, []Length
 		g := GroupOf(c)
 		a, ok := groups[g]
 		if !ok {
-			a = &acc{g: g, minLen: r.MinLen, maxLen: r.MaxLen, metric: MetricExact}
+			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen, metric: MetricExact}
 			if c.Config.Task.Format == data.FormatSlots {
 				a.metric = MetricToken
 			}
@@ -206,21 +208,28 @@ func Aggregate(cells []config.Cell, results []*Result) ([]GroupSummary, []Length
 		sort.Ints(lengths)
 		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: a.metric,
 			InRange: NewStat(in), Beyond: NewStat(beyond), InRangeTok: NewStat(inTok), BeyondTok: NewStat(beyondTok)}
-		still := true
 		for _, L := range lengths {
 			var ex, tok []float64
 			for _, p := range byLen[L] {
 				ex = append(ex, p[0])
 				tok = append(tok, p[1])
 			}
-			ls := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Exact: NewStat(ex), Token: NewStat(tok)}
-			rows = append(rows, ls)
-			if still && ls.Exact.Mean >= 0.5 {
-				s.ExtrapLength = L
-			} else {
-				still = false
-			}
+			rows = append(rows, LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Exact: NewStat(ex), Token: NewStat(tok)})
 		}
+		s.ExtrapLength = ExtrapolatesTo(lengths, func(L int) (scores []float64, chance float64) {
+			exact, token := Chance(a.cfg, L)
+			for _, p := range byLen[L] {
+				if a.metric == MetricToken {
+					scores = append(scores, p[1])
+				} else {
+					scores = append(scores, p[0])
+				}
+			}
+			if a.metric == MetricToken {
+				return scores, token
+			}
+			return scores, exact
+		})
 		s.ExtrapRatio = float64(s.ExtrapLength) / float64(a.maxLen)
 		sums = append(sums, s)
 	}

@@ -1,4 +1,7 @@
-package report
+// Package stats holds the statistics of posformer's verdicts: the mean and variance over seeds,
+// the t interval of a mean and Welch's interval of a difference of means (stdlib and gonum only,
+// so that train's extrapolation rule and report's verdicts share them).
+package stats
 
 import (
 	"math"

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/train/config"
+)
+
+// extrapFixture: parity (decoder format, one answer token: chance 0.5 for exact match) and copy,
+// trained on 1..8, tested on 1..16, three seeds.
+const extrapFixture = `name: extrap
+task: {min_len: 1, max_len: 8}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+train: {steps: 10, batch_size: 4}
+eval: {lengths: "1..16", examples: 10}
+sweep:
+  task.name: [parity, copy]
+  position.kind: [rope]
+  seed: [1, 2, 3]
+`
+
+// extrapScores: parity at chance everywhere (0.49, 0.50, 0.51 by seed, so mean exact match ≥ 0.5
+// at every length, which the old rule read as "extrapolates to 16"); copy learned in range and
+// falling past 8 by 0.2 per length around 0.9 at 9 (±0.01 by seed): means 0.9, 0.7, 0.5, 0.3,
+// 0.1 at 9..13, then 0. Clearly above chance (lower end of the 95% interval, half-width
+// 4.303·0.01/√3 = 0.025, above 0.05) up to 13; the old rule (mean ≥ 0.5) said 11.
+func extrapScores(c config.Config, L int) float64 {
+	d := 0.01 * float64(int(c.Seed)-2)
+	switch {
+	case c.Task.Name == "parity":
+		return 0.5 + d
+	case L <= 8:
+		return 1
+	}
+	return max(0, 0.9-0.2*float64(L-9)+d)
+}
+
+// TestExtrapolatesToChanceRule: the run report's "extrapolates to" is the chance rule of
+// docs/claims.md, computed by one function (train.ExtrapolatesTo): parity at chance gets none
+// ("–" in the table, 0 in summary.csv), copy gets 13, and the claims code (SeedCell, in the
+// same metric) gives the same answer for every group.
+func TestExtrapolatesToChanceRule(t *testing.T) {
+	g := fixtureGrid(t, t.TempDir(), extrapFixture, extrapScores)
+	rep, err := Write(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"parity": 0, "copy": 13}
+	if len(rep.Summaries) != 2 {
+		t.Fatalf("summaries: %+v", rep.Summaries)
+	}
+	cells := Cells(sweptRows(g), Exact)
+	for _, s := range rep.Summaries {
+		if s.ExtrapLength != want[s.Task] {
+			t.Errorf("%s: report extrapolates to %d, want %d", s.Task, s.ExtrapLength, want[s.Task])
+		}
+		c := cells[CellKey{s.Task, s.Scheme, s.Variant}]
+		if c == nil {
+			t.Fatalf("%s: no claims cell", s.Group)
+		}
+		if x := c.ExtrapolatesTo(); x != s.ExtrapLength {
+			t.Errorf("%s: claims code extrapolates to %d, the report %d", s.Task, x, s.ExtrapLength)
+		}
+	}
+	// The table's last two columns (the fixture leaves the runs' in-range and beyond means unset).
+	ends := map[string]string{"| parity | rope |": "| – | – |", "| copy | rope |": "| 13 | 1.62 |"}
+	for _, line := range strings.Split(SummaryTable(rep.Summaries), "\n") {
+		for start, end := range ends {
+			if strings.HasPrefix(line, start) {
+				if !strings.HasSuffix(line, end) {
+					t.Errorf("summary row %q does not end with %q", line, end)
+				}
+				delete(ends, start)
+			}
+		}
+	}
+	if len(ends) > 0 {
+		t.Errorf("summary table lacks rows %v", ends)
+	}
+}
+
+// TestExtrapolatesToSlotsSameAnswer: in the slots format the headline is token accuracy, and the
+// report's "extrapolates to" is the claims code's in that metric (chance 1/2 per token for
+// reverse with 2 symbols): the plain cell at chance past 4 stops at 4, the randomized cell
+// (0.7/0.8 by seed, two seeds: a 95% interval too wide to clear chance + 0.05) too, while exact
+// match (0 past 4) is not what decides.
+func TestExtrapolatesToSlotsSameAnswer(t *testing.T) {
+	g := slotsGrid(t, t.TempDir())
+	sums, _, err := train.Aggregate(g.Cells, g.Results())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := Cells(sweptRows(g), Token)
+	for _, s := range sums {
+		if s.Metric != train.MetricToken {
+			t.Fatalf("%s: metric %s", s.Group, s.Metric)
+		}
+		c := cells[CellKey{s.Task, s.Scheme, s.Variant}]
+		if c == nil {
+			t.Fatalf("%s: no claims cell", s.Group)
+		}
+		if x := c.ExtrapolatesTo(); x != s.ExtrapLength || x != 4 {
+			t.Errorf("%s: claims code %d, report %d, want 4 for both", s.Group, x, s.ExtrapLength)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package train
+
+import (
+	"math"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/train/config"
+)
+
+// The constants of the chance rule, shared by the run report (Aggregate, report.md) and the
+// verdicts of docs/claims.md (package report), which states them once.
+const (
+	// Level is the confidence level of every interval over seeds.
+	Level = 0.95
+	// ChanceMargin is how far above chance a score must be to count as above it.
+	ChanceMargin = 0.05
+)
+
+// outputClasses is the number of values an output token takes, for the tasks with a fixed
+// alphabet; the others answer with their task.symbols.
+var outputClasses = map[string]int{"parity": 2, "even_pairs": 2, "binary_addition": 2, "cycle_navigation": 5, "modular_arithmetic": 5}
+
+// Chance is what guessing scores at input length L: per token 1/k, k the values an output token
+// takes; exact match (1/k)^n for an answer of n tokens.
+func Chance(c config.Config, L int) (exact, token float64) {
+	k, ok := outputClasses[c.Task.Name]
+	if !ok {
+		k = c.Task.Symbols
+	}
+	if k < 1 {
+		return math.NaN(), math.NaN()
+	}
+	token = 1 / float64(k)
+	n := L
+	if t, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols}); err == nil {
+		n = t.OutputLen(L)
+	}
+	return math.Pow(token, float64(n)), token
+}
+
+// AboveChance: the lower end of the Level interval of the mean over runs exceeds chance +
+// ChanceMargin (with one run, the score itself does).
+func AboveChance(xs []float64, chance float64) bool {
+	m, lo, _ := stats.MeanInterval(xs, Level)
+	if len(xs) < 2 {
+		lo = m
+	}
+	return lo > chance+ChanceMargin
+}
+
+// AtChance: the upper end of the Level interval of the mean over runs is at most chance +
+// ChanceMargin (with one run, the score itself is): within noise of guessing.
+func AtChance(xs []float64, chance float64) bool {
+	m, _, hi := stats.MeanInterval(xs, Level)
+	if len(xs) < 2 || math.IsNaN(hi) {
+		hi = m
+	}
+	return hi <= chance+ChanceMargin
+}
+
+// ExtrapolatesTo is the rule of "extrapolates to", the one the run report and docs/claims.md
+// both use: the longest of the tested lengths (ascending) up to which the score stays clearly
+// above chance (AboveChance) at every tested length; 0 when it is not at the shortest. at gives,
+// at a length, the per-run scores (one per seed) and the chance level, both in the metric being
+// reported.
+func ExtrapolatesTo(lengths []int, at func(L int) (scores []float64, chance float64)) int {
+	best := 0
+	for _, L := range lengths {
+		if s, ch := at(L); !AboveChance(s, ch) {
+			break
+		}
+		best = L
+	}
+	return best
+}

@@ -1,0 +1,45 @@
+package train
+
+import (
+	"math"
+	"testing"
+
+	"github.com/posformer/posformer/train/config"
+)
+
+// TestExtrapolatesTo: the longest length up to which every tested length is clearly above
+// chance; a later recovery does not count, and a first length at chance gives 0.
+func TestExtrapolatesTo(t *testing.T) {
+	lengths := []int{1, 2, 4, 8, 16}
+	for _, c := range []struct {
+		name   string
+		scores map[int][]float64
+		chance float64
+		want   int
+	}{
+		// one seed: the score itself must exceed chance + 0.05.
+		{"one seed", map[int][]float64{1: {1}, 2: {0.9}, 4: {0.56}, 8: {0.55}, 16: {0.9}}, 0.5, 4},
+		{"at chance from the start", map[int][]float64{1: {0.5}, 2: {1}, 4: {1}, 8: {1}, 16: {1}}, 0.5, 0},
+		// three seeds 0.6 ± 0.1: the interval's lower end (0.6 − 4.303·0.1/√3 = 0.352) is not above 0.55.
+		{"noisy seeds", map[int][]float64{1: {1, 1, 1}, 2: {0.5, 0.6, 0.7}, 4: {1, 1, 1}, 8: {1, 1, 1}, 16: {1, 1, 1}}, 0.5, 1},
+		{"all above", map[int][]float64{1: {1, 1}, 2: {1, 1}, 4: {1, 1}, 8: {0.9, 0.9}, 16: {0.2, 0.2}}, 0.001, 16},
+	} {
+		got := ExtrapolatesTo(lengths, func(L int) ([]float64, float64) { return c.scores[L], c.chance })
+		if got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestChance: parity answers one of 2 values in one token; copy of 4 symbols answers L tokens.
+func TestChance(t *testing.T) {
+	var c config.Config
+	c.Task.Name, c.Task.Symbols = "parity", 8
+	if e, tok := Chance(c, 30); e != 0.5 || tok != 0.5 {
+		t.Errorf("parity: exact %g token %g, want 0.5, 0.5", e, tok)
+	}
+	c.Task.Name, c.Task.Symbols = "copy", 4
+	if e, tok := Chance(c, 3); math.Abs(e-1.0/64) > 1e-15 || tok != 0.25 {
+		t.Errorf("copy, 4 symbols, length 3: exact %g token %g, want 1/64, 0.25", e, tok)
+	}
+}
