@@ -15,6 +15,7 @@ import (
 	"github.com/nlpodyssey/safetensors"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/train/config"
 	"gorgonia.org/tensor"
 )
@@ -31,7 +32,7 @@ var update = flag.Bool("update", false, "rewrite the golden error messages in te
 func TestSafetensorsFormat(t *testing.T) {
 	for _, dtype := range []string{"float32", "float64"} {
 		t.Run(dtype, func(t *testing.T) {
-			cfg, err := config.Parse([]byte(minimal), "min.yaml", []string{"model.dtype=" + dtype, "position.kind=learned", "position.max_positions=40"})
+			cfg, err := config.Parse([]byte(testutil.Minimal), "min.yaml", []string{"model.dtype=" + dtype, "position.kind=learned", "position.max_positions=40"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +152,7 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// finishedRun trains the minimal config for a few steps into dir and returns the run directory.
+// finishedRun trains testutil.Minimal for a few steps into dir and returns the run directory.
 func finishedRun(t *testing.T, dir string) string {
 	t.Helper()
 	cfg := tinyConfig(t, dir, "train.steps=3", "train.val_every=-1", "eval.lengths=1..2", "eval.examples=2")

@@ -12,37 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/train/config"
 )
 
-// minimal is a small valid config (train/config's tests have the same one).
-const minimal = `
-task:
-  name: copy
-  min_len: 1
-  max_len: 4
-model:
-  d_model: 16
-  heads: 2
-  layers: 1
-  d_ff: 32
-position:
-  kind: rope
-train:
-  steps: 10
-  batch_size: 4
-eval:
-  lengths: "1..8"
-  examples: 8
-`
-
+// tinyConfig is testutil.Minimal resolved, writing under out, with 20 steps and the overrides sets.
 func tinyConfig(t *testing.T, out string, sets ...string) config.Config {
-	t.Helper()
-	c, err := config.Parse([]byte(minimal), "min.yaml", append([]string{"out=" + out, "train.steps=20", "train.val_every=10"}, sets...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return testutil.TinyConfig(t, config.Parse, out, sets...)
 }
 
 // TestRunWritesRunDirectory: a run writes every file the docs promise, and the same config and

@@ -9,30 +9,11 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/internal/testutil"
 )
 
-const minimal = `
-task:
-  name: copy
-  min_len: 1
-  max_len: 4
-model:
-  d_model: 16
-  heads: 2
-  layers: 1
-  d_ff: 32
-position:
-  kind: rope
-train:
-  steps: 10
-  batch_size: 4
-eval:
-  lengths: "1..8"
-  examples: 8
-`
-
 func TestParseMinimal(t *testing.T) {
-	c, err := Parse([]byte(minimal), "min.yaml", nil)
+	c, err := Parse([]byte(testutil.Minimal), "min.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +51,7 @@ func TestConfigErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c Config
-			if err := Decode([]byte(minimal), "min.yaml", &c); err != nil {
+			if err := Decode([]byte(testutil.Minimal), "min.yaml", &c); err != nil {
 				t.Fatal(err)
 			}
 			err := Decode([]byte(tc.edit), "min.yaml", &c)
@@ -95,7 +76,7 @@ func TestEmptyConfig(t *testing.T) {
 }
 
 func TestSetOverrides(t *testing.T) {
-	c, err := Parse([]byte(minimal), "min.yaml", []string{"model.d_model=32", "position.kind=learned", "eval.lengths=[1, 3, 5]", "seed=7", "train.lr=3e-4"})
+	c, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"model.d_model=32", "position.kind=learned", "eval.lengths=[1, 3, 5]", "seed=7", "train.lr=3e-4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +91,7 @@ func TestSetOverrides(t *testing.T) {
 		{"nonsense", "want key=value"},
 		{"model.heads=5", "model.heads: 5 heads do not divide"},
 	} {
-		if _, err := Parse([]byte(minimal), "min.yaml", []string{bad.set}); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{bad.set}); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("-set %s: got %v, want an error containing %q", bad.set, err, bad.want)
 		}
 	}

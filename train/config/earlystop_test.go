@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/internal/testutil"
 )
 
 // TestEarlyStopEmptyRefused: an early_stop section written without a key ({} or no value) is
@@ -16,11 +18,11 @@ func TestEarlyStopEmptyRefused(t *testing.T) {
 		src  string
 		sets []string
 	}{
-		{"file {}", strings.Replace(minimal, "train:\n", "train:\n  early_stop: {}\n", 1), nil},
-		{"file no value", strings.Replace(minimal, "train:\n", "train:\n  early_stop:\n", 1), nil},
-		{"-set {}", minimal, []string{"train.early_stop={}"}},
-		{"-set no value", minimal, []string{"train.early_stop="}},
-		{"sweep value", minimal, []string{"train.log_every=1", "sweep={train.early_stop: [{patience: 2}, {}]}"}},
+		{"file {}", strings.Replace(testutil.Minimal, "train:\n", "train:\n  early_stop: {}\n", 1), nil},
+		{"file no value", strings.Replace(testutil.Minimal, "train:\n", "train:\n  early_stop:\n", 1), nil},
+		{"-set {}", testutil.Minimal, []string{"train.early_stop={}"}},
+		{"-set no value", testutil.Minimal, []string{"train.early_stop="}},
+		{"sweep value", testutil.Minimal, []string{"train.log_every=1", "sweep={train.early_stop: [{patience: 2}, {}]}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.src), "min.yaml", tc.sets)
@@ -29,19 +31,19 @@ func TestEarlyStopEmptyRefused(t *testing.T) {
 			}
 		})
 	}
-	off, err := Parse([]byte(minimal), "min.yaml", nil)
+	off, err := Parse([]byte(testutil.Minimal), "min.yaml", nil)
 	if err != nil || off.Train.EarlyStop.On() {
 		t.Fatalf("no early_stop: on %v, %v; want off", off.Train.EarlyStop.On(), err)
 	}
-	on, err := Parse([]byte(minimal), "min.yaml", []string{"train.log_every=1", "train.early_stop={patience: 2}"})
+	on, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"train.log_every=1", "train.early_stop={patience: 2}"})
 	if err != nil || !on.Train.EarlyStop.On() || on.Train.EarlyStop.Patience != 2 {
 		t.Fatalf("early_stop {patience: 2}: %+v, %v; want on", on.Train.EarlyStop, err)
 	}
-	if _, err := Parse([]byte(minimal), "min.yaml", []string{"eval={}", "model={}"}); err != nil {
+	if _, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"eval={}", "model={}"}); err != nil {
 		t.Fatalf("other sections written empty: %v; want their defaults", err)
 	}
 	// select: is a switch too: written empty it is refused, not read as no selection.
-	for _, src := range []string{minimal + "select: {}\n", minimal + "select:\n"} {
+	for _, src := range []string{testutil.Minimal + "select: {}\n", testutil.Minimal + "select:\n"} {
 		if _, err := Parse([]byte(src), "min.yaml", nil); err == nil || !strings.Contains(err.Error(), "select: the section is written but sets nothing") {
 			t.Errorf("%q: got %v; want select refused as written but empty", src, err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
@@ -41,9 +42,9 @@ func FuzzConfig(f *testing.F) {
 		}
 		f.Add(src)
 	}
-	f.Add([]byte(minimal))
-	f.Add([]byte(minimal + "  variants:\n    - {name: ntk, when: [position.kind=rope], rope_scaling: ntk}\n"))
-	f.Add([]byte(strings.Replace(minimal, "  batch_size: 4\n", "  batch_size: 4\n  early_stop: {patience: 2, min_delta: 0.01, target: 0.99, metric: token_accuracy}\n", 1)))
+	f.Add([]byte(testutil.Minimal))
+	f.Add([]byte(testutil.Minimal + "  variants:\n    - {name: ntk, when: [position.kind=rope], rope_scaling: ntk}\n"))
+	f.Add([]byte(strings.Replace(testutil.Minimal, "  batch_size: 4\n", "  batch_size: 4\n  early_stop: {patience: 2, min_delta: 0.01, target: 0.99, metric: token_accuracy}\n", 1)))
 	// Validate builds the model: keep every accepted model small, so the fuzzer spends its time
 	// on the loader rather than on allocating weights.
 	old := MaxParams

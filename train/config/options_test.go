@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/internal/testutil"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -13,7 +14,7 @@ import (
 // its sweep selects, each cell keeping its own scheme's; an option of a scheme no cell selects,
 // or one a cell's own value gives to a scheme without it, is refused naming it.
 func TestGridBaseCarriesOptionsOfSweptSchemes(t *testing.T) {
-	c, err := Parse([]byte(minimal), "grid.yaml", []string{"position.max_positions=64", "sweep={position.kind: [sinusoidal, learned]}"})
+	c, err := Parse([]byte(testutil.Minimal), "grid.yaml", []string{"position.max_positions=64", "sweep={position.kind: [sinusoidal, learned]}"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestGridBaseCarriesOptionsOfSweptSchemes(t *testing.T) {
 		{[]string{"position.num_buckets=8", "sweep={position.kind: [sinusoidal, learned]}"}},
 		{[]string{"sweep={position: [{kind: sinusoidal, num_buckets: 3}, {kind: t5}]}"}},
 	} {
-		_, err := Parse([]byte(minimal), "grid.yaml", bad.sets)
+		_, err := Parse([]byte(testutil.Minimal), "grid.yaml", bad.sets)
 		if err == nil || !strings.Contains(err.Error(), "position.num_buckets: not an option of") {
 			t.Errorf("%v: %v, want num_buckets refused", bad.sets, err)
 		}

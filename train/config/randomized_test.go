@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/internal/testutil"
 )
 
 // TestRandomizedRangeChecks: max_random must cover the longest test sequence, and a learned
@@ -18,12 +20,12 @@ func TestRandomizedRangeChecks(t *testing.T) {
 		{[]string{"position.kind=alibi", "position.randomized=true"}, "position.randomized"},
 		{[]string{"position.kind=t5", "position.max_distance=-3"}, "position.max_distance: must be positive, got -3"},
 	} {
-		_, err := Parse([]byte(minimal), "min.yaml", append([]string{"out=" + t.TempDir()}, tc.sets...))
+		_, err := Parse([]byte(testutil.Minimal), "min.yaml", append([]string{"out=" + t.TempDir()}, tc.sets...))
 		if err == nil || !strings.Contains(err.Error(), tc.field) {
 			t.Errorf("%v: %v, want an error naming %s", tc.sets, err, tc.field)
 		}
 	}
-	if _, err := Parse([]byte(minimal), "min.yaml", []string{"position.randomized=true", "position.max_random=16"}); err != nil {
+	if _, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"position.randomized=true", "position.max_random=16"}); err != nil {
 		t.Errorf("max_random 16 covers the 16 tokens of length 8: %v", err)
 	}
 }

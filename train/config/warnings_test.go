@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/internal/testutil"
 )
 
 // TestT5BucketWarning: a t5 run trained on short inputs and tested on long ones is warned about
@@ -30,12 +32,7 @@ func TestT5BucketWarning(t *testing.T) {
 	}
 }
 
-// tinyConfig is minimal with a few overrides, resolved.
+// tinyConfig is testutil.Minimal resolved, writing under out, with 20 steps and the overrides sets.
 func tinyConfig(t *testing.T, out string, sets ...string) Config {
-	t.Helper()
-	c, err := Parse([]byte(minimal), "min.yaml", append([]string{"out=" + out, "train.steps=20", "train.val_every=10"}, sets...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return testutil.TinyConfig(t, Parse, out, sets...)
 }
