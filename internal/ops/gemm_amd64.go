@@ -27,8 +27,14 @@ func sgemmKernel12x16(k int, a *float32, rs, cs int, b *float32, bs int, c *floa
 //go:noescape
 func sgemmKernel12x32(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, add bool)
 
+// sgemmKernel12x32Bias is sgemmKernel12x32 storing alpha·acc + bias (gemm12x32_amd64.s): the
+// kernel's fnBias.
+//
+//go:noescape
+func sgemmKernel12x32Bias(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, bias *float32)
+
 var (
-	kernel32wide   = microKernel[float32]{mr: 12, nr: 32, fn: sgemmKernel12x32}
+	kernel32wide   = microKernel[float32]{mr: 12, nr: 32, fn: sgemmKernel12x32, fnBias: sgemmKernel12x32Bias}
 	kernel32avx2   = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16}
 	kernel32avx512 = microKernel[float32]{mr: 12, nr: 16, fn: sgemmKernel12x16}
 	kernel64       = microKernel[float64]{mr: 6, nr: 8, fn: dgemmKernel6x8}

@@ -142,3 +142,116 @@ func TestExpShiftSum16Bits(t *testing.T) {
 		}
 	}
 }
+
+// TestGemmBiasSameBits: C = A·B + bias with the bias added as each tile is stored (gemmSerial's
+// bias, the kernels' fnBias) gives the bits of filling C with bias rows and adding A·B to it,
+// for every kernel, over shapes with partial tiles, several blocks of k and of n, and rows of A
+// a multiple of 2 KiB apart (copied blocks); and linearFwd gives those bits too.
+func TestGemmBiasSameBits(t *testing.T) {
+	var k32 []microKernel[float32]
+	var k64 []microKernel[float64]
+	if haveKernels {
+		k32 = append(k32, kernel32avx2)
+		k64 = append(k64, kernel64)
+		if haveAVX512 {
+			k32 = append(k32, kernel32avx512, kernel32wide)
+			if kernel32wide.fnBias == nil {
+				t.Error("the 12×32 kernel has no bias store")
+			}
+		}
+	}
+	k32 = append(k32, microKernel[float32]{mr: 3, nr: 5, fn: goKernel[float32](3, 5)})
+	k64 = append(k64, microKernel[float64]{mr: 4, nr: 4, fn: goKernel[float64](4, 4)})
+	for _, kern := range k32 {
+		testGemmBias(t, kern)
+	}
+	for _, kern := range k64 {
+		testGemmBias(t, kern)
+	}
+	testLinearFwdBits[float32](t)
+	testLinearFwdBits[float64](t)
+}
+
+func testGemmBias[F Float](t *testing.T, kern microKernel[F]) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	// m, n, k, lda
+	for _, s := range [][4]int{{1, 1, 1, 1}, {12, 32, 7, 7}, {37, 70, 300, 301}, {131, gemmNC + 40, 50, 50}, {125, 96, 600, 1024}, {24, 64, 256, 256}} {
+		m, n, k, lda := s[0], s[1], s[2], s[3]
+		a, b, bias := randSlice[F](rng, m*lda), randSlice[F](rng, k*n), randSlice[F](rng, n)
+		got, want := randSlice[F](rng, m*n), make([]F, m*n)
+		for r := 0; r < m; r++ {
+			copy(want[r*n:(r+1)*n], bias)
+		}
+		gemmSerial(kern, false, false, m, n, k, 1, a, lda, b, n, want, n, true, nil, nil)
+		gemmSerial(kern, false, false, m, n, k, 1, a, lda, b, n, got, n, false, nil, bias)
+		sameBits(t, fmt.Sprintf("%d×%d kernel, A·B + bias, %d×%d×%d", kern.mr, kern.nr, m, n, k), got, want)
+	}
+}
+
+func testLinearFwdBits[F Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, s := range [][3]int{{4096, 256, 64}, {300, 70, 1030}, {5, 3, 0}, {50, 16, 64}} {
+		n, in, o := s[0], s[1], s[2]
+		x, w, b := randSlice[F](rng, n*in), randSlice[F](rng, in*o), randSlice[F](rng, o)
+		got, want := randSlice[F](rng, n*o), make([]F, n*o)
+		for r := 0; r < n; r++ {
+			copy(want[r*o:(r+1)*o], b)
+		}
+		gemm(false, false, n, o, in, 1, x, in, w, o, 1, want, o)
+		linearFwd(x, w, b, got, n, in, o)
+		sameBits(t, fmt.Sprintf("linearFwd %T [%d,%d]·[%d,%d]", F(0), n, in, in, o), got, want)
+	}
+}
+
+// TestGemmRowsOuterSameBits: products with several blocks of k and of rows, computed with the
+// blocks of rows outermost over a B packed whole (gemmSerial's rowsOuter), give the bits of the
+// blocks of k outermost, for every kernel, with A and B transposed or not, alpha, beta, a bias,
+// rows of A a multiple of 2 KiB apart (copied blocks) and partial tiles.
+func TestGemmRowsOuterSameBits(t *testing.T) {
+	if haveKernels {
+		testRowsOuter(t, kernel32avx2)
+		testRowsOuter(t, kernel64)
+		if haveAVX512 {
+			testRowsOuter(t, kernel32avx512)
+			testRowsOuter(t, kernel32wide)
+		}
+	}
+	testRowsOuter(t, microKernel[float32]{mr: 3, nr: 5, fn: goKernel[float32](3, 5)})
+}
+
+func testRowsOuter[F Float](t *testing.T, kern microKernel[F]) {
+	defer func(b, c int) { gemmRowsOuterB, gemmRowsOuterC = b, c }(gemmRowsOuterB, gemmRowsOuterC)
+	gemmRowsOuterC = 0
+	rng := rand.New(rand.NewPCG(13, 14))
+	// tA, tB, m, n, k, lda (of A as stored), alpha, add, bias
+	type cs struct {
+		tA, tB    bool
+		m, n, k   int
+		lda       int
+		alpha     float64
+		add, bias bool
+	}
+	for _, c := range []cs{{false, false, 250, 96, 600, 1024, 1, false, true}, {false, true, 131, 70, 513, 520, 1, true, false},
+		{true, false, 245, 64, 700, 245, 0.5, true, false}, {false, false, 241, 33, 300, 300, 1, false, false}, {true, true, 130, 100, 260, 140, -1, false, false}} {
+		ar := c.m
+		if c.tA {
+			ar = c.k
+		}
+		br, ldb := c.k, c.n
+		if c.tB {
+			br, ldb = c.n, c.k
+		}
+		a, b := randSlice[F](rng, ar*c.lda), randSlice[F](rng, br*ldb)
+		var bias []F
+		if c.bias {
+			bias = randSlice[F](rng, c.n)
+		}
+		c0 := randSlice[F](rng, c.m*c.n)
+		got, want := append([]F(nil), c0...), append([]F(nil), c0...)
+		gemmRowsOuterB = 0
+		gemmSerial(kern, c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, c.lda, b, ldb, want, c.n, c.add, nil, bias)
+		gemmRowsOuterB = 1 << 30
+		gemmSerial(kern, c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, c.lda, b, ldb, got, c.n, c.add, nil, bias)
+		sameBits(t, fmt.Sprintf("%d×%d kernel, rows outermost, %+v", kern.mr, kern.nr, c), got, want)
+	}
+}

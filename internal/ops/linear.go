@@ -75,11 +75,34 @@ func linearFwd[F Float](x, w, b, y []F, n, in, o int) {
 		return
 	}
 	parallel(n, 2*in*o, func(_, lo, hi int) {
-		for r := lo; r < hi; r++ {
-			copy(y[r*o:(r+1)*o], b)
+		if in == 0 {
+			for r := lo; r < hi; r++ {
+				copy(y[r*o:(r+1)*o], b)
+			}
+			return
 		}
-		gemm1(false, false, hi-lo, o, in, 1, x[lo*in:], in, w, o, 1, y[lo*o:], o)
+		gemmBias1(hi-lo, o, in, x[lo*in:], in, w, o, b, y[lo*o:], o)
 	})
+}
+
+// gemmBias1 computes C = A·B + bias (row-major; A m×k, B k×n, k ≥ 1; bias[j] added to every
+// row's column j) with posformer's kernels on the calling goroutine: the bits of filling C with
+// bias rows and adding A·B with beta 1, without the fill's pass over C (gemmSerial adds the bias
+// as it stores each tile of the first block of k).
+func gemmBias1[F Float](m, n, k int, a []F, lda int, b []F, ldb int, bias []F, c []F, ldc int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		kern := kernel32
+		if useWide(false, m, n, k, 1) {
+			kern = kernel32wide
+		}
+		gemmSerial(kern, false, false, m, n, k, 1, a, lda, any(b).([]float32), ldb, any(c).([]float32), ldc, false, nil, any(bias).([]float32))
+	case []float64:
+		gemmSerial(kernel64, false, false, m, n, k, 1, a, lda, any(b).([]float64), ldb, any(c).([]float64), ldc, false, nil, any(bias).([]float64))
+	}
 }
 
 func (op *linearOp) DiffWRT(int) []bool { return []bool{true, true, true} }
