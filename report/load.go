@@ -114,14 +114,17 @@ func loadRun(dir string) (*Run, error) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	for sc.Scan() {
+	for line := 1; sc.Scan(); line++ {
 		var m train.Metric
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			return nil, fmt.Errorf("%s/metrics.jsonl: %w", dir, err)
+			return nil, fmt.Errorf("%s is damaged at line %d (%w): delete it, and the run is reported without its loss curve (its results stand)", mpath, line, err)
 		}
 		r.Metrics = append(r.Metrics, m)
 	}
-	return r, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	return r, nil
 }
 
 // Results returns the finished results aligned with Cells (nil where missing).

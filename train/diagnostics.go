@@ -97,7 +97,7 @@ func ReadDiagnostics(dir string) (*Diagnostics, error) {
 	}
 	var d Diagnostics
 	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, DiagnosticsFile), err)
+		return nil, fmt.Errorf("%s is damaged (%w): delete it, and the run is reported without its attention diagnostics (its results stand)", filepath.Join(dir, DiagnosticsFile), err)
 	}
 	return &d, nil
 }

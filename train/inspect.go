@@ -105,7 +105,10 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	}
 	var st trainState
 	if err := LoadCheckpoint(ckpt, m, nil, &st); err != nil {
-		return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", runDir, err)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", runDir, err)
+		}
+		return nil, fmt.Errorf("inspect: %w", err) // damaged: the error names the file and what to do
 	}
 	if err := checkTrainedBy(runDir, ckpt, st); err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)

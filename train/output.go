@@ -189,11 +189,11 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 	defer f.Close()
 	var ck checkpoint
 	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
-		return fmt.Errorf("checkpoint %s is unreadable: %w", path, err)
+		return fmt.Errorf("checkpoint %s is unreadable (%w): %s", path, err, retrainFix(filepath.Dir(path)))
 	}
 	params := m.Params()
 	damaged := func(what string, args ...any) error {
-		return fmt.Errorf("checkpoint %s is damaged: %s; pass -force to start the run over", path, fmt.Sprintf(what, args...))
+		return fmt.Errorf("checkpoint %s is damaged: %s; %s", path, fmt.Sprintf(what, args...), retrainFix(filepath.Dir(path)))
 	}
 	if len(ck.Names) != len(params) {
 		return fmt.Errorf("checkpoint %s has %d tensors, the model %d: it is from another config", path, len(ck.Names), len(params))
@@ -235,15 +235,26 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 	return nil
 }
 
-// ReadResult reads a finished run's results.json.
+// retrainFix is what to do about a run whose weights are lost (its checkpoint damaged).
+func retrainFix(dir string) string {
+	return fmt.Sprintf("the run's weights are lost: train it again (the command that trained it, with -force; for a run of a grid, delete %s and run the grid's command with -resume)", dir)
+}
+
+// ReevaluateFix is what to do about a run whose results.json is damaged: -resume evaluates the
+// run again from its checkpoint.
+const ReevaluateFix = "run the command that trained it again with -resume, which evaluates the run again from its checkpoint"
+
+// ReadResult reads a finished run's results.json. A file that exists but does not parse (a
+// truncated or hand-edited copy) is an error naming it and saying what to do.
 func ReadResult(dir string) (*Result, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	path := filepath.Join(dir, "results.json")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var res Result
 	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("%s/results.json: %w", dir, err)
+		return nil, fmt.Errorf("%s is damaged (%w): %s", path, err, ReevaluateFix)
 	}
 	// Summaries with no length in their range are written as null: restore NaN.
 	var raw map[string]any
