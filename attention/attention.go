@@ -1,12 +1,13 @@
 // Package attention is multi-head self-attention whose position handling is delegated to a
 // position.Scheme's optional hooks. In order: q, k, v projections; rotate q and k (QKRotator);
-// scale by 1/√d_head; add the logit bias (LogitBiaser, built once per graph by the model); causal mask; softmax; weighted values;
+// scale by 1/√d_head (not with Config.Unscaled); add the logit bias (LogitBiaser, built once per graph by the model); causal mask; softmax; weighted values;
 // merge heads; output projection. The middle steps run in one fused op (internal/ops.Attention)
 // that reads each head in place, so no tensor is reshaped.
 package attention
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/posformer/posformer/internal/nn"
@@ -21,6 +22,11 @@ type Config struct {
 	DModel, Heads int
 	// Bidirectional lets every query attend to every key; by default attention is causal.
 	Bidirectional bool
+	// Unscaled leaves the 1/√d_head scale of the logits out and initialises W_q √d_head times
+	// smaller instead, so the initial logits are the same: T5's convention (Mesh TensorFlow; the
+	// T5 models of Kazemnejad et al. 2023). Only training differs: Adam moves W_q by steps of
+	// the same size, which are now √d_head times larger relative to its values.
+	Unscaled bool
 }
 
 // Layer holds one attention layer's weights: W [d_model, d_model] (input × output) and b [d_model]
@@ -31,7 +37,8 @@ type Layer struct {
 	bq, bk, bv, bo nn.Param
 }
 
-// New initialises a layer: weights N(0, std²) (outStd for the output projection), biases 0.
+// New initialises a layer: weights N(0, std²) (outStd for the output projection; W_q with
+// std/√d_head when cfg.Unscaled), biases 0.
 func New(prefix string, cfg Config, dt tensor.Dtype, rng *rand.Rand, std, outStd float64) (*Layer, error) {
 	if cfg.Heads < 1 || cfg.DModel < 1 || cfg.DModel%cfg.Heads != 0 {
 		return nil, fmt.Errorf("model.heads: %d heads do not divide model.d_model %d", cfg.Heads, cfg.DModel)
@@ -41,8 +48,12 @@ func New(prefix string, cfg Config, dt tensor.Dtype, rng *rand.Rand, std, outStd
 		return nn.Param{Name: prefix + "." + name, Value: nn.Normal(dt, rng, s, d, d)}
 	}
 	b := func(name string) nn.Param { return nn.Param{Name: prefix + "." + name, Value: nn.Full(dt, 0, d)} }
+	qStd := std
+	if cfg.Unscaled {
+		qStd = std / math.Sqrt(float64(d/cfg.Heads))
+	}
 	return &Layer{cfg: cfg,
-		wq: w("wq", std), wk: w("wk", std), wv: w("wv", std), wo: w("wo", outStd),
+		wq: w("wq", qStd), wk: w("wk", std), wv: w("wv", std), wo: w("wo", outStd),
 		bq: b("bq"), bk: b("bk"), bv: b("bv"), bo: b("bo"),
 	}, nil
 }
@@ -92,7 +103,7 @@ func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x, bias *G.
 		}
 	}
 	y, err := ops.Attention(q, k, v, bias, ops.AttentionConfig{
-		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Capture: capture,
+		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture,
 	}) // [B·T, D], heads merged
 	if err != nil {
 		return nil, err

@@ -43,6 +43,10 @@ type Config struct {
 	// Bidirectional turns off the causal mask (an encoder); alibi and t5 then bias keys on both
 	// sides of the query. Default: false (causal).
 	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
+	// UnscaledLogits leaves the 1/√d_head scale of the attention logits out and initialises W_q
+	// √d_head times smaller, so the initial logits are the same (T5's convention;
+	// attention.Config.Unscaled). Default: false (scaled, Vaswani et al. 2017).
+	UnscaledLogits bool `yaml:"unscaled_logits,omitempty" json:"unscaled_logits,omitempty"`
 	// Seed initialises the weights. Default: the run's seed (filled by train). 0 is legal.
 	Seed uint64 `yaml:"init_seed" json:"init_seed"`
 
@@ -119,7 +123,8 @@ type block struct {
 // New builds and initialises a model with the given position scheme spec. Initialisation
 // (deterministic in cfg.Seed): token embeddings N(0, 1) as PyTorch's nn.Embedding; every weight
 // matrix N(0, 1/(3·fan_in)) (the variance of PyTorch's default uniform init), the output
-// projections of attention and MLP scaled down by √(2·layers); biases 0; LayerNorm γ = 1, β = 0.
+// projections of attention and MLP scaled down by √(2·layers) (and W_q by √d_head with
+// cfg.UnscaledLogits); biases 0; LayerNorm γ = 1, β = 0.
 func New(cfg Config, spec position.Spec) (*Model, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -139,7 +144,7 @@ func New(cfg Config, spec position.Spec) (*Model, error) {
 	m.tokEmb = p("tok_emb", nn.Normal(dt, rng, 1, V, D))
 	for i := 0; i < cfg.Layers; i++ {
 		pre := fmt.Sprintf("block%d", i)
-		attn, err := attention.New(pre+".attn", attention.Config{DModel: D, Heads: cfg.Heads, Bidirectional: cfg.Bidirectional}, dt, rng, std(D), std(D)/resid)
+		attn, err := attention.New(pre+".attn", attention.Config{DModel: D, Heads: cfg.Heads, Bidirectional: cfg.Bidirectional, Unscaled: cfg.UnscaledLogits}, dt, rng, std(D), std(D)/resid)
 		if err != nil {
 			return nil, err
 		}

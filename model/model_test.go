@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/posformer/posformer/internal/gradcheck"
@@ -16,13 +17,14 @@ type variant struct {
 	name          string
 	spec          position.Spec
 	bidirectional bool
+	unscaled      bool // model.unscaled_logits
 }
 
 // schemes are the variants every whole-model test runs, from the registry (a new scheme is
 // tested by registering it): each kind with its defaults; each kind that takes randomized
 // positions with them (max_random 16); each kind with a logit bias bidirectionally. t5 also
 // runs with 8 buckets and max_distance 6, so that the short test sequences reach its
-// logarithmic buckets.
+// logarithmic buckets. alibi and t5 also run with unscaled logits (model.unscaled_logits).
 var schemes = func() []variant {
 	var vs, random, bidir []variant
 	for _, kind := range position.Kinds() {
@@ -37,7 +39,8 @@ var schemes = func() []variant {
 		}
 	}
 	t5 := position.Spec{Kind: "t5"}.With("num_buckets", 8).With("max_distance", 6)
-	vs = append(vs, variant{name: "t5_small_buckets", spec: t5}, variant{name: "t5_small_buckets_bidirectional", spec: t5, bidirectional: true})
+	vs = append(vs, variant{name: "t5_small_buckets", spec: t5}, variant{name: "t5_small_buckets_bidirectional", spec: t5, bidirectional: true},
+		variant{name: "alibi_unscaled", spec: position.Spec{Kind: "alibi"}, unscaled: true}, variant{name: "t5_unscaled", spec: t5, unscaled: true})
 	return append(append(vs, random...), bidir...)
 }()
 
@@ -57,7 +60,7 @@ func tinyVariant(t testing.TB, v variant, dtype string) *Model {
 			spec = spec.With("init_std", 0.5)
 		}
 	}
-	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3, Bidirectional: v.bidirectional}, spec)
+	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3, Bidirectional: v.bidirectional, UnscaledLogits: v.unscaled}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,5 +336,73 @@ func TestRopeScalingActsBeyondTrainLen(t *testing.T) {
 				t.Errorf("%s at %d tokens (trained on 8): logits equal plain rope's (max difference %.3g): the scaling did not act", scaling, T, diff)
 			}
 		}
+	}
+}
+
+// TestUnscaledLogitsSameStart: model.unscaled_logits changes only W_q, which is the scaled
+// model's divided by √d_head, so the model starts as the same function (logits equal to
+// rounding in float64) and every other tensor is bit-identical; and it is a different model
+// once W_q moves (the scale is really left out).
+func TestUnscaledLogitsSameStart(t *testing.T) {
+	for _, kind := range []string{"alibi", "t5", "none", "rope"} {
+		t.Run(kind, func(t *testing.T) {
+			cfg := Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: "float64", Seed: 3}
+			scaled, err := New(cfg, position.Spec{Kind: kind})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.UnscaledLogits = true
+			unscaled, err := New(cfg, position.Spec{Kind: kind})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, up := scaled.Params(), unscaled.Params()
+			rootDh := math.Sqrt(float64(cfg.DModel / cfg.Heads))
+			for i := range sp {
+				a, b := nn.Float64s(sp[i].Value), nn.Float64s(up[i].Value)
+				q := strings.HasSuffix(sp[i].Name, ".attn.wq")
+				for j := range a {
+					switch {
+					case q && math.Abs(b[j]-a[j]/rootDh) > 1e-15:
+						t.Fatalf("%s[%d] = %v, want the scaled model's %v / √d_head", sp[i].Name, j, b[j], a[j])
+					case !q && math.Float64bits(a[j]) != math.Float64bits(b[j]):
+						t.Fatalf("%s[%d] differs: %v and %v", sp[i].Name, j, a[j], b[j])
+					}
+				}
+			}
+			rng := rand.New(rand.NewPCG(4, 4))
+			in := randomInput(rng, 2, 6, 7)
+			logits := func(m *Model) []float64 {
+				g, err := m.Build(2, 6, BuildOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer g.Close()
+				if _, err := g.Run(in); err != nil {
+					t.Fatal(err)
+				}
+				return nn.Float64s(g.Logits())
+			}
+			want, got := logits(scaled), logits(unscaled)
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > 1e-10 {
+					t.Fatalf("initial logit %d: unscaled %v, scaled %v", i, got[i], want[i])
+				}
+			}
+			// The same W_q in both: now the unscaled logits are √d_head times larger.
+			for i := range sp {
+				if strings.HasSuffix(sp[i].Name, ".attn.wq") {
+					copy(up[i].Value.Data().([]float64), sp[i].Value.Data().([]float64))
+				}
+			}
+			got = logits(unscaled)
+			far := 0.0
+			for i := range want {
+				far = math.Max(far, math.Abs(got[i]-want[i]))
+			}
+			if far < 1e-6 {
+				t.Errorf("with the same W_q the unscaled model gives the scaled one's logits (max difference %g)", far)
+			}
+		})
 	}
 }

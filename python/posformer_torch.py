@@ -24,7 +24,8 @@ The model, from the papers' formulas (Vaswani et al. 2017; pre-LayerNorm as in G
     per block:  x = x + Attn(LN1(x));  x = x + W2 GELU(W1 LN2(x) + b1) + b2
     logits = LN_f(x) Wh + bh                                             [B, T, V]
     Attn: q, k, v = x Wq + bq, ...; head h is columns h*dh .. (h+1)*dh - 1;
-          rope rotates q and k; s = q k^T / sqrt(dh) + bias (alibi, t5) + causal mask;
+          rope rotates q and k; s = q k^T / sqrt(dh) (q k^T with unscaled_logits)
+          + bias (alibi, t5) + causal mask;
           softmax over keys; heads concatenated; x Wo + bo.
     LayerNorm: biased variance, eps 1e-5.  GELU: exact, x * Phi(x).
 
@@ -330,9 +331,10 @@ def make_scheme(kind, opt, d_model, heads, bidirectional):
 # ---------------------------------------------------------------- the model
 
 class Block(nn.Module):
-    def __init__(self, d, heads, d_ff):
+    def __init__(self, d, heads, d_ff, scaled=True):
         super().__init__()
         self.h, self.dh = heads, d // heads
+        self.scale = 1 / math.sqrt(self.dh) if scaled else 1.0     # unscaled_logits: T5's q k^T
         self.ln1 = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
         self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
         self.ln2 = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
@@ -344,7 +346,7 @@ class Block(nn.Module):
         split = lambda y: y.view(B, T, self.h, self.dh).transpose(1, 2)   # [B, H, T, dh]
         q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
         q, k = scheme.rotate(q, k, pos, train_len)
-        s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.dh)      # [B, H, T, T]
+        s = torch.matmul(q, k.transpose(-2, -1)) * self.scale              # [B, H, T, T]
         if bias is not None:
             s = s + bias
         if mask is not None:
@@ -370,7 +372,8 @@ class Posformer(nn.Module):
         pos = arch.get("position", {})
         self.tok_emb = nn.Parameter(torch.randn(V, D))
         self.scheme = make_scheme(pos.get("kind", "sinusoidal"), pos, D, H, self.bidirectional)
-        self.blocks = nn.ModuleList(Block(D, H, arch["d_ff"]) for _ in range(arch["layers"]))
+        scaled = not arch.get("unscaled_logits", False)
+        self.blocks = nn.ModuleList(Block(D, H, arch["d_ff"], scaled) for _ in range(arch["layers"]))
         self.lnf = nn.LayerNorm(D, eps=LAYER_NORM_EPS)
         self.head = nn.Linear(D, V)
         self._masks = {}

@@ -61,22 +61,24 @@ func lastLine(s string) string {
 }
 
 // crossSchemes are the position sections the cross-check trains: every scheme, rope's options,
-// and the randomized variants (whose positions are passed to both sides). t5 and learned get
-// large initial tables so that a wrong bucket or row moves the logits visibly.
-var crossSchemes = []struct{ name, kind, position string }{
-	{"sinusoidal", "sinusoidal", `{kind: sinusoidal}`},
-	{"learned", "learned", `{kind: learned, max_positions: 40, init_std: 0.5}`},
-	{"rope", "rope", `{kind: rope}`},
-	{"rope_half_interpolate", "rope", `{kind: rope, rotary_fraction: 0.5, rope_scaling: interpolate}`},
-	{"rope_ntk", "rope", `{kind: rope, rope_scaling: ntk}`},
-	{"none", "none", `{kind: none}`},
-	{"alibi", "alibi", `{kind: alibi}`},
-	{"t5", "t5", `{kind: t5, num_buckets: 8, max_distance: 12, init_std: 0.5}`},
-	{"kerple", "kerple", `{kind: kerple}`},
-	{"fire", "fire", `{kind: fire, mlp_width: 8, init_l: 12}`},
-	{"sinusoidal_randomized", "sinusoidal", `{kind: sinusoidal, randomized: true, max_random: 40}`},
-	{"learned_randomized", "learned", `{kind: learned, max_positions: 40, init_std: 0.5, randomized: true, max_random: 40}`},
-	{"rope_randomized", "rope", `{kind: rope, randomized: true, max_random: 40}`},
+// and the randomized variants (whose positions are passed to both sides), and alibi with
+// model.unscaled_logits (model: more keys of the model section). t5 and learned get large
+// initial tables so that a wrong bucket or row moves the logits visibly.
+var crossSchemes = []struct{ name, kind, position, model string }{
+	{"sinusoidal", "sinusoidal", `{kind: sinusoidal}`, ""},
+	{"learned", "learned", `{kind: learned, max_positions: 40, init_std: 0.5}`, ""},
+	{"rope", "rope", `{kind: rope}`, ""},
+	{"rope_half_interpolate", "rope", `{kind: rope, rotary_fraction: 0.5, rope_scaling: interpolate}`, ""},
+	{"rope_ntk", "rope", `{kind: rope, rope_scaling: ntk}`, ""},
+	{"none", "none", `{kind: none}`, ""},
+	{"alibi", "alibi", `{kind: alibi}`, ""},
+	{"t5", "t5", `{kind: t5, num_buckets: 8, max_distance: 12, init_std: 0.5}`, ""},
+	{"alibi_unscaled", "alibi", `{kind: alibi}`, "unscaled_logits: true"},
+	{"kerple", "kerple", `{kind: kerple}`, ""},
+	{"fire", "fire", `{kind: fire, mlp_width: 8, init_l: 12}`, ""},
+	{"sinusoidal_randomized", "sinusoidal", `{kind: sinusoidal, randomized: true, max_random: 40}`, ""},
+	{"learned_randomized", "learned", `{kind: learned, max_positions: 40, init_std: 0.5, randomized: true, max_random: 40}`, ""},
+	{"rope_randomized", "rope", `{kind: rope, randomized: true, max_random: 40}`, ""},
 }
 
 // crossCase is one forward pass both sides run.
@@ -108,7 +110,7 @@ func TestTorchCrossCheck(t *testing.T) {
 		for _, bidir := range []bool{false, true} {
 			for _, s := range crossSchemes {
 				label := fmt.Sprintf("%s/%s/%s", s.name, dtype, map[bool]string{false: "causal", true: "bidirectional"}[bidir])
-				cases = append(cases, crossCases(t, dir, label, s.position, dtype, bidir)...)
+				cases = append(cases, crossCases(t, dir, label, s.position, s.model, dtype, bidir)...)
 			}
 		}
 	}
@@ -196,18 +198,21 @@ func TestTorchCrossCheck(t *testing.T) {
 
 // crossCases trains and exports one model and runs posformer's forward pass on a batch of two
 // random sequences at the longest training length and at 30 tokens (beyond it).
-func crossCases(t *testing.T, dir, label, pos, dtype string, bidir bool) []crossCase {
+func crossCases(t *testing.T, dir, label, pos, modelKeys, dtype string, bidir bool) []crossCase {
 	t.Helper()
 	format := "next" // bidirectional attention needs the encoder's output slots
 	if bidir {
 		format = "slots"
 	}
+	if modelKeys != "" {
+		modelKeys = ", " + modelKeys
+	}
 	src := fmt.Sprintf(`task: {name: copy, min_len: 1, max_len: 3, format: %s}
-model: {d_model: 24, heads: 3, layers: 2, d_ff: 32, dtype: %s, bidirectional: %v}
+model: {d_model: 24, heads: 3, layers: 2, d_ff: 32, dtype: %s, bidirectional: %v%s}
 position: %s
 train: {steps: 4, batch_size: 4, lr: 0.01, val_every: -1}
 eval: {lengths: "1..2", examples: 2}
-`, format, dtype, bidir, pos)
+`, format, dtype, bidir, modelKeys, pos)
 	out := filepath.Join(dir, strings.ReplaceAll(label, "/", "_"))
 	cfg, err := config.Parse([]byte(src), label, []string{"out=" + out})
 	if err != nil && bidir && strings.Contains(err.Error(), "but model.bidirectional is set") {

@@ -43,6 +43,9 @@ type ExportModel struct {
 	DFF           int    `json:"d_ff"`
 	Dtype         string `json:"dtype"`
 	Bidirectional bool   `json:"bidirectional"`
+	// UnscaledLogits: the attention logits are q·kᵀ without 1/√d_head (model.unscaled_logits);
+	// absent when false.
+	UnscaledLogits bool `json:"unscaled_logits,omitempty"`
 	// TrainLen is the longest training sequence in tokens: rope's position.rope_scaling acts on
 	// sequences longer than it.
 	TrainLen int             `json:"train_len"`
@@ -60,7 +63,7 @@ func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
 	}
 	arch, err := json.Marshal(ExportModel{
 		Vocab: m.Cfg.Vocab, DModel: m.Cfg.DModel, Heads: m.Cfg.Heads, Layers: m.Cfg.Layers, DFF: m.Cfg.DFF,
-		Dtype: m.Cfg.Dtype, Bidirectional: m.Cfg.Bidirectional, TrainLen: m.TrainLen, Position: pos,
+		Dtype: m.Cfg.Dtype, Bidirectional: m.Cfg.Bidirectional, UnscaledLogits: m.Cfg.UnscaledLogits, TrainLen: m.TrainLen, Position: pos,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)

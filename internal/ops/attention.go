@@ -13,6 +13,9 @@ import (
 type AttentionConfig struct {
 	Batch, Len, Heads int  // B, T, H; q, k, v are [B·T, D] with D = H·Dh
 	Causal            bool // query i attends only to keys j ≤ i
+	// Unscaled leaves out the 1/√Dh scale of Q·Kᵀ (T5's convention, Mesh TensorFlow, which folds
+	// it into the initialisation of W_q instead).
+	Unscaled bool
 	// Capture, when not nil, receives the op's attention weights after every run (see
 	// AttentionCapture); only inspection graphs set it, so training and evaluation graphs are
 	// unchanged.
@@ -21,7 +24,8 @@ type AttentionConfig struct {
 
 // Attention computes, for every sequence b and head h, softmax(Q·Kᵀ/√Dh + bias[h] + mask)·V, with
 // the heads merged back into rows: q, k, v are [B·T, D] and so is the result. bias is nil or an
-// [H, T, T] tensor added to the logits after the 1/√Dh scale (and not scaled). The causal mask
+// [H, T, T] tensor added to the logits after the 1/√Dh scale (and not scaled); cfg.Unscaled
+// leaves the scale out (softmax(Q·Kᵀ + bias[h] + mask)·V). The causal mask
 // gives exactly zero weight to keys j > i, so a query's output does not depend on later tokens
 // to the last bit. Each row's softmax subtracts its own maximum.
 //
@@ -47,6 +51,14 @@ func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
 	}
 	op.arity = 4
 	return apply(op, q, k, v, bias)
+}
+
+// scale is the factor of Q·Kᵀ for heads of dh values: 1/√dh, or 1 when Unscaled.
+func (c AttentionConfig) scale(dh int) float64 {
+	if c.Unscaled {
+		return 1
+	}
+	return 1 / math.Sqrt(float64(dh))
 }
 
 type attentionOp struct {
@@ -107,7 +119,7 @@ func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], kts *[]bPacker[F], vs [
 	if len(vs) == 4 {
 		bias = sl[F](vs[3])
 	}
-	scale := F(1 / math.Sqrt(float64(dh)))
+	scale := F(c.scale(dh))
 	w := min(workers(), B*H)
 	blk := attnBlock(T, c.Causal)
 	var p []F
@@ -353,7 +365,7 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf *scratch[F], vts *[]bPacker[
 	dh, n := D/H, B*T*D
 	q, k, v, y, dy := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[3]), sl[F](vs[4])
 	dq, dk, dv := out[:n], out[n:2*n], out[2*n:3*n]
-	scale := F(1 / math.Sqrt(float64(dh)))
+	scale := F(c.scale(dh))
 	ds := dbuf.get(B * H * T * T)
 	vt := packers(vts, workers())
 	parallel(B*H, 1<<20, func(worker, lo, hi int) {

@@ -156,26 +156,79 @@ func TestGradAttentionBlocked(t *testing.T) {
 }
 
 func testGradAttention(t *testing.T) {
+	for _, unscaled := range []bool{false, true} {
+		for _, causal := range []bool{true, false} {
+			for _, withBias := range []bool{false, true} {
+				testGradAttentionCase(t, causal, withBias, unscaled)
+			}
+		}
+	}
+}
+
+func testGradAttentionCase(t *testing.T, causal, withBias, unscaled bool) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 8))
+	B, T, H, D := 2, 5, 2, 6
+	ins := []input{
+		{[]int{B * T, D}, randn(rng, B*T*D, 1), true},
+		{[]int{B * T, D}, randn(rng, B*T*D, 1), true},
+		{[]int{B * T, D}, randn(rng, B*T*D, 1), true},
+	}
+	if withBias {
+		ins = append(ins, input{[]int{H, T, T}, randn(rng, H*T*T, 1), true})
+	}
+	cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: causal, Unscaled: unscaled}
+	checkOp(t, "Attention", ins, func(in []*G.Node) (*G.Node, error) {
+		var bias *G.Node
+		if withBias {
+			bias = in[3]
+		}
+		return Attention(in[0], in[1], in[2], bias, cfg)
+	})
+}
+
+// TestAttentionUnscaled: without the scale, attention of q/√Dh is attention of q with it (to
+// rounding, float64), with and without a bias and a causal mask; and it is a different function
+// of q itself (the scale is really left out).
+func TestAttentionUnscaled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	B, T, H, D := 2, 5, 2, 8
+	q, k, v, bias := randn(rng, B*T*D, 1), randn(rng, B*T*D, 1), randn(rng, B*T*D, 1), randn(rng, H*T*T, 1)
+	run := func(q []float64, cfg AttentionConfig) []float64 {
+		g := G.NewGraph()
+		n := func(name string, d []float64, s ...int) *G.Node {
+			return G.NewTensor(g, tensor.Float64, len(s), G.WithShape(s...), G.WithName(name),
+				G.WithValue(tensor.New(tensor.WithShape(s...), tensor.WithBacking(append([]float64(nil), d...)))))
+		}
+		out, err := Attention(n("q", q, B*T, D), n("k", k, B*T, D), n("v", v, B*T, D), n("bias", bias, H, T, T), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := G.NewTapeMachine(g)
+		defer vm.Close()
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float64(nil), out.Value().Data().([]float64)...)
+	}
+	qs := make([]float64, len(q))
+	for i := range q {
+		qs[i] = q[i] / math.Sqrt(float64(D/H))
+	}
 	for _, causal := range []bool{true, false} {
-		for _, withBias := range []bool{false, true} {
-			rng := rand.New(rand.NewPCG(1, 8))
-			B, T, H, D := 2, 5, 2, 6
-			ins := []input{
-				{[]int{B * T, D}, randn(rng, B*T*D, 1), true},
-				{[]int{B * T, D}, randn(rng, B*T*D, 1), true},
-				{[]int{B * T, D}, randn(rng, B*T*D, 1), true},
+		cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: causal}
+		want := run(q, cfg)
+		cfg.Unscaled = true
+		got, raw := run(qs, cfg), run(q, cfg)
+		far := 0.0
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-12 {
+				t.Fatalf("causal %v: unscaled attention of q/√Dh [%d] = %v, scaled attention of q %v", causal, i, got[i], want[i])
 			}
-			if withBias {
-				ins = append(ins, input{[]int{H, T, T}, randn(rng, H*T*T, 1), true})
-			}
-			cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: causal}
-			checkOp(t, "Attention", ins, func(in []*G.Node) (*G.Node, error) {
-				var bias *G.Node
-				if withBias {
-					bias = in[3]
-				}
-				return Attention(in[0], in[1], in[2], bias, cfg)
-			})
+			far = math.Max(far, math.Abs(raw[i]-want[i]))
+		}
+		if far < 1e-3 {
+			t.Errorf("causal %v: unscaled attention of q equals the scaled one (max difference %g): the scale was not left out", causal, far)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, edit, want string
 	}{
-		{"unknown key", "model:\n  d_modle: 16", `min.yaml:2: model.d_modle: unknown key "d_modle" in section model (known: bidirectional, d_ff, d_model, dtype, heads, init_seed, layers, vocab)`},
+		{"unknown key", "model:\n  d_modle: 16", `min.yaml:2: model.d_modle: unknown key "d_modle" in section model (known: bidirectional, d_ff, d_model, dtype, heads, init_seed, layers, unscaled_logits, vocab)`},
 		{"unknown section", "trian:\n  steps: 3", `unknown key "trian" in the config`},
 		{"wrong type", "train:\n  steps: many", `min.yaml:2: train.steps: want a whole number, got "many"`},
 		{"float for int", "model:\n  heads: 2.5", "model.heads: want a whole number"},
