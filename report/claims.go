@@ -17,9 +17,10 @@ import (
 // and where they were looked for.
 type ClaimsInput struct {
 	Claims, Literature, Kazemnejad, Ruoss *Grid
-	// KazemnejadVocab is the follow-up experiment of a contradicted §9 ranking
-	// (configs/kazemnejad2023_vocab.yaml; nil when absent: its section says how to run it).
-	KazemnejadVocab *Grid
+	// FollowUps are the follow-up experiments of contradicted §9 rankings, by config name
+	// (KazemnejadFollowUps: configs/kazemnejad2023_vocab.yaml, kazemnejad2023_alibi.yaml); one
+	// absent (or nil) leaves its section saying how to run it.
+	FollowUps map[string]*Grid
 	// Dirs are the grid directories looked in, by grid name (claims, literature,
 	// kazemnejad2023, ruoss2023), for the notes on missing grids.
 	Dirs    map[string]string
@@ -85,7 +86,7 @@ func Claims(in ClaimsInput) error {
 	if err != nil {
 		return fmt.Errorf("the paper's numbers: %w (docs/claims/README.md says how the file is made)", err)
 	}
-	kazemnejadSection(&b, in.Kazemnejad, in.KazemnejadVocab, paper, in.Dirs["kazemnejad2023"], in.Dirs[KazemnejadVocabConfig])
+	kazemnejadSection(&b, in.Kazemnejad, in.FollowUps, paper, in.Dirs)
 	ruossSection(&b, in.Ruoss, in.Dirs["ruoss2023"])
 	for _, w := range []struct {
 		g    *Grid

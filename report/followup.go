@@ -2,15 +2,75 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
+
+	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/train/config"
 )
 
 // A claim a grid contradicts gets an experiment before its verdict stands (the project's rule:
 // when our result disagrees with a paper, find out why). The follow-up grids are optional: their
 // sections say how to produce them when absent.
 
-// KazemnejadVocabConfig is the follow-up of §9: Protocol A's copy with the paper's 100 symbols.
+// KazemnejadVocabConfig is a follow-up of §9: Protocol A's copy with the paper's 100 symbols.
 const KazemnejadVocabConfig = "kazemnejad2023_vocab"
+
+// KazemnejadALiBiConfig is a follow-up of §9: the vocab grid's alibi and t5 with each of the two
+// set-up differences that act on ALiBi's bias (the head count, which sets its slopes, and T5's
+// unscaled logits), one arm each.
+const KazemnejadALiBiConfig = "kazemnejad2023_alibi"
+
+// KazemnejadFollowUps are §9's follow-up grids, each the name of its config in configs/ and of
+// its directory under the runs: `train claims` reads those present into ClaimsInput.FollowUps.
+var KazemnejadFollowUps = []string{KazemnejadVocabConfig, KazemnejadALiBiConfig}
+
+// claim is a ranking "a > b" of the paper.
+type claim struct{ a, b kazScheme }
+
+func (c claim) String() string { return c.a.paper + " > " + c.b.paper }
+
+// contradictedClaims are the paper's rankings on task that the main grid contradicts, among the
+// paper's schemes in only (all when empty).
+func contradictedClaims(main *Grid, paper map[[2]string]PaperCell, task string, only ...string) []claim {
+	cells := Cells(SeedRows(main), Exact)
+	in := func(s kazScheme) bool {
+		if len(only) == 0 {
+			return true
+		}
+		for _, o := range only {
+			if o == s.paper {
+				return true
+			}
+		}
+		return false
+	}
+	var out []claim
+	for _, c := range kazemnejadClaims(paper, task) {
+		ca, cb := cells[c.a.key(task)], cells[c.b.key(task)]
+		if ca == nil || cb == nil || !in(c.a) || !in(c.b) {
+			continue
+		}
+		if rankCells(c.a.paper, c.b.paper, ca, cb).Verdict == "contradicted" {
+			out = append(out, claim{c.a, c.b})
+		}
+	}
+	return out
+}
+
+func claimNames(cs []claim) string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.String())
+	}
+	return strings.Join(names, " and ")
+}
+
+// missingFollowUp is the note of a follow-up whose grid is absent.
+func missingFollowUp(b *strings.Builder, dir, config, duration string) {
+	fmt.Fprintf(b, "**Missing**: no finished runs in `%s`. Train them with `go run ./cmd/train -config configs/%s.yaml -jobs 2` (%s on 2 cores), "+
+		"then regenerate this file with `go run ./cmd/train claims`.\n\n", dir, config, duration)
+}
 
 // kazemnejadVocab writes §9's follow-up: for every ranking of the paper that the main grid
 // contradicts on copy, the same ranking on copy with the paper's alphabet (vocab: the grid of
@@ -21,32 +81,17 @@ func kazemnejadVocab(b *strings.Builder, main, vocab *Grid, paper map[[2]string]
 		return
 	}
 	cells := Cells(SeedRows(main), Exact)
-	type claim struct{ a, b kazScheme }
-	var contradicted []claim
-	for _, c := range kazemnejadClaims(paper, task) {
-		ca, cb := cells[c.a.key(task)], cells[c.b.key(task)]
-		if ca == nil || cb == nil {
-			continue
-		}
-		if rankCells(c.a.paper, c.b.paper, ca, cb).Verdict == "contradicted" {
-			contradicted = append(contradicted, claim{c.a, c.b})
-		}
-	}
+	contradicted := contradictedClaims(main, paper, task)
 	if len(contradicted) == 0 {
 		return
 	}
-	var names []string
-	for _, c := range contradicted {
-		names = append(names, c.a.paper+" > "+c.b.paper)
-	}
-	fmt.Fprintf(b, "### Does the alphabet explain why copy contradicts %s?\n\n", strings.Join(names, " and "))
+	fmt.Fprintf(b, "### Does the alphabet explain why copy contradicts %s?\n\n", claimNames(contradicted))
 	fmt.Fprintf(b, "Our copy draws its tokens from 8 symbols, the paper's (cmc) from 100. With 8 symbols a length-20 input repeats tokens, "+
 		"which brings copy close to their copy_repeat (rsc), where the paper's own NoPE leads T5 (%s). "+
 		"The experiment: [configs/%s.yaml](../configs/%s.yaml), the same grid with the paper's 100 symbols for the schemes in question, "+
 		"3 seeds at lr 0.001, ranked by the same rules.\n\n", paperPair(paper, "copy_repeat", "none", "t5"), KazemnejadVocabConfig, KazemnejadVocabConfig)
 	if vocab == nil {
-		fmt.Fprintf(b, "**Missing**: no finished runs in `%s`. Train them with `go run ./cmd/train -config configs/%s.yaml -jobs 2` (about 25 minutes on 2 cores), "+
-			"then regenerate this file with `go run ./cmd/train claims`.\n\n", dir, KazemnejadVocabConfig)
+		missingFollowUp(b, dir, KazemnejadVocabConfig, "about 25 minutes")
 		return
 	}
 	vcells := Cells(SeedRows(vocab), Exact)
@@ -97,6 +142,220 @@ func kazemnejadVocab(b *strings.Builder, main, vocab *Grid, paper map[[2]string]
 					"but the paper's lead is not shown either", c.a.paper, c.b.paper, v))
 			}
 		}
+	}
+	b.WriteString("\n")
+	if len(findings) > 0 {
+		fmt.Fprintf(b, "What the experiment shows: %s.\n\n", strings.Join(findings, "; "))
+	}
+}
+
+// alibiDifferences are the set-up differences between the authors' custom_decoder_only_t5 and
+// ours (c: a cell of the main grid) that could move ALiBi or T5 past the training length, each
+// with where their code says so (McGill-NLP/length-generalization at 40f8a44; transformers
+// 4.16.2, src/requirements.txt).
+func alibiDifferences(c config.Config) []string {
+	return []string{
+		fmt.Sprintf("**ALiBi's slopes** follow the head count (`build_alibi_tensor`, src/models/custom_t5_decoder_only.py:589-643, called with t5-base's 12 heads at :922-927): "+
+			"theirs %s, %s; ours with %d heads %s, %s (position/alibi.go, ALiBiSlopes). "+
+			"Their bias is slope·j for key j (:641-642), which softmax turns into −slope·(i − j): the same bias as ours, in every layer (:1043-1067)",
+			fmtSlopes(12), slopeCounts(12), c.Model.Heads, fmtSlopes(c.Model.Heads), slopeCounts(c.Model.Heads)),
+		"**the logit scale**: T5's attention, q·kᵀ without 1/√d_head (:474 for ALiBi, :312 for T5's bias; the bias added as is, :488 and :336), " +
+			"with W_q initialised √d_head times smaller (transformers' T5PreTrainedModel._init_weights); ours scales by 1/√d_head (internal/ops/attention.go) " +
+			"unless `model.unscaled_logits`, which is theirs",
+		"**T5's bias**: one table of 32 buckets (t5-base) up to distance 128 (transformers 4.16.2's default), one-sided (causal: the decoder's buckets), " +
+			"computed in the first layer only (`has_relative_attention_bias=bool(i == 0)`, :660) and handed to every layer (:1064-1067): the same as ours (position/t5.go)",
+		fmt.Sprintf("**size**: t5-base, 12 layers, d_model 768, 12 heads of 64, d_ff 3072 (ReLU), RMS layer norm, no biases, tied embeddings, "+
+			"dropout 0.1 on embeddings, attention weights (:501-503) and residuals; ours %d layers, d_model %d, %d heads of %d, d_ff %d (GELU), LayerNorm, biases, no dropout",
+			c.Model.Layers, c.Model.DModel, c.Model.Heads, c.Model.DModel/max(c.Model.Heads, 1), c.Model.DFF),
+		"**data**: 100,000 fixed training examples of lengths 4..20 (scripts/dataset_builders/make_copy_dataset.py:203-223, train_min 4 at :293-297), " +
+			"25.59 epochs (`train/epoch` of every released run), batches mixing lengths; ours a fresh example at every step, one length per batch (the set-up above)",
+		"**optimiser**: lr 3e-5, weight decay 0.05, 6% warm-up, polynomial decay, 40,000 steps of 64 (configs/trainer/base_model.jsonnet, default.jsonnet); ours the set-up above",
+		"**checkpoint**: the best validation exact match every 2000 steps (their ALiBi runs kept steps 32,000-40,000); ours the set-up above",
+		"**their ceiling**: their in-range validation exact match is the same for every scheme and seed, about 0.99^L (0.98 at L = 2, 0.78-0.84 at L = 20, " +
+			"`pred/valid_acc_L` of results/sanity_check.jsonl): about one token in a hundred is never reproduced, whatever the scheme, which caps their 21..40 mean near 0.74. " +
+			"It scales every scheme alike, so it moves levels, not rankings",
+	}
+}
+
+// fmtSlopes lists ALiBi's slopes for h heads as 1/n when n is whole, else as 2^x.
+func fmtSlopes(h int) string {
+	var out []string
+	for _, m := range position.ALiBiSlopes(h) {
+		if n := 1 / m; math.Abs(n-math.Round(n)) < 1e-9 {
+			out = append(out, fmt.Sprintf("1/%.0f", n))
+		} else {
+			out = append(out, fmt.Sprintf("2^%.1f", math.Log2(m)))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// intermediateSlope reports whether an ALiBi slope is between 1/32 and 1/4: a head that can
+// still reach the whole input at the training lengths when its content logits outweigh the
+// penalty (at most 5 at distance 21), and meets twice the penalty at twice the distance.
+func intermediateSlope(m float64) bool { return m >= 1.0/32 && m <= 1.0/4 }
+
+// slopeCounts says how many of h heads' slopes are intermediate (intermediateSlope).
+func slopeCounts(h int) string {
+	n := 0
+	for _, m := range position.ALiBiSlopes(h) {
+		if intermediateSlope(m) {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d between 1/32 and 1/4", n, h)
+}
+
+// kazemnejadALiBi writes §9's second follow-up: for the contradicted rankings between t5 and
+// alibi on copy, the same rankings in each arm of configs/kazemnejad2023_alibi.yaml (arms: its
+// grid, nil when absent; one arm per swept variant), beside the main grid and the 100-symbol
+// baseline the arms differ from (vocab, nil when absent), by the same rules.
+func kazemnejadALiBi(b *strings.Builder, main, vocab, arms *Grid, paper map[[2]string]PaperCell, dir string) {
+	const task = "copy"
+	if main == nil {
+		return
+	}
+	contradicted := contradictedClaims(main, paper, task, "alibi", "t5")
+	if len(contradicted) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### Does ALiBi's bias explain why copy contradicts %s?\n\n", claimNames(contradicted))
+	if vocab != nil {
+		vcells := Cells(SeedRows(vocab), Exact)
+		var pairs []string
+		for _, s := range kazemnejadSchemes {
+			pc, ok := paper[[2]string{task, s.paper}]
+			if c := vcells[s.key(task)]; c != nil && ok {
+				xs, _ := c.Scores(KazemnejadLo, KazemnejadHi, false)
+				pairs = append(pairs, fmt.Sprintf("%s %.3f vs %.3f", s.paper, meanOf(xs), pc.Mean(KazemnejadLo, KazemnejadHi)))
+			}
+		}
+		fmt.Fprintf(b, "With the paper's 100 symbols, ours against the paper's over %d..%d: %s (the table above). ", KazemnejadLo, KazemnejadHi, strings.Join(pairs, ", "))
+	}
+	fmt.Fprintf(b, "The set-up differences with the authors' code (McGill-NLP/length-generalization at 40f8a44, src/models/custom_t5_decoder_only.py unless named):\n\n")
+	main0 := main.Cells[0].Config
+	for _, d := range alibiDifferences(main0) {
+		fmt.Fprintf(b, "- %s.\n", d)
+	}
+	var ours, theirs int
+	for _, m := range position.ALiBiSlopes(main0.Model.Heads) {
+		if intermediateSlope(m) {
+			ours++
+		}
+	}
+	for _, m := range position.ALiBiSlopes(12) {
+		if intermediateSlope(m) {
+			theirs++
+		}
+	}
+	fmt.Fprintf(b, "\nOnly the first two act on ALiBi's fixed bias and not on the other schemes. A head with an intermediate slope (1/32 to 1/4) can reach the whole input "+
+		"at the training lengths when its content logits outweigh the penalty, and meets twice the penalty at twice the distance: they have %d such heads, we %d. "+
+		"Content logits that grow faster (no scale) outweigh a fixed bias sooner, leaving a model closer to NoPE (the paper's ALiBi scores about as its NoPE: %s). "+
+		"Hypothesis: either difference brings our ALiBi below our T5. "+
+		"The experiment: [configs/%s.yaml](../configs/%s.yaml), [configs/%s.yaml](../configs/%s.yaml)'s set-up for alibi and t5, 3 seeds, "+
+		"in one arm per difference (each arm differs from that grid in one respect), ranked by the same rules.\n\n",
+		theirs, ours, paperPair(paper, task, "alibi", "none"), KazemnejadALiBiConfig, KazemnejadALiBiConfig, KazemnejadVocabConfig, KazemnejadVocabConfig)
+	if arms == nil {
+		missingFollowUp(b, dir, KazemnejadALiBiConfig, "about 30 minutes")
+		return
+	}
+	// The columns: the main grid, the 100-symbol baseline, then one per arm in the grid's order.
+	type column struct {
+		name  string
+		cells map[CellKey]*SeedCell
+	}
+	cols := []column{{"ours, main grid", Cells(SeedRows(main), Exact)}}
+	if vocab != nil {
+		cols = append(cols, column{"ours, 100 symbols (" + KazemnejadVocabConfig + ")", Cells(SeedRows(vocab), Exact)})
+	}
+	armCells := Cells(sweptRows(arms), Exact)
+	var armNames []string
+	seen := map[string]bool{}
+	for _, r := range sweptRows(arms) {
+		if !seen[r.Variant] {
+			seen[r.Variant] = true
+			armNames = append(armNames, r.Variant)
+		}
+	}
+	armLabel := func(v string) string {
+		if v == "" {
+			return "as configured"
+		}
+		return strings.ReplaceAll(v, ",", ", ")
+	}
+	for _, v := range armNames {
+		sub := map[CellKey]*SeedCell{}
+		for k, c := range armCells {
+			if k.Variant == v {
+				sub[CellKey{k.Task, k.Scheme, ""}] = c
+			}
+		}
+		cols = append(cols, column{"ours, " + armLabel(v), sub})
+	}
+	head := fmt.Sprintf("| scheme | paper, %d..%d |", KazemnejadLo, KazemnejadHi)
+	rule := "| --- | ---: |"
+	for _, c := range cols {
+		head += " " + c.name + " |"
+		rule += " --- |"
+	}
+	fmt.Fprintf(b, "Exact match over %d..%d, mean [95%% interval] over seeds (in range):\n\n%s\n%s\n", KazemnejadLo, KazemnejadHi, head, rule)
+	for _, s := range kazemnejadSchemes {
+		if s.paper != "alibi" && s.paper != "t5" {
+			continue
+		}
+		p := "–"
+		if pc, ok := paper[[2]string{task, s.paper}]; ok {
+			p = fmt.Sprintf("%.3f", pc.Mean(KazemnejadLo, KazemnejadHi))
+		}
+		row := fmt.Sprintf("| %s | %s |", s.paper, p)
+		for _, c := range cols {
+			cell := c.cells[s.key(task)]
+			if cell == nil {
+				row += " – |"
+				continue
+			}
+			xs, _ := cell.Scores(KazemnejadLo, KazemnejadHi, false)
+			in, _ := cell.Scores(0, 0, true)
+			row += fmt.Sprintf(" %s (%s) |", fmtCI(xs), f3(meanOf(in)))
+		}
+		b.WriteString(row + "\n")
+	}
+	head = fmt.Sprintf("| claim (exact match, %d..%d) | paper: A − B |", KazemnejadLo, KazemnejadHi)
+	rule = "| --- | --- |"
+	for _, c := range cols {
+		head += " " + c.name + ": A − B [95% interval], verdict |"
+		rule += " --- |"
+	}
+	fmt.Fprintf(b, "\n%s\n%s\n", head, rule)
+	var findings []string
+	for _, cl := range contradicted {
+		pa, pb := paper[[2]string{task, cl.a.paper}], paper[[2]string{task, cl.b.paper}]
+		row := fmt.Sprintf("| %s | %+.3f |", cl, pa.Mean(KazemnejadLo, KazemnejadHi)-pb.Mean(KazemnejadLo, KazemnejadHi))
+		for i, c := range cols {
+			ca, cb := c.cells[cl.a.key(task)], c.cells[cl.b.key(task)]
+			if ca == nil || cb == nil {
+				row += " – |"
+				continue
+			}
+			r := rankCells(cl.a.paper, cl.b.paper, ca, cb)
+			row += " " + fmtDiff(r.Diff) + ", " + r.Verdict + " |"
+			if i < len(cols)-len(armNames) {
+				continue
+			}
+			arm := armLabel(armNames[i-(len(cols)-len(armNames))])
+			switch v := r.Verdict; {
+			case v == "contradicted":
+				findings = append(findings, fmt.Sprintf("%s does not explain why %s is contradicted: it still is with it", arm, cl))
+			case strings.HasPrefix(v, "untested"):
+				findings = append(findings, fmt.Sprintf("%s cannot be judged with %s (%s)", cl, arm, v))
+			case v == "reproduced":
+				findings = append(findings, fmt.Sprintf("with %s, %s is reproduced: this difference accounts for the reversal", arm, cl))
+			default:
+				findings = append(findings, fmt.Sprintf("with %s, %s is no longer contradicted (%s): this difference accounts for the reversal, "+
+					"but the paper's lead is not shown either", arm, cl, v))
+			}
+		}
+		b.WriteString(row + "\n")
 	}
 	b.WriteString("\n")
 	if len(findings) > 0 {

@@ -3,8 +3,10 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,12 +23,14 @@ type PaperCell struct {
 	ByLength     map[int]float64
 }
 
-// Mean is the mean over the lengths in [lo, hi] (NaN when none).
+// Mean is the mean over the lengths in [lo, hi] (NaN when none), summed in length order so that
+// it is the same to the last bit every time (a map's order is random, and a last-bit difference
+// can flip the third decimal the document prints).
 func (p PaperCell) Mean(lo, hi int) float64 {
 	var s float64
 	n := 0
-	for L, x := range p.ByLength {
-		if L >= lo && L <= hi {
+	for _, L := range slices.Sorted(maps.Keys(p.ByLength)) {
+		if x := p.ByLength[L]; L >= lo && L <= hi {
 			s += x
 			n++
 		}
@@ -145,8 +149,10 @@ func missingGrid(b *strings.Builder, dir, config string) {
 }
 
 // kazemnejadSection writes the Kazemnejad et al. 2023 comparison from a grid of
-// configs/kazemnejad2023.yaml (nil: missing) and the paper's released numbers.
-func kazemnejadSection(b *strings.Builder, g, vocab *Grid, paper map[[2]string]PaperCell, dir, vocabDir string) {
+// configs/kazemnejad2023.yaml (nil: missing) and the paper's released numbers, then its
+// follow-ups (by config name, KazemnejadFollowUps; dirs by grid name).
+func kazemnejadSection(b *strings.Builder, g *Grid, followUps map[string]*Grid, paper map[[2]string]PaperCell, dirs map[string]string) {
+	dir := dirs["kazemnejad2023"]
 	fmt.Fprintf(b, "## 9. Kazemnejad et al. 2023: NoPE, T5 and ALiBi degrade gracefully, sinusoidal and rotary collapse\n\n")
 	fmt.Fprintf(b, "Their protocol (decoder-only, causal, trained on lengths ≤ 20, tested on %d..%d, greedy generation of the whole answer and its end, 3 seeds) "+
 		"on copy and reverse. The paper's numbers: the mean over its 3 released seeds (`job_type: best_run_seed_exp`) of exact match, from "+
@@ -200,7 +206,9 @@ func kazemnejadSection(b *strings.Builder, g, vocab *Grid, paper map[[2]string]P
 		}
 		b.WriteString("\n")
 	}
-	kazemnejadVocab(b, g, vocab, paper, vocabDir)
+	vocab := followUps[KazemnejadVocabConfig]
+	kazemnejadVocab(b, g, vocab, paper, dirs[KazemnejadVocabConfig])
+	kazemnejadALiBi(b, g, vocab, followUps[KazemnejadALiBiConfig], paper, dirs[KazemnejadALiBiConfig])
 	otherRange(b, cells, rows, KazemnejadHi)
 }
 

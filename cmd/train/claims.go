@@ -17,7 +17,7 @@ import (
 var claimGrids = []string{"claims", "literature", "kazemnejad2023", "ruoss2023"}
 
 // followUpGrids are the experiments behind a contradicted claim: optional, read when present.
-var followUpGrids = []string{report.KazemnejadVocabConfig}
+var followUpGrids = report.KazemnejadFollowUps
 
 // runClaims regenerates docs/claims.md and the per-seed files docs/claims/*.csv from the
 // finished runs of the claims, literature, kazemnejad2023 and ruoss2023 grids under -runs. It
@@ -34,7 +34,7 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return fmt.Errorf("claims: unexpected argument %q: %w (see train -h)", fs.Arg(0), errUsage)
 	}
-	in := report.ClaimsInput{Dirs: map[string]string{}, DocsDir: *docs, Command: "go run ./cmd/train claims"}
+	in := report.ClaimsInput{Dirs: map[string]string{}, FollowUps: map[string]*report.Grid{}, DocsDir: *docs, Command: "go run ./cmd/train claims"}
 	grids := map[string]**report.Grid{"claims": &in.Claims, "literature": &in.Literature, "kazemnejad2023": &in.Kazemnejad, "ruoss2023": &in.Ruoss}
 	for _, name := range claimGrids {
 		if err := ctx.Err(); err != nil {
@@ -73,7 +73,7 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			fmt.Fprintf(stderr, "claims: %s: %d of %d runs missing (continue with -resume); using the finished ones\n", dir, len(g.Missing), len(g.Cells))
 		}
 		if len(g.Missing) < len(g.Cells) {
-			in.KazemnejadVocab = g
+			in.FollowUps[name] = g
 		}
 	}
 	if err := report.Claims(in); err != nil {
