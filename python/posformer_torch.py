@@ -60,9 +60,15 @@ import os
 import sys
 import time
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+except ImportError as e:
+    if __name__ != "__main__":
+        raise
+    sys.exit(f"posformer_torch: {e}: this module needs PyTorch; on Debian: apt-get install python3-torch "
+             "libopenblas0-pthread, then run it with /usr/bin/python3")
 
 LAYER_NORM_EPS = 1e-5
 EXPORT_VERSION = "1"
@@ -82,8 +88,14 @@ def read_safetensors(path):
     with open(path, "rb") as f:
         raw = f.read()
     n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8:8 + n].decode("utf-8"))
-    meta = header.pop("__metadata__", {})
+    if len(raw) < 8 or n > len(raw) - 8:
+        raise ValueError(f"{path}: not a safetensors file (its {len(raw)} bytes do not hold the header they announce); "
+                         "give the model.safetensors that `train export RUN_DIR` wrote")
+    try:
+        header = json.loads(raw[8:8 + n].decode("utf-8"))
+        meta = header.pop("__metadata__", {})
+    except (ValueError, AttributeError) as e:
+        raise ValueError(f"{path}: not a safetensors file (header: {e}); give the model.safetensors that `train export RUN_DIR` wrote")
     data = raw[8 + n:]
     tensors = {}
     for name, info in header.items():
@@ -91,6 +103,9 @@ def read_safetensors(path):
         if dt is None:
             raise ValueError(f"{path}: tensor {name} has dtype {info['dtype']}; posformer writes F32 or F64")
         begin, end = info["data_offsets"]
+        if end > len(data):
+            raise ValueError(f"{path}: tensor {name} ends at byte {end} of the data, which has {len(data)}: "
+                             "the file is truncated; export the run again (train export RUN_DIR -force)")
         t = torch.frombuffer(bytearray(data[begin:end]), dtype=dt) if end > begin else torch.empty(0, dtype=dt)
         tensors[name] = t.reshape(info["shape"])
     return tensors, meta
@@ -424,6 +439,8 @@ def load(path):
 
     def get(name):
         used.add(name)
+        if name not in tensors:
+            raise ValueError(f"{path}: tensor {name} is missing; export the run again (train export RUN_DIR -force)")
         return tensors[name]
 
     m.tok_emb.data = get("tok_emb").clone()
@@ -545,8 +562,34 @@ def bench(a):
           f"wall_total={t_end-t_start:.1f}s")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a bad command line reported in one line (exit status 2), no usage block."""
+
+    def error(self, message):
+        print(f"{self.prog}: {message} (see {self.prog} -h)", file=sys.stderr)
+        sys.exit(2)
+
+
+def show(path, tokens):
+    """Prints an export's architecture and tensors, and the logits of tokens (if any)."""
+    tensors, meta = read_safetensors(path)
+    if "posformer.model" not in meta:
+        raise ValueError(f"{path}: no posformer.model in its metadata: not a file `train export RUN_DIR` wrote")
+    vocab = json.loads(meta["posformer.model"]).get("vocab", 0)
+    if bad := [t for t in tokens if not 0 <= t < vocab]:
+        raise ValueError(f"tokens {bad}: outside the model's vocabulary 0..{vocab - 1}")
+    print("posformer.model:", meta.get("posformer.model"))
+    for name, t in sorted(tensors.items()):
+        print(f"{name} {t.dtype} {list(t.shape)}")
+    if tokens:
+        with torch.no_grad():
+            logits = load(path)(torch.tensor([tokens]))[0]
+        for i, row in enumerate(logits):
+            print(f"token {tokens[i]} at {i}: next {int(row.argmax())}, logits {[round(float(x), 4) for x in row]}")
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = Parser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check", help="logits of exported models for the Go cross-check (JSON on stdout)")
     c.add_argument("request")
@@ -572,20 +615,17 @@ def main():
     b.add_argument("--eval-iters", type=int, default=20)
     b.add_argument("--eval-seqs", default="64,128,256,512", help="comma-separated forward-only sequence lengths")
     a = ap.parse_args()
-    if a.cmd == "check":
-        check(a.request)
-    elif a.cmd == "show":
-        tensors, meta = read_safetensors(a.file)
-        print("posformer.model:", meta.get("posformer.model"))
-        for name, t in sorted(tensors.items()):
-            print(f"{name} {t.dtype} {list(t.shape)}")
-        if a.tokens:
-            with torch.no_grad():
-                logits = load(a.file)(torch.tensor([a.tokens]))[0]
-            for i, row in enumerate(logits):
-                print(f"token {a.tokens[i]} at {i}: next {int(row.argmax())}, logits {[round(float(x), 4) for x in row]}")
-    else:
-        bench(a)
+    try:
+        if a.cmd == "check":
+            check(a.request)
+        elif a.cmd == "show":
+            show(a.file, a.tokens)
+        else:
+            bench(a)
+    except OSError as e:  # a missing or unreadable file: one line, exit status 1
+        sys.exit(f"{ap.prog} {a.cmd}: {e.filename or ''}: {e.strerror or e}".replace(": : ", ": "))
+    except ValueError as e:  # a file or argument that is not what the command reads
+        sys.exit(f"{ap.prog} {a.cmd}: {e}")
 
 
 if __name__ == "__main__":
