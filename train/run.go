@@ -47,6 +47,10 @@ type Options struct {
 	// tuning run, see adopt.go): when the run directory is new (or with Force), its results are
 	// copied there instead of training again. Empty: train.
 	CopyFrom string
+
+	// evaluated, when set (by tests), is told every length an evaluation scores (its progress
+	// label and the length), not the lengths whose rows it reuses.
+	evaluated func(label string, L int)
 }
 
 // ErrInterrupted is returned (wrapped) when the context is cancelled during training; the run
@@ -146,14 +150,14 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	}
 
 	t1 := time.Now()
-	lengths, diag, err := evaluateLengths(ctx, cfg, task, m, opt, "eval "+cfg.Name)
+	lengths, diag, err := evaluateLengths(ctx, cfg, task, m, opt, "eval "+cfg.Name, nil)
 	if err != nil {
 		return nil, err
 	}
 	res.Lengths = lengths
 	res.summarize()
 	// The variants' results and the diagnostics first: results.json marks a finished run.
-	if err := evaluateVariants(ctx, cfg, task, m, res, opt); err != nil {
+	if err := evaluateVariants(ctx, cfg, task, m, res, diag, opt); err != nil {
 		return nil, err
 	}
 	res.EvalSeconds = time.Since(t1).Seconds()
@@ -167,8 +171,9 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 }
 
 // evaluateLengths scores m at every test length of cfg, with the diagnostics of the inspect
-// command (attended distances, the first decode failures beyond the training lengths).
-func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string) ([]LengthResult, *Diagnostics, error) {
+// command (attended distances, the first decode failures beyond the training lengths). The
+// lengths in reuse take its row and diagnostics instead of being evaluated (see reusable).
+func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
 	diag := &Diagnostics{Examples: min(config.DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
@@ -176,6 +181,15 @@ func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *
 	for i, L := range cfg.Eval.Lengths {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
+		}
+		if r, ok := reuse[L]; ok {
+			diag.Lengths = append(diag.Lengths, r.diag)
+			out = append(out, r.row)
+			pr.Update(i+1, fmt.Sprintf("length %d exact %.3f (as evaluated without the variant)", L, r.row.ExactMatch))
+			continue
+		}
+		if opt.evaluated != nil {
+			opt.evaluated(label, L)
 		}
 		ex, err := data.TestSet(task, L, cfg.Eval.Examples, cfg.Eval.Seed)
 		if err != nil {

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,16 +10,48 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/train/config"
+	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )
 
 // VariantDir is the directory, inside a run directory, of an evaluation variant's results.
 func VariantDir(name string) string { return "eval-" + name }
 
+// reusedLength is one length's row and diagnostics, taken from the run's own evaluation.
+type reusedLength struct {
+	row  LengthResult
+	diag LengthDiagnostics
+}
+
+// reusable lists the lengths at which a variant evaluates exactly as the run's own evaluation
+// (base, baseDiag), so their rows are copied instead of computed again: when the variant changes
+// nothing but position.rope_scaling, every length whose sequences are no longer than the
+// training ones (data.SeqLen ≤ m.TrainLen). rope_scaling acts only beyond them
+// (position.RoPE.ScaledFor gives the plain rotation for evalLen ≤ trainLen with every scaling,
+// interpolate and ntk alike), no other scheme reads the training length, and each length is
+// evaluated on its own (its test set and evaluation depend on the length and eval.seed only), so
+// the copied rows are the bits a second evaluation would give. nil for any other variant
+// (eval_positions changes every length).
+func reusable(cfg config.Config, v config.EvalVariant, task data.Task, m *model.Model, base []LengthResult, baseDiag *Diagnostics) map[int]reusedLength {
+	a, errA := yaml.Marshal(cfg.VariantConfig(v))
+	b, errB := yaml.Marshal(cfg.VariantConfig(config.EvalVariant{Name: v.Name, RopeScaling: v.RopeScaling}))
+	if errA != nil || errB != nil || !bytes.Equal(a, b) || baseDiag == nil || len(baseDiag.Lengths) != len(base) {
+		return nil
+	}
+	out := map[int]reusedLength{}
+	for i, r := range base {
+		if m.TrainLen > 0 && data.SeqLen(task, r.Length) <= m.TrainLen {
+			out[r.Length] = reusedLength{row: r, diag: baseDiag.Lengths[i]}
+		}
+	}
+	return out
+}
+
 // evaluateVariants evaluates the weights of m once per active variant, writing each variant's
 // results into its directory. Variants only change evaluation options, so the variant model has
-// the same parameters, given m's values.
-func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, base *Result, opt Options) error {
+// the same parameters, given m's values. The lengths where a variant cannot differ from the run's
+// own evaluation (base, baseDiag) take its rows (reusable).
+func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, base *Result, baseDiag *Diagnostics, opt Options) error {
 	for _, v := range cfg.ActiveVariants() {
 		vc := cfg.VariantConfig(v)
 		vm, err := vc.NewModel(task)
@@ -32,7 +65,8 @@ func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m 
 		res := *base
 		res.Variant = "eval=" + v.Name
 		res.Lengths = nil
-		lengths, diag, err := evaluateLengths(ctx, vc, task, vm, opt, "eval "+cfg.Name+" "+v.Name)
+		reuse := reusable(cfg, v, task, m, base.Lengths, baseDiag)
+		lengths, diag, err := evaluateLengths(ctx, vc, task, vm, opt, "eval "+cfg.Name+" "+v.Name, reuse)
 		if err != nil {
 			return err
 		}

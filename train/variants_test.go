@@ -3,10 +3,12 @@ package train
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -68,5 +70,85 @@ func TestEvalVariantSchemes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "copy_alibi_s1", VariantDir("ntk"))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("an alibi run evaluated a rope-only variant: %v", err)
+	}
+}
+
+// TestEvalVariantReusesInRange: a rope_scaling variant takes the run's own rows and diagnostics
+// at the lengths within training (rope_scaling acts only beyond them) instead of evaluating them
+// again, and evaluates only the longer lengths; its rows and diagnostics, reused or not, are
+// exactly those of evaluating the variant at every length. A variant that changes
+// eval_positions evaluates every length.
+func TestEvalVariantReusesInRange(t *testing.T) {
+	var mu sync.Mutex
+	evaluated := map[string][]int{}
+	opt := Options{evaluated: func(label string, L int) {
+		mu.Lock()
+		defer mu.Unlock()
+		evaluated[label] = append(evaluated[label], L)
+	}}
+	dir := t.TempDir()
+	cfg := tinyConfig(t, dir, "eval.lengths=1..8", "eval.variants=[{name: ntk, rope_scaling: ntk}, {name: interp, rope_scaling: interpolate}]")
+	res, err := Run(context.Background(), cfg, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, beyond := []int{1, 2, 3, 4, 5, 6, 7, 8}, []int{5, 6, 7, 8} // trained on 1..4
+	want := map[string][]int{"eval copy_rope_s1": all, "eval copy_rope_s1 ntk": beyond, "eval copy_rope_s1 interp": beyond}
+	if !reflect.DeepEqual(evaluated, want) {
+		t.Errorf("lengths evaluated: %v, want %v", evaluated, want)
+	}
+	plainDiag, err := ReadDiagnostics(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadModel(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := cfg.NewTask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range cfg.Eval.Variants {
+		vdir := filepath.Join(res.Dir, VariantDir(v.Name))
+		vres, err := ReadResult(vdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vdiag, err := ReadDiagnostics(vdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(vres.Lengths[:4], res.Lengths[:4]) || !reflect.DeepEqual(vdiag.Lengths[:4], plainDiag.Lengths[:4]) {
+			t.Errorf("%s: the rows within training differ from the plain evaluation's", v.Name)
+		}
+		// Evaluating the variant at every length, nothing reused, gives the same bits.
+		vc := cfg.WithDefaults().VariantConfig(v)
+		vm, err := vc.NewModel(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm.TrainLen = m.TrainLen
+		if err := copyParams(vm, m); err != nil {
+			t.Fatal(err)
+		}
+		full, fullDiag, err := evaluateLengths(context.Background(), vc, task, vm, Options{}, "full", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(fullDiag.Lengths)
+		b, _ := json.Marshal(vdiag.Lengths)
+		if !reflect.DeepEqual(full, vres.Lengths) || !bytes.Equal(a, b) {
+			t.Errorf("%s: the results differ from evaluating every length:\n%+v\n%+v", v.Name, vres.Lengths, full)
+		}
+	}
+	// eval_positions plain on a randomized model changes every length: nothing is reused.
+	evaluated = map[string][]int{}
+	if _, err := Run(context.Background(), tinyConfig(t, dir, "position.kind=sinusoidal", "position.randomized=true", "position.max_random=32",
+		"eval.lengths=1..8", "eval.variants=[{name: plain, eval_positions: plain}]"), opt); err != nil {
+		t.Fatal(err)
+	}
+	if got := evaluated["eval copy_sinusoidal_s1 plain"]; !reflect.DeepEqual(got, all) {
+		t.Errorf("eval_positions variant evaluated lengths %v, want all of %v", got, all)
 	}
 }
