@@ -328,13 +328,16 @@ func copyA[F Float](tA bool, a []F, lda, ic, pc, mc, kc, mr int, ab []F) (rs, cs
 func packA[F Float](tA bool, a []F, lda, ic, pc, mc, kc, mr int, ap []F) {
 	panel := ap[:mr*kc]
 	clear(panel)
-	for r := 0; r < mc; r++ {
+	if tA { // op(A)'s columns are rows of A: mc contiguous values for each p
 		for p := 0; p < kc; p++ {
-			if tA {
-				panel[p*mr+r] = a[(pc+p)*lda+ic+r]
-			} else {
-				panel[p*mr+r] = a[(ic+r)*lda+pc+p]
-			}
+			copy(panel[p*mr:p*mr+mc], a[(pc+p)*lda+ic:(pc+p)*lda+ic+mc])
+		}
+		return
+	}
+	for r := 0; r < mc; r++ {
+		row := a[(ic+r)*lda+pc : (ic+r)*lda+pc+kc]
+		for p, v := range row {
+			panel[p*mr+r] = v
 		}
 	}
 }
@@ -349,6 +352,11 @@ func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F) {
 			clear(panel)
 		}
 		switch {
+		case !tB && nrr == 32 && nr == 32: // the 12×32 kernel's panels: 32 values a row, no call
+			for p := 0; p < kc; p++ {
+				o := (pc+p)*ldb + jc + jr
+				*(*[32]F)(panel[p*32:]) = *(*[32]F)(b[o : o+32])
+			}
 		case !tB && nrr == 16 && nr == 16: // the float32 kernels' panels: 16 values a row, no call
 			for p := 0; p < kc; p++ {
 				o := (pc+p)*ldb + jc + jr
@@ -364,7 +372,10 @@ func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F) {
 				copy(panel[p*nr:p*nr+nrr], b[(pc+p)*ldb+jc+jr:(pc+p)*ldb+jc+jr+nrr])
 			}
 		case nrr == 16 && nr == 16:
-			packBT16(b[(jc+jr)*ldb+pc:], ldb, kc, panel)
+			packBT16(b[(jc+jr)*ldb+pc:], ldb, kc, panel, 16)
+		case nrr == 32 && nr == 32: // two blocks of 16 columns
+			packBT16(b[(jc+jr)*ldb+pc:], ldb, kc, panel, 32)
+			packBT16(b[(jc+jr+16)*ldb+pc:], ldb, kc, panel[16:], 32)
 		default:
 			for j := 0; j < nrr; j++ {
 				col := b[(jc+jr+j)*ldb+pc : (jc+jr+j)*ldb+pc+kc]
@@ -423,22 +434,34 @@ func (p *bPacker[F]) mul(tA bool, m, n int, alpha F, a []F, lda int, b []F, ldb 
 	gemmSerial(kernelOf[F](), tA, true, m, n, p.k, alpha, a, lda, b, ldb, c, ldc, false, p.buf, nil)
 }
 
-// packBT16 writes the transpose of the 16 rows b[j·ldb : j·ldb+kc] (j < 16) to panel: panel[p·16+j]
-// = b[j·ldb+p]. It goes by blocks of 16×8, each row's 8 values read at once, so the loads are
-// contiguous and the stores fill whole lines.
-func packBT16[F Float](b []F, ldb, kc int, panel []F) {
+// packBT16 writes the transpose of the 16 rows b[j·ldb : j·ldb+kc] (j < 16) to panel, whose rows
+// are ps values apart (16, or 32 for half a 12×32 kernel's panel): panel[p·ps+j] = b[j·ldb+p].
+// It goes by blocks of 16×8, each row's 8 values read at once, so the loads are contiguous and
+// the stores fill whole lines.
+func packBT16[F Float](b []F, ldb, kc int, panel []F, ps int) {
 	p := 0
-	for ; p+8 <= kc; p += 8 {
-		out := (*[128]F)(panel[p*16 : p*16+128])
-		for j := 0; j < 16; j++ {
-			r := (*[8]F)(b[j*ldb+p : j*ldb+p+8])
-			out[j], out[16+j], out[32+j], out[48+j] = r[0], r[1], r[2], r[3]
-			out[64+j], out[80+j], out[96+j], out[112+j] = r[4], r[5], r[6], r[7]
+	if ps == 32 {
+		for ; p+8 <= kc; p += 8 {
+			out := (*[7*32 + 16]F)(panel[p*32 : p*32+7*32+16])
+			for j := 0; j < 16; j++ {
+				r := (*[8]F)(b[j*ldb+p : j*ldb+p+8])
+				out[j], out[32+j], out[64+j], out[96+j] = r[0], r[1], r[2], r[3]
+				out[128+j], out[160+j], out[192+j], out[224+j] = r[4], r[5], r[6], r[7]
+			}
+		}
+	} else {
+		for ; p+8 <= kc; p += 8 {
+			out := (*[128]F)(panel[p*16 : p*16+128])
+			for j := 0; j < 16; j++ {
+				r := (*[8]F)(b[j*ldb+p : j*ldb+p+8])
+				out[j], out[16+j], out[32+j], out[48+j] = r[0], r[1], r[2], r[3]
+				out[64+j], out[80+j], out[96+j], out[112+j] = r[4], r[5], r[6], r[7]
+			}
 		}
 	}
 	for ; p < kc; p++ {
 		for j := 0; j < 16; j++ {
-			panel[p*16+j] = b[j*ldb+p]
+			panel[p*ps+j] = b[j*ldb+p]
 		}
 	}
 }

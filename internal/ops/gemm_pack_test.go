@@ -255,3 +255,79 @@ func testRowsOuter[F Float](t *testing.T, kern microKernel[F]) {
 		sameBits(t, fmt.Sprintf("%d×%d kernel, rows outermost, %+v", kern.mr, kern.nr, c), got, want)
 	}
 }
+
+// TestPackB: packB's panels (the fixed-size copies for rows of 8, 16 and 32 values, the
+// transposed blocks of 16 and 32 columns, and the general loops) hold op(B)'s values where the
+// kernels read them, with zeros past the last column, for B transposed or not.
+func TestPackB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, tB := range []bool{false, true} {
+		for _, nr := range []int{5, 8, 16, 32} {
+			for _, s := range [][4]int{{0, 0, 19, 70}, {3, 5, 256, 100}, {1, 32, 9, 64}} { // pc, jc, kc, nc
+				pc, jc, kc, nc := s[0], s[1], s[2], s[3]
+				rows, cols := pc+kc+2, jc+nc+3 // op(B) is rows × cols
+				ldb := cols + 1
+				if tB {
+					ldb = rows + 1
+				}
+				b := randSlice[float32](rng, max(rows, cols)*ldb)
+				at := func(p, j int) float32 {
+					if tB {
+						return b[j*ldb+p]
+					}
+					return b[p*ldb+j]
+				}
+				np := (nc + nr - 1) / nr * nr
+				bp := randSlice[float32](rng, kc*np)
+				packB(tB, b, ldb, pc, jc, kc, nc, nr, bp)
+				for q := 0; q < np/nr; q++ {
+					for p := 0; p < kc; p++ {
+						for j := 0; j < nr; j++ {
+							want := float32(0)
+							if q*nr+j < nc {
+								want = at(pc+p, jc+q*nr+j)
+							}
+							if got := bp[q*nr*kc+p*nr+j]; got != want {
+								t.Fatalf("tB=%v nr=%d %v: panel %d, p=%d, column %d holds %v, want %v", tB, nr, s, q, p, j, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPackA: packA's panel holds op(A)'s last rows where the kernels read them (for each p, the
+// mr values of that column), with zeros past the last row, for A transposed or not.
+func TestPackA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, tA := range []bool{false, true} {
+		for _, s := range [][5]int{{0, 0, 4, 256, 12}, {24, 3, 8, 19, 12}, {5, 7, 3, 33, 6}} { // ic, pc, mc, kc, mr
+			ic, pc, mc, kc, mr := s[0], s[1], s[2], s[3], s[4]
+			rows, cols := ic+mc+1, pc+kc+2 // op(A) is rows × cols
+			lda := cols + 3
+			if tA {
+				lda = rows + 3
+			}
+			a := randSlice[float32](rng, max(rows, cols)*lda)
+			ap := randSlice[float32](rng, mr*kc)
+			packA(tA, a, lda, ic, pc, mc, kc, mr, ap)
+			for p := 0; p < kc; p++ {
+				for r := 0; r < mr; r++ {
+					want := float32(0)
+					if r < mc {
+						if tA {
+							want = a[(pc+p)*lda+ic+r]
+						} else {
+							want = a[(ic+r)*lda+pc+p]
+						}
+					}
+					if got := ap[p*mr+r]; got != want {
+						t.Fatalf("tA=%v %v: p=%d, row %d holds %v, want %v", tA, s, p, r, got, want)
+					}
+				}
+			}
+		}
+	}
+}
