@@ -352,16 +352,8 @@ func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F) {
 			clear(panel)
 		}
 		switch {
-		case !tB && nrr == 32 && nr == 32: // the 12×32 kernel's panels: 32 values a row, no call
-			for p := 0; p < kc; p++ {
-				o := (pc+p)*ldb + jc + jr
-				*(*[32]F)(panel[p*32:]) = *(*[32]F)(b[o : o+32])
-			}
-		case !tB && nrr == 16 && nr == 16: // the float32 kernels' panels: 16 values a row, no call
-			for p := 0; p < kc; p++ {
-				o := (pc+p)*ldb + jc + jr
-				*(*[16]F)(panel[p*16:]) = *(*[16]F)(b[o : o+16])
-			}
+		case !tB && nr >= 16 && nrr == nr && useKernels && packRows(b, ldb, pc, jc+jr, kc, nr, panel):
+			// the float32 kernels' panels, rows of 16 or 32 values copied in assembly
 		case !tB && nrr == 8 && nr == 8:
 			for p := 0; p < kc; p++ {
 				o := (pc+p)*ldb + jc + jr
@@ -432,6 +424,24 @@ func (p *bPacker[F]) mul(tA bool, m, n int, alpha F, a []F, lda int, b []F, ldb 
 		return
 	}
 	gemmSerial(kernelOf[F](), tA, true, m, n, p.k, alpha, a, lda, b, ldb, c, ldc, false, p.buf, nil)
+}
+
+// packRows copies op(B)[pc:pc+kc, j:j+nr] (B row-major, nr 16 or 32) into panel with the assembly
+// row copies (a Go copy of a row, even as a fixed-size array, is a memmove call), and reports
+// whether it did: only for float32 where the CPU has the instructions.
+func packRows[F Float](b []F, ldb, pc, j, kc, nr int, panel []F) bool {
+	b32, ok := any(b).([]float32)
+	if !ok || kc == 0 || (nr == 32 && !haveAVX512) || (nr != 16 && nr != 32) {
+		return false
+	}
+	src := b32[pc*ldb+j : (pc+kc-1)*ldb+j+nr] // bounds checked here, for the assembly
+	dst := any(panel).([]float32)[:kc*nr]
+	if nr == 16 {
+		copyRows16(dst, src, ldb, kc)
+	} else {
+		copyRows32(dst, src, ldb, kc)
+	}
+	return true
 }
 
 // packBT16 writes the transpose of the 16 rows b[j·ldb : j·ldb+kc] (j < 16) to panel, whose rows

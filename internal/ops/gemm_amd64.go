@@ -149,3 +149,13 @@ func expFast8(y []float64)
 //
 //go:noescape
 func adamStep8(w, g []float32, m, v []float64, c *AdamCoef)
+
+// copyRows16 and copyRows32 copy kc rows of 16 (32) float32, ldb apart in src, to consecutive
+// rows of dst: the packing of B's panels for the float32 kernels (pack_amd64.s; copyRows32 needs
+// AVX512F). The caller checks the bounds.
+//
+//go:noescape
+func copyRows16(dst, src []float32, ldb, kc int)
+
+//go:noescape
+func copyRows32(dst, src []float32, ldb, kc int)
