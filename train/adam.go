@@ -61,25 +61,27 @@ func (a *Adam) Update(params []nn.Param, grads []*tensor.Dense, lr, gradScale fl
 	total := 0
 	for i, p := range params {
 		n := len(a.M[i])
-		var gn int
+		var wn, gn int
 		switch w := p.Value.Data().(type) {
 		case []float32:
 			g, ok := grads[i].Data().([]float32)
 			if !ok {
 				return fmt.Errorf("adam: parameter %s is float32, its gradient %T", p.Name, grads[i].Data())
 			}
-			gn = min(len(w), len(g))
+			wn, gn = len(w), len(g)
 		case []float64:
 			g, ok := grads[i].Data().([]float64)
 			if !ok {
 				return fmt.Errorf("adam: parameter %s is float64, its gradient %T", p.Name, grads[i].Data())
 			}
-			gn = min(len(w), len(g))
+			wn, gn = len(w), len(g)
 		default:
 			return fmt.Errorf("adam: parameter %s has unsupported data %T", p.Name, w)
 		}
-		if gn != n || len(a.V[i]) != n {
-			return fmt.Errorf("adam: parameter %s has %d values and gradients, moments of %d and %d", p.Name, gn, n, len(a.V[i]))
+		// Every value must have its gradient and moments: a shorter side would leave values
+		// silently not updated (or index past the end).
+		if wn != n || gn != n || len(a.V[i]) != n {
+			return fmt.Errorf("adam: parameter %s has %d values, %d gradients, moments of %d and %d", p.Name, wn, gn, n, len(a.V[i]))
 		}
 		total += n
 	}

@@ -181,3 +181,35 @@ func TestAdamUpdateSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestAdamRefusesSizeMismatch: a parameter whose values, gradient or moments differ in length is
+// an error naming it and every size, and nothing is updated (not even the step count); a longer
+// parameter or gradient than its moments is refused too, not updated in part.
+func TestAdamRefusesSizeMismatch(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		w, g  int // lengths of the parameter and its gradient; the moments have 4
+		wants string
+	}{
+		{"longer parameter", 6, 4, "adam: parameter w has 6 values, 4 gradients, moments of 4 and 4"},
+		{"longer gradient", 4, 6, "adam: parameter w has 4 values, 6 gradients, moments of 4 and 4"},
+		{"shorter gradient", 4, 3, "adam: parameter w has 4 values, 3 gradients, moments of 4 and 4"},
+	} {
+		w4 := nn.Full(tensor.Float32, 1, 4)
+		a := NewAdam([]nn.Param{{Name: "w", Value: w4}}, 0.9, 0.999, 1e-8, 0)
+		w := nn.Full(tensor.Float32, 1, c.w)
+		g := nn.Full(tensor.Float32, 0.5, c.g)
+		err := a.Update([]nn.Param{{Name: "w", Value: w}}, []*tensor.Dense{g}, 0.1, 1)
+		if err == nil || err.Error() != c.wants {
+			t.Errorf("%s: %v, want %q", c.name, err, c.wants)
+		}
+		for i, x := range w.Data().([]float32) {
+			if x != 1 {
+				t.Errorf("%s: w[%d] = %v after a refused update", c.name, i, x)
+			}
+		}
+		if a.Step != 0 {
+			t.Errorf("%s: step %d after a refused update", c.name, a.Step)
+		}
+	}
+}
