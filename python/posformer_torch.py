@@ -160,7 +160,11 @@ class Learned(Scheme):
 
     def embed(self, x, pos):
         if pos is None:
-            return x + self.table[: x.shape[1]]
+            rows, T = self.table.shape[0], x.shape[1]
+            if T > rows:  # as posformer's Learned.checkRows: a ValueError, not a shape mismatch
+                raise ValueError(f"position.max_positions: the learned table has {rows} rows but position {T - 1} is needed; "
+                                 f"give at most {rows} tokens")
+            return x + self.table[:T]
         return x + F.embedding(pos, self.table)
 
 

@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -33,6 +34,15 @@ func TestTorchShowBadInput(t *testing.T) {
 		}
 	}
 	missing := filepath.Join(dir, "missing.safetensors")
+	// A learned table of 8 rows (the longest training sequence): 9 tokens need a ninth.
+	learnedCfg := tinyConfig(t, t.TempDir(), "position.kind=learned", "position.max_positions=8", "train.steps=3", "train.val_every=-1", "eval.lengths=1..2", "eval.examples=2")
+	if _, err := Run(context.Background(), learnedCfg, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	learned, err := Export(filepath.Join(learnedCfg.Out, learnedCfg.Name), "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	show := func(args ...string) (stdout, stderr string, code int) {
 		cmd := exec.Command(torchPython, append([]string{torchModule, "show"}, args...)...)
 		var o, e bytes.Buffer
@@ -57,6 +67,7 @@ func TestTorchShowBadInput(t *testing.T) {
 		{"a truncated export", []string{truncated}, []string{truncated, "truncated", "export the run again"}},
 		{"a token outside the vocabulary", []string{export, "1", "99"}, []string{"tokens [99]", "vocabulary 0..9"}},
 		{"a token that is not a number", []string{export, "x"}, []string{"invalid int value: 'x'"}},
+		{"more tokens than a learned table has rows", []string{learned, "1", "2", "3", "4", "5", "6", "7", "8", "9"}, []string{"max_positions", "8 rows", "position 8"}},
 	} {
 		_, stderr, code := show(c.args...)
 		if code == 0 || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "Traceback") {
