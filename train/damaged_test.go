@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -59,5 +60,46 @@ func TestDamagedRunFiles(t *testing.T) {
 		if want := damagedGolden(t, c.class, dir); err == nil || err.Error() != want {
 			t.Errorf("%s truncated:\n got: %v\nwant: %s", c.file, err, want)
 		}
+	}
+}
+
+// TestResumeReevaluatesDamagedResults: what the damaged results.json's error tells to do works:
+// -resume on the run evaluates it again from its checkpoint, without training (its log keeps
+// its lines), and writes the results the run first had, bit for bit.
+func TestResumeReevaluatesDamagedResults(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir())
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(res.Dir, "results.json")
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, err := os.ReadFile(filepath.Join(res.Dir, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncate(t, path)
+	if _, err := ReadResult(res.Dir); err == nil || !strings.Contains(err.Error(), "-resume") {
+		t.Fatalf("the damaged results.json: %v, want an error that says -resume", err)
+	}
+	evaluated := 0
+	if _, err := Run(context.Background(), cfg, Options{Resume: true, evaluated: func(string, int) { evaluated++ }}); err != nil {
+		t.Fatalf("-resume on a run with a damaged results.json: %v", err)
+	}
+	if evaluated != len(cfg.Eval.Lengths) {
+		t.Errorf("-resume evaluated %d lengths, want all %d", evaluated, len(cfg.Eval.Lengths))
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("results.json after -resume differs from the run's first:\n got: %s\nwant: %s", got, want)
+	}
+	if after, _ := os.ReadFile(filepath.Join(res.Dir, "metrics.jsonl")); !bytes.Equal(after, metrics) {
+		t.Errorf("-resume trained again: metrics.jsonl changed")
 	}
 }
