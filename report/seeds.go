@@ -22,7 +22,7 @@ type SeedRow struct {
 	LR                        float64
 	Steps, BestStep, StopStep int
 	MinLen, MaxLen            int // the training lengths
-	// ChanceExact and ChanceToken are what guessing scores at this length (see Chance).
+	// ChanceExact and ChanceToken are what guessing scores at this length (see train.Chance).
 	ChanceExact, ChanceToken float64
 }
 
