@@ -195,15 +195,20 @@ func fmtSlopes(h int) string {
 // penalty (at most 5 at distance 21), and meets twice the penalty at twice the distance.
 func intermediateSlope(m float64) bool { return m >= 1.0/32 && m <= 1.0/4 }
 
-// slopeCounts says how many of h heads' slopes are intermediate (intermediateSlope).
-func slopeCounts(h int) string {
+// intermediateSlopes is how many of h heads' ALiBi slopes are intermediate (intermediateSlope).
+func intermediateSlopes(h int) int {
 	n := 0
 	for _, m := range position.ALiBiSlopes(h) {
 		if intermediateSlope(m) {
 			n++
 		}
 	}
-	return fmt.Sprintf("%d of %d between 1/32 and 1/4", n, h)
+	return n
+}
+
+// slopeCounts says how many of h heads' slopes are intermediate.
+func slopeCounts(h int) string {
+	return fmt.Sprintf("%d of %d between 1/32 and 1/4", intermediateSlopes(h), h)
 }
 
 // kazemnejadALiBi writes §9's second follow-up: for the contradicted rankings between t5 and
@@ -237,17 +242,7 @@ func kazemnejadALiBi(b *strings.Builder, main, vocab, arms *Grid, paper map[[2]s
 	for _, d := range alibiDifferences(main0) {
 		fmt.Fprintf(b, "- %s.\n", d)
 	}
-	var ours, theirs int
-	for _, m := range position.ALiBiSlopes(main0.Model.Heads) {
-		if intermediateSlope(m) {
-			ours++
-		}
-	}
-	for _, m := range position.ALiBiSlopes(12) {
-		if intermediateSlope(m) {
-			theirs++
-		}
-	}
+	ours, theirs := intermediateSlopes(main0.Model.Heads), intermediateSlopes(12)
 	fmt.Fprintf(b, "\nOnly the first two act on ALiBi's fixed bias and not on the other schemes. A head with an intermediate slope (1/32 to 1/4) can reach the whole input "+
 		"at the training lengths when its content logits outweigh the penalty, and meets twice the penalty at twice the distance: they have %d such heads, we %d. "+
 		"Content logits that grow faster (no scale) outweigh a fixed bias sooner, leaving a model closer to NoPE (the paper's ALiBi scores about as its NoPE: %s). "+
