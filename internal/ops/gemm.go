@@ -92,7 +92,7 @@ func gemmBlocked[F Float](kern microKernel[F], split, tA, tB bool, m, n, k int, 
 	}
 	add := beta != 0                // otherwise the first block of the inner dimension overwrites C
 	if !split || !splits(m, n, k) { // no closure: it would escape to the heap on every call
-		gemmSerial(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, add, nil, nil)
+		gemmSerial(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, add, nil, nil, nil)
 		return
 	}
 	splitGemm(m, n, k, kern.mr, kern.nr, func(i0, i1, j0, j1 int) {
@@ -103,7 +103,7 @@ func gemmBlocked[F Float](kern microKernel[F], split, tA, tB bool, m, n, k int, 
 		if tB {
 			bOff = j0 * ldb
 		}
-		gemmSerial(kern, tA, tB, i1-i0, j1-j0, k, alpha, a[aOff:], lda, b[bOff:], ldb, c[i0*ldc+j0:], ldc, add, nil, nil)
+		gemmSerial(kern, tA, tB, i1-i0, j1-j0, k, alpha, a[aOff:], lda, b[bOff:], ldb, c[i0*ldc+j0:], ldc, add, nil, nil, nil)
 	})
 }
 
@@ -137,7 +137,11 @@ func splitGemm(m, n, k, mr, nr int, part func(i0, i1, j0, j1 int)) {
 // alpha 1) gives C = op(A)·op(B) + bias, bias[j] added to every row's column j as if C had been
 // filled with bias rows and add set (the same bits), but without that pass over C: the first
 // block of the inner dimension adds the bias to each tile as it stores it.
-func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, c []F, ldc int, add bool, bpre []F, bias []F) {
+//
+// A non-nil sums (n values) receives the column sums of op(B), sums[j] = Σ_p op(B)[p, j] added
+// in row order (ColSum's bits), taken while B is packed (a bias gradient alongside a weight
+// gradient).
+func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F, a []F, lda int, b []F, ldb int, c []F, ldc int, add bool, bpre []F, bias []F, sums []F) {
 	mr, nr := kern.mr, kern.nr
 	kcMax := min(k, gemmKC)
 	ncMax := min((n+nr-1)/nr*nr, gemmNC)
@@ -150,6 +154,21 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 	// B is read in place only for short products: over many row panels a packed panel (contiguous,
 	// L1-friendly) pays for its copy, while a strided one maps onto few L1 sets.
 	packAll := tB || m > gemmDirectB || bpre != nil
+	if sums != nil {
+		clear(sums[:n])
+		if !packAll || bpre != nil { // B is not packed here: sum it directly, rows in order
+			for p := 0; p < k; p++ {
+				for j := range sums[:n] {
+					if tB {
+						sums[j] += b[j*ldb+p]
+					} else {
+						sums[j] += b[p*ldb+j]
+					}
+				}
+			}
+			sums = nil
+		}
+	}
 	// With several blocks of k, and a C too large for L2, all of op(B)'s panels for the columns
 	// jc.. are packed first and the blocks of rows go outermost (rowsOuter), so that a block of C
 	// stays in L2 while the blocks of k add to it, instead of the whole C streaming through memory
@@ -184,10 +203,10 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 		case bpre != nil: // panels of the whole k, so those of columns jc.. start at jc·k
 			return bpre[jc*kc:]
 		case packAll:
-			packB(tB, b, ldb, pc, jc, kc, nc, nr, dst)
+			packB(tB, b, ldb, pc, jc, kc, nc, nr, dst, sums)
 		case nc%nr != 0: // only the last, partial panel
 			jr := nc / nr * nr
-			packB(tB, b, ldb, pc, jc+jr, kc, nc-jr, nr, dst[jr*kc:])
+			packB(tB, b, ldb, pc, jc+jr, kc, nc-jr, nr, dst[jr*kc:], nil)
 		}
 		return dst
 	}
@@ -343,8 +362,10 @@ func packA[F Float](tA bool, a []F, lda, ic, pc, mc, kc, mr int, ap []F) {
 }
 
 // packB writes op(B)[pc:pc+kc, jc:jc+nc] as panels of nr columns: panel q holds, for each p, the
-// nr values of columns jc+q·nr..; columns past nc are zero.
-func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F) {
+// nr values of columns jc+q·nr..; columns past nc are zero. A non-nil sums (indexed by column,
+// like op(B)) gets each packed value added, sums[jc+j] += op(B)[p, jc+j] for p in order, so
+// that packing the blocks of k in order leaves the column sums, rows in order.
+func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F, sums []F) {
 	for jr := 0; jr < nc; jr += nr {
 		nrr := min(nr, nc-jr)
 		panel := bp[jr*kc : jr*kc+nr*kc]
@@ -352,8 +373,9 @@ func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F) {
 			clear(panel)
 		}
 		switch {
-		case !tB && nr >= 16 && nrr == nr && useKernels && packRows(b, ldb, pc, jc+jr, kc, nr, panel):
-			// the float32 kernels' panels, rows of 16 or 32 values copied in assembly
+		case !tB && nr >= 16 && nrr == nr && useKernels && packRows(b, ldb, pc, jc+jr, kc, nr, panel, sums):
+			// the float32 kernels' panels, rows of 16 or 32 values copied in assembly (and summed)
+			continue
 		case !tB && nrr == 8 && nr == 8:
 			for p := 0; p < kc; p++ {
 				o := (pc+p)*ldb + jc + jr
@@ -373,6 +395,14 @@ func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F) {
 				col := b[(jc+jr+j)*ldb+pc : (jc+jr+j)*ldb+pc+kc]
 				for p, v := range col {
 					panel[p*nr+j] = v
+				}
+			}
+		}
+		if sums != nil { // from the packed panel: the same values, rows in order
+			s := sums[jc+jr : jc+jr+nrr]
+			for p := 0; p < kc; p++ {
+				for j, v := range panel[p*nr : p*nr+nrr] {
+					s[j] += v
 				}
 			}
 		}
@@ -404,7 +434,7 @@ func (p *bPacker[F]) pack(b []F, ldb, n, k int) {
 		p.buf = make([]F, size)
 	}
 	p.buf = p.buf[:size]
-	packB(true, b, ldb, 0, 0, k, n, nr, p.buf)
+	packB(true, b, ldb, 0, 0, k, n, nr, p.buf, nil)
 }
 
 // mul computes C = alpha·op(A)·B[:n]ᵀ (C is m×n, n at most the packed n; B is what pack saw,
@@ -423,22 +453,27 @@ func (p *bPacker[F]) mul(tA bool, m, n int, alpha F, a []F, lda int, b []F, ldb 
 		}
 		return
 	}
-	gemmSerial(kernelOf[F](), tA, true, m, n, p.k, alpha, a, lda, b, ldb, c, ldc, false, p.buf, nil)
+	gemmSerial(kernelOf[F](), tA, true, m, n, p.k, alpha, a, lda, b, ldb, c, ldc, false, p.buf, nil, nil)
 }
 
 // packRows copies op(B)[pc:pc+kc, j:j+nr] (B row-major, nr 16 or 32) into panel with the assembly
 // row copies (a Go copy of a row, even as a fixed-size array, is a memmove call), and reports
 // whether it did: only for float32 where the CPU has the instructions.
-func packRows[F Float](b []F, ldb, pc, j, kc, nr int, panel []F) bool {
+func packRows[F Float](b []F, ldb, pc, j, kc, nr int, panel []F, sums []F) bool {
 	b32, ok := any(b).([]float32)
 	if !ok || kc == 0 || (nr == 32 && !haveAVX512) || (nr != 16 && nr != 32) {
 		return false
 	}
 	src := b32[pc*ldb+j : (pc+kc-1)*ldb+j+nr] // bounds checked here, for the assembly
 	dst := any(panel).([]float32)[:kc*nr]
-	if nr == 16 {
+	switch {
+	case sums != nil && nr == 16:
+		copyRowsSum16(dst, src, ldb, kc, any(sums).([]float32)[j:j+16])
+	case sums != nil:
+		copyRowsSum32(dst, src, ldb, kc, any(sums).([]float32)[j:j+32])
+	case nr == 16:
 		copyRows16(dst, src, ldb, kc)
-	} else {
+	default:
 		copyRows32(dst, src, ldb, kc)
 	}
 	return true

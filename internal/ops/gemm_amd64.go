@@ -159,3 +159,13 @@ func copyRows16(dst, src []float32, ldb, kc int)
 
 //go:noescape
 func copyRows32(dst, src []float32, ldb, kc int)
+
+// copyRowsSum16 and copyRowsSum32 are copyRows16 and copyRows32 that also add each row to
+// sum[:16] (sum[:32]), rows in order: the packing of an output gradient that sums its columns
+// (a bias gradient) on the way (pack_amd64.s).
+//
+//go:noescape
+func copyRowsSum16(dst, src []float32, ldb, kc int, sum []float32)
+
+//go:noescape
+func copyRowsSum32(dst, src []float32, ldb, kc int, sum []float32)

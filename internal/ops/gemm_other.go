@@ -57,3 +57,6 @@ func adamStep8(w, g []float32, m, v []float64, c *AdamCoef) {}
 
 func copyRows16(dst, src []float32, ldb, kc int) {}
 func copyRows32(dst, src []float32, ldb, kc int) {}
+
+func copyRowsSum16(dst, src []float32, ldb, kc int, sum []float32) {}
+func copyRowsSum32(dst, src []float32, ldb, kc int, sum []float32) {}

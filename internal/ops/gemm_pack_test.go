@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -182,8 +183,8 @@ func testGemmBias[F Float](t *testing.T, kern microKernel[F]) {
 		for r := 0; r < m; r++ {
 			copy(want[r*n:(r+1)*n], bias)
 		}
-		gemmSerial(kern, false, false, m, n, k, 1, a, lda, b, n, want, n, true, nil, nil)
-		gemmSerial(kern, false, false, m, n, k, 1, a, lda, b, n, got, n, false, nil, bias)
+		gemmSerial(kern, false, false, m, n, k, 1, a, lda, b, n, want, n, true, nil, nil, nil)
+		gemmSerial(kern, false, false, m, n, k, 1, a, lda, b, n, got, n, false, nil, bias, nil)
 		sameBits(t, fmt.Sprintf("%d×%d kernel, A·B + bias, %d×%d×%d", kern.mr, kern.nr, m, n, k), got, want)
 	}
 }
@@ -249,9 +250,9 @@ func testRowsOuter[F Float](t *testing.T, kern microKernel[F]) {
 		c0 := randSlice[F](rng, c.m*c.n)
 		got, want := append([]F(nil), c0...), append([]F(nil), c0...)
 		gemmRowsOuterB = 0
-		gemmSerial(kern, c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, c.lda, b, ldb, want, c.n, c.add, nil, bias)
+		gemmSerial(kern, c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, c.lda, b, ldb, want, c.n, c.add, nil, bias, nil)
 		gemmRowsOuterB = 1 << 30
-		gemmSerial(kern, c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, c.lda, b, ldb, got, c.n, c.add, nil, bias)
+		gemmSerial(kern, c.tA, c.tB, c.m, c.n, c.k, F(c.alpha), a, c.lda, b, ldb, got, c.n, c.add, nil, bias, nil)
 		sameBits(t, fmt.Sprintf("%d×%d kernel, rows outermost, %+v", kern.mr, kern.nr, c), got, want)
 	}
 }
@@ -279,7 +280,7 @@ func TestPackB(t *testing.T) {
 				}
 				np := (nc + nr - 1) / nr * nr
 				bp := randSlice[float32](rng, kc*np)
-				packB(tB, b, ldb, pc, jc, kc, nc, nr, bp)
+				packB(tB, b, ldb, pc, jc, kc, nc, nr, bp, nil)
 				for q := 0; q < np/nr; q++ {
 					for p := 0; p < kc; p++ {
 						for j := 0; j < nr; j++ {
@@ -329,5 +330,38 @@ func TestPackA(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGemmTNSumsBits: the weight gradient with the bias gradient taken while packing (gemmTNSums)
+// gives the bits of the product and of colSum, on 1 and 2 workers, in float32 and float64, for
+// splits by rows and by columns, B read in place (few rows), partial panels, several blocks of k
+// and rows outermost.
+func TestGemmTNSumsBits(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			testTNSums[float32](t)
+			testTNSums[float64](t)
+		}()
+	}
+}
+
+func testTNSums[F Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, s := range [][3]int{{256, 256, 700}, {64, 300, 517}, {40, 33, 50}, {600, 300, 300}, {13, 1000, 96}, {1, 1, 1}} { // m, n, k
+		m, n, k := s[0], s[1], s[2]
+		a, b := randSlice[F](rng, k*m), randSlice[F](rng, k*n)
+		if m == 13 {
+			b[0] = F(math.Copysign(0, -1)) // a column starting with −0
+		}
+		c, sums := randSlice[F](rng, m*n), randSlice[F](rng, n)
+		wantC, wantS := make([]F, m*n), make([]F, n)
+		gemm(true, false, m, n, k, 1, a, m, b, n, 0, wantC, n)
+		colSum(b, wantS, k, n)
+		gemmTNSums(m, n, k, a, m, b, n, c, n, sums)
+		what := fmt.Sprintf("%T %d×%d×%d on %d workers", F(0), m, n, k, workers())
+		sameBits(t, what+": Aᵀ·B", c, wantC)
+		sameBits(t, what+": column sums", sums, wantS)
 	}
 }

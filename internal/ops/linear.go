@@ -99,9 +99,9 @@ func gemmBias1[F Float](m, n, k int, a []F, lda int, b []F, ldb int, bias []F, c
 		if useWide(false, m, n, k, 1) {
 			kern = kernel32wide
 		}
-		gemmSerial(kern, false, false, m, n, k, 1, a, lda, any(b).([]float32), ldb, any(c).([]float32), ldc, false, nil, any(bias).([]float32))
+		gemmSerial(kern, false, false, m, n, k, 1, a, lda, any(b).([]float32), ldb, any(c).([]float32), ldc, false, nil, any(bias).([]float32), nil)
 	case []float64:
-		gemmSerial(kernel64, false, false, m, n, k, 1, a, lda, any(b).([]float64), ldb, any(c).([]float64), ldc, false, nil, any(bias).([]float64))
+		gemmSerial(kernel64, false, false, m, n, k, 1, a, lda, any(b).([]float64), ldb, any(c).([]float64), ldc, false, nil, any(bias).([]float64), nil)
 	}
 }
 
@@ -112,22 +112,66 @@ func (op *linearOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	dw, err := apply(&matmulOp{base: newBase("LinearGradW", 2), tA: true}, in[0], grad) // xᵀ·g [I, O]
+	// xᵀ·g [I, O] and the column sums of g [O], packed as [I+1, O]: the sums are taken while the
+	// product packs g (gemmTNSums), which saves ColSum's own pass over g.
+	dwb, err := apply(&matmulOp{base: newBase("LinearGradWB", 2), tA: true, sums: true}, in[0], grad)
 	if err != nil {
 		return nil, err
 	}
-	db, err := ColSum(grad) // [O]
+	ws := in[1].Shape()
+	dw, err := apply(&pickOp{base: newBase("LinearGradWB.w", 1), shape: ws.Clone()}, dwb) // [I, O]
+	if err != nil {
+		return nil, err
+	}
+	db, err := apply(&pickOp{base: newBase("LinearGradWB.b", 1), offset: ws.TotalSize(), shape: in[2].Shape().Clone()}, dwb) // [O]
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{dx, dw, db}, nil
 }
 
+// gemmTNSums computes C = Aᵀ·B (A [k, m], B [k, n], row-major) and sums[j] = Σ_p B[p, j] (rows
+// in order, so ColSum's bits), the sums taken while the product packs B. Where the product
+// does not go through posformer's kernels (the BLAS variable) the sums are a separate colSum.
+func gemmTNSums[F Float](m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc int, sums []F) {
+	if usesBLAS(m, n, k) || m <= 0 || n <= 0 || k <= 0 || ldb != n {
+		gemm(true, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+		colSum(b[:k*n], sums, k, n)
+		return
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		kern := kernel32
+		if useWide(true, m, n, k, 1) {
+			kern = kernel32wide
+		}
+		gemmTNSumsKern(kern, m, n, k, a, lda, any(b).([]float32), ldb, any(c).([]float32), ldc, any(sums).([]float32))
+	case []float64:
+		gemmTNSumsKern(kernel64, m, n, k, a, lda, any(b).([]float64), ldb, any(c).([]float64), ldc, any(sums).([]float64))
+	}
+}
+
+// gemmTNSumsKern is gemmTNSums with the kernel kern, split over the workers as gemm splits it:
+// the blocks of C in the first row of blocks sum their columns (all of them when the split goes
+// by rows, one range each when it goes by columns).
+func gemmTNSumsKern[F Float](kern microKernel[F], m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc int, sums []F) {
+	splitGemm(m, n, k, kern.mr, kern.nr, func(i0, i1, j0, j1 int) {
+		var s []F
+		if i0 == 0 {
+			s = sums[j0:j1]
+		}
+		gemmSerial(kern, true, false, i1-i0, j1-j0, k, 1, a[i0:], lda, b[j0:], ldb, c[i0*ldc+j0:], ldc, false, nil, nil, s)
+	})
+}
+
 // matmulOp is op(A)·op(B) for 2-D operands; it only serves as a gradient, so it has no gradient itself.
 type matmulOp struct {
 	base
 	tA, tB bool
-	out    buffer
+	// sums (with tA, not tB) appends a row to the output: the column sums of the second operand
+	// (the bias gradient beside the weight gradient xᵀ·g), so the output is [m+1, n].
+	sums bool
+	out  buffer
 }
 
 func (op *matmulOp) Type() hm.Type { return fnType(2, 2, 2) }
@@ -160,6 +204,9 @@ func (op *matmulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 		return nil, err
 	}
 	m, n, _, err := op.dims(a, b)
+	if op.sums {
+		m++
+	}
 	return tensor.Shape{m, n}, err
 }
 
@@ -172,6 +219,20 @@ func (op *matmulOp) Do(vs ...G.Value) (G.Value, error) {
 	m, n, k, err := op.dims(a, b)
 	if err != nil {
 		return nil, err
+	}
+	if op.sums {
+		if !op.tA || op.tB {
+			return nil, fmt.Errorf("ops: %s sums the columns of B only for Aᵀ·B", op.name)
+		}
+		out := op.out.get(dt, m+1, n)
+		if dt == tensor.Float32 {
+			o := sl[float32](out)
+			gemmTNSums(m, n, k, sl[float32](vs[0]), a[1], sl[float32](vs[1]), b[1], o[:m*n], n, o[m*n:])
+		} else {
+			o := sl[float64](out)
+			gemmTNSums(m, n, k, sl[float64](vs[0]), a[1], sl[float64](vs[1]), b[1], o[:m*n], n, o[m*n:])
+		}
+		return out, nil
 	}
 	out := op.out.get(dt, m, n)
 	if dt == tensor.Float32 {
