@@ -125,22 +125,30 @@ func ruossScores(c config.Config, L int) float64 {
 	return 0.6 + 0.02*s
 }
 
-// TestClaimsFromFixtures: docs/claims.md and the per-seed CSVs from fixture grids of known
-// scores, with every verdict the rules can give; the absent grids' sections say how to make them.
-func TestClaimsFromFixtures(t *testing.T) {
-	runs, docs := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(docs, "claims"), 0o755)
-	// The paper: none 0.6, t5 0.6, alibi 0.5, rope 0, sinusoidal 0 at every length 21..40.
+// writePaperCopy writes docs/claims/kazemnejad2023_paper.csv under docs: the paper's copy (cmc)
+// at none, t5 and alibi's scores at every length 21..40, rope and sinusoidal at 0.
+func writePaperCopy(t *testing.T, docs, none, t5, alibi string) {
+	t.Helper()
 	paper := "dataset,split,task,scheme,length,mean,min,max,seeds\n"
-	for _, s := range []struct {
-		name string
-		x    string
-	}{{"none", "0.6"}, {"t5", "0.6"}, {"alibi", "0.5"}, {"rope", "0"}, {"sinusoidal", "0"}} {
+	for _, s := range []struct{ name, x string }{{"none", none}, {"t5", t5}, {"alibi", alibi}, {"rope", "0"}, {"sinusoidal", "0"}} {
 		for L := 21; L <= 40; L++ {
 			paper += "s2s_copy,cmc,copy," + s.name + "," + strconv.Itoa(L) + "," + s.x + "," + s.x + "," + s.x + ",3\n"
 		}
 	}
-	os.WriteFile(filepath.Join(docs, "claims", "kazemnejad2023_paper.csv"), []byte(paper), 0o644)
+	if err := os.MkdirAll(filepath.Join(docs, "claims"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "claims", "kazemnejad2023_paper.csv"), []byte(paper), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClaimsFromFixtures: docs/claims.md and the per-seed CSVs from fixture grids of known
+// scores, with every verdict the rules can give; the absent grids' sections say how to make them.
+func TestClaimsFromFixtures(t *testing.T) {
+	runs, docs := t.TempDir(), t.TempDir()
+	// The paper: none 0.6, t5 0.6, alibi 0.5, rope 0, sinusoidal 0 at every length 21..40.
+	writePaperCopy(t, docs, "0.6", "0.6", "0.5")
 	in := ClaimsInput{
 		Kazemnejad: fixtureGrid(t, runs, kazemnejadFixture, kazemnejadScores),
 		Ruoss:      fixtureGrid(t, runs, ruossFixture, ruossScores),
@@ -314,14 +322,7 @@ sweep:
 // get none.
 func TestClaimsFollowUp(t *testing.T) {
 	runs, docs := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(docs, "claims"), 0o755)
-	paper := "dataset,split,task,scheme,length,mean,min,max,seeds\n"
-	for _, s := range []struct{ name, x string }{{"none", "0.6"}, {"t5", "0.6"}, {"alibi", "0.5"}, {"rope", "0"}, {"sinusoidal", "0"}} {
-		for L := 21; L <= 40; L++ {
-			paper += "s2s_copy,cmc,copy," + s.name + "," + strconv.Itoa(L) + "," + s.x + "," + s.x + "," + s.x + ",3\n"
-		}
-	}
-	os.WriteFile(filepath.Join(docs, "claims", "kazemnejad2023_paper.csv"), []byte(paper), 0o644)
+	writePaperCopy(t, docs, "0.6", "0.6", "0.5")
 	in := ClaimsInput{
 		Kazemnejad: fixtureGrid(t, runs, kazemnejadFixture, kazemnejadScores),
 		Dirs:       map[string]string{"kazemnejad2023": "runs/kazemnejad2023", KazemnejadVocabConfig: "runs/kazemnejad2023_vocab"},
@@ -405,14 +406,7 @@ sweep:
 // shows. Rankings that do not involve alibi and t5 (t5 > none) are left to the vocab follow-up.
 func TestClaimsALiBiFollowUp(t *testing.T) {
 	runs, docs := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(docs, "claims"), 0o755)
-	paper := "dataset,split,task,scheme,length,mean,min,max,seeds\n"
-	for _, s := range []struct{ name, x string }{{"none", "0.3"}, {"t5", "0.6"}, {"alibi", "0.4"}, {"rope", "0"}, {"sinusoidal", "0"}} {
-		for L := 21; L <= 40; L++ {
-			paper += "s2s_copy,cmc,copy," + s.name + "," + strconv.Itoa(L) + "," + s.x + "," + s.x + "," + s.x + ",3\n"
-		}
-	}
-	os.WriteFile(filepath.Join(docs, "claims", "kazemnejad2023_paper.csv"), []byte(paper), 0o644)
+	writePaperCopy(t, docs, "0.3", "0.6", "0.4")
 	// Ours, in the main grid and with 100 symbols: alibi 0.90/0.92/0.94 past 20, t5 0.30/0.32/0.34,
 	// none 0.50/0.52/0.54: t5 > alibi and t5 > none contradicted.
 	ours := func(c config.Config, L int) float64 {
