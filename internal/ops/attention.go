@@ -199,6 +199,16 @@ func rowDots[F Float](dots []F, y, dy []F, D, dh int) {
 	}
 }
 
+// headDots writes to dots[r·H + h] the dot product of head h's dh = D/H values of rows r of y and
+// dy (row stride D), for rows r < rows: rowDots over the heads of each row, so each sum has the
+// bits of the per-head loop, while the rows are read whole and in order.
+func headDots[F Float](dots []F, y, dy []F, rows, D, H int) {
+	dh := D / H
+	for r := 0; r < rows; r++ {
+		rowDots(dots[r*H:(r+1)*H], y[r*D:(r+1)*D], dy[r*D:(r+1)*D], dh, dh)
+	}
+}
+
 // attnBlockRows, when positive, overrides the row-block size of causal attention (tests use it
 // to exercise the blocking on short sequences).
 var attnBlockRows = 0
@@ -321,6 +331,8 @@ type attentionGradOp struct {
 	out  buffer
 	d32  scratch[float32]
 	d64  scratch[float64]
+	g32  scratch[float32] // dYᵢ·Yᵢ of every row and head (headDots)
+	g64  scratch[float64]
 	vt32 []bPacker[float32] // one per worker: the head's Vᵀ, packed once for its row blocks
 	vt64 []bPacker[float64]
 }
@@ -351,14 +363,14 @@ func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	out := op.out.get(dt, op.size(vs[0].Shape()))
 	if dt == tensor.Float32 {
-		attnBwd(op.fwd, op.fwd.p32.s, &op.d32, &op.vt32, vs, sl[float32](out))
+		attnBwd(op.fwd, op.fwd.p32.s, &op.d32, &op.g32, &op.vt32, vs, sl[float32](out))
 	} else {
-		attnBwd(op.fwd, op.fwd.p64.s, &op.d64, &op.vt64, vs, sl[float64](out))
+		attnBwd(op.fwd, op.fwd.p64.s, &op.d64, &op.g64, &op.vt64, vs, sl[float64](out))
 	}
 	return out, nil
 }
 
-func attnBwd[F Float](fwd *attentionOp, p []F, dbuf *scratch[F], vts *[]bPacker[F], vs []G.Value, out []F) {
+func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bPacker[F], vs []G.Value, out []F) {
 	c := fwd.cfg
 	B, T, H := c.Batch, c.Len, c.Heads
 	D := vs[0].Shape()[1]
@@ -367,6 +379,10 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf *scratch[F], vts *[]bPacker[
 	dq, dk, dv := out[:n], out[n:2*n], out[2*n:3*n]
 	scale := F(c.scale(dh))
 	ds := dbuf.get(B * H * T * T)
+	// dYᵢ·Yᵢ for every row i and head, [B·T, H]: in one pass over whole rows (contiguous), not
+	// head by head (rows of dh values D apart, a cache miss or two each).
+	dots := gbuf.get(B * T * H)
+	parallel(B*T, 2*D, func(_, lo, hi int) { headDots(dots[lo*H:hi*H], y[lo*D:], dy[lo*D:], hi-lo, D, H) })
 	vt := packers(vts, workers())
 	parallel(B*H, 1<<20, func(worker, lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
@@ -375,19 +391,13 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf *scratch[F], vts *[]bPacker[
 			vt[worker].pack(v[off:], D, T, dh) // Vᵀ of the head [dh, T], for every row block
 			pb, dsb := p[bh*T*T:(bh+1)*T*T], ds[bh*T*T:(bh+1)*T*T]
 			blk := attnBlock(T, c.Causal)
-			var dotsBuf [48]F // the block's dYᵢ·Yᵢ
-			dots := dotsBuf[:]
-			if blk > len(dotsBuf) { // non-causal: the whole head at once
-				dots = make([]F, blk)
-			}
 			for i0 := 0; i0 < T; i0 += blk { // row blocks: dP, dS and dQ need keys [0, i1) only
 				i1 := min(i0+blk, T)
 				// dP = dY·Vᵀ
 				vt[worker].mul(false, i1-i0, i1, 1, dy[off+i0*D:], D, v[off:], D, dsb[i0*T:], T)
 				// dS = P∘(dP − Σⱼ Pᵢⱼ·dPᵢⱼ); Σⱼ Pᵢⱼ·dPᵢⱼ = dYᵢ·Yᵢ (row i of this head); 0 after key n
-				rowDots(dots[:i1-i0], y[off+i0*D:], dy[off+i0*D:], D, dh)
 				for i := i0; i < i1; i++ {
-					dot := dots[i-i0]
+					dot := dots[(b*T+i)*H+h]
 					n := T
 					if c.Causal {
 						n = i + 1

@@ -106,7 +106,7 @@ func TestAttentionFloat32MatchesFloat64(t *testing.T) {
 		attnFwd(op32, &op32.p32, &op32.kt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D)}, y32)
 		g32 := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op32}
 		d32 := make([]float32, 3*B*T*D)
-		attnBwd(op32, op32.p32.s, &g32.d32, &g32.vt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D),
+		attnBwd(op32, op32.p32.s, &g32.d32, &g32.g32, &g32.vt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D),
 			tensor.New(tensor.WithShape(B*T, D), tensor.WithBacking(y32)), dense32(dy, B*T, D)}, d32)
 
 		op64 := &attentionOp{base: newBase("Attention", 3), cfg: cfg, keepP: true}
@@ -114,7 +114,7 @@ func TestAttentionFloat32MatchesFloat64(t *testing.T) {
 		attnFwd(op64, &op64.p64, &op64.kt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D)}, y64)
 		g64 := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op64}
 		d64 := make([]float64, 3*B*T*D)
-		attnBwd(op64, op64.p64.s, &g64.d64, &g64.vt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D),
+		attnBwd(op64, op64.p64.s, &g64.d64, &g64.g64, &g64.vt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D),
 			tensor.New(tensor.WithShape(B*T, D), tensor.WithBacking(y64)), dense64(dy, B*T, D)}, d64)
 
 		for _, c := range []struct {
@@ -157,6 +157,34 @@ func TestRowDotsBits(t *testing.T) {
 			}
 			if math.Float32bits(got[r]) != math.Float32bits(s) || math.Float64bits(got64[r]) != math.Float64bits(s64) {
 				t.Fatalf("%d rows, row %d: %v and %v, want %v and %v (same bits)", rows, r, got[r], got64[r], s, s64)
+			}
+		}
+	}
+}
+
+// TestHeadDotsBits: the dot products of every head of every row in one pass (headDots) have the
+// bits of rowDots head by head, as attention's backward computed them before (float32 and
+// float64, 8 heads of 32 and 3 heads of 5).
+func TestHeadDotsBits(t *testing.T) {
+	testHeadDots[float32](t)
+	testHeadDots[float64](t)
+}
+
+func testHeadDots[F Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, s := range [][3]int{{7, 256, 8}, {5, 15, 3}} { // rows, D, H
+		rows, D, H := s[0], s[1], s[2]
+		dh := D / H
+		y, dy := randSlice[F](rng, rows*D), randSlice[F](rng, rows*D)
+		got := make([]F, rows*H)
+		headDots(got, y, dy, rows, D, H)
+		for h := 0; h < H; h++ {
+			want := make([]F, rows)
+			rowDots(want, y[h*dh:], dy[h*dh:], D, dh)
+			for r := 0; r < rows; r++ {
+				if math.Float64bits(float64(got[r*H+h])) != math.Float64bits(float64(want[r])) {
+					t.Fatalf("%T rows=%d D=%d H=%d: row %d head %d is %v, want %v (same bits)", F(0), rows, D, H, r, h, got[r*H+h], want[r])
+				}
 			}
 		}
 	}

@@ -206,7 +206,7 @@ func BenchmarkAttention(b *testing.B) {
 	b.Run("backward", func(b *testing.B) {
 		attnFwd(op, &op.p32, &op.kt32, []G.Value{q, k, v}, y)
 		for i := 0; i < b.N; i++ {
-			attnBwd(op, op.p32.s, &bwd.d32, &bwd.vt32, []G.Value{q, k, v, yt, dy}, out)
+			attnBwd(op, op.p32.s, &bwd.d32, &bwd.g32, &bwd.vt32, []G.Value{q, k, v, yt, dy}, out)
 		}
 	})
 }

@@ -254,15 +254,14 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 		return
 	}
 	parallel(n, 6*d, func(_, lo, hi int) {
+		var sums [8]F // Σ g·gamma and Σ g·gamma·xhat of up to four rows
 		for r := lo; r < hi; r++ {
 			xr, gr, dx := x[r*d:(r+1)*d], g[r*d:(r+1)*d], out[r*d:(r+1)*d]
 			mean, rstd := st[2*r], st[2*r+1]
-			var sg, sgx F
-			for j, v := range xr {
-				gy := gr[j] * gamma[j]
-				sg += gy
-				sgx += gy * (v - mean) * rstd
+			if (r-lo)%4 == 0 { // the sums of the next four rows (or fewer, at the end) at once
+				lnRowSums(sums[:], x, g, gamma, st, r, min(4, hi-r), d)
 			}
+			sg, sgx := sums[2*((r-lo)%4)], sums[2*((r-lo)%4)+1]
 			sg /= F(d)
 			sgx /= F(d)
 			j := 0
@@ -281,4 +280,46 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 func (op *layerNormGradOp) DiffWRT(int) []bool { return []bool{false, false, false} }
 func (op *layerNormGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("ops: %s is a gradient and has no gradient of its own", op.name)
+}
+
+// lnRowSums writes, for the rows r0..r0+k−1 (k ≤ 4), Σⱼ gy and Σⱼ gy·(x − mean)·rstd with
+// gy = g·gamma to sums[2q] and sums[2q+1]: each row's sums in column order, as the one-row loop
+// adds them, but the rows' additions interleaved so that their latencies overlap. Every product
+// is converted explicitly, so that no build fuses it into an addition (GOAMD64=v3 would, and
+// differently in the two loops).
+func lnRowSums[F Float](sums []F, x, g, gamma, st []F, r0, k, d int) {
+	if k < 4 {
+		for q := 0; q < k; q++ {
+			r := r0 + q
+			xr, gr := x[r*d:(r+1)*d], g[r*d:(r+1)*d]
+			mean, rstd := st[2*r], st[2*r+1]
+			var sg, sgx F
+			for j, v := range xr {
+				gy := F(gr[j] * gamma[j])
+				sg += gy
+				sgx += F(F(gy*(v-mean)) * rstd)
+			}
+			sums[2*q], sums[2*q+1] = sg, sgx
+		}
+		return
+	}
+	x0, x1, x2, x3 := x[r0*d:(r0+1)*d], x[(r0+1)*d:(r0+2)*d], x[(r0+2)*d:(r0+3)*d], x[(r0+3)*d:(r0+4)*d]
+	g0, g1, g2, g3 := g[r0*d:(r0+1)*d], g[(r0+1)*d:(r0+2)*d], g[(r0+2)*d:(r0+3)*d], g[(r0+3)*d:(r0+4)*d]
+	m0, m1, m2, m3 := st[2*r0], st[2*r0+2], st[2*r0+4], st[2*r0+6]
+	s0, s1, s2, s3 := st[2*r0+1], st[2*r0+3], st[2*r0+5], st[2*r0+7]
+	gamma = gamma[:d]
+	var a0, a1, a2, a3, b0, b1, b2, b3 F
+	for j, gm := range gamma {
+		gy0, gy1, gy2, gy3 := F(g0[j]*gm), F(g1[j]*gm), F(g2[j]*gm), F(g3[j]*gm)
+		a0 += gy0
+		a1 += gy1
+		a2 += gy2
+		a3 += gy3
+		b0 += F(F(gy0*(x0[j]-m0)) * s0)
+		b1 += F(F(gy1*(x1[j]-m1)) * s1)
+		b2 += F(F(gy2*(x2[j]-m2)) * s2)
+		b3 += F(F(gy3*(x3[j]-m3)) * s3)
+	}
+	sums[0], sums[1], sums[2], sums[3] = a0, b0, a1, b1
+	sums[4], sums[5], sums[6], sums[7] = a2, b2, a3, b3
 }

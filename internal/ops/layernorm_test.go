@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -59,9 +60,9 @@ func TestLayerNormVectorBits(t *testing.T) {
 				v := x[r*d+j]
 				want.y[r*d+j] = float32((v-mean)*rstd*gamma[j]) + beta[j]
 				want.dg[j] += float32(g[r*d+j] * (v - mean) * rstd)
-				gy := g[r*d+j] * gamma[j]
+				gy := float32(g[r*d+j] * gamma[j])
 				sg += gy
-				sgx += gy * (v - mean) * rstd
+				sgx += float32(float32(gy*(v-mean)) * rstd)
 			}
 			sg /= float32(d)
 			sgx /= float32(d)
@@ -106,5 +107,30 @@ func TestLayerNormKeptStats(t *testing.T) {
 	}
 	if keptStats[float32](nil, x, 2, 3) != nil {
 		t.Fatal("statistics without a forward op")
+	}
+}
+
+// TestLNRowSumsBits: the layer-norm gradient's row sums taken four rows at a time have the bits
+// of the one-row loop (float32 and float64).
+func TestLNRowSumsBits(t *testing.T) {
+	testLNRowSums[float32](t)
+	testLNRowSums[float64](t)
+}
+
+func testLNRowSums[F Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	const n, d = 9, 37
+	x, g, gamma, st := randSlice[F](rng, n*d), randSlice[F](rng, n*d), randSlice[F](rng, d), randSlice[F](rng, 2*n)
+	for r0 := 0; r0+4 <= n; r0++ {
+		var four, one [8]F
+		lnRowSums(four[:], x, g, gamma, st, r0, 4, d)
+		for q := 0; q < 4; q++ {
+			lnRowSums(one[2*q:], x, g, gamma, st, r0+q, 1, d)
+		}
+		for i := range four {
+			if math.Float64bits(float64(four[i])) != math.Float64bits(float64(one[i])) {
+				t.Fatalf("%T rows %d..%d: sum %d is %v four at a time, %v one at a time", F(0), r0, r0+3, i, four[i], one[i])
+			}
+		}
 	}
 }
