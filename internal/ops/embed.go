@@ -65,14 +65,20 @@ func (op *embedOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, err
 }
 
+// gather copies row idx[r] of the table to row r of out, the rows split over the workers (the
+// indices checked first).
 func gather[F Float](table, idx, out []F, rows, d int) error {
-	for r, v := range idx {
-		i, err := index(v, rows)
-		if err != nil {
+	for _, v := range idx {
+		if _, err := index(v, rows); err != nil {
 			return err
 		}
-		copy(out[r*d:(r+1)*d], table[i*d:(i+1)*d])
 	}
+	parallel(len(idx), d, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			i, _ := index(idx[r], rows)
+			copy(out[r*d:(r+1)*d], table[i*d:(i+1)*d])
+		}
+	})
 	return nil
 }
 
@@ -118,18 +124,24 @@ func (op *scatterOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, err
 }
 
+// scatter adds row r of g to row idx[r] of out (cleared first), rows in order: the columns are
+// split over the workers in blocks of eight, so every element's sum runs over the rows in order
+// on any number of them (each addition one rounding, vectorised or not).
 func scatter[F Float](idx, g, out []F, rows, d int) error {
-	clear(out)
-	for r, v := range idx {
-		i, err := index(v, rows)
-		if err != nil {
+	for _, v := range idx {
+		if _, err := index(v, rows); err != nil {
 			return err
 		}
-		dst, src := out[i*d:(i+1)*d], g[r*d:(r+1)*d]
-		for j, x := range src {
-			dst[j] += x
-		}
 	}
+	clear(out)
+	parallel((d+7)/8, 2*len(idx), func(_, blo, bhi int) {
+		lo, hi := 8*blo, min(8*bhi, d)
+		for r, v := range idx {
+			i, _ := index(v, rows)
+			dst := out[i*d+lo : i*d+hi]
+			addInto(dst, dst, g[r*d+lo:r*d+hi])
+		}
+	})
 	return nil
 }
 
