@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -42,6 +43,19 @@ type BuildOptions struct {
 }
 
 // Build compiles the model for batches of `batch` sequences of `length` tokens.
+//
+// Gorgonia v0.9.18 identifies a graph's nodes by a 32-bit hash code in two places that never
+// check that the nodes are equal: Compile's value numbering (analysis.go, dataflow.vn) gives
+// every node whose hash code an earlier node already has that node's register and drops its
+// instruction, and ExprGraph.AddNode merges a new node into an existing one of the same hash
+// code, op hash code, arity, type and shape. Two different nodes whose hash codes collide
+// (about once in 10⁴–10⁵ graphs of our size) then silently compute the wrong thing, or crash:
+// the ruoss2023 grid at -jobs 2 compiled a graph in which an MLP's first product was replaced by
+// a layer norm's β [64], so the second product got x (64). Each op's hash code includes its
+// serial number, which is why two runs in one process (whose ops interleave their numbers) met
+// collisions that one run alone did not. Build therefore refuses such a graph before compiling
+// it and builds it again: the new ops have new numbers, so new hash codes. A graph without a
+// collision, the first attempt almost always, is exactly what it was before this check.
 func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 	if batch < 1 || length < 1 {
 		return nil, fmt.Errorf("model: batch (%d) and length (%d) must be positive", batch, length)
@@ -54,13 +68,66 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 			return nil, err
 		}
 	}
+	for attempt := 1; ; attempt++ {
+		gr, g, err := m.buildNodes(batch, length, opt, attempt)
+		if err == nil {
+			if a, b := HashCollision(g); a != nil {
+				err = fmt.Errorf("%w: nodes %v and %v have hash code %08x", ops.ErrHashCollision, a, b, a.Hashcode())
+			}
+		}
+		if errors.Is(err, ops.ErrHashCollision) && attempt < maxBuildAttempts {
+			continue
+		}
+		if errors.Is(err, ops.ErrHashCollision) {
+			return nil, fmt.Errorf("model: the graph for batch %d × length %d: %d attempts, each with a hash-code collision (the last: %w)", batch, length, attempt, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		gr.vm = G.NewTapeMachine(g, G.WithEngine(ops.Engine{}))
+		// The tape machine sets a finalizer that does nothing without CUDA, but an object with a
+		// finalizer keeps everything it reaches (the graph, every op's buffers) alive through one
+		// more garbage collection after it is dropped: with a graph per length, those stale
+		// graphs piled up faster than they were freed (1.4 GB after evaluating lengths 1..60 that
+		// need 0.2 GB each). Without it a closed graph is freed by the next collection.
+		runtime.SetFinalizer(gr.vm, nil)
+		return gr, nil
+	}
+}
+
+// maxBuildAttempts bounds the graphs Build makes for one shape when their hash codes collide.
+// A collision is about a 1-in-10⁴ event, so a second one in a row already means something else
+// is wrong (the error then names the nodes).
+const maxBuildAttempts = 4
+
+// buildHook, when set (tests), sees every graph buildNodes makes before Build checks it.
+var buildHook func(g *G.ExprGraph, attempt int)
+
+// HashCollision returns two different nodes of g whose hash codes are equal (nil, nil when all
+// differ). Gorgonia's compiler would treat them as one value; see Build.
+func HashCollision(g *G.ExprGraph) (a, b *G.Node) {
+	nodes := g.AllNodes()
+	seen := make(map[uint32]*G.Node, len(nodes))
+	for _, n := range nodes {
+		h := n.Hashcode()
+		if o, ok := seen[h]; ok && o != n {
+			return o, n
+		}
+		seen[h] = n
+	}
+	return nil, nil
+}
+
+// buildNodes makes the graph's nodes (and, with opt.Grad, the gradient's), everything but the
+// compiled tape machine.
+func (m *Model) buildNodes(batch, length int, opt BuildOptions, attempt int) (*Graph, *G.ExprGraph, error) {
 	b := nn.NewBuilder(m.Dtype)
 	params := m.Params()
 	pnodes := make([]*G.Node, len(params))
 	for i, p := range params { // bind every parameter first, in Params order
 		var err error
 		if pnodes[i], err = b.Param(p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	n := batch * length
@@ -81,42 +148,38 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 	}
 	tokens, tv, err := in("tokens")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	pos, pv, err := in("positions")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	targets, yv, err := in("targets")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	weights, wv, err := in("loss_weights")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	gr.tokens, gr.pos, gr.targets, gr.weights = tv, pv, yv, wv
 	gr.setPositions(nil)
 
 	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos, TrainLen: m.TrainLen}, tokens, gr.captures); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if gr.loss, err = ops.CrossEntropy(gr.logits, targets, weights); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opt.Grad {
 		if gr.grads, err = G.Grad(gr.loss, pnodes...); err != nil {
-			return nil, fmt.Errorf("model: gradient: %w", err)
+			return nil, nil, fmt.Errorf("model: gradient: %w", err)
 		}
 	}
-	gr.vm = G.NewTapeMachine(b.G, G.WithEngine(ops.Engine{}))
-	// The tape machine sets a finalizer that does nothing without CUDA, but an object with a
-	// finalizer keeps everything it reaches (the graph, every op's buffers) alive through one more
-	// garbage collection after it is dropped: with a graph per length, those stale graphs piled
-	// up faster than they were freed (1.4 GB after evaluating lengths 1..60 that need 0.2 GB
-	// each). Without it a closed graph is freed by the next collection.
-	runtime.SetFinalizer(gr.vm, nil)
-	return gr, nil
+	if buildHook != nil {
+		buildHook(b.G, attempt)
+	}
+	return gr, b.G, nil
 }
 
 // forward builds the logits [B·T, V] from the token ids; captures, when not nil, receive each

@@ -383,8 +383,11 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bP
 	// head by head (rows of dh values D apart, a cache miss or two each).
 	dots := gbuf.get(B * T * H)
 	parallel(B*T, 2*D, func(_, lo, hi int) { headDots(dots[lo*H:hi*H], y[lo*D:], dy[lo*D:], hi-lo, D, H) })
-	vt := packers(vts, workers())
-	parallel(B*H, 1<<20, func(worker, lo, hi int) {
+	// workers() changes when another run of the grid starts or ends: read it once, so that
+	// there is a packer for every chunk.
+	w := workers()
+	vt := packers(vts, w)
+	parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
 			off := b*T*D + h*dh

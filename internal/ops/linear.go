@@ -47,9 +47,10 @@ func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	xs, ws := vs[0].Shape(), vs[1].Shape()
 	if len(xs) != 2 || len(ws) != 2 || xs[1] != ws[0] || vs[2].Shape().TotalSize() != ws[1] {
-		// The graph was checked when built (InferShape), so a value whose shape changed since is
-		// a fault elsewhere; refuse it rather than index out of range.
-		return nil, fmt.Errorf("ops: Linear got x %v, W %v, b %v at run time (want [N,I], [I,O], [O]): a value's shape changed after the graph was built; the run's checkpoint is kept, continue it with -resume", xs, ws, vs[2].Shape())
+		// The graph was checked when built (InferShape), so this is a graph that feeds Linear
+		// another node's value (model.Build refuses the Gorgonia hash collisions that once did);
+		// refuse it rather than index out of range.
+		return nil, fmt.Errorf("ops: Linear got x %v, W %v, b %v at run time (want [N,I], [I,O], [O]): the graph fed Linear a value of another shape than it was built for; the run's checkpoint is kept, continue it with -resume", xs, ws, vs[2].Shape())
 	}
 	out := op.out.get(dt, xs[0], ws[1])
 	if dt == tensor.Float32 {

@@ -5,6 +5,12 @@
 // They exist because the built-in ops either are missing (LayerNorm, GELU), are buggy in
 // gorgonia v0.9.18 / tensor v0.9.24 (SoftMax's max seed, InverseSqrt's and ByIndices' gradients,
 // in-place ops on Reshape views), or are slow (one allocation and goroutine fan-out per op).
+// Gorgonia also takes two different nodes whose 32-bit hash codes collide for one node: its
+// compiler's value numbering (analysis.go, dataflow.vn) drops the later node's instruction and
+// reads the earlier node's register instead, and ExprGraph.AddNode (through ApplyOp) returns an
+// existing node for a new one when their hash codes, their ops' hash codes, arity, type and
+// shape agree. model.Build refuses and rebuilds a graph with such a collision (HashCollision),
+// and apply refuses a node Gorgonia merged (ErrHashCollision).
 // Every op here is an ordinary Gorgonia Op with a symbolic gradient (SDOp), so the model is still
 // differentiated by Gorgonia; each gradient is checked against central finite differences in
 // float64 by this package's tests.
@@ -24,6 +30,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -224,11 +231,21 @@ func parallelW(w, n, costPerItem int, fn func(worker, lo, hi int)) {
 	fanout((n+chunk-1)/chunk, func(i int) { fn(i, i*chunk, min((i+1)*chunk, n)) })
 }
 
-// apply wraps G.ApplyOp with the op's name in the error.
+// ErrHashCollision reports two different nodes of one graph with equal hash codes, which
+// Gorgonia v0.9.18 takes for one node (see model.Build, which builds such a graph again).
+var ErrHashCollision = errors.New("two different nodes of the graph have the same hash code")
+
+// apply wraps G.ApplyOp with the op's name in the error. ApplyOp returns an existing node
+// instead of a new one when their hash codes, their ops' hash codes, arity, type and shape
+// agree (ExprGraph.AddNode): for two different ops of ours that is a hash collision, refused
+// with ErrHashCollision rather than letting the graph compute the other op's value.
 func apply(op G.Op, children ...*G.Node) (*G.Node, error) {
 	n, err := G.ApplyOp(op, children...)
 	if err != nil {
 		return nil, fmt.Errorf("ops: building %v: %w", op, err)
+	}
+	if n.Op() != op {
+		return nil, fmt.Errorf("ops: building %v: %w (Gorgonia returned the node of %v)", op, ErrHashCollision, n.Op())
 	}
 	return n, nil
 }

@@ -550,7 +550,8 @@ func TestGELUIndependentOfWorkers(t *testing.T) {
 
 // TestLinearRefusesChangedShapes: a value whose shape no longer fits the graph (x or W not 2-D,
 // the inner sizes apart) is refused with an error naming the shapes, never indexed out of range
-// (a grid at -jobs 2 once panicked inside Linear with a 1-D input).
+// (a grid at -jobs 2 once panicked inside Linear with a 1-D input, from a Gorgonia hash collision
+// that model.Build now refuses).
 func TestLinearRefusesChangedShapes(t *testing.T) {
 	op := &linearOp{base: newBase("Linear", 3)}
 	x2 := tensor.New(tensor.WithShape(5, 4), tensor.WithBacking(make([]float64, 20)))
