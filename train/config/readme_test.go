@@ -1,8 +1,10 @@
 package config
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -113,6 +115,56 @@ func TestReadmeDependencies(t *testing.T) {
 					t.Errorf("%s, at the bottom, imports %s", pkg, imp)
 				}
 			}
+		}
+	}
+}
+
+// TestReadmeLayout: every folder of the module that holds Go code is named in README.md's
+// Layout table (`dir/`, or a folder above it), so a new package is described where the others
+// are.
+func TestReadmeLayout(t *testing.T) {
+	src, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := string(src)
+	i := strings.Index(table, "## Layout")
+	if i < 0 {
+		t.Fatal("README.md has no ## Layout section")
+	}
+	table = table[i:]
+	if j := strings.Index(table[1:], "\n## "); j > 0 {
+		table = table[:j+1]
+	}
+	const root = "../.."
+	dirs := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "python") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".go") {
+			rel, _ := filepath.Rel(root, filepath.Dir(path))
+			dirs[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 10 {
+		t.Fatalf("only %d folders with Go code found: %v", len(dirs), dirs)
+	}
+	for dir := range dirs {
+		named := false
+		for d := dir; d != "." && !named; d = filepath.ToSlash(filepath.Dir(d)) {
+			named = strings.Contains(table, "`"+d+"/`")
+		}
+		if !named {
+			t.Errorf("README.md's Layout table does not name %s/ (nor a folder above it)", dir)
 		}
 	}
 }
