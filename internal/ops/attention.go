@@ -65,6 +65,10 @@ type attentionOp struct {
 	base
 	cfg   AttentionConfig
 	keepP bool // set when the gradient is built: keep P for the backward pass
+	// whole is set when an AttentionCapture reads P: then every row's masked keys are zeroed
+	// up to T (in P and in dS), else only up to the end of its row block, the last key any
+	// product reads.
+	whole bool
 	out   buffer
 	p32   scratch[float32]
 	p64   scratch[float64]
@@ -164,7 +168,11 @@ func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], kts *[]bPacker[F], vs [
 						}
 					}
 					softmaxRow(row)
-					clear(pb[r+n : r+T])
+					if op.whole {
+						clear(pb[r+n : r+T])
+					} else { // the products read keys below i1 only (P·V here, Pᵀ·dY in the backward)
+						clear(pb[r+n : r+max(n, nk)])
+					}
 				}
 				gemm1(false, false, i1-i0, dh, nk, 1, pb, T, v[off:], D, 0, y[off+i0*D:], D)
 			}
@@ -414,7 +422,11 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bP
 					for ; j < n; j++ {
 						row[j] = pr[j] * (row[j] - dot)
 					}
-					clear(dsb[i*T+n : (i+1)*T])
+					if fwd.arity == 4 || fwd.whole { // the bias gradient sums all of dS
+						clear(dsb[i*T+n : (i+1)*T])
+					} else { // dS·K and dSᵀ·Q read keys below i1 only
+						clear(dsb[i*T+n : i*T+max(n, i1)])
+					}
 				}
 				// dQ = scale·dS·K
 				gemm1(false, false, i1-i0, dh, i1, scale, dsb[i0*T:], T, k[off:], D, 0, dq[off+i0*D:], D)

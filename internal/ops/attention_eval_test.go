@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -184,6 +185,73 @@ func testHeadDots[F Float](t *testing.T) {
 			for r := 0; r < rows; r++ {
 				if math.Float64bits(float64(got[r*H+h])) != math.Float64bits(float64(want[r])) {
 					t.Fatalf("%T rows=%d D=%d H=%d: row %d head %d is %v, want %v (same bits)", F(0), rows, D, H, r, h, got[r*H+h], want[r])
+				}
+			}
+		}
+	}
+}
+
+// TestAttentionStaleBuffersSameBits: causal attention zeroes each row's masked keys only up to
+// the end of its row block, the last key its products read, so weights and dS left in its
+// buffers by an earlier run must not reach a result: runs whose buffers start full of NaN give
+// the bits of runs on fresh buffers that zero every masked key (whole), forward and backward,
+// with and without a logit bias (whose gradient sums all of dS), training and evaluation
+// graphs; and a captured P is zero after every row's last key.
+func TestAttentionStaleBuffersSameBits(t *testing.T) {
+	const B, T, H, D = 2, 53, 2, 16
+	defer func(r int) { attnBlockRows = r }(attnBlockRows)
+	attnBlockRows = 12
+	rng := rand.New(rand.NewPCG(27, 28))
+	q, k, v, dy := randSlice[float32](rng, B*T*D), randSlice[float32](rng, B*T*D), randSlice[float32](rng, B*T*D), randSlice[float32](rng, B*T*D)
+	bias := randSlice[float32](rng, H*T*T)
+	t32 := func(x []float32, s ...int) G.Value { return tensor.New(tensor.WithShape(s...), tensor.WithBacking(x)) }
+	nan := float32(math.NaN())
+	fill := func(s *scratch[float32], n int) {
+		for i := range s.get(n) {
+			s.s[i] = nan
+		}
+	}
+	run := func(withBias, keep, stale, capture bool) ([]float32, []float32, []float32) {
+		cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: true}
+		op := &attentionOp{base: newBase("Attention", 3), cfg: cfg, keepP: keep, whole: !stale}
+		vs := []G.Value{t32(q, B*T, D), t32(k, B*T, D), t32(v, B*T, D)}
+		if withBias {
+			op.arity = 4
+			vs = append(vs, t32(bias, H, T, T))
+		}
+		if capture {
+			(&AttentionCapture{}).attach(op)
+		}
+		g := &attentionGradOp{base: newBase("AttentionGrad", len(vs)+2), fwd: op}
+		if stale {
+			fill(&op.p32, B*H*T*T)
+			fill(&g.d32, B*H*T*T)
+			fill(&g.g32, B*T*H)
+		}
+		y := make([]float32, B*T*D)
+		attnFwd(op, &op.p32, &op.kt32, vs, y)
+		if !keep {
+			return y, nil, nil
+		}
+		out := make([]float32, 3*B*T*D+len(vs[3:])*H*T*T) // dq, dk, dv (and dbias)
+		attnBwd(op, op.p32.s, &g.d32, &g.g32, &g.vt32, []G.Value{vs[0], vs[1], vs[2], t32(y, B*T, D), t32(dy, B*T, D)}, out)
+		return y, out, op.p32.s[:B*H*T*T]
+	}
+	for _, withBias := range []bool{false, true} {
+		for _, keep := range []bool{true, false} {
+			y0, g0, _ := run(withBias, keep, false, false)
+			y1, g1, _ := run(withBias, keep, true, false)
+			what := fmt.Sprintf("bias=%v keepP=%v", withBias, keep)
+			sameBits(t, what+": output", y1, y0)
+			sameBits(t, what+": gradients", g1, g0)
+		}
+	}
+	_, _, p := run(false, true, true, true)
+	for bh := 0; bh < B*H; bh++ {
+		for i := 0; i < T; i++ {
+			for j := i + 1; j < T; j++ {
+				if x := p[(bh*T+i)*T+j]; x != 0 {
+					t.Fatalf("captured P[%d][%d][%d] = %v after the row's last key, want 0", bh, i, j, x)
 				}
 			}
 		}

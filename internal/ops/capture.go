@@ -20,7 +20,7 @@ func (c *AttentionCapture) attach(op *attentionOp) {
 	if c == nil {
 		return
 	}
-	op.keepP = true
+	op.keepP, op.whole = true, true
 	c.op = op
 }
 
