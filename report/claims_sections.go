@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
@@ -83,7 +84,7 @@ func empiricalSections(b *strings.Builder, g *Grid) {
 			case ratio <= 1.25:
 				v = "reproduced"
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %.2f | %s |\n", t, sch, fmtCI(in), fmtCI(bey), x, ratio, v)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", t, sch, fmtCI(in), fmtCI(bey), lengthOrDash(x), ratioOrDash(x, ratio)+" | "+v)
 		}
 	}
 
@@ -115,7 +116,7 @@ func empiricalSections(b *strings.Builder, g *Grid) {
 		case float64(x) >= 1.25*float64(hi):
 			v = "observed"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %s |\n", t, fmtCI(in), fmtCI(bey), x, hi, v)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s |\n", t, fmtCI(in), fmtCI(bey), lengthOrDash(x), hi, v)
 	}
 	fmt.Fprintf(b, "\nThe formula is defined at every position, but the network downstream was only trained on the combinations of PE values "+
 		"seen at positions below the training length; the plots below show where exact match falls.\n")
@@ -184,6 +185,23 @@ func nopeRanking(b *strings.Builder, cells map[CellKey]*SeedCell, ts []string, v
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", t, strings.Join(ranked, " > "), orDash(strings.Join(far, ", ")), orDash(strings.Join(unlearned, ", ")), verdict)
 	}
+}
+
+// lengthOrDash formats an "extrapolates to" length as the run report does: "–" for 0 (the
+// score is not clearly above chance even at the shortest tested length).
+func lengthOrDash(x int) string {
+	if x == 0 {
+		return "–"
+	}
+	return strconv.Itoa(x)
+}
+
+// ratioOrDash is the "ratio" column beside lengthOrDash: "–" when there is no length.
+func ratioOrDash(x int, ratio float64) string {
+	if x == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", ratio)
 }
 
 func orDash(s string) string {

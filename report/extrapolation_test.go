@@ -106,3 +106,20 @@ func TestExtrapolatesToSlotsSameAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsLengthColumn: docs/claims.md's "extrapolates to" and "ratio" columns read as the run
+// report's: "–" when no length is above chance (parity at chance printed "0" there).
+func TestClaimsLengthColumn(t *testing.T) {
+	for _, c := range []struct {
+		x            int
+		ratio        float64
+		length, rcol string
+	}{{0, 0, "–", "–"}, {13, 1.625, "13", "1.62"}, {41, 1.025, "41", "1.02"}} {
+		if got := lengthOrDash(c.x); got != c.length {
+			t.Errorf("lengthOrDash(%d) = %q, want %q", c.x, got, c.length)
+		}
+		if got := ratioOrDash(c.x, c.ratio); got != c.rcol {
+			t.Errorf("ratioOrDash(%d, %g) = %q, want %q", c.x, c.ratio, got, c.rcol)
+		}
+	}
+}

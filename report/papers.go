@@ -187,7 +187,7 @@ func kazemnejadSection(b *strings.Builder, g *Grid, followUps map[string]*Grid, 
 					}
 				}
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %d |\n", k, p, f3(meanOf(s)), fmtCI(s), f3(meanOf(in)), c.ExtrapolatesTo())
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", k, p, f3(meanOf(s)), fmtCI(s), f3(meanOf(in)), lengthOrDash(c.ExtrapolatesTo()))
 		}
 		fmt.Fprintf(b, "\n| claim (exact match, %d..%d) | paper: A, B, A − B | ours (mean over seeds): A, B | ours: A − B [95%% interval] | remaining set-up differences | verdict |\n| --- | --- | --- | --- | --- | --- |\n", KazemnejadLo, KazemnejadHi)
 		for _, c := range kazemnejadClaims(paper, task) {
@@ -265,7 +265,7 @@ func ruossSection(b *strings.Builder, g *Grid, dir string) {
 		for _, k := range keys {
 			s, _ := cells[k].Scores(hi+1, M, false)
 			in, _ := cells[k].Scores(0, 0, true)
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | not retrieved |\n", k, f3(maxOf(s)), fmtCI(s), f3(meanOf(in)), cells[k].ExtrapolatesTo())
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | not retrieved |\n", k, f3(maxOf(s)), fmtCI(s), f3(meanOf(in)), lengthOrDash(cells[k].ExtrapolatesTo()))
 		}
 		fmt.Fprintf(b, "\n| claim (token accuracy, %d..%d) | paper | ours, best: randomized, plain | ours: randomized − plain [95%% interval] | remaining set-up differences | verdict |\n| --- | --- | --- | --- | --- | --- |\n", hi+1, M)
 		for _, k := range keys {
