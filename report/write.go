@@ -123,10 +123,7 @@ func SummaryTable(sums []train.GroupSummary) string {
 // extrapolation formats a group's "extrapolates to" and ratio columns: "–" for both when the
 // headline metric is not clearly above chance even at the shortest tested length.
 func extrapolation(s train.GroupSummary) (length, ratio string) {
-	if s.ExtrapLength == 0 {
-		return "–", "–"
-	}
-	return strconv.Itoa(s.ExtrapLength), fmt.Sprintf("%.2f", s.ExtrapRatio)
+	return lengthOrDash(s.ExtrapLength), ratioOrDash(s.ExtrapLength, s.ExtrapRatio)
 }
 
 // ByLengthTables is one markdown table per task: a row per length, a column per group, cells
