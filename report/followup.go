@@ -132,13 +132,13 @@ func kazemnejadVocab(b *strings.Builder, main, vocab *Grid, paper map[[2]string]
 			switch {
 			case v == "contradicted":
 				findings = append(findings, fmt.Sprintf("the alphabet does not explain why %s > %s is contradicted: it still is with the paper's 100 symbols, "+
-					"so the cause is among the other set-up differences (model size, steps, data; above), untested here", c.a.paper, c.b.paper))
+					"so the cause is among the other set-up differences (the next subsection lists them and tests the two that act on ALiBi alone)", c.a.paper, c.b.paper))
 			case strings.HasPrefix(v, "untested"):
 				findings = append(findings, fmt.Sprintf("%s > %s cannot be judged with 100 symbols (%s)", c.a.paper, c.b.paper, v))
 			case v == "reproduced":
 				findings = append(findings, fmt.Sprintf("with the paper's 100 symbols %s > %s is reproduced: the 8-symbol alphabet accounts for the reversal", c.a.paper, c.b.paper))
 			default:
-				findings = append(findings, fmt.Sprintf("with the paper's 100 symbols %s > %s is no longer contradicted (%s): the 8-symbol alphabet accounts for the reversal, "+
+				findings = append(findings, fmt.Sprintf("with the paper's 100 symbols %s > %s is no longer contradicted (%s): the reversal does not survive the paper's alphabet, "+
 					"but the paper's lead is not shown either", c.a.paper, c.b.paper, v))
 			}
 		}
@@ -248,7 +248,8 @@ func kazemnejadALiBi(b *strings.Builder, main, vocab, arms *Grid, paper map[[2]s
 		"Content logits that grow faster (no scale) outweigh a fixed bias sooner, leaving a model closer to NoPE (the paper's ALiBi scores about as its NoPE: %s). "+
 		"Hypothesis: either difference brings our ALiBi below our T5. "+
 		"The experiment: [configs/%s.yaml](../configs/%s.yaml), [configs/%s.yaml](../configs/%s.yaml)'s set-up for alibi and t5, 3 seeds, "+
-		"in one arm per difference (each arm differs from that grid in one respect), ranked by the same rules.\n\n",
+		"in one arm per difference, ranked by the same rules. An arm that changes the head count at about the same d_model also narrows each head "+
+		"(d_model/heads), so it tests the slopes and the head width together.\n\n",
 		theirs, ours, paperPair(paper, task, "alibi", "none"), KazemnejadALiBiConfig, KazemnejadALiBiConfig, KazemnejadVocabConfig, KazemnejadVocabConfig)
 	if arms == nil {
 		missingFollowUp(b, dir, KazemnejadALiBiConfig, "about 30 minutes")
@@ -346,8 +347,8 @@ func kazemnejadALiBi(b *strings.Builder, main, vocab, arms *Grid, paper map[[2]s
 			case v == "reproduced":
 				findings = append(findings, fmt.Sprintf("with %s, %s is reproduced: this difference accounts for the reversal", arm, cl))
 			default:
-				findings = append(findings, fmt.Sprintf("with %s, %s is no longer contradicted (%s): this difference accounts for the reversal, "+
-					"but the paper's lead is not shown either", arm, cl, v))
+				findings = append(findings, fmt.Sprintf("with %s, %s is no longer contradicted (%s): the reversal does not survive this difference, "+
+					"but with its seeds' spread the paper's lead is not shown either", arm, cl, v))
 			}
 		}
 		b.WriteString(row + "\n")
