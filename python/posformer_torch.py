@@ -71,7 +71,7 @@ except ImportError as e:
              "libopenblas0-pthread, then run it with /usr/bin/python3")
 
 LAYER_NORM_EPS = 1e-5
-EXPORT_VERSION = "1"
+EXPORT_VERSIONS = ("1", "2")  # 2: unscaled_logits (train.ExportVersionUnscaled)
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 SAFETENSORS_DTYPES = {"F32": torch.float32, "F64": torch.float64}
 
@@ -434,8 +434,8 @@ def load(path):
     """Builds the model an export describes and loads its weights; returns it in eval mode,
     in the export's dtype."""
     tensors, meta = read_safetensors(path)
-    if meta.get("posformer.export_version") != EXPORT_VERSION:
-        raise ValueError(f"{path}: export version {meta.get('posformer.export_version')!r}, this module reads {EXPORT_VERSION}")
+    if meta.get("posformer.export_version") not in EXPORT_VERSIONS:
+        raise ValueError(f"{path}: export version {meta.get('posformer.export_version')!r}, this module reads {', '.join(EXPORT_VERSIONS)}")
     arch = json.loads(meta["posformer.model"])
     dtype = DTYPES[arch["dtype"]]
     m = Posformer(arch).to(dtype)

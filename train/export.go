@@ -21,8 +21,22 @@ import (
 const ExportName = "model.safetensors"
 
 // ExportVersion is the layout version in an export's metadata (posformer.export_version); it
-// changes when a tensor's name or layout (docs/export.md) does.
+// changes when a tensor's name or layout (docs/export.md) does, or what a reader must do with it.
 const ExportVersion = "1"
+
+// ExportVersionUnscaled is the version of an export whose attention logits are unscaled
+// (model.unscaled_logits): a reader of version 1 knows no such key and would compute scaled
+// logits, silently wrong, so it must refuse the file instead. Every other export stays version 1,
+// which such a reader still computes right.
+const ExportVersionUnscaled = "2"
+
+// exportVersion is the version an export of a model of that section carries.
+func exportVersion(unscaled bool) string {
+	if unscaled {
+		return ExportVersionUnscaled
+	}
+	return ExportVersion
+}
 
 // Metadata keys of an export (the safetensors header's __metadata__, string to string).
 const (
@@ -80,7 +94,7 @@ func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
 		}
 		views[p.Name] = v
 	}
-	meta := map[string]string{MetaFormat: "pt", MetaVersion: ExportVersion, MetaModel: string(arch), MetaConfig: string(whole)}
+	meta := map[string]string{MetaFormat: "pt", MetaVersion: exportVersion(m.Cfg.UnscaledLogits), MetaModel: string(arch), MetaConfig: string(whole)}
 	b, err := safetensors.Serialize(views, meta)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)

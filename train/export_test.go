@@ -303,3 +303,40 @@ func TestExportErrors(t *testing.T) {
 		t.Errorf("the run's config.yaml was damaged: %v", err)
 	}
 }
+
+// TestExportVersionUnscaled: an export of a model with unscaled logits carries version 2, so a
+// reader of version 1 (which knows no unscaled_logits and would scale) refuses it; every other
+// export stays version 1.
+func TestExportVersionUnscaled(t *testing.T) {
+	for _, c := range []struct {
+		set  []string
+		want string
+	}{{nil, ExportVersion}, {[]string{"model.unscaled_logits=true"}, ExportVersionUnscaled}} {
+		cfg, err := config.Parse([]byte(testutil.Minimal), "min.yaml", c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := cfg.NewModel(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Safetensors(m, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, md, err := safetensors.ReadMetadata(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := md.Metadata()[MetaVersion]; got != c.want {
+			t.Errorf("%v: export version %q, want %q", c.set, got, c.want)
+		}
+	}
+	if ExportVersion == ExportVersionUnscaled {
+		t.Fatal("the two versions must differ")
+	}
+}
