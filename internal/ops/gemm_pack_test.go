@@ -191,7 +191,7 @@ func testGemmBias[F Float](t *testing.T, kern microKernel[F]) {
 
 func testLinearFwdBits[F Float](t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, s := range [][3]int{{4096, 256, 64}, {300, 70, 1030}, {5, 3, 0}, {50, 16, 64}} {
+	for _, s := range [][3]int{{4096, 256, 64}, {300, 70, 1030}, {5, 3, 0}, {5, 0, 3}, {50, 16, 64}} { // {5, 0, 3}: no inputs, y is the bias rows
 		n, in, o := s[0], s[1], s[2]
 		x, w, b := randSlice[F](rng, n*in), randSlice[F](rng, in*o), randSlice[F](rng, o)
 		got, want := randSlice[F](rng, n*o), make([]F, n*o)
