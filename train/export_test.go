@@ -16,6 +16,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/testutil"
+	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/train/config"
 	"gorgonia.org/tensor"
 )
@@ -32,18 +33,7 @@ var update = flag.Bool("update", false, "rewrite the golden error messages in te
 func TestSafetensorsFormat(t *testing.T) {
 	for _, dtype := range []string{"float32", "float64"} {
 		t.Run(dtype, func(t *testing.T) {
-			cfg, err := config.Parse([]byte(testutil.Minimal), "min.yaml", []string{"model.dtype=" + dtype, "position.kind=learned", "position.max_positions=40"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := cfg.NewModel(task)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, cfg, task := minimalModel(t, "model.dtype="+dtype, "position.kind=learned", "position.max_positions=40")
 			m.TrainLen = 9
 			b, err := Safetensors(m, cfg)
 			if err != nil {
@@ -312,18 +302,7 @@ func TestExportVersionUnscaled(t *testing.T) {
 		set  []string
 		want string
 	}{{nil, ExportVersion}, {[]string{"model.unscaled_logits=true"}, ExportVersionUnscaled}} {
-		cfg, err := config.Parse([]byte(testutil.Minimal), "min.yaml", c.set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := cfg.NewModel(task)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, cfg, _ := minimalModel(t, c.set...)
 		b, err := Safetensors(m, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -339,4 +318,22 @@ func TestExportVersionUnscaled(t *testing.T) {
 	if ExportVersion == ExportVersionUnscaled {
 		t.Fatal("the two versions must differ")
 	}
+}
+
+// minimalModel builds the model of testutil.Minimal with the -set overrides, untrained.
+func minimalModel(t *testing.T, set ...string) (*model.Model, config.Config, data.Task) {
+	t.Helper()
+	cfg, err := config.Parse([]byte(testutil.Minimal), "min.yaml", set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := data.New(cfg.Task.Name, data.Options{Symbols: cfg.Task.Symbols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := cfg.NewModel(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, cfg, task
 }
