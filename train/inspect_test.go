@@ -158,18 +158,7 @@ func TestGreedyDecoding(t *testing.T) {
 // (which generates from scratch and stops at the end token), failures and matches alike.
 func TestDecodedAgreesWithGreedy(t *testing.T) {
 	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..6", "task.end_token=true")
-	res, err := Run(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadModel(res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := cfg.NewTask()
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, m, task := runAndLoad(t, cfg)
 	failures := 0
 	for _, L := range []int{3, 5, 6} {
 		in, err := Inspect(context.Background(), res.Dir, L, 12)
@@ -250,18 +239,7 @@ func TestInspectEvalVariant(t *testing.T) {
 // there before).
 func TestDiagnosticsSkipLengthsTooLongToCapture(t *testing.T) {
 	cfg := tinyConfig(t, t.TempDir(), "train.steps=20", "eval.examples=8", "eval.lengths=1..6")
-	res, err := Run(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadModel(res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := cfg.NewTask()
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, m, task := runAndLoad(t, cfg)
 	long := data.SeqLen(task, 6)
 	old := captureBytes
 	defer func() { captureBytes = old }()
@@ -286,4 +264,22 @@ func TestDiagnosticsSkipLengthsTooLongToCapture(t *testing.T) {
 			t.Errorf("length %d: attended distance present %v, want %v", L, got, L == 5)
 		}
 	}
+}
+
+// runAndLoad trains cfg and loads back what the run saved: its result, its model and its task.
+func runAndLoad(t *testing.T, cfg config.Config) (*Result, *model.Model, data.Task) {
+	t.Helper()
+	res, err := Run(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadModel(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := cfg.NewTask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, m, task
 }
