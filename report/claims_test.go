@@ -329,14 +329,7 @@ func TestClaimsFollowUp(t *testing.T) {
 		FollowUps:  map[string]*Grid{},
 		DocsDir:    docs, Command: "test",
 	}
-	read := func() string {
-		if err := Claims(in); err != nil {
-			t.Fatal(err)
-		}
-		md, _ := os.ReadFile(filepath.Join(docs, "claims.md"))
-		return string(md)
-	}
-	doc := read()
+	doc := claimsDoc(t, in)
 	if !strings.Contains(doc, "### Does the alphabet explain why copy contradicts none > alibi?") || strings.Contains(doc, "contradicts none > sinusoidal") {
 		t.Errorf("the follow-up heading should name exactly the contradicted none > alibi:\n%s", doc)
 	}
@@ -354,7 +347,7 @@ func TestClaimsFollowUp(t *testing.T) {
 		}
 		return 0.5 + 0.02*s
 	})
-	doc = read()
+	doc = claimsDoc(t, in)
 	var row string
 	for _, l := range strings.Split(doc, "\n") {
 		if strings.HasPrefix(l, "| none > alibi | +0.100 |") {
@@ -381,7 +374,7 @@ func TestClaimsFollowUp(t *testing.T) {
 		}
 		return 0.8 + 0.02*float64(c.Seed-1)
 	})
-	if doc = read(); !strings.Contains(doc, "the alphabet does not explain why none > alibi is contradicted: it still is with the paper's 100 symbols") {
+	if doc = claimsDoc(t, in); !strings.Contains(doc, "the alphabet does not explain why none > alibi is contradicted: it still is with the paper's 100 symbols") {
 		t.Errorf("the still-contradicted finding is missing:\n%s", doc)
 	}
 }
@@ -429,14 +422,7 @@ func TestClaimsALiBiFollowUp(t *testing.T) {
 		FollowUps:  map[string]*Grid{},
 		DocsDir:    docs, Command: "test",
 	}
-	read := func() string {
-		if err := Claims(in); err != nil {
-			t.Fatal(err)
-		}
-		md, _ := os.ReadFile(filepath.Join(docs, "claims.md"))
-		return string(md)
-	}
-	doc := read()
+	doc := claimsDoc(t, in)
 	for _, want := range []string{
 		"### Does ALiBi's bias explain why copy contradicts t5 > alibi?\n",
 		"- **ALiBi's slopes** follow the head count",
@@ -465,7 +451,7 @@ func TestClaimsALiBiFollowUp(t *testing.T) {
 		}
 		return ours(c, L)
 	})
-	doc = read()
+	doc = claimsDoc(t, in)
 	if strings.Contains(doc, "runs/kazemnejad2023_alibi`. Train them") {
 		t.Errorf("with its grid the ALiBi follow-up still says it is missing")
 	}
@@ -514,4 +500,17 @@ func TestPaperMeanInLengthOrder(t *testing.T) {
 	if reversed == inOrder {
 		t.Fatal("these values sum to the same bits in both orders: they cannot tell an order-dependent mean")
 	}
+}
+
+// claimsDoc writes docs/claims.md from in and returns it.
+func claimsDoc(t *testing.T, in ClaimsInput) string {
+	t.Helper()
+	if err := Claims(in); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(in.DocsDir, "claims.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(md)
 }
