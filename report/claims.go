@@ -87,7 +87,7 @@ func Claims(in ClaimsInput) error {
 		return fmt.Errorf("the paper's numbers: %w (docs/claims/README.md says how the file is made)", err)
 	}
 	kazemnejadSection(&b, in.Kazemnejad, in.FollowUps, paper, in.Dirs)
-	ruossSection(&b, in.Ruoss, in.Dirs["ruoss2023"])
+	ruossSection(&b, in.Ruoss, in.FollowUps, in.Dirs)
 	for _, w := range []struct {
 		g    *Grid
 		file string

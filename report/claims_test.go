@@ -514,3 +514,74 @@ func claimsDoc(t *testing.T, in ClaimsInput) string {
 	}
 	return string(md)
 }
+
+const ruossLongFixture = `name: ruoss2023_long
+task: {name: reverse, symbols: 2, min_len: 1, max_len: 4, format: slots}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32, bidirectional: true}
+train: {steps: 30, batch_size: 4}
+eval: {lengths: "1..12", examples: 10}
+sweep:
+  position:
+    - {kind: rope}
+    - {kind: rope, randomized: true, max_random: 64}
+  seed: [1, 2, 3]
+`
+
+// TestClaimsRuossFollowUp: when the reduced Protocol B grid leaves a pair untested (plain rope
+// learns reverse in range only to 0.8), §10 gets the longer-budget follow-up: without its grid
+// a note saying how to run it; with it, the pair judged by the same rules, what it shows beside
+// the reduced grid's verdict, and the headline again with the follow-up's pair in its place.
+func TestClaimsRuossFollowUp(t *testing.T) {
+	runs, docs := t.TempDir(), t.TempDir()
+	writePaperCopy(t, docs, "0.6", "0.6", "0.5")
+	in := ClaimsInput{
+		Ruoss: fixtureGrid(t, runs, ruossFixture, func(c config.Config, L int) float64 {
+			if L <= 4 && c.Task.Name == "reverse" && !c.Position.Randomized {
+				return 0.8
+			}
+			return ruossScores(c, L)
+		}),
+		Dirs:      map[string]string{"ruoss2023": "runs/ruoss2023", RuossLongConfig: "runs/ruoss2023_long"},
+		FollowUps: map[string]*Grid{},
+		DocsDir:   docs, Command: "test",
+	}
+	doc := claimsDoc(t, in)
+	if !strings.Contains(doc, "### Are the untested pairs a matter of budget?") || !strings.Contains(doc, "leaves 1 of its 2 pairs untested (reverse · rope)") {
+		t.Errorf("the follow-up should name the untested pair:\n%s", doc)
+	}
+	if !strings.Contains(doc, "**Missing**: no finished runs in `runs/ruoss2023_long`") || strings.Contains(doc, "with ruoss2023_long's pairs") {
+		t.Errorf("without its grid the follow-up should say how to run it, and give no second headline:\n%s", doc)
+	}
+	headline := func(doc, prefix string) string {
+		for _, l := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		return ""
+	}
+	if h := headline(doc, "| randomized positions raise test accuracy on average |"); !strings.HasSuffix(h, "| inconclusive |") || !strings.Contains(h, "0 reproduced, 0 contradicted, 1 inconclusive, 1 untested") {
+		t.Errorf("reduced headline: %q", h)
+	}
+	// At the longer budget plain rope learns reverse in range; past it 0.60/0.62/0.64 against
+	// randomized 0.80/0.82/0.84: +0.200 ± t(4)·√(2·0.02²/3), reproduced.
+	in.FollowUps[RuossLongConfig] = fixtureGrid(t, runs, ruossLongFixture, ruossScores)
+	doc = claimsDoc(t, in)
+	var row string
+	for _, l := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(l, "| reverse · rope (randomized=true,max_random=64) > reverse · rope |") || strings.HasPrefix(l, "| rope (randomized=true,max_random=64) > rope |") {
+			row = l // the last such row is the follow-up's
+		}
+	}
+	if !strings.Contains(row, "| 0.840, 0.640 | +0.200 [+0.155, +0.245] |") || !strings.HasSuffix(row, "| reproduced |") {
+		t.Errorf("follow-up pair row: %q\n%s", row, doc)
+	}
+	if !strings.Contains(doc, "What the experiment shows: reverse · rope: untested (rope not learned in range: 0.800) in the reduced grid, reproduced at this budget.") {
+		t.Errorf("follow-up finding missing:\n%s", doc)
+	}
+	// The headline again: parity's pair (0 gain, at chance) and the follow-up's reverse pair (+0.2).
+	if h := headline(doc, "| randomized positions raise test accuracy on average, with ruoss2023_long's pairs in place of the reduced grid's |"); !strings.HasSuffix(h, "| reproduced |") ||
+		!strings.Contains(h, "+10.0 points") || !strings.Contains(h, "1 reproduced, 0 contradicted, 1 inconclusive, 0 untested") {
+		t.Errorf("headline with the follow-up: %q", h)
+	}
+}

@@ -25,6 +25,13 @@ const KazemnejadALiBiConfig = "kazemnejad2023_alibi"
 // its directory under the runs: `train claims` reads those present into ClaimsInput.FollowUps.
 var KazemnejadFollowUps = []string{KazemnejadVocabConfig, KazemnejadALiBiConfig}
 
+// RuossLongConfig is a follow-up of §10: the reverse pairs the reduced grid leaves untested
+// (one side not learned in range), at three times its steps.
+const RuossLongConfig = "ruoss2023_long"
+
+// RuossFollowUps are §10's follow-up grids, read as KazemnejadFollowUps are.
+var RuossFollowUps = []string{RuossLongConfig}
+
 // claim is a ranking "a > b" of the paper.
 type claim struct{ a, b kazScheme }
 
@@ -367,4 +374,64 @@ func paperPair(paper map[[2]string]PaperCell, task, a, b string) string {
 		return "not in the released numbers"
 	}
 	return fmt.Sprintf("%s %.3f vs %s %.3f over %d..%d", a, pa.Mean(KazemnejadLo, KazemnejadHi), b, pb.Mean(KazemnejadLo, KazemnejadHi), KazemnejadLo, KazemnejadHi)
+}
+
+// ruossLong writes §10's follow-up when the reduced grid leaves pairs untested: the same pairs
+// at the longer budget of configs/ruoss2023_long.yaml (long: its grid, nil when absent), by the
+// same rules, and what each shows beside the reduced grid's verdict. It returns the follow-up's
+// pairs (none when absent).
+func ruossLong(b *strings.Builder, pairs []ruossPair, long *Grid, dir string) []ruossPair {
+	var untested []string
+	for _, p := range pairs {
+		if strings.HasPrefix(p.verdict, "untested") {
+			untested = append(untested, p.task+" · "+p.scheme)
+		}
+	}
+	if len(untested) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "### Are the untested pairs a matter of budget? [configs/%s.yaml](../configs/%s.yaml)\n\n", RuossLongConfig, RuossLongConfig)
+	fmt.Fprintf(b, "The reduced grid leaves %d of its %d pairs untested (%s): one side did not learn the task in range, so the rules do not rank it. "+
+		"The diagnostic [configs/ruoss2023_budget.yaml](../configs/ruoss2023_budget.yaml) (one seed, docs/reproductions.md) found that three times the steps "+
+		"teach plain sinusoidal reverse in range. The experiment: reverse's sinusoidal and rope pairs at that budget, 3 seeds, by the same rules.\n\n",
+		len(untested), len(pairs), strings.Join(untested, ", "))
+	if long == nil {
+		missingFollowUp(b, dir, RuossLongConfig, "about 65 minutes")
+		return nil
+	}
+	rows := SeedRows(long)
+	cells := Cells(rows, Token)
+	fmt.Fprintf(b, "Set-up (%d of %d runs finished): %s\n\n", len(long.Cells)-len(long.Missing), len(long.Cells), setupDifferences(long, "ruoss"))
+	var out []ruossPair
+	for _, task := range taskOrder(rows) {
+		out = append(out, ruossTask(b, "####", long, cells, task)...)
+	}
+	var findings []string
+	for _, l := range out {
+		before := "not in the reduced grid"
+		for _, p := range pairs {
+			if p.task == l.task && p.scheme == l.scheme {
+				before = p.verdict
+			}
+		}
+		findings = append(findings, fmt.Sprintf("%s · %s: %s in the reduced grid, %s at this budget", l.task, l.scheme, before, l.verdict))
+	}
+	if len(findings) > 0 {
+		fmt.Fprintf(b, "What the experiment shows: %s.\n\n", strings.Join(findings, "; "))
+	}
+	return out
+}
+
+// replacePairs is pairs with each (task, scheme) that long re-ran taken from long.
+func replacePairs(pairs, long []ruossPair) []ruossPair {
+	out := make([]ruossPair, len(pairs))
+	copy(out, pairs)
+	for _, l := range long {
+		for i, p := range out {
+			if p.task == l.task && p.scheme == l.scheme {
+				out[i] = l
+			}
+		}
+	}
+	return out
 }

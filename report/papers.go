@@ -232,7 +232,7 @@ func otherRange(b *strings.Builder, cells map[CellKey]*SeedCell, rows []SeedRow,
 }
 
 // ruossSection writes the Ruoss et al. 2023 comparison from a grid of configs/ruoss2023.yaml.
-func ruossSection(b *strings.Builder, g *Grid, dir string) {
+func ruossSection(b *strings.Builder, g *Grid, followUps map[string]*Grid, dirs map[string]string) {
 	fmt.Fprintf(b, "## 10. Ruoss et al. 2023: randomized positions raise test accuracy (by 12.0 points on average)\n\n")
 	fmt.Fprintf(b, "Their protocol (the Delétang et al. 2023 encoder: the input then one blank slot per output token, every output token predicted "+
 		"at once; trained on lengths 1..N, tested on N+1..M; randomized positions an ordered random subset of [0, L)). Their statistic: per-token "+
@@ -241,7 +241,7 @@ func ruossSection(b *strings.Builder, g *Grid, dir string) {
 		"The paper's per-task numbers (its Table 1, arXiv 2305.16843) could not be retrieved here (docs/claims/README.md), so only its headline "+
 		"(+12.0 points on average, the abstract) stands beside ours. Per-seed numbers: `docs/claims/ruoss2023.csv`.\n\n")
 	if g == nil {
-		missingGrid(b, dir, "ruoss2023.yaml")
+		missingGrid(b, dirs["ruoss2023"], "ruoss2023.yaml")
 		return
 	}
 	rows := SeedRows(g)
@@ -250,61 +250,93 @@ func ruossSection(b *strings.Builder, g *Grid, dir string) {
 	for _, w := range Warnings(g) {
 		fmt.Fprintf(b, "Warning: %s\n\n", w)
 	}
-	var gains []float64
-	var verdicts []string
+	var pairs []ruossPair
 	for _, task := range taskOrder(rows) {
-		keys := cellKeys(cells, task)
-		if len(keys) == 0 {
+		pairs = append(pairs, ruossTask(b, "###", g, cells, task)...)
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	ruossHeadline(b, pairs, "")
+	if long := ruossLong(b, pairs, followUps[RuossLongConfig], dirs[RuossLongConfig]); len(long) > 0 {
+		ruossHeadline(b, replacePairs(pairs, long), RuossLongConfig)
+	}
+}
+
+// ruossPair is one "randomized > plain" comparison of §10: its best-over-runs gain and verdict.
+type ruossPair struct {
+	task, scheme string
+	gain         float64
+	verdict      string
+}
+
+// ruossTask writes one task's tables of a Protocol B grid (its levels, then each randomized
+// variant against its plain twin) and returns its pairs.
+func ruossTask(b *strings.Builder, heading string, g *Grid, cells map[CellKey]*SeedCell, task string) []ruossPair {
+	keys := cellKeys(cells, task)
+	if len(keys) == 0 {
+		return nil
+	}
+	lo, hi := cells[keys[0]].TrainRange()
+	top := cells[keys[0]].Lengths()
+	M := top[len(top)-1]
+	fmt.Fprintf(b, "%s %s (test lengths %d..%d)\n\n", heading, task, hi+1, M)
+	fmt.Fprintf(b, "| scheme | ours, best over runs | ours, mean [95%% interval] | ours in range (%d..%d) | extrapolates to | paper |\n| --- | ---: | --- | ---: | ---: | --- |\n", lo, hi)
+	for _, k := range keys {
+		s, _ := cells[k].Scores(hi+1, M, false)
+		in, _ := cells[k].Scores(0, 0, true)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | not retrieved |\n", k, f3(maxOf(s)), fmtCI(s), f3(meanOf(in)), lengthOrDash(cells[k].ExtrapolatesTo()))
+	}
+	fmt.Fprintf(b, "\n| claim (token accuracy, %d..%d) | paper | ours, best: randomized, plain | ours: randomized − plain [95%% interval] | remaining set-up differences | verdict |\n| --- | --- | --- | --- | --- | --- |\n", hi+1, M)
+	var pairs []ruossPair
+	for _, k := range keys {
+		if !strings.Contains(k.Variant, "randomized=true") {
 			continue
 		}
-		lo, hi := cells[keys[0]].TrainRange()
-		top := cells[keys[0]].Lengths()
-		M := top[len(top)-1]
-		fmt.Fprintf(b, "### %s (test lengths %d..%d)\n\n", task, hi+1, M)
-		fmt.Fprintf(b, "| scheme | ours, best over runs | ours, mean [95%% interval] | ours in range (%d..%d) | extrapolates to | paper |\n| --- | ---: | --- | ---: | ---: | --- |\n", lo, hi)
-		for _, k := range keys {
-			s, _ := cells[k].Scores(hi+1, M, false)
-			in, _ := cells[k].Scores(0, 0, true)
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | not retrieved |\n", k, f3(maxOf(s)), fmtCI(s), f3(meanOf(in)), lengthOrDash(cells[k].ExtrapolatesTo()))
+		plain := CellKey{task, k.Scheme, plainOf(k.Variant)}
+		cp := cells[plain]
+		if cp == nil {
+			continue
 		}
-		fmt.Fprintf(b, "\n| claim (token accuracy, %d..%d) | paper | ours, best: randomized, plain | ours: randomized − plain [95%% interval] | remaining set-up differences | verdict |\n| --- | --- | --- | --- | --- | --- |\n", hi+1, M)
-		for _, k := range keys {
-			if !strings.Contains(k.Variant, "randomized=true") {
-				continue
-			}
-			plain := CellKey{task, k.Scheme, plainOf(k.Variant)}
-			cp := cells[plain]
-			if cp == nil {
-				continue
-			}
-			sr, chance := cells[k].Scores(hi+1, M, false)
-			sp, _ := cp.Scores(hi+1, M, false)
-			ir, _ := cells[k].Scores(0, 0, true)
-			ip, _ := cp.Scores(0, 0, true)
-			r := Rank("randomized "+k.Scheme, plain.String(), sr, sp, ir, ip, chance)
-			gains = append(gains, maxOf(sr)-maxOf(sp))
-			verdicts = append(verdicts, r.Verdict)
-			fmt.Fprintf(b, "| %s > %s | in Table 1 (not retrieved) | %.3f, %.3f | %s | %s | %s |\n", k, plain, maxOf(sr), maxOf(sp), fmtDiff(r.Diff), rowDifferences(g, task, k.Scheme, k.Scheme), r.Verdict)
-		}
-		b.WriteString("\n")
+		sr, chance := cells[k].Scores(hi+1, M, false)
+		sp, _ := cp.Scores(hi+1, M, false)
+		ir, _ := cells[k].Scores(0, 0, true)
+		ip, _ := cp.Scores(0, 0, true)
+		r := Rank("randomized "+k.Scheme, plain.String(), sr, sp, ir, ip, chance)
+		pairs = append(pairs, ruossPair{task, k.Scheme, maxOf(sr) - maxOf(sp), r.Verdict})
+		fmt.Fprintf(b, "| %s > %s | in Table 1 (not retrieved) | %.3f, %.3f | %s | %s | %s |\n", k, plain, maxOf(sr), maxOf(sp), fmtDiff(r.Diff), rowDifferences(g, task, k.Scheme, k.Scheme), r.Verdict)
 	}
-	if len(gains) > 0 {
-		count := map[string]int{}
-		for _, v := range verdicts {
-			count[strings.SplitN(v, " (", 2)[0]]++
-		}
-		v := "inconclusive"
-		switch {
-		case count["untested"] == len(gains):
-			v = "untested (no pair learned the task in range)"
-		case count["contradicted"] > 0:
-			v = "not reproduced"
-		case count["reproduced"] > 0 && meanOf(gains) > 0:
-			v = "reproduced"
-		}
-		fmt.Fprintf(b, "| headline claim | paper | ours | verdict |\n| --- | --- | --- | --- |\n")
-		fmt.Fprintf(b, "| randomized positions raise test accuracy on average | +12.0 points (mean over 15 tasks and 5 encoding families, arXiv 2305.16843) | %+.1f points (mean over %d task × scheme pairs of best randomized − best plain); the pairs' verdicts: %d reproduced, %d contradicted, %d inconclusive, %d untested | %s |\n\n",
-			100*meanOf(gains), len(gains), count["reproduced"], count["contradicted"], count["inconclusive"], count["untested"], v)
+	b.WriteString("\n")
+	return pairs
+}
+
+// ruossHeadline writes the headline claim's row from the pairs; with follow-up set, the pairs
+// are the main grid's with that follow-up's in place of the ones it re-ran.
+func ruossHeadline(b *strings.Builder, pairs []ruossPair, followUp string) {
+	count := map[string]int{}
+	var gains []float64
+	for _, p := range pairs {
+		count[strings.SplitN(p.verdict, " (", 2)[0]]++
+		gains = append(gains, p.gain)
+	}
+	v := "inconclusive"
+	switch {
+	case count["untested"] == len(gains):
+		v = "untested (no pair learned the task in range)"
+	case count["contradicted"] > 0:
+		v = "not reproduced"
+	case count["reproduced"] > 0 && meanOf(gains) > 0:
+		v = "reproduced"
+	}
+	claim, what := "randomized positions raise test accuracy on average", "the pairs' verdicts"
+	if followUp != "" {
+		claim += fmt.Sprintf(", with %s's pairs in place of the reduced grid's", followUp)
+		what = "the pairs' verdicts, those re-run at the longer budget taken from it"
+	}
+	fmt.Fprintf(b, "| headline claim | paper | ours | verdict |\n| --- | --- | --- | --- |\n")
+	fmt.Fprintf(b, "| %s | +12.0 points (mean over 15 tasks and 5 encoding families, arXiv 2305.16843) | %+.1f points (mean over %d task × scheme pairs of best randomized − best plain); %s: %d reproduced, %d contradicted, %d inconclusive, %d untested | %s |\n\n",
+		claim, 100*meanOf(gains), len(gains), what, count["reproduced"], count["contradicted"], count["inconclusive"], count["untested"], v)
+	if followUp == "" {
 		fmt.Fprintf(b, "The headline verdict: *reproduced* when the average gain is positive, at least one pair is reproduced and none is contradicted; "+
 			"*not reproduced* when a pair is contradicted; *inconclusive* otherwise.\n\n")
 	}

@@ -17,7 +17,7 @@ import (
 var claimGrids = []string{"claims", "literature", "kazemnejad2023", "ruoss2023"}
 
 // followUpGrids are the experiments behind a contradicted claim: optional, read when present.
-var followUpGrids = report.KazemnejadFollowUps
+var followUpGrids = append(append([]string{}, report.KazemnejadFollowUps...), report.RuossFollowUps...)
 
 // runClaims regenerates docs/claims.md and the per-seed files docs/claims/*.csv from the
 // finished runs of the claims, literature, kazemnejad2023 and ruoss2023 grids under -runs. It
