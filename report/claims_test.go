@@ -585,3 +585,17 @@ func TestClaimsRuossFollowUp(t *testing.T) {
 		t.Errorf("headline with the follow-up: %q", h)
 	}
 }
+
+// TestRuossHeadlineCountsUntested: a headline reproduced by the pairs that could be judged says
+// how many could not, rather than a bare "reproduced".
+func TestRuossHeadlineCountsUntested(t *testing.T) {
+	var b strings.Builder
+	ruossHeadline(&b, []ruossPair{
+		{"reverse", "rope", 0.14, "reproduced"},
+		{"reverse", "learned", 0, "untested (learned not learned in range: 0.6)"},
+		{"parity", "rope", 0.01, "untested (rope not learned in range: 0.5)"},
+	}, "")
+	if !strings.Contains(b.String(), "| reproduced in the 1 of 3 pairs that could be judged (2 untested) |") || !strings.Contains(b.String(), "+5.0 points") {
+		t.Errorf("headline:\n%s", b.String())
+	}
+}

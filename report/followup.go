@@ -416,6 +416,19 @@ func ruossLong(b *strings.Builder, pairs []ruossPair, long *Grid, dir string) []
 		}
 		findings = append(findings, fmt.Sprintf("%s · %s: %s in the reduced grid, %s at this budget", l.task, l.scheme, before, l.verdict))
 	}
+	var left []string
+	for _, p := range pairs {
+		rerun := false
+		for _, l := range out {
+			rerun = rerun || (p.task == l.task && p.scheme == l.scheme)
+		}
+		if !rerun && strings.HasPrefix(p.verdict, "untested") {
+			left = append(left, p.task+" · "+p.scheme)
+		}
+	}
+	if len(left) > 0 {
+		findings = append(findings, fmt.Sprintf("not re-run, so still untested: %s", strings.Join(left, ", ")))
+	}
 	if len(findings) > 0 {
 		fmt.Fprintf(b, "What the experiment shows: %s.\n\n", strings.Join(findings, "; "))
 	}

@@ -327,6 +327,9 @@ func ruossHeadline(b *strings.Builder, pairs []ruossPair, followUp string) {
 		v = "not reproduced"
 	case count["reproduced"] > 0 && meanOf(gains) > 0:
 		v = "reproduced"
+		if n := count["untested"]; n > 0 {
+			v = fmt.Sprintf("reproduced in the %d of %d pairs that could be judged (%d untested)", len(gains)-n, len(gains), n)
+		}
 	}
 	claim, what := "randomized positions raise test accuracy on average", "the pairs' verdicts"
 	if followUp != "" {
