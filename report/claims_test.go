@@ -546,7 +546,7 @@ func TestClaimsRuossFollowUp(t *testing.T) {
 		DocsDir:   docs, Command: "test",
 	}
 	doc := claimsDoc(t, in)
-	if !strings.Contains(doc, "### Are the untested pairs a matter of budget?") || !strings.Contains(doc, "leaves 1 of its 2 pairs untested (reverse · rope)") {
+	if !strings.Contains(doc, "### Are the untested pairs a matter of budget?") || !strings.Contains(doc, "leaves 1 of its 2 pairs untested (reverse · rope (randomized=true,max_random=64))") {
 		t.Errorf("the follow-up should name the untested pair:\n%s", doc)
 	}
 	if !strings.Contains(doc, "**Missing**: no finished runs in `runs/ruoss2023_long`") || strings.Contains(doc, "with ruoss2023_long's pairs") {
@@ -576,8 +576,12 @@ func TestClaimsRuossFollowUp(t *testing.T) {
 	if !strings.Contains(row, "| 0.840, 0.640 | +0.200 [+0.155, +0.245] |") || !strings.HasSuffix(row, "| reproduced |") {
 		t.Errorf("follow-up pair row: %q\n%s", row, doc)
 	}
-	if !strings.Contains(doc, "What the experiment shows: reverse · rope: untested (rope not learned in range: 0.800) in the reduced grid, reproduced at this budget.") {
+	if !strings.Contains(doc, "What the experiment shows: reverse · rope (randomized=true,max_random=64): untested (rope not learned in range: 0.800) in the reduced grid, reproduced at this budget.") {
 		t.Errorf("follow-up finding missing:\n%s", doc)
+	}
+	// The experiment's budget and seeds are the follow-up grid's and the reduced grid's own.
+	if !strings.Contains(doc, "The experiment: reverse's pairs again at 30 steps of 4 (the reduced grid: 10 of 4), 3 seeds, ranked by the same rules.") {
+		t.Errorf("the experiment's description should be computed from both grids:\n%s", doc)
 	}
 	// The headline again: parity's pair (0 gain, at chance) and the follow-up's reverse pair (+0.2).
 	if h := headline(doc, "| randomized positions raise test accuracy on average, with ruoss2023_long's pairs in place of the reduced grid's |"); !strings.HasSuffix(h, "| reproduced |") ||
@@ -591,11 +595,119 @@ func TestClaimsRuossFollowUp(t *testing.T) {
 func TestRuossHeadlineCountsUntested(t *testing.T) {
 	var b strings.Builder
 	ruossHeadline(&b, []ruossPair{
-		{"reverse", "rope", 0.14, "reproduced"},
-		{"reverse", "learned", 0, "untested (learned not learned in range: 0.6)"},
-		{"parity", "rope", 0.01, "untested (rope not learned in range: 0.5)"},
+		{CellKey{"reverse", "rope", "randomized=true"}, 0.14, "reproduced"},
+		{CellKey{"reverse", "learned", "randomized=true"}, 0, "untested (learned not learned in range: 0.6)"},
+		{CellKey{"parity", "rope", "randomized=true"}, 0.01, "untested (rope not learned in range: 0.5)"},
 	}, "")
 	if !strings.Contains(b.String(), "| reproduced in the 1 of 3 pairs that could be judged (2 untested) |") || !strings.Contains(b.String(), "+5.0 points") {
 		t.Errorf("headline:\n%s", b.String())
+	}
+}
+
+// TestClaimsRuossFollowUpPairKey: a follow-up pair stands in for the reduced grid's pair of the
+// same task, scheme and randomized variant only. With two randomized variants of rope in the
+// reduced grid (max_random 64 and 128, both untested) and the follow-up re-running the first,
+// the second headline takes the follow-up's verdict for max_random=64 and keeps max_random=128
+// untested, and the findings name the right pair's earlier verdict and max_random=128 as not
+// re-run; a follow-up whose pairs the
+// reduced grid does not have gives a finding but no second headline.
+func TestClaimsRuossFollowUpPairKey(t *testing.T) {
+	runs, docs := t.TempDir(), t.TempDir()
+	writePaperCopy(t, docs, "0.6", "0.6", "0.5")
+	const main = `name: ruoss2023
+task: {name: reverse, symbols: 2, min_len: 1, max_len: 4, format: slots}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32, bidirectional: true}
+train: {steps: 10, batch_size: 4}
+eval: {lengths: "1..12", examples: 10}
+sweep:
+  position:
+    - {kind: rope}
+    - {kind: rope, randomized: true, max_random: 64}
+    - {kind: rope, randomized: true, max_random: 128}
+  seed: [1, 2, 3]
+`
+	in := ClaimsInput{
+		// Plain rope 0.8 in range: both pairs untested; max_random=128 past the range 0.7.
+		Ruoss: fixtureGrid(t, runs, main, func(c config.Config, L int) float64 {
+			switch {
+			case L <= 4 && !c.Position.Randomized:
+				return 0.8
+			case L > 4 && c.Position.MaxRandom == 128:
+				return 0.7
+			}
+			return ruossScores(c, L)
+		}),
+		Dirs:      map[string]string{"ruoss2023": "runs/ruoss2023", RuossLongConfig: "runs/ruoss2023_long"},
+		FollowUps: map[string]*Grid{RuossLongConfig: fixtureGrid(t, runs, ruossLongFixture, ruossScores)},
+		DocsDir:   docs, Command: "test",
+	}
+	doc := claimsDoc(t, in)
+	want := "What the experiment shows: reverse · rope (randomized=true,max_random=64): untested (rope not learned in range: 0.800) in the reduced grid, reproduced at this budget; " +
+		"not re-run, so still untested: reverse · rope (randomized=true,max_random=128)."
+	if !strings.Contains(doc, want) {
+		t.Errorf("finding: want %q in\n%s", want, doc)
+	}
+	h := ""
+	for _, l := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(l, "| randomized positions raise test accuracy on average, with ruoss2023_long's pairs") {
+			h = l
+		}
+	}
+	// max_random=64 from the follow-up (+0.200, reproduced), max_random=128 as it was (0.70 − 0.64, untested).
+	if !strings.Contains(h, "+13.0 points (mean over 2 task × scheme pairs") || !strings.Contains(h, "1 reproduced, 0 contradicted, 0 inconclusive, 1 untested") {
+		t.Errorf("headline with the follow-up should replace only the max_random=64 pair: %q", h)
+	}
+
+	// A follow-up of sinusoidal only: nothing of the reduced grid to replace.
+	const sin = `name: ruoss2023_long
+task: {name: reverse, symbols: 2, min_len: 1, max_len: 4, format: slots}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32, bidirectional: true}
+train: {steps: 30, batch_size: 4}
+eval: {lengths: "1..12", examples: 10}
+sweep:
+  position:
+    - {kind: sinusoidal}
+    - {kind: sinusoidal, randomized: true, max_random: 64}
+  seed: [1, 2, 3]
+`
+	in.FollowUps[RuossLongConfig] = fixtureGrid(t, t.TempDir(), sin, ruossScores)
+	doc = claimsDoc(t, in)
+	if want := "reverse · sinusoidal (randomized=true,max_random=64): not in the reduced grid, reproduced at this budget"; !strings.Contains(doc, want) {
+		t.Errorf("finding: want %q in\n%s", want, doc)
+	}
+	if strings.Contains(doc, "with ruoss2023_long's pairs in place") {
+		t.Errorf("a follow-up that replaces no pair of the reduced grid gives no second headline:\n%s", doc)
+	}
+}
+
+// TestRuossLongPairsInReducedGrid: every randomized-vs-plain pair of configs/ruoss2023_long.yaml
+// is a pair of configs/ruoss2023.yaml with the same task, scheme and randomized variant, so
+// that §10's second headline puts each in its place (replacePairs matches on exactly that key).
+func TestRuossLongPairsInReducedGrid(t *testing.T) {
+	keys := func(file string) map[CellKey]bool {
+		cfg, err := config.Load(filepath.Join("..", "configs", file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cells, err := config.Expand(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[CellKey]bool{}
+		for _, c := range cells {
+			if c.Config.Position.Randomized {
+				out[CellKey{c.Config.Task.Name, c.Config.Position.Kind, train.SchemeVariant(c.Config.Position)}] = true
+			}
+		}
+		return out
+	}
+	reduced, long := keys("ruoss2023.yaml"), keys(RuossLongConfig+".yaml")
+	if len(long) == 0 {
+		t.Fatalf("configs/%s.yaml has no randomized cell", RuossLongConfig)
+	}
+	for k := range long {
+		if !reduced[k] {
+			t.Errorf("configs/%s.yaml's pair %s · %s is not in configs/ruoss2023.yaml: its verdict would replace none of the reduced grid's", RuossLongConfig, k.Task, k)
+		}
 	}
 }

@@ -376,15 +376,16 @@ func paperPair(paper map[[2]string]PaperCell, task, a, b string) string {
 	return fmt.Sprintf("%s %.3f vs %s %.3f over %d..%d", a, pa.Mean(KazemnejadLo, KazemnejadHi), b, pb.Mean(KazemnejadLo, KazemnejadHi), KazemnejadLo, KazemnejadHi)
 }
 
-// ruossLong writes §10's follow-up when the reduced grid leaves pairs untested: the same pairs
-// at the longer budget of configs/ruoss2023_long.yaml (long: its grid, nil when absent), by the
-// same rules, and what each shows beside the reduced grid's verdict. It returns the follow-up's
+// ruossLong writes §10's follow-up when the reduced grid (main, whose pairs are pairs) leaves
+// pairs untested: pairs re-run at the longer budget of configs/ruoss2023_long.yaml (long: its
+// grid, nil when absent), by the same rules, and what each shows beside the reduced grid's
+// verdict of the same pair (task, scheme and randomized variant). It returns the follow-up's
 // pairs (none when absent).
-func ruossLong(b *strings.Builder, pairs []ruossPair, long *Grid, dir string) []ruossPair {
+func ruossLong(b *strings.Builder, main *Grid, pairs []ruossPair, long *Grid, dir string) []ruossPair {
 	var untested []string
 	for _, p := range pairs {
 		if strings.HasPrefix(p.verdict, "untested") {
-			untested = append(untested, p.task+" · "+p.scheme)
+			untested = append(untested, p.String())
 		}
 	}
 	if len(untested) == 0 {
@@ -393,15 +394,22 @@ func ruossLong(b *strings.Builder, pairs []ruossPair, long *Grid, dir string) []
 	fmt.Fprintf(b, "### Are the untested pairs a matter of budget? [configs/%s.yaml](../configs/%s.yaml)\n\n", RuossLongConfig, RuossLongConfig)
 	fmt.Fprintf(b, "The reduced grid leaves %d of its %d pairs untested (%s): one side did not learn the task in range, so the rules do not rank it. "+
 		"The diagnostic [configs/ruoss2023_budget.yaml](../configs/ruoss2023_budget.yaml) (one seed, docs/reproductions.md) found that three times the steps "+
-		"teach plain sinusoidal reverse in range. The experiment: reverse's sinusoidal and rope pairs at that budget, 3 seeds, by the same rules.\n\n",
+		"teach plain sinusoidal reverse in range. ",
 		len(untested), len(pairs), strings.Join(untested, ", "))
 	if long == nil {
+		fmt.Fprintf(b, "The experiment: [configs/%s.yaml](../configs/%s.yaml), these pairs at a longer budget, ranked by the same rules.\n\n", RuossLongConfig, RuossLongConfig)
 		missingFollowUp(b, dir, RuossLongConfig, "about 65 minutes")
 		return nil
 	}
 	rows := SeedRows(long)
 	cells := Cells(rows, Token)
+	lc, mc := long.Cells[0].Config, main.Cells[0].Config
+	fmt.Fprintf(b, "The experiment: %s's pairs again at %d steps of %d (the reduced grid: %d of %d), %d seeds, ranked by the same rules.\n\n",
+		strings.Join(taskOrder(rows), ", "), lc.Train.Steps, lc.Train.BatchSize, mc.Train.Steps, mc.Train.BatchSize, len(gridSeeds(long)))
 	fmt.Fprintf(b, "Set-up (%d of %d runs finished): %s\n\n", len(long.Cells)-len(long.Missing), len(long.Cells), setupDifferences(long, "ruoss"))
+	for _, w := range Warnings(long) {
+		fmt.Fprintf(b, "Warning: %s\n\n", w)
+	}
 	var out []ruossPair
 	for _, task := range taskOrder(rows) {
 		out = append(out, ruossTask(b, "####", long, cells, task)...)
@@ -409,21 +417,15 @@ func ruossLong(b *strings.Builder, pairs []ruossPair, long *Grid, dir string) []
 	var findings []string
 	for _, l := range out {
 		before := "not in the reduced grid"
-		for _, p := range pairs {
-			if p.task == l.task && p.scheme == l.scheme {
-				before = p.verdict
-			}
+		if i := pairIndex(pairs, l.key); i >= 0 {
+			before = pairs[i].verdict + " in the reduced grid"
 		}
-		findings = append(findings, fmt.Sprintf("%s · %s: %s in the reduced grid, %s at this budget", l.task, l.scheme, before, l.verdict))
+		findings = append(findings, fmt.Sprintf("%s: %s, %s at this budget", l, before, l.verdict))
 	}
 	var left []string
 	for _, p := range pairs {
-		rerun := false
-		for _, l := range out {
-			rerun = rerun || (p.task == l.task && p.scheme == l.scheme)
-		}
-		if !rerun && strings.HasPrefix(p.verdict, "untested") {
-			left = append(left, p.task+" · "+p.scheme)
+		if pairIndex(out, p.key) < 0 && strings.HasPrefix(p.verdict, "untested") {
+			left = append(left, p.String())
 		}
 	}
 	if len(left) > 0 {
@@ -435,16 +437,36 @@ func ruossLong(b *strings.Builder, pairs []ruossPair, long *Grid, dir string) []
 	return out
 }
 
-// replacePairs is pairs with each (task, scheme) that long re-ran taken from long.
-func replacePairs(pairs, long []ruossPair) []ruossPair {
-	out := make([]ruossPair, len(pairs))
-	copy(out, pairs)
-	for _, l := range long {
-		for i, p := range out {
-			if p.task == l.task && p.scheme == l.scheme {
-				out[i] = l
-			}
+// gridSeeds are the distinct seeds of a grid's cells.
+func gridSeeds(g *Grid) map[uint64]bool {
+	seeds := map[uint64]bool{}
+	for _, c := range g.Cells {
+		seeds[c.Config.Seed] = true
+	}
+	return seeds
+}
+
+// pairIndex is the index of the pair of pairs with key k (task, scheme and randomized variant),
+// -1 when none has it.
+func pairIndex(pairs []ruossPair, k CellKey) int {
+	for i, p := range pairs {
+		if p.key == k {
+			return i
 		}
 	}
-	return out
+	return -1
+}
+
+// replacePairs is pairs with each pair that long re-ran (the same task, scheme and randomized
+// variant) taken from long, and how many it replaced; long's pairs that pairs lacks are left out.
+func replacePairs(pairs, long []ruossPair) ([]ruossPair, int) {
+	out := append([]ruossPair(nil), pairs...)
+	n := 0
+	for _, l := range long {
+		if i := pairIndex(out, l.key); i >= 0 {
+			out[i] = l
+			n++
+		}
+	}
+	return out, n
 }

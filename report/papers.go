@@ -258,17 +258,21 @@ func ruossSection(b *strings.Builder, g *Grid, followUps map[string]*Grid, dirs 
 		return
 	}
 	ruossHeadline(b, pairs, "")
-	if long := ruossLong(b, pairs, followUps[RuossLongConfig], dirs[RuossLongConfig]); len(long) > 0 {
-		ruossHeadline(b, replacePairs(pairs, long), RuossLongConfig)
+	long := ruossLong(b, g, pairs, followUps[RuossLongConfig], dirs[RuossLongConfig])
+	if withLong, n := replacePairs(pairs, long); n > 0 {
+		ruossHeadline(b, withLong, RuossLongConfig)
 	}
 }
 
 // ruossPair is one "randomized > plain" comparison of §10: its best-over-runs gain and verdict.
 type ruossPair struct {
-	task, scheme string
-	gain         float64
-	verdict      string
+	key     CellKey // the randomized side: its task, scheme and variant, which name the pair
+	gain    float64
+	verdict string
 }
+
+// String names the pair: "reverse · rope (randomized=true,max_random=2048)".
+func (p ruossPair) String() string { return p.key.Task + " · " + p.key.String() }
 
 // ruossTask writes one task's tables of a Protocol B grid (its levels, then each randomized
 // variant against its plain twin) and returns its pairs.
@@ -303,7 +307,7 @@ func ruossTask(b *strings.Builder, heading string, g *Grid, cells map[CellKey]*S
 		ir, _ := cells[k].Scores(0, 0, true)
 		ip, _ := cp.Scores(0, 0, true)
 		r := Rank("randomized "+k.Scheme, plain.String(), sr, sp, ir, ip, chance)
-		pairs = append(pairs, ruossPair{task, k.Scheme, maxOf(sr) - maxOf(sp), r.Verdict})
+		pairs = append(pairs, ruossPair{k, maxOf(sr) - maxOf(sp), r.Verdict})
 		fmt.Fprintf(b, "| %s > %s | in Table 1 (not retrieved) | %.3f, %.3f | %s | %s | %s |\n", k, plain, maxOf(sr), maxOf(sp), fmtDiff(r.Diff), rowDifferences(g, task, k.Scheme, k.Scheme), r.Verdict)
 	}
 	b.WriteString("\n")
