@@ -17,12 +17,13 @@ import (
 // and where they were looked for.
 type ClaimsInput struct {
 	Claims, Literature, Kazemnejad, Ruoss *Grid
-	// FollowUps are the follow-up experiments of contradicted §9 rankings, by config name
-	// (KazemnejadFollowUps: configs/kazemnejad2023_vocab.yaml, kazemnejad2023_alibi.yaml); one
-	// absent (or nil) leaves its section saying how to run it.
+	// FollowUps are the follow-up experiments, by config name: of contradicted §9 rankings
+	// (KazemnejadFollowUps: configs/kazemnejad2023_vocab.yaml, kazemnejad2023_alibi.yaml) and of
+	// the pairs §10 leaves untested (RuossFollowUps: configs/ruoss2023_long.yaml); one absent (or
+	// nil) leaves its section saying how to run it.
 	FollowUps map[string]*Grid
 	// Dirs are the grid directories looked in, by grid name (claims, literature,
-	// kazemnejad2023, ruoss2023), for the notes on missing grids.
+	// kazemnejad2023, ruoss2023 and the follow-ups'), for the notes on missing grids.
 	Dirs    map[string]string
 	DocsDir string
 	Command string

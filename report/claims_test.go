@@ -609,8 +609,8 @@ func TestRuossHeadlineCountsUntested(t *testing.T) {
 // reduced grid (max_random 64 and 128, both untested) and the follow-up re-running the first,
 // the second headline takes the follow-up's verdict for max_random=64 and keeps max_random=128
 // untested, and the findings name the right pair's earlier verdict and max_random=128 as not
-// re-run; a follow-up whose pairs the
-// reduced grid does not have gives a finding but no second headline.
+// re-run; a follow-up whose pairs the reduced grid does not have gives a finding but no second
+// headline.
 func TestClaimsRuossFollowUpPairKey(t *testing.T) {
 	runs, docs := t.TempDir(), t.TempDir()
 	writePaperCopy(t, docs, "0.6", "0.6", "0.5")

@@ -404,8 +404,12 @@ func ruossLong(b *strings.Builder, main *Grid, pairs []ruossPair, long *Grid, di
 	rows := SeedRows(long)
 	cells := Cells(rows, Token)
 	lc, mc := long.Cells[0].Config, main.Cells[0].Config
-	fmt.Fprintf(b, "The experiment: %s's pairs again at %d steps of %d (the reduced grid: %d of %d), %d seeds, ranked by the same rules.\n\n",
-		strings.Join(taskOrder(rows), ", "), lc.Train.Steps, lc.Train.BatchSize, mc.Train.Steps, mc.Train.BatchSize, len(gridSeeds(long)))
+	seeds := fmt.Sprintf("%d seeds", len(gridSeeds(long)))
+	if len(gridSeeds(long)) == 1 {
+		seeds = "1 seed"
+	}
+	fmt.Fprintf(b, "The experiment: %s's pairs again at %d steps of %d (the reduced grid: %d of %d), %s, ranked by the same rules.\n\n",
+		strings.Join(taskOrder(rows), ", "), lc.Train.Steps, lc.Train.BatchSize, mc.Train.Steps, mc.Train.BatchSize, seeds)
 	fmt.Fprintf(b, "Set-up (%d of %d runs finished): %s\n\n", len(long.Cells)-len(long.Missing), len(long.Cells), setupDifferences(long, "ruoss"))
 	for _, w := range Warnings(long) {
 		fmt.Fprintf(b, "Warning: %s\n\n", w)

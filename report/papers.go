@@ -231,7 +231,9 @@ func otherRange(b *strings.Builder, cells map[CellKey]*SeedCell, rows []SeedRow,
 	b.WriteString("\n")
 }
 
-// ruossSection writes the Ruoss et al. 2023 comparison from a grid of configs/ruoss2023.yaml.
+// ruossSection writes the Ruoss et al. 2023 comparison from a grid of configs/ruoss2023.yaml
+// (nil: missing), its headline, then the follow-up of its untested pairs (followUps by config
+// name, RuossLongConfig; dirs by grid name) and the headline again with the follow-up's pairs.
 func ruossSection(b *strings.Builder, g *Grid, followUps map[string]*Grid, dirs map[string]string) {
 	fmt.Fprintf(b, "## 10. Ruoss et al. 2023: randomized positions raise test accuracy (by 12.0 points on average)\n\n")
 	fmt.Fprintf(b, "Their protocol (the Delétang et al. 2023 encoder: the input then one blank slot per output token, every output token predicted "+
