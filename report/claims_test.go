@@ -659,17 +659,7 @@ sweep:
 	}
 
 	// A follow-up of sinusoidal only: nothing of the reduced grid to replace.
-	const sin = `name: ruoss2023_long
-task: {name: reverse, symbols: 2, min_len: 1, max_len: 4, format: slots}
-model: {d_model: 16, heads: 2, layers: 1, d_ff: 32, bidirectional: true}
-train: {steps: 30, batch_size: 4}
-eval: {lengths: "1..12", examples: 10}
-sweep:
-  position:
-    - {kind: sinusoidal}
-    - {kind: sinusoidal, randomized: true, max_random: 64}
-  seed: [1, 2, 3]
-`
+	sin := strings.ReplaceAll(ruossLongFixture, "kind: rope", "kind: sinusoidal")
 	in.FollowUps[RuossLongConfig] = fixtureGrid(t, t.TempDir(), sin, ruossScores)
 	doc = claimsDoc(t, in)
 	if want := "reverse · sinusoidal (randomized=true,max_random=64): not in the reduced grid, reproduced at this budget"; !strings.Contains(doc, want) {

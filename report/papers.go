@@ -293,8 +293,8 @@ func ruossTask(b *strings.Builder, heading string, g *Grid, cells map[CellKey]*S
 		in, _ := cells[k].Scores(0, 0, true)
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | not retrieved |\n", k, f3(maxOf(s)), fmtCI(s), f3(meanOf(in)), lengthOrDash(cells[k].ExtrapolatesTo()))
 	}
-	fmt.Fprintf(b, "\n| claim (token accuracy, %d..%d) | paper | ours, best: randomized, plain | ours: randomized − plain [95%% interval] | remaining set-up differences | verdict |\n| --- | --- | --- | --- | --- | --- |\n", hi+1, M)
 	var pairs []ruossPair
+	var rows strings.Builder // the claims' rows; no table when no randomized cell has its plain twin
 	for _, k := range keys {
 		if !strings.Contains(k.Variant, "randomized=true") {
 			continue
@@ -310,7 +310,10 @@ func ruossTask(b *strings.Builder, heading string, g *Grid, cells map[CellKey]*S
 		ip, _ := cp.Scores(0, 0, true)
 		r := Rank("randomized "+k.Scheme, plain.String(), sr, sp, ir, ip, chance)
 		pairs = append(pairs, ruossPair{k, maxOf(sr) - maxOf(sp), r.Verdict})
-		fmt.Fprintf(b, "| %s > %s | in Table 1 (not retrieved) | %.3f, %.3f | %s | %s | %s |\n", k, plain, maxOf(sr), maxOf(sp), fmtDiff(r.Diff), rowDifferences(g, task, k.Scheme, k.Scheme), r.Verdict)
+		fmt.Fprintf(&rows, "| %s > %s | in Table 1 (not retrieved) | %.3f, %.3f | %s | %s | %s |\n", k, plain, maxOf(sr), maxOf(sp), fmtDiff(r.Diff), rowDifferences(g, task, k.Scheme, k.Scheme), r.Verdict)
+	}
+	if len(pairs) > 0 {
+		fmt.Fprintf(b, "\n| claim (token accuracy, %d..%d) | paper | ours, best: randomized, plain | ours: randomized − plain [95%% interval] | remaining set-up differences | verdict |\n| --- | --- | --- | --- | --- | --- |\n%s", hi+1, M, rows.String())
 	}
 	b.WriteString("\n")
 	return pairs

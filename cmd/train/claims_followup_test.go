@@ -70,9 +70,12 @@ func TestClaimsRuossFollowUpCLI(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(docs, "claims", "kazemnejad2023_paper.csv"), string(paper))
 	long := filepath.Join(runs, "ruoss2023_long")
-	randomized, err := filepath.Glob(filepath.Join(long, "*max_random*"))
-	if err != nil || len(randomized) != 1 {
-		t.Fatalf("want one randomized run in %s: %v %v", long, randomized, err)
+	plain, randomized := filepath.Join(long, "position-rope__seed-1"), filepath.Join(long, "position-rope_randomized-true_max_random-64__seed-1")
+	move := func(from, to string) {
+		t.Helper()
+		if err := os.Rename(from, to); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	// Finished: 2 steps leave reverse unlearned in range, so the reduced grid's pair is untested
@@ -94,9 +97,7 @@ func TestClaimsRuossFollowUpCLI(t *testing.T) {
 	}
 
 	// Partly finished: a warning, and the finished run used.
-	if err := os.Rename(randomized[0], randomized[0]+".away"); err != nil {
-		t.Fatal(err)
-	}
+	move(randomized, randomized+".away")
 	md, stderr, err = claimsCaught(t, runs, docs)
 	if err != nil {
 		t.Fatal(err)
@@ -104,18 +105,14 @@ func TestClaimsRuossFollowUpCLI(t *testing.T) {
 	if want := long + ": 1 of 2 runs missing (continue with -resume); using the finished ones"; !strings.Contains(stderr, want) {
 		t.Errorf("partly finished follow-up: stderr lacks %q:\n%s", want, stderr)
 	}
-	if !strings.Contains(md, "Set-up (1 of 2 runs finished)") || strings.Contains(md, "What the experiment shows") {
-		t.Errorf("partly finished follow-up: want its finished run and no pair:\n%s", md)
+	// Its plain run alone: no pair, no table of claims, the reduced grid's pair not re-run.
+	if !strings.Contains(md, "Set-up (1 of 2 runs finished)") || strings.Contains(md, "| claim (token accuracy, 5..8) | paper |\n| --- | --- | --- | --- | --- | --- |\n\nWhat") ||
+		!strings.Contains(md, "What the experiment shows: not re-run, so still untested: reverse · rope (randomized=true,max_random=64).") {
+		t.Errorf("partly finished follow-up: want its finished run, no pair and no empty table:\n%s", md)
 	}
 
 	// No finished run: a warning, and the note on how to run it.
-	plain, err := filepath.Glob(filepath.Join(long, "*seed-1"))
-	if err != nil || len(plain) != 1 {
-		t.Fatalf("want the plain run in %s: %v %v", long, plain, err)
-	}
-	if err := os.Rename(plain[0], plain[0]+".away"); err != nil {
-		t.Fatal(err)
-	}
+	move(plain, plain+".away")
 	md, stderr, err = claimsCaught(t, runs, docs)
 	if err != nil {
 		t.Fatal(err)
@@ -128,19 +125,16 @@ func TestClaimsRuossFollowUpCLI(t *testing.T) {
 	}
 
 	// Damaged: a truncated results.json is one line naming the file (train/testdata/damaged).
-	for _, d := range []string{plain[0], randomized[0]} {
-		if err := os.Rename(d+".away", d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Truncate(filepath.Join(randomized[0], "results.json"), 10); err != nil {
+	move(plain+".away", plain)
+	move(randomized+".away", randomized)
+	if err := os.Truncate(filepath.Join(randomized, "results.json"), 10); err != nil {
 		t.Fatal(err)
 	}
 	golden, err := os.ReadFile(filepath.Join("..", "..", "train", "testdata", "damaged", "results_json.golden"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "claims: " + strings.ReplaceAll(strings.TrimSuffix(string(golden), "\n"), "RUN", randomized[0])
+	want := "claims: " + strings.ReplaceAll(strings.TrimSuffix(string(golden), "\n"), "RUN", randomized)
 	if _, _, err := claimsCaught(t, runs, docs); err == nil || err.Error() != want {
 		t.Errorf("damaged follow-up:\n got: %v\nwant: %s", err, want)
 	}
