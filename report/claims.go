@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/posformer/posformer/position"
@@ -29,8 +30,8 @@ type ClaimsInput struct {
 	Command string
 }
 
-// Claims writes docs/claims.md, and the per-seed files docs/claims/kazemnejad2023.csv and
-// ruoss2023.csv, from finished grids (never training) and fresh measurements of the
+// Claims writes docs/claims.md, and the per-seed files docs/claims/kazemnejad2023.csv,
+// ruoss2023.csv and one per follow-up present (docs/claims/<follow-up>.csv), from finished grids (never training) and fresh measurements of the
 // mathematics. Every number in the file is computed here; verdicts follow the rules stated in
 // the file. A missing grid leaves its sections with a note on how to produce it (and its CSV as
 // it was). Plots are copied to docs/img/.
@@ -100,6 +101,14 @@ func Claims(in ClaimsInput) error {
 			return err
 		}
 		if err := train.WriteFileAtomic(filepath.Join(in.DocsDir, "claims", w.file), SeedCSV(SeedRows(w.g))); err != nil {
+			return err
+		}
+	}
+	for _, name := range followUpNames(in.FollowUps) {
+		if err := os.MkdirAll(filepath.Join(in.DocsDir, "claims"), 0o755); err != nil {
+			return err
+		}
+		if err := train.WriteFileAtomic(filepath.Join(in.DocsDir, "claims", name+".csv"), SeedCSV(FollowUpRows(in.FollowUps[name]))); err != nil {
 			return err
 		}
 	}
@@ -184,4 +193,16 @@ func precisionSection(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "\nVerdict: reproduced. A float32 angle carries a relative error of about 6e-8, so the sine of p·ω₀ = p is off by about p·6e-8: "+
 		"already visible at a few thousand positions, while the cast stays within float32's rounding of values in [−1, 1].\n\n")
+}
+
+// followUpNames are the follow-up grids present (non-nil), sorted.
+func followUpNames(m map[string]*Grid) []string {
+	var names []string
+	for n, g := range m {
+		if g != nil {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

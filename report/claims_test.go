@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -454,6 +456,31 @@ func TestClaimsALiBiFollowUp(t *testing.T) {
 	doc = claimsDoc(t, in)
 	if strings.Contains(doc, "runs/kazemnejad2023_alibi`. Train them") {
 		t.Errorf("with its grid the ALiBi follow-up still says it is missing")
+	}
+	// The follow-ups' per-seed files: each arm its own variant, so no two rows share a key.
+	arms, err := os.ReadFile(filepath.Join(docs, "claims", KazemnejadALiBiConfig+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\ncopy,alibi,\"d_model=12,heads=6\",2,21,false,0.22,0.22,10,", "\ncopy,alibi,unscaled_logits=true,2,21,false,"} {
+		if !strings.Contains(string(arms), want) {
+			t.Errorf("%s.csv lacks %q:\n%.400s", KazemnejadALiBiConfig, want, arms)
+		}
+	}
+	recs, err := csv.NewReader(bytes.NewReader(arms)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, r := range recs[1:] {
+		k := strings.Join(r[:5], "|") // task, scheme, variant, seed, length
+		if keys[k] {
+			t.Errorf("%s.csv: two rows for %s", KazemnejadALiBiConfig, k)
+		}
+		keys[k] = true
+	}
+	if _, err := os.Stat(filepath.Join(docs, "claims", KazemnejadVocabConfig+".csv")); err != nil {
+		t.Errorf("the vocab follow-up's per-seed file: %v", err)
 	}
 	for _, want := range []string{
 		"| scheme | paper, 21..40 | ours, main grid | ours, 100 symbols (kazemnejad2023_vocab) | ours, d_model=12, heads=6 | ours, unscaled_logits=true |",

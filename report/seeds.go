@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/posformer/posformer/train"
 )
@@ -32,14 +33,28 @@ var SeedHeader = []string{"task", "scheme", "variant", "seed", "length", "in_ran
 
 // SeedRows lists the finished runs of a grid (eval variants included) as per-seed rows, sorted by
 // task, scheme, variant, seed and length.
-func SeedRows(g *Grid) []SeedRow { return seedRows(g, false) }
+func SeedRows(g *Grid) []SeedRow { return seedRows(g, runVariant) }
 
 // sweptRows are SeedRows with the report's variant instead (train.GroupOf: the swept values
 // other than task, scheme and seed): how sections 3–8 name the rows of the claims and literature
 // grids, where an option set for every cell (max_positions: 128) is no variant.
-func sweptRows(g *Grid) []SeedRow { return seedRows(g, true) }
+func sweptRows(g *Grid) []SeedRow { return seedRows(g, sweptVariant) }
 
-func seedRows(g *Grid, swept bool) []SeedRow {
+// FollowUpRows are SeedRows whose variant also names the cell's swept values that the run's
+// variant leaves out (a follow-up's arm, such as heads=12 or unscaled_logits=true), so that two
+// arms of one scheme never share a row of docs/claims/<follow-up>.csv.
+func FollowUpRows(g *Grid) []SeedRow { return seedRows(g, bothVariants) }
+
+// A variant rule: how seedRows names a row's variant from its run and its grid cell.
+type variantRule int
+
+const (
+	runVariant   variantRule = iota // train.RunVariant: the run's resolved scheme and evaluation options
+	sweptVariant                    // train.GroupOf: the cell's swept values
+	bothVariants                    // the run's, then the swept values it does not already name
+)
+
+func seedRows(g *Grid, rule variantRule) []SeedRow {
 	var rows []SeedRow
 	for i, run := range g.Runs {
 		if run == nil {
@@ -49,8 +64,11 @@ func seedRows(g *Grid, swept bool) []SeedRow {
 		for _, l := range r.Lengths {
 			ce, ct := train.Chance(c, l.Length)
 			variant := train.RunVariant(c, r)
-			if swept {
+			switch rule {
+			case sweptVariant:
 				variant = train.GroupOf(g.Cells[i]).Variant
+			case bothVariants:
+				variant = unionVariant(variant, train.GroupOf(g.Cells[i]).Variant)
 			}
 			rows = append(rows, SeedRow{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
@@ -89,4 +107,23 @@ func SeedCSV(rows []SeedRow) []byte {
 	}
 	w.Flush()
 	return buf.Bytes()
+}
+
+// unionVariant is variant a followed by the parts of b ("k=v", comma-separated) a lacks.
+func unionVariant(a, b string) string {
+	have := map[string]bool{}
+	var parts []string
+	for _, p := range strings.Split(a, ",") {
+		if p != "" && !have[p] {
+			have[p] = true
+			parts = append(parts, p)
+		}
+	}
+	for _, p := range strings.Split(b, ",") {
+		if p != "" && !have[p] {
+			have[p] = true
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ",")
 }
