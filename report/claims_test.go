@@ -728,3 +728,60 @@ func TestRuossLongPairsInReducedGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsRuossLRCheck: beside §10's follow-up, the learning-rate check applies the reduced
+// grid's select: rule (seed 1's best validation score, ties to the follow-up's rate) per cell:
+// without its grid a note saying how to run it; with it, each cell's choice, and the doc says
+// which cells' verdicts are not at the chosen rate.
+func TestClaimsRuossLRCheck(t *testing.T) {
+	runs, docs := t.TempDir(), t.TempDir()
+	writePaperCopy(t, docs, "0.6", "0.6", "0.5")
+	long := fixtureGrid(t, runs, strings.Replace(ruossLongFixture, "steps: 30,", "steps: 30, lr: 0.001,", 1), ruossScores)
+	in := ClaimsInput{
+		Ruoss: fixtureGrid(t, runs, ruossFixture, func(c config.Config, L int) float64 {
+			if L <= 4 && c.Task.Name == "reverse" && !c.Position.Randomized {
+				return 0.8
+			}
+			return ruossScores(c, L)
+		}),
+		Dirs:      map[string]string{"ruoss2023": "runs/ruoss2023", RuossLongConfig: "runs/ruoss2023_long", RuossLongLRConfig: "runs/ruoss2023_long_lr"},
+		FollowUps: map[string]*Grid{RuossLongConfig: long},
+		DocsDir:   docs, Command: "test",
+	}
+	doc := claimsDoc(t, in)
+	if !strings.Contains(doc, "#### Would the selection of the learning rate change it?") || !strings.Contains(doc, "**Missing**: no finished runs in `runs/ruoss2023_long_lr`") {
+		t.Errorf("without its grid the check should say how to run it:\n%s", doc)
+	}
+	// Seed 1's validation: plain 0.950 at 0.001 against 0.960 at 0.003 (0.003 chosen);
+	// randomized 0.970 at both (the tie keeps 0.001).
+	setScores := func(g *Grid, plain, randomized, beyond float64) {
+		for i, r := range g.Runs {
+			if g.Cells[i].Config.Seed != 1 {
+				continue
+			}
+			r.Result.BestScore, r.Result.BeyondToken = plain, beyond
+			if g.Cells[i].Config.Position.Randomized {
+				r.Result.BestScore, r.Result.BeyondToken = randomized, beyond+0.2
+			}
+		}
+	}
+	setScores(long, 0.95, 0.97, 0.5)
+	check := fixtureGrid(t, runs, strings.NewReplacer("name: ruoss2023_long", "name: ruoss2023_long_lr", "steps: 30,", "steps: 30, lr: 0.003,", "seed: [1, 2, 3]", "seed: [1]").Replace(ruossLongFixture), ruossScores)
+	setScores(check, 0.96, 0.97, 0.55)
+	in.FollowUps[RuossLongLRConfig] = check
+	doc = claimsDoc(t, in)
+	for _, want := range []string{
+		"| cell (seed) | validation at lr 0.001 | validation at lr 0.003 | chosen | past training, at lr 0.001 | past training, at lr 0.003 |",
+		"| reverse · rope (1) | 0.950 | 0.960 | 0.003 | 0.500 | 0.550 |",
+		"| reverse · rope (randomized=true,max_random=64) (1) | 0.970 | 0.970 | 0.001 | 0.700 | 0.750 |",
+		"The rule would choose lr 0.003 for reverse · rope (and keep 0.001 for reverse · rope (randomized=true,max_random=64)).",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the check lacks %q:\n%s", want, doc)
+		}
+	}
+	setScores(check, 0.95, 0.96, 0.55)
+	if doc = claimsDoc(t, in); !strings.Contains(doc, "The rule keeps lr 0.001 in every cell checked") {
+		t.Errorf("when 0.001 wins everywhere the check should say the results stand:\n%s", doc)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -29,8 +30,12 @@ var KazemnejadFollowUps = []string{KazemnejadVocabConfig, KazemnejadALiBiConfig}
 // (one side not learned in range), at three times its steps.
 const RuossLongConfig = "ruoss2023_long"
 
+// RuossLongLRConfig is the learning-rate check of RuossLongConfig, which trains at one rate: seed
+// 1 of its cells at another rate, so that the reduced grid's select: rule can be applied.
+const RuossLongLRConfig = "ruoss2023_long_lr"
+
 // RuossFollowUps are §10's follow-up grids, read as KazemnejadFollowUps are.
-var RuossFollowUps = []string{RuossLongConfig}
+var RuossFollowUps = []string{RuossLongConfig, RuossLongLRConfig}
 
 // claim is a ranking "a > b" of the paper.
 type claim struct{ a, b kazScheme }
@@ -473,4 +478,66 @@ func replacePairs(pairs, long []ruossPair) ([]ruossPair, int) {
 		}
 	}
 	return out, n
+}
+
+// ruossLRCheck writes the learning-rate check of §10's follow-up (long): for each run of check
+// (nil when absent), the run of long with the same task, scheme, variant and seed beside it,
+// each rate's best in-range validation score (what the reduced grid's select: compares, ties to
+// long's rate) and which the rule chooses. Where it chooses check's rate, the follow-up's
+// verdicts were not made at the chosen rate, and the doc says so.
+func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) {
+	lr := long.Cells[0].Config.Train.LR
+	fmt.Fprintf(b, "#### Would the selection of the learning rate change it? [configs/%s.yaml](../configs/%s.yaml)\n\n", RuossLongLRConfig, RuossLongLRConfig)
+	fmt.Fprintf(b, "The follow-up trains every cell at lr %g; the reduced grid chooses each cell's rate on seed 1's best in-range validation score "+
+		"(its `select:`, ties to the rate listed first). The check trains seed 1 of the follow-up's cells at another rate and applies that rule.\n\n", lr)
+	if check == nil {
+		missingFollowUp(b, dir, RuossLongLRConfig, "about 25 minutes")
+		return
+	}
+	other := check.Cells[0].Config.Train.LR
+	key := func(g *Grid, i int) string {
+		c := g.Cells[i].Config
+		return fmt.Sprintf("%s|%s|%s|%d", c.Task.Name, c.Position.Kind, train.RunVariant(c, nil), c.Seed)
+	}
+	runs := map[string]*Run{}
+	for i, r := range long.Runs {
+		if r != nil {
+			runs[key(long, i)] = r
+		}
+	}
+	fmt.Fprintf(b, "| cell (seed) | validation at lr %g | validation at lr %g | chosen | past training, at lr %g | past training, at lr %g |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", lr, other, lr, other)
+	var moved, kept []string
+	for i, r := range check.Runs {
+		base := runs[key(check, i)]
+		if r == nil || base == nil {
+			continue
+		}
+		c := check.Cells[i].Config
+		name := c.Task.Name + " · " + CellKey{c.Task.Name, c.Position.Kind, train.RunVariant(c, nil)}.String()
+		chosen := lr
+		if r.Result.BestScore > base.Result.BestScore {
+			chosen = other
+			moved = append(moved, name)
+		} else {
+			kept = append(kept, name)
+		}
+		fmt.Fprintf(b, "| %s (%d) | %.3f | %.3f | %g | %.3f | %.3f |\n", name, c.Seed, base.Result.BestScore, r.Result.BestScore, chosen,
+			base.Result.BeyondToken, r.Result.BeyondToken)
+	}
+	b.WriteString("\n")
+	switch {
+	case len(moved) == 0 && len(kept) > 0:
+		fmt.Fprintf(b, "The rule keeps lr %g in every cell checked, so the follow-up's results are the ones the selection would have produced.\n\n", lr)
+	case len(moved) > 0:
+		fmt.Fprintf(b, "The rule would choose lr %g for %s (and keep %g for %s). The follow-up's verdicts use lr %g for every cell, and its other seeds "+
+			"are not trained at lr %g, so for those cells the verdicts above are not at the chosen rate: a remaining difference of set-up.\n\n",
+			other, strings.Join(moved, ", "), lr, orNone(kept), lr, other)
+	}
+}
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
 }

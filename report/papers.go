@@ -261,6 +261,9 @@ func ruossSection(b *strings.Builder, g *Grid, followUps map[string]*Grid, dirs 
 	}
 	ruossHeadline(b, pairs, "")
 	long := ruossLong(b, g, pairs, followUps[RuossLongConfig], dirs[RuossLongConfig])
+	if len(long) > 0 {
+		ruossLRCheck(b, followUps[RuossLongConfig], followUps[RuossLongLRConfig], dirs[RuossLongLRConfig])
+	}
 	if withLong, n := replacePairs(pairs, long); n > 0 {
 		ruossHeadline(b, withLong, RuossLongConfig)
 	}
