@@ -641,18 +641,9 @@ func TestRuossHeadlineCountsUntested(t *testing.T) {
 func TestClaimsRuossFollowUpPairKey(t *testing.T) {
 	runs, docs := t.TempDir(), t.TempDir()
 	writePaperCopy(t, docs, "0.6", "0.6", "0.5")
-	const main = `name: ruoss2023
-task: {name: reverse, symbols: 2, min_len: 1, max_len: 4, format: slots}
-model: {d_model: 16, heads: 2, layers: 1, d_ff: 32, bidirectional: true}
-train: {steps: 10, batch_size: 4}
-eval: {lengths: "1..12", examples: 10}
-sweep:
-  position:
-    - {kind: rope}
-    - {kind: rope, randomized: true, max_random: 64}
-    - {kind: rope, randomized: true, max_random: 128}
-  seed: [1, 2, 3]
-`
+	// The reduced grid: ruossLongFixture's, with a second randomized variant of rope.
+	main := strings.Replace(strings.Replace(ruossLongFixture, "name: ruoss2023_long", "name: ruoss2023", 1),
+		"max_random: 64}\n", "max_random: 64}\n    - {kind: rope, randomized: true, max_random: 128}\n", 1)
 	in := ClaimsInput{
 		// Plain rope 0.8 in range: both pairs untested; max_random=128 past the range 0.7.
 		Ruoss: fixtureGrid(t, runs, main, func(c config.Config, L int) float64 {
