@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/posformer/posformer/report"
 )
@@ -28,7 +29,7 @@ var followUpGrids = append(append([]string{}, report.KazemnejadFollowUps...), re
 func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runs := fs.String("runs", "runs", "`directory` holding the grids (runs/claims, runs/literature, runs/kazemnejad2023, runs/ruoss2023) and the follow-ups' (runs/kazemnejad2023_vocab, runs/kazemnejad2023_alibi, runs/ruoss2023_long)")
+	runs := fs.String("runs", "runs", "`directory` holding the grids ("+strings.Join(claimGrids, ", ")+") and the follow-ups' ("+strings.Join(followUpGrids, ", ")+"), each in its own directory")
 	docs := fs.String("docs", "docs", "`directory` to write claims.md, claims/*.csv and img/ into")
 	if err := fs.Parse(args); err != nil {
 		return err
