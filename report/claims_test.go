@@ -735,7 +735,7 @@ func TestClaimsRuossLRCheck(t *testing.T) {
 			}
 			return ruossScores(c, L)
 		}),
-		Dirs:      map[string]string{"ruoss2023": "runs/ruoss2023", RuossLongConfig: "runs/ruoss2023_long", RuossLongLRConfig: "runs/ruoss2023_long_lr"},
+		Dirs:      map[string]string{"ruoss2023": "runs/ruoss2023", RuossLongConfig: "runs/ruoss2023_long", RuossLongLRConfig: "runs/ruoss2023_long_lr", RuossLongChosenConfig: "runs/ruoss2023_long_chosen"},
 		FollowUps: map[string]*Grid{RuossLongConfig: long},
 		DocsDir:   docs, Command: "test",
 	}
@@ -771,8 +771,35 @@ func TestClaimsRuossLRCheck(t *testing.T) {
 			t.Errorf("the check lacks %q:\n%s", want, doc)
 		}
 	}
+	// The chosen rate's other seeds: absent, a note saying how to train them.
+	if !strings.Contains(doc, "#### The pairs at each cell's chosen rate") || !strings.Contains(doc, "**Missing**: no finished runs in `runs/ruoss2023_long_chosen`") {
+		t.Errorf("without the chosen rate's seeds the doc should say how to train them:\n%s", doc)
+	}
+	// Present: plain rope at its chosen 0.003 is seed 1 of the check (0.60 past training,
+	// ruossScores) and seeds 2, 3 of the chosen grid (0.72, 0.74); randomized stays at 0.001
+	// (0.80/0.82/0.84): 0.820 − 0.687 = +0.133, whose Welch interval spans 0: inconclusive.
+	chosen := fixtureGrid(t, runs, strings.NewReplacer("name: ruoss2023_long", "name: ruoss2023_long_chosen", "steps: 30,", "steps: 30, lr: 0.003,",
+		"seed: [1, 2, 3]", "seed: [2, 3]", "    - {kind: rope, randomized: true, max_random: 64}\n", "").Replace(ruossLongFixture), func(c config.Config, L int) float64 {
+		if L <= 4 {
+			return 1
+		}
+		return 0.7 + 0.02*float64(c.Seed-1)
+	})
+	in.FollowUps[RuossLongChosenConfig] = chosen
+	in.Dirs[RuossLongChosenConfig] = "runs/ruoss2023_long_chosen"
+	doc = claimsDoc(t, in)
+	for _, want := range []string{
+		"| rope | 0.740 | 0.687 [0.499, 0.875] | 1.000 | 4 | not retrieved |",
+		"| rope (randomized=true,max_random=64) > rope | in Table 1 (not retrieved) | 0.840, 0.740 | +0.133 [-0.040, +0.307] | the common set-up above | inconclusive |",
+		"At each cell's chosen rate (6 runs): reverse · rope (randomized=true,max_random=64): inconclusive.",
+		"| randomized positions raise test accuracy on average, with ruoss2023_long's pairs at each cell's chosen rate in place of the reduced grid's |",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("at the chosen rates the doc lacks %q:\n%s", want, doc)
+		}
+	}
 	setScores(check, 0.95, 0.96, 0.55)
-	if doc = claimsDoc(t, in); !strings.Contains(doc, "The rule keeps lr 0.001 in every cell checked") {
-		t.Errorf("when 0.001 wins everywhere the check should say the results stand:\n%s", doc)
+	if doc = claimsDoc(t, in); !strings.Contains(doc, "The rule keeps lr 0.001 in every cell checked") || strings.Contains(doc, "#### The pairs at each cell's chosen rate") {
+		t.Errorf("when 0.001 wins everywhere the check should say the results stand, with no table at chosen rates:\n%s", doc)
 	}
 }

@@ -34,8 +34,12 @@ const RuossLongConfig = "ruoss2023_long"
 // 1 of its cells at another rate, so that the reduced grid's select: rule can be applied.
 const RuossLongLRConfig = "ruoss2023_long_lr"
 
+// RuossLongChosenConfig trains the other seeds of the cells for which the check
+// (RuossLongLRConfig) chose its rate, so that §10 can judge the pairs at each cell's chosen rate.
+const RuossLongChosenConfig = "ruoss2023_long_chosen"
+
 // RuossFollowUps are §10's follow-up grids, read as KazemnejadFollowUps are.
-var RuossFollowUps = []string{RuossLongConfig, RuossLongLRConfig}
+var RuossFollowUps = []string{RuossLongConfig, RuossLongLRConfig, RuossLongChosenConfig}
 
 // claim is a ranking "a > b" of the paper.
 type claim struct{ a, b kazScheme }
@@ -485,19 +489,20 @@ func replacePairs(pairs, long []ruossPair) ([]ruossPair, int) {
 // each rate's best in-range validation score (what the reduced grid's select: compares, ties to
 // long's rate) and which the rule chooses. Where it chooses check's rate, the follow-up's
 // verdicts were not made at the chosen rate, and the doc says so.
-func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) {
+//
+// It returns each checked cell's chosen rate, by rateKey (nil without the check).
+func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) map[string]float64 {
 	lr := long.Cells[0].Config.Train.LR
 	fmt.Fprintf(b, "#### Would the selection of the learning rate change it? [configs/%s.yaml](../configs/%s.yaml)\n\n", RuossLongLRConfig, RuossLongLRConfig)
 	fmt.Fprintf(b, "The follow-up trains every cell at lr %g; the reduced grid chooses each cell's rate on seed 1's best in-range validation score "+
 		"(its `select:`, ties to the rate listed first). The check trains seed 1 of the follow-up's cells at another rate and applies that rule.\n\n", lr)
 	if check == nil {
 		missingFollowUp(b, dir, RuossLongLRConfig, "about 25 minutes")
-		return
+		return nil
 	}
 	other := check.Cells[0].Config.Train.LR
 	key := func(g *Grid, i int) string {
-		c := g.Cells[i].Config
-		return fmt.Sprintf("%s|%s|%s|%d", c.Task.Name, c.Position.Kind, train.RunVariant(c, nil), c.Seed)
+		return fmt.Sprintf("%s|%d", rateKey(g.Cells[i].Config), g.Cells[i].Config.Seed)
 	}
 	runs := map[string]*Run{}
 	for i, r := range long.Runs {
@@ -506,6 +511,7 @@ func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) {
 		}
 	}
 	fmt.Fprintf(b, "| cell (seed) | validation at lr %g | validation at lr %g | chosen | past training, at lr %g | past training, at lr %g |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", lr, other, lr, other)
+	choice := map[string]float64{}
 	var moved, kept []string
 	for i, r := range check.Runs {
 		base := runs[key(check, i)]
@@ -521,6 +527,7 @@ func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) {
 		} else {
 			kept = append(kept, name)
 		}
+		choice[rateKey(c)] = chosen
 		fmt.Fprintf(b, "| %s (%d) | %.3f | %.3f | %g | %.3f | %.3f |\n", name, c.Seed, base.Result.BestScore, r.Result.BestScore, chosen,
 			base.Result.BeyondToken, r.Result.BeyondToken)
 	}
@@ -529,10 +536,76 @@ func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) {
 	case len(moved) == 0 && len(kept) > 0:
 		fmt.Fprintf(b, "The rule keeps lr %g in every cell checked, so the follow-up's results are the ones the selection would have produced.\n\n", lr)
 	case len(moved) > 0:
-		fmt.Fprintf(b, "The rule would choose lr %g for %s (and keep %g for %s). The follow-up's verdicts use lr %g for every cell, and its other seeds "+
-			"are not trained at lr %g, so for those cells the verdicts above are not at the chosen rate: a remaining difference of set-up.\n\n",
-			other, strings.Join(moved, ", "), lr, orNone(kept), lr, other)
+		fmt.Fprintf(b, "The rule would choose lr %g for %s (and keep %g for %s). The follow-up's verdicts above use lr %g for every cell; "+
+			"the next table judges the pairs at each cell's chosen rate.\n\n", other, strings.Join(moved, ", "), lr, orNone(kept), lr)
 	}
+	return choice
+}
+
+// rateKey names a cell of §10's follow-up for its learning-rate choice: task, scheme and variant.
+func rateKey(c config.Config) string {
+	return c.Task.Name + "|" + c.Position.Kind + "|" + train.RunVariant(c, nil)
+}
+
+// ruossAtChosen writes §10's follow-up pairs at each cell's chosen rate (choice, by rateKey;
+// cells absent from it keep the follow-up's rate), from the runs of the follow-up, its check and
+// RuossLongChosenConfig (the chosen rate's other seeds) that are at their cell's chosen rate, by
+// the same rules, and returns those pairs. It writes nothing when every cell keeps the
+// follow-up's rate, and a note on how to train the chosen rate's seeds when they are absent.
+func ruossAtChosen(b *strings.Builder, choice map[string]float64, followUps map[string]*Grid, dir string) []ruossPair {
+	long := followUps[RuossLongConfig]
+	lr := long.Cells[0].Config.Train.LR
+	var moved []string
+	for k, v := range choice {
+		if v != lr {
+			moved = append(moved, k)
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	fmt.Fprintf(b, "#### The pairs at each cell's chosen rate [configs/%s.yaml](../configs/%s.yaml)\n\n", RuossLongChosenConfig, RuossLongChosenConfig)
+	fmt.Fprintf(b, "Each cell's runs at the rate the rule chose: the follow-up's where it keeps lr %g, else seed 1 of the check and the other seeds of [configs/%s.yaml](../configs/%s.yaml); "+
+		"only those runs enter this table, as in the reduced grid.\n\n", lr, RuossLongChosenConfig, RuossLongChosenConfig)
+	chosen := followUps[RuossLongChosenConfig]
+	if chosen == nil {
+		missingFollowUp(b, dir, RuossLongChosenConfig, "about 30 minutes")
+		return nil
+	}
+	sel := &Grid{Dir: long.Dir}
+	seen := map[string]bool{}
+	for _, g := range []*Grid{long, followUps[RuossLongLRConfig], chosen} {
+		if g == nil {
+			continue
+		}
+		for i, r := range g.Runs {
+			c := g.Cells[i].Config
+			want, ok := choice[rateKey(c)]
+			if !ok {
+				want = lr
+			}
+			k := fmt.Sprintf("%s|%d", rateKey(c), c.Seed)
+			if r == nil || c.Train.LR != want || seen[k] {
+				continue
+			}
+			seen[k] = true
+			sel.Cells, sel.Runs = append(sel.Cells, g.Cells[i]), append(sel.Runs, r)
+		}
+	}
+	rows := SeedRows(sel)
+	cells := Cells(rows, Token)
+	var out []ruossPair
+	for _, task := range taskOrder(rows) {
+		out = append(out, ruossTask(b, "#####", sel, cells, task)...)
+	}
+	var findings []string
+	for _, p := range out {
+		findings = append(findings, p.String()+": "+p.verdict)
+	}
+	if len(findings) > 0 {
+		fmt.Fprintf(b, "At each cell's chosen rate (%d runs): %s.\n\n", len(sel.Runs), strings.Join(findings, "; "))
+	}
+	return out
 }
 
 func orNone(xs []string) string {

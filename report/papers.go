@@ -261,11 +261,15 @@ func ruossSection(b *strings.Builder, g *Grid, followUps map[string]*Grid, dirs 
 	}
 	ruossHeadline(b, pairs, "")
 	long := ruossLong(b, g, pairs, followUps[RuossLongConfig], dirs[RuossLongConfig])
+	source := RuossLongConfig + "'s pairs"
 	if len(long) > 0 {
-		ruossLRCheck(b, followUps[RuossLongConfig], followUps[RuossLongLRConfig], dirs[RuossLongLRConfig])
+		choice := ruossLRCheck(b, followUps[RuossLongConfig], followUps[RuossLongLRConfig], dirs[RuossLongLRConfig])
+		if at := ruossAtChosen(b, choice, followUps, dirs[RuossLongChosenConfig]); len(at) > 0 {
+			long, source = at, RuossLongConfig+"'s pairs at each cell's chosen rate"
+		}
 	}
 	if withLong, n := replacePairs(pairs, long); n > 0 {
-		ruossHeadline(b, withLong, RuossLongConfig)
+		ruossHeadline(b, withLong, source)
 	}
 }
 
@@ -345,7 +349,7 @@ func ruossHeadline(b *strings.Builder, pairs []ruossPair, followUp string) {
 	}
 	claim, what := "randomized positions raise test accuracy on average", "the pairs' verdicts"
 	if followUp != "" {
-		claim += fmt.Sprintf(", with %s's pairs in place of the reduced grid's", followUp)
+		claim += fmt.Sprintf(", with %s in place of the reduced grid's", followUp)
 		what = "the pairs' verdicts, those re-run at the longer budget taken from it"
 	}
 	fmt.Fprintf(b, "| headline claim | paper | ours | verdict |\n| --- | --- | --- | --- |\n")
