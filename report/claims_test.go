@@ -761,16 +761,11 @@ func TestClaimsRuossLRCheck(t *testing.T) {
 	setScores(check, 0.96, 0.97, 0.55)
 	in.FollowUps[RuossLongLRConfig] = check
 	doc = claimsDoc(t, in)
-	for _, want := range []string{
+	wantAll(t, doc, "the check",
 		"| cell (seed) | validation at lr 0.001 | validation at lr 0.003 | chosen | past training, at lr 0.001 | past training, at lr 0.003 |",
 		"| reverse · rope (1) | 0.950 | 0.960 | 0.003 | 0.500 | 0.550 |",
 		"| reverse · rope (randomized=true,max_random=64) (1) | 0.970 | 0.970 | 0.001 | 0.700 | 0.750 |",
-		"The rule would choose lr 0.003 for reverse · rope (and keep 0.001 for reverse · rope (randomized=true,max_random=64)).",
-	} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("the check lacks %q:\n%s", want, doc)
-		}
-	}
+		"The rule would choose lr 0.003 for reverse · rope (and keep 0.001 for reverse · rope (randomized=true,max_random=64)).")
 	// The chosen rate's other seeds: absent, a note saying how to train them.
 	if !strings.Contains(doc, "#### The pairs at each cell's chosen rate") || !strings.Contains(doc, "**Missing**: no finished runs in `runs/ruoss2023_long_chosen`") {
 		t.Errorf("without the chosen rate's seeds the doc should say how to train them:\n%s", doc)
@@ -786,20 +781,24 @@ func TestClaimsRuossLRCheck(t *testing.T) {
 		return 0.7 + 0.02*float64(c.Seed-1)
 	})
 	in.FollowUps[RuossLongChosenConfig] = chosen
-	in.Dirs[RuossLongChosenConfig] = "runs/ruoss2023_long_chosen"
 	doc = claimsDoc(t, in)
-	for _, want := range []string{
+	wantAll(t, doc, "at the chosen rates the doc",
 		"| rope | 0.740 | 0.687 [0.499, 0.875] | 1.000 | 4 | not retrieved |",
 		"| rope (randomized=true,max_random=64) > rope | in Table 1 (not retrieved) | 0.840, 0.740 | +0.133 [-0.040, +0.307] | the common set-up above | inconclusive |",
 		"At each cell's chosen rate (6 runs): reverse · rope (randomized=true,max_random=64): inconclusive.",
-		"| randomized positions raise test accuracy on average, with ruoss2023_long's pairs at each cell's chosen rate in place of the reduced grid's |",
-	} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("at the chosen rates the doc lacks %q:\n%s", want, doc)
-		}
-	}
+		"| randomized positions raise test accuracy on average, with ruoss2023_long's pairs at each cell's chosen rate in place of the reduced grid's |")
 	setScores(check, 0.95, 0.96, 0.55)
 	if doc = claimsDoc(t, in); !strings.Contains(doc, "The rule keeps lr 0.001 in every cell checked") || strings.Contains(doc, "#### The pairs at each cell's chosen rate") {
 		t.Errorf("when 0.001 wins everywhere the check should say the results stand, with no table at chosen rates:\n%s", doc)
+	}
+}
+
+// wantAll reports each of wants that doc lacks, naming what (e.g. "the check").
+func wantAll(t *testing.T, doc, what string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(doc, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, doc)
+		}
 	}
 }
