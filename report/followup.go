@@ -491,7 +491,7 @@ func replacePairs(pairs, long []ruossPair) ([]ruossPair, int) {
 // verdicts were not made at the chosen rate, and the doc says so.
 //
 // It returns each checked cell's chosen rate, by rateKey (nil without the check).
-func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) map[string]float64 {
+func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) map[CellKey]float64 {
 	lr := long.Cells[0].Config.Train.LR
 	fmt.Fprintf(b, "#### Would the selection of the learning rate change it? [configs/%s.yaml](../configs/%s.yaml)\n\n", RuossLongLRConfig, RuossLongLRConfig)
 	fmt.Fprintf(b, "The follow-up trains every cell at lr %g; the reduced grid chooses each cell's rate on seed 1's best in-range validation score "+
@@ -501,17 +501,15 @@ func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) map[string]
 		return nil
 	}
 	other := check.Cells[0].Config.Train.LR
-	key := func(g *Grid, i int) string {
-		return fmt.Sprintf("%s|%d", rateKey(g.Cells[i].Config), g.Cells[i].Config.Seed)
-	}
-	runs := map[string]*Run{}
+	key := func(g *Grid, i int) seededKey { return seededKey{rateKey(g.Cells[i].Config), g.Cells[i].Config.Seed} }
+	runs := map[seededKey]*Run{}
 	for i, r := range long.Runs {
 		if r != nil {
 			runs[key(long, i)] = r
 		}
 	}
 	fmt.Fprintf(b, "| cell (seed) | validation at lr %g | validation at lr %g | chosen | past training, at lr %g | past training, at lr %g |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", lr, other, lr, other)
-	choice := map[string]float64{}
+	choice := map[CellKey]float64{}
 	var moved, kept []string
 	for i, r := range check.Runs {
 		base := runs[key(check, i)]
@@ -519,7 +517,7 @@ func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) map[string]
 			continue
 		}
 		c := check.Cells[i].Config
-		name := c.Task.Name + " · " + CellKey{c.Task.Name, c.Position.Kind, train.RunVariant(c, nil)}.String()
+		name := ruossPair{key: rateKey(c)}.String()
 		chosen := lr
 		if r.Result.BestScore > base.Result.BestScore {
 			chosen = other
@@ -542,9 +540,16 @@ func ruossLRCheck(b *strings.Builder, long, check *Grid, dir string) map[string]
 	return choice
 }
 
-// rateKey names a cell of §10's follow-up for its learning-rate choice: task, scheme and variant.
-func rateKey(c config.Config) string {
-	return c.Task.Name + "|" + c.Position.Kind + "|" + train.RunVariant(c, nil)
+// rateKey is a cell of §10's follow-up for its learning-rate choice: its task, scheme and
+// variant, whatever the rate.
+func rateKey(c config.Config) CellKey {
+	return CellKey{c.Task.Name, c.Position.Kind, train.RunVariant(c, nil)}
+}
+
+// seededKey is one seed of a cell (rateKey).
+type seededKey struct {
+	cell CellKey
+	seed uint64
 }
 
 // ruossAtChosen writes §10's follow-up pairs at each cell's chosen rate (choice, by rateKey;
@@ -552,16 +557,14 @@ func rateKey(c config.Config) string {
 // RuossLongChosenConfig (the chosen rate's other seeds) that are at their cell's chosen rate, by
 // the same rules, and returns those pairs. It writes nothing when every cell keeps the
 // follow-up's rate, and a note on how to train the chosen rate's seeds when they are absent.
-func ruossAtChosen(b *strings.Builder, choice map[string]float64, followUps map[string]*Grid, dir string) []ruossPair {
+func ruossAtChosen(b *strings.Builder, choice map[CellKey]float64, followUps map[string]*Grid, dir string) []ruossPair {
 	long := followUps[RuossLongConfig]
 	lr := long.Cells[0].Config.Train.LR
-	var moved []string
-	for k, v := range choice {
-		if v != lr {
-			moved = append(moved, k)
-		}
+	moved := false
+	for _, v := range choice {
+		moved = moved || v != lr
 	}
-	if len(moved) == 0 {
+	if !moved {
 		return nil
 	}
 	fmt.Fprintf(b, "#### The pairs at each cell's chosen rate [configs/%s.yaml](../configs/%s.yaml)\n\n", RuossLongChosenConfig, RuossLongChosenConfig)
@@ -573,7 +576,7 @@ func ruossAtChosen(b *strings.Builder, choice map[string]float64, followUps map[
 		return nil
 	}
 	sel := &Grid{Dir: long.Dir}
-	seen := map[string]bool{}
+	seen := map[seededKey]bool{}
 	for _, g := range []*Grid{long, followUps[RuossLongLRConfig], chosen} {
 		if g == nil {
 			continue
@@ -584,7 +587,7 @@ func ruossAtChosen(b *strings.Builder, choice map[string]float64, followUps map[
 			if !ok {
 				want = lr
 			}
-			k := fmt.Sprintf("%s|%d", rateKey(c), c.Seed)
+			k := seededKey{rateKey(c), c.Seed}
 			if r == nil || c.Train.LR != want || seen[k] {
 				continue
 			}
