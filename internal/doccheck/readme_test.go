@@ -1,6 +1,7 @@
-package config
+package doccheck
 
 import (
+	"flag"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/posformer/posformer/position"
 )
+
+var update = flag.Bool("update", false, "rewrite configs/README.md's scheme reference from the registry")
 
 // TestReadmeSchemes: configs/README.md's reference of the schemes and their options is the one
 // the registry generates (position.OptionsMarkdown), so a new scheme's options are documented by
@@ -36,7 +39,7 @@ func TestReadmeSchemes(t *testing.T) {
 			}
 			return
 		}
-		t.Errorf("%s's scheme reference is not the registry's; go test ./train/config -run TestReadmeSchemes -update rewrites it.\ngot:\n%s\nwant:\n%s", path, got, want)
+		t.Errorf("%s's scheme reference is not the registry's; go test ./internal/doccheck -run TestReadmeSchemes -update rewrites it.\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 	for _, kind := range position.Kinds() {
 		if !strings.Contains(s, "| `"+kind+"` |") {
@@ -166,5 +169,19 @@ func TestReadmeLayout(t *testing.T) {
 		if !named {
 			t.Errorf("README.md's Layout table does not name %s/ (nor a folder above it)", dir)
 		}
+	}
+}
+
+// TestReadmeLength: README.md stays a newcomer's page, at most 1,800 words outside code spans
+// (`sed 's/`[^`]*`//g' README.md | wc -w`); what a run writes and the other references live in
+// docs/ and configs/README.md.
+func TestReadmeLength(t *testing.T) {
+	src, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := len(strings.Fields(regexp.MustCompile("`[^`\n]*`").ReplaceAllString(string(src), "")))
+	if words > 1800 {
+		t.Errorf("README.md has %d words outside code spans, more than 1,800: move the detail to docs/ and link it", words)
 	}
 }

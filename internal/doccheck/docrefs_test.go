@@ -1,4 +1,4 @@
-package config
+package doccheck
 
 import (
 	"go/ast"

@@ -1,4 +1,4 @@
-package config
+package doccheck
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/train/config"
 )
 
 // TestDeployShardsMatchLiteratureGrid: the Slurm array and the Kubernetes Indexed Job of
@@ -17,11 +18,11 @@ func TestDeployShardsMatchLiteratureGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Parse(src, "configs/literature.yaml", nil)
+	c, err := config.Parse(src, "configs/literature.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := Expand(c)
+	cells, err := config.Expand(c)
 	if err != nil {
 		t.Fatal(err)
 	}
