@@ -1,10 +1,8 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"sort"
@@ -31,28 +29,13 @@ func Decode(src []byte, file string, v any) error { return decode(src, file, v, 
 // decode is Decode; legacy reads a grid.yaml an earlier posformer wrote, which held the unset
 // fields of a grid as zeros: there a zero is not marked as written.
 func decode(src []byte, file string, v any, legacy bool) error {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(src))
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return syntaxError(file, err)
+	root, err := ParseYAML(src, file)
+	if err != nil {
+		return err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	if root == nil {
 		return fmt.Errorf("%s: the config is empty; start from a file in configs/ (reference: configs/README.md)", file)
 	}
-	for {
-		var next yaml.Node
-		err := dec.Decode(&next)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return syntaxError(file, err)
-		}
-		if len(next.Content) > 0 && !(next.Content[0].Kind == yaml.ScalarNode && next.Content[0].Tag == "!!null") {
-			return fmt.Errorf("%s:%d: the file holds several YAML documents (separated by ---); a config is one document, so remove the extra ones", file, max(next.Content[0].Line, 1))
-		}
-	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s:%d: the config must be a mapping of sections (seed:, task:, model:, ...), got %s", file, root.Line, yamlkind.Of(root))
 	}
@@ -131,6 +114,9 @@ func SetPath(v any, path, value, label string) error {
 	node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: ""}
 	if len(doc.Content) > 0 {
 		node = doc.Content[0]
+		if err := checkLimits(node, label); err != nil {
+			return err
+		}
 	}
 	return setNode(v, path, node, label)
 }
