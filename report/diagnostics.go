@@ -78,6 +78,7 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("%s: layer %d", task, l+1)
 		p.X.Label.Text = "input length"
+		p.X.Tick.Marker, p.Y.Tick.Marker = wholeTicks{}, wholeTicks{}
 		if l == 0 {
 			p.Y.Label.Text = "attended distance (tokens; mean over heads, seeds)"
 		}

@@ -188,7 +188,7 @@ func attentionHeatmaps(dir, name string, in *train.Inspection, layer int) error 
 				label string
 				col   color.Color
 				dash  bool
-			}{in.TrainSeqLen, fmt.Sprintf("longest training sequence (%d tokens)", in.TrainSeqLen), color.RGBA{200, 0, 0, 255}, true})
+			}{in.TrainSeqLen, fmt.Sprintf("longest training sequence: positions 0..%d, above and left of the line", in.TrainSeqLen-1), color.RGBA{200, 0, 0, 255}, true})
 		}
 		for _, mk := range marks {
 			x, y := float64(mk.at), float64(T-mk.at)
@@ -224,10 +224,12 @@ func attentionHeatmaps(dir, name string, in *train.Inspection, layer int) error 
 	return saveFigure(dir, name, grid, leg, vg.Length(cols)*3.4*vg.Inch, vg.Length(rows)*3.6*vg.Inch)
 }
 
-// answerLabel names the input/answer boundary of the heatmaps in the run's task format.
+// answerLabel names the input/answer boundary of the heatmaps in the run's task format. The marks
+// are drawn between cells (the ticks label cell centres), so each label says on which side of its
+// line the cells it names lie.
 func answerLabel(in *train.Inspection) string {
 	if in.Config.Task.Format == "slots" {
-		return fmt.Sprintf("answer slots begin (position %d holds the first)", in.Length)
+		return fmt.Sprintf("answer slots: positions from %d, below and right of the line", in.Length)
 	}
-	return fmt.Sprintf("answer begins (query %d predicts its first token)", in.Length)
+	return fmt.Sprintf("answer: query %d, the first below the line, predicts its first token", in.Length)
 }

@@ -93,6 +93,7 @@ func exactPlot(dir, task string, sums []train.GroupSummary, rows []train.LengthS
 	p := plot.New()
 	p.Title.Text = task + ": exact match against input length"
 	p.X.Label.Text = "input length"
+	p.X.Tick.Marker = wholeTicks{}
 	p.Y.Label.Text = "exact match (band: min–max over seeds)"
 	p.Y.Min, p.Y.Max = 0, 1.02
 	p.Legend.Top = true
@@ -187,6 +188,7 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 	p := plot.New()
 	p.Title.Text = task + ": training loss (mean over seeds)"
 	p.X.Label.Text = "step"
+	p.X.Tick.Marker = wholeTicks{}
 	p.Y.Label.Text = "cross-entropy on output tokens"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -256,7 +258,7 @@ func heatmap(dir, name, title, xlabel, ylabel string, values [][]float64, xmax, 
 	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
 	p.Add(plotter.NewImage(img, 0, 0, xmax, ymax))
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
-	p.Y.Tick.Marker = plot.DefaultTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = wholeTicks{}, wholeTicks{}
 	return name, save(p, dir, name, 7*vg.Inch, 5*vg.Inch)
 }
 
@@ -321,6 +323,7 @@ func dotVsOffset(dir string, d int, base float64, span int) (string, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("sinusoidal: PE(p)·PE(p+k) against offset k (d=%d, p=%d)", d, span)
 	p.X.Label.Text, p.Y.Label.Text = "offset k", "dot product"
+	p.X.Tick.Marker = wholeTicks{}
 	l, err := plotter.NewLine(xy)
 	if err != nil {
 		return "", err
@@ -347,6 +350,7 @@ func ropeScoreVsOffset(dir string, dh int, base float64, span int) (string, erro
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("RoPE: R(m)q·R(n)k against m−n (d_head=%d, random q, k)", dh)
 	p.X.Label.Text, p.Y.Label.Text = "offset m − n", "score"
+	p.X.Tick.Marker = wholeTicks{}
 	p.Legend.Top = true
 	for i, m := range []int{span, 3 * span} {
 		rq := r.Rotate(q, float64(m))
