@@ -6,7 +6,8 @@ import (
 )
 
 // alphabet holds the symbol set shared by the tasks whose alphabet size is
-// chosen with [Options.Symbols] (copy, reverse, sort, bucket_sort, duplicate).
+// chosen with [Options.Symbols] (copy, reverse, sort, bucket_sort, duplicate,
+// odds_first and the Kazemnejad variants).
 type alphabet struct{ symbols int }
 
 func newAlphabet(opt Options) (alphabet, error) {
@@ -35,8 +36,8 @@ func checkLen(L int) {
 }
 
 // fixedAlphabet checks the options of a task whose alphabet is fixed by its
-// definition (parity, even_pairs, cycle_navigation, modular_arithmetic,
-// binary_addition): such a task has no alphabet size to choose, so
+// definition (parity, binary_addition, stack_manipulation, ...: every task
+// that is not one of those with an alphabet above): such a task has no alphabet size to choose, so
 // [Options.Symbols] must be left unset. Unset means 0 or DefaultSymbols, the
 // value the training config fills in for an unset task.symbols; any other
 // value is an error naming task.symbols rather than being silently ignored

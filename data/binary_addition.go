@@ -49,6 +49,7 @@ type binaryAdditionTask struct{}
 func (binaryAdditionTask) Name() string        { return "binary_addition" }
 func (binaryAdditionTask) Vocab() int          { return binPlus + 1 }
 func (binaryAdditionTask) OutputLen(L int) int { return L + 1 }
+func (binaryAdditionTask) OutputClasses() int  { return 2 }
 func (binaryAdditionTask) Generate(rng *rand.Rand, L int) Example {
 	checkLen(L)
 	var n int // bits of a; b has L-1-n

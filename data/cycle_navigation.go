@@ -34,9 +34,10 @@ const (
 //     must be unset (see fixedAlphabet).
 type cycleNavigationTask struct{}
 
-func (cycleNavigationTask) Name() string      { return "cycle_navigation" }
-func (cycleNavigationTask) Vocab() int        { return cycleState0 + cycleStates }
-func (cycleNavigationTask) OutputLen(int) int { return 1 }
+func (cycleNavigationTask) Name() string       { return "cycle_navigation" }
+func (cycleNavigationTask) Vocab() int         { return cycleState0 + cycleStates }
+func (cycleNavigationTask) OutputLen(int) int  { return 1 }
+func (cycleNavigationTask) OutputClasses() int { return cycleStates }
 func (cycleNavigationTask) Generate(rng *rand.Rand, L int) Example {
 	in := alphabet{symbols: 3}.draw(rng, L)
 	state := 0

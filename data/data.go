@@ -53,10 +53,36 @@ type Task interface {
 	Generate(rng *rand.Rand, L int) Example
 }
 
+// Classed is the optional hook of a task whose output tokens take fewer values than its
+// vocabulary holds: OutputClasses is the number of values one output token can take (parity: 2,
+// modular_arithmetic: 5, stack_manipulation: 3, its end token included). The chance rule guesses
+// among them (see [OutputClasses]).
+type Classed interface {
+	OutputClasses() int
+}
+
+var _ Classed = parityTask{}
+
+// OutputClasses returns the number of values an output token of t takes: the task's
+// [Classed] hook, one more with task.end_token (END), the same in the slots format; false for
+// a task without the hook (the tasks with an alphabet size answer with their symbols).
+func OutputClasses(t Task) (int, bool) {
+	switch w := t.(type) {
+	case endTask:
+		k, ok := OutputClasses(w.Task)
+		return k + 1, ok
+	case slotTask:
+		return OutputClasses(w.Task)
+	case Classed:
+		return w.OutputClasses(), true
+	}
+	return 0, false
+}
+
 // Options configure a task. Symbols is the alphabet size: DefaultSymbols (8)
 // when 0, otherwise it must be in [MinSymbols, MaxSymbols]. Tasks with a fixed
-// alphabet (parity, even_pairs, cycle_navigation, modular_arithmetic,
-// binary_addition) take no alphabet size: for them Symbols must be 0 or
+// alphabet (parity, binary_addition, stack_manipulation and the others that
+// declare [Classed]) take no alphabet size: for them Symbols must be 0 or
 // DefaultSymbols, and other values are an error naming task.symbols.
 //
 // Format is the task format, FormatNext ("next", the default when empty) or FormatSlots

@@ -36,10 +36,17 @@
 //	cycle_navigation    L actions -1, 0, +1               final state on a 5-cycle    1          R
 //	modular_arithmetic  expression over 0..4 and + − ×    its value mod 5             1          R
 //	binary_addition     a+b, little-endian bits           a+b in L+1 bits             L+1        CS
+//	stack_manipulation  stack bits, then stack actions    final stack, END, 0s        L+1        DCF
+//	modular_arithmetic_brackets  bracketed expression     its value mod 5             1          DCF
+//	solve_equation      bracketed equation in x           x mod 5                     1          DCF
+//	missing_duplicate   ss over bits, one bit blanked     the blanked bit             1          CS
+//	odds_first          L symbols                         odd positions, then even    L          CS
+//	binary_multiplication  a×b, little-endian bits        a·b in L bits               L          CS
+//	compute_sqrt        L bits, big-endian                ⌊√x⌋ in ⌈L/2⌉ bits          ⌈L/2⌉      CS
 //
-// copy, reverse, sort, bucket_sort and duplicate draw their symbols uniformly
-// from an alphabet of [Options.Symbols] symbols (default [DefaultSymbols]).
-// The other five fix their alphabet: for them Options.Symbols must be left
+// copy, reverse, sort, bucket_sort, duplicate and odds_first draw their symbols
+// uniformly from an alphabet of [Options.Symbols] symbols (default [DefaultSymbols]).
+// The others fix their alphabet: for them Options.Symbols must be left
 // unset (0, or DefaultSymbols, which the training config fills in for an unset
 // task.symbols), and any other value is an error naming task.symbols. Each
 // task's doc comment (in the file named after it) gives its exact definition:

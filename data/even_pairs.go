@@ -35,9 +35,10 @@ const (
 // a class and not a symbol of the string.
 type evenPairsTask struct{}
 
-func (evenPairsTask) Name() string      { return "even_pairs" }
-func (evenPairsTask) Vocab() int        { return FirstSymbol + 4 }
-func (evenPairsTask) OutputLen(int) int { return 1 }
+func (evenPairsTask) Name() string       { return "even_pairs" }
+func (evenPairsTask) Vocab() int         { return FirstSymbol + 4 }
+func (evenPairsTask) OutputLen(int) int  { return 1 }
+func (evenPairsTask) OutputClasses() int { return 2 }
 func (evenPairsTask) Generate(rng *rand.Rand, L int) Example {
 	in := alphabet{symbols: 2}.draw(rng, L)
 	out := pairsOdd

@@ -15,7 +15,7 @@ func ExampleExample_Stream() {
 
 func ExampleNames() {
 	fmt.Println(data.Names())
-	// Output: [binary_addition bucket_sort copy copy_repeat copy_repeat_2x copy_twice cycle_navigation duplicate even_pairs modular_arithmetic parity reverse reverse_copy reverse_twice sort]
+	// Output: [binary_addition binary_multiplication bucket_sort compute_sqrt copy copy_repeat copy_repeat_2x copy_twice cycle_navigation duplicate even_pairs missing_duplicate modular_arithmetic modular_arithmetic_brackets odds_first parity reverse reverse_copy reverse_twice solve_equation sort stack_manipulation]
 }
 
 func ExampleNew() {
@@ -24,7 +24,7 @@ func ExampleNew() {
 	task, _ := data.New("reverse", data.Options{Symbols: 10})
 	fmt.Println(task.Name(), task.Vocab(), data.SeqLen(task, 5))
 	// Output:
-	// unknown task "foo" (known: binary_addition, bucket_sort, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, modular_arithmetic, parity, reverse, reverse_copy, reverse_twice, sort)
+	// unknown task "foo" (known: binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation)
 	// reverse 12 10
 }
 
@@ -66,7 +66,9 @@ func ExampleTask() {
 	}
 	// Output:
 	// binary_addition: vocab 5, OutputLen(4) = 5, stream [3 4 2 3 1 3 3 2 2 2]
+	// binary_multiplication: vocab 5, OutputLen(4) = 4, stream [3 4 2 3 1 2 3 2 2]
 	// bucket_sort: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 2 5 6 6]
+	// compute_sqrt: vocab 4, OutputLen(4) = 2, stream [2 2 3 2 1 2 3]
 	// copy: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 6 2 5 6]
 	// copy_repeat: vocab 10, OutputLen(4) = 4, stream [6 6 6 6 1 6 6 6 6]
 	// copy_repeat_2x: vocab 10, OutputLen(4) = 8, stream [6 6 6 6 1 6 6 6 6 6 6 6 6]
@@ -74,10 +76,15 @@ func ExampleTask() {
 	// cycle_navigation: vocab 10, OutputLen(4) = 1, stream [3 4 2 3 1 5]
 	// duplicate: vocab 10, OutputLen(4) = 8, stream [6 2 5 6 1 6 2 5 6 6 2 5 6]
 	// even_pairs: vocab 6, OutputLen(4) = 1, stream [2 2 3 2 1 4]
+	// missing_duplicate: vocab 6, OutputLen(4) = 1, stream [2 2 2 4 1 2]
 	// modular_arithmetic: vocab 10, OutputLen(4) = 1, stream [7 5 7 4 1 2]
+	// modular_arithmetic_brackets: vocab 12, OutputLen(4) = 1, stream [10 8 4 11 1 5]
+	// odds_first: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 2 6 6 5]
 	// parity: vocab 4, OutputLen(4) = 1, stream [2 2 3 2 1 3]
 	// reverse: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 6 5 2 6]
 	// reverse_copy: vocab 11, OutputLen(4) = 9, stream [6 2 5 6 1 6 5 2 6 10 6 2 5 6]
 	// reverse_twice: vocab 11, OutputLen(4) = 9, stream [6 2 5 6 1 6 5 2 6 10 6 5 2 6]
+	// solve_equation: vocab 13, OutputLen(4) = 1, stream [8 11 12 5 1 4]
 	// sort: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 2 5 6 6]
+	// stack_manipulation: vocab 8, OutputLen(4) = 5, stream [2 3 5 4 1 3 2 7 2 2]
 }

@@ -44,9 +44,10 @@ const (
 //     Options.Symbols must be unset (see fixedAlphabet).
 type modArithTask struct{}
 
-func (modArithTask) Name() string      { return "modular_arithmetic" }
-func (modArithTask) Vocab() int        { return modTimes + 1 }
-func (modArithTask) OutputLen(int) int { return 1 }
+func (modArithTask) Name() string       { return "modular_arithmetic" }
+func (modArithTask) Vocab() int         { return modTimes + 1 }
+func (modArithTask) OutputLen(int) int  { return 1 }
+func (modArithTask) OutputClasses() int { return modulus }
 func (modArithTask) Generate(rng *rand.Rand, L int) Example {
 	checkLen(L)
 	in := make([]int, L)

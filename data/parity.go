@@ -27,9 +27,10 @@ const (
 //     be unset (see fixedAlphabet).
 type parityTask struct{}
 
-func (parityTask) Name() string      { return "parity" }
-func (parityTask) Vocab() int        { return FirstSymbol + 2 }
-func (parityTask) OutputLen(int) int { return 1 }
+func (parityTask) Name() string       { return "parity" }
+func (parityTask) Vocab() int         { return FirstSymbol + 2 }
+func (parityTask) OutputLen(int) int  { return 1 }
+func (parityTask) OutputClasses() int { return 2 }
 func (parityTask) Generate(rng *rand.Rand, L int) Example {
 	in := alphabet{symbols: 2}.draw(rng, L)
 	return Example{Input: in, Output: []int{parity(in)}}

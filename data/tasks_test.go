@@ -60,6 +60,14 @@ var specs = map[string]taskSpec{
 	"cycle_navigation":   {wantCycle, nil, one, fixedVocab(10), fixedSymbols},
 	"modular_arithmetic": {wantModArith, nil, one, fixedVocab(10), fixedSymbols},
 	"binary_addition":    {wantBinarySum, nil, func(L int) int { return L + 1 }, fixedVocab(5), fixedSymbols},
+
+	"stack_manipulation":          {wantStack, nil, func(L int) int { return L + 1 }, fixedVocab(8), fixedSymbols},
+	"modular_arithmetic_brackets": {wantModBrackets, nil, one, fixedVocab(12), fixedSymbols},
+	"solve_equation":              {wantEquation, nil, one, fixedVocab(13), fixedSymbols},
+	"missing_duplicate":           {wantMissing, nil, one, fixedVocab(6), fixedSymbols},
+	"odds_first":                  {wantOddsFirst, nil, sameLen, symbolVocab, []int{0, 2, 1000}},
+	"binary_multiplication":       {wantBinaryProduct, nil, sameLen, fixedVocab(5), fixedSymbols},
+	"compute_sqrt":                {wantSqrt, nil, func(L int) int { return (L + 1) / 2 }, fixedVocab(4), fixedSymbols},
 }
 
 func wantReverse(in []int) []int {
@@ -169,8 +177,8 @@ func TestFixedAlphabetOptions(t *testing.T) {
 			}
 		}
 	}
-	if n != 5 {
-		t.Errorf("%d fixed-alphabet tasks, want 5", n)
+	if n != 11 {
+		t.Errorf("%d fixed-alphabet tasks, want 11", n)
 	}
 }
 
@@ -267,7 +275,7 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-const allNames = "binary_addition, bucket_sort, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, modular_arithmetic, parity, reverse, reverse_copy, reverse_twice, sort"
+const allNames = "binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation"
 
 func TestNames(t *testing.T) {
 	got := Names()
@@ -321,5 +329,50 @@ func TestGenerateBadLengthPanics(t *testing.T) {
 			}()
 			task.Generate(rand.New(rand.NewPCG(0, 0)), 0)
 		}()
+	}
+}
+
+// TestOutputClasses: a task that declares OutputClasses answers with exactly that many distinct
+// tokens over many draws (so the chance rule's 1/k is the task's); the others answer within their
+// alphabet. END adds a class, the slots format none.
+func TestOutputClasses(t *testing.T) {
+	declared := 0
+	for _, name := range Names() {
+		fixed := slices.Equal(specs[name].symbols, fixedSymbols)
+		opt := Options{Symbols: 3}
+		if fixed {
+			opt.Symbols = 0
+		}
+		task := mustNew(t, name, opt)
+		seen := map[int]bool{}
+		for L := 1; L <= 24; L++ {
+			for _, e := range drawExamples(task, L, 200, 17) {
+				for _, tok := range e.Output {
+					seen[tok] = true
+				}
+			}
+		}
+		k, ok := OutputClasses(task)
+		if !ok {
+			if fixed {
+				t.Errorf("%s has a fixed alphabet but declares no OutputClasses", name)
+			}
+			continue
+		}
+		declared++
+		if len(seen) != k {
+			t.Errorf("%s: OutputClasses %d, the answers hold %d distinct tokens: %v", name, k, len(seen), seen)
+		}
+		end := mustNew(t, name, Options{EndToken: true})
+		slots := mustNew(t, name, Options{Format: FormatSlots})
+		if ke, _ := OutputClasses(end); ke != k+1 {
+			t.Errorf("%s with END: %d classes, want %d", name, ke, k+1)
+		}
+		if ks, _ := OutputClasses(slots); ks != k {
+			t.Errorf("%s in slots: %d classes, want %d", name, ks, k)
+		}
+	}
+	if declared != 11 {
+		t.Errorf("%d tasks declare OutputClasses, want the 11 with a fixed alphabet", declared)
 	}
 }

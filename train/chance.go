@@ -17,25 +17,21 @@ const (
 	ChanceMargin = 0.05
 )
 
-// outputClasses is the number of values an output token takes, for the tasks with a fixed
-// alphabet; the others answer with their task.symbols.
-var outputClasses = map[string]int{"parity": 2, "even_pairs": 2, "binary_addition": 2, "cycle_navigation": 5, "modular_arithmetic": 5}
-
 // Chance is what guessing scores at input length L: per token 1/k, k the values an output token
-// takes; exact match (1/k)^n for an answer of n tokens.
+// takes (the task's data.OutputClasses, else its task.symbols); exact match (1/k)^n for an answer
+// of n tokens.
 func Chance(c config.Config, L int) (exact, token float64) {
-	k, ok := outputClasses[c.Task.Name]
-	if !ok {
-		k = c.Task.Symbols
+	k, n := c.Task.Symbols, L
+	if t, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols}); err == nil {
+		if classes, ok := data.OutputClasses(t); ok {
+			k = classes
+		}
+		n = t.OutputLen(L)
 	}
 	if k < 1 {
 		return math.NaN(), math.NaN()
 	}
 	token = 1 / float64(k)
-	n := L
-	if t, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols}); err == nil {
-		n = t.OutputLen(L)
-	}
 	return math.Pow(token, float64(n)), token
 }
 

@@ -38,6 +38,10 @@ func TestChance(t *testing.T) {
 	if e, tok := Chance(c, 30); e != 0.5 || tok != 0.5 {
 		t.Errorf("parity: exact %g token %g, want 0.5, 0.5", e, tok)
 	}
+	c.Task.Name, c.Task.Symbols = "stack_manipulation", 8 // bits 0, 1 and the end token
+	if e, tok := Chance(c, 2); math.Abs(e-1.0/27) > 1e-15 || tok != 1.0/3 {
+		t.Errorf("stack_manipulation, length 2: exact %g token %g, want 1/27, 1/3", e, tok)
+	}
 	c.Task.Name, c.Task.Symbols = "copy", 4
 	if e, tok := Chance(c, 3); math.Abs(e-1.0/64) > 1e-15 || tok != 0.25 {
 		t.Errorf("copy, 4 symbols, length 3: exact %g token %g, want 1/64, 0.25", e, tok)
