@@ -75,7 +75,15 @@ func GraphBytes(c Config, s Shape) int64 {
 // ParamCount predicts the number of scalar parameters of a model of config c (defaults filled,
 // vocabulary set) whose position scheme holds extra scalars (a learned table, a bias table).
 func ParamCount(c Config, extra int64) int64 {
+	return int64(Params(c, float64(extra)))
+}
+
+// Params is the parameter count's one formula, in float64 so that a config's size check can
+// weigh absurd sizes (d_model: 1000000) without overflow: the token embedding V·D; per block two
+// LayerNorms (4D), attention's four D×D projections and biases (4D² + 4D), the MLP (2DF + F + D);
+// the final LayerNorm (2D) and the output head (D·V + V); and the scheme's extra scalars.
+func Params(c Config, extra float64) float64 {
 	c = c.WithDefaults()
-	D, F, V, L := int64(c.DModel), int64(c.DFF), int64(c.Vocab), int64(c.Layers)
+	D, F, V, L := float64(c.DModel), float64(c.DFF), float64(c.Vocab), float64(c.Layers)
 	return V*D + L*(4*D*D+2*D*F+9*D+F) + 2*D + D*V + V + extra
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/posformer/posformer/attention"
 	"github.com/posformer/posformer/internal/nn"
@@ -95,6 +96,20 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// SchemeDims are the dimensions a model of config c (defaults filled) builds its position scheme
+// for: a config's checks build the scheme alone with them, without the model's weights.
+func (c Config) SchemeDims() position.Dims {
+	dt, _ := nn.Dtype(c.Dtype)
+	return position.Dims{DModel: c.DModel, Heads: c.Heads, Dtype: dt, Seed: c.Seed, Bidirectional: c.Bidirectional}
+}
+
+// builds counts the models New has built, for the tests that check a run, a resume and a grid
+// cell each build their model once.
+var builds atomic.Int64
+
+// Builds is how many models New has built in this process.
+func Builds() int64 { return builds.Load() }
+
 // Model is the transformer's weights and its position scheme.
 type Model struct {
 	Cfg    Config
@@ -130,11 +145,12 @@ func New(cfg Config, spec position.Spec) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	dt, _ := nn.Dtype(cfg.Dtype)
-	scheme, err := position.New(spec, position.Dims{DModel: cfg.DModel, Heads: cfg.Heads, Dtype: dt, Seed: cfg.Seed, Bidirectional: cfg.Bidirectional})
+	scheme, err := position.New(spec, cfg.SchemeDims())
 	if err != nil {
 		return nil, err
 	}
+	builds.Add(1)
+	dt, _ := nn.Dtype(cfg.Dtype)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x90f0))
 	D, F, V := cfg.DModel, cfg.DFF, cfg.Vocab
 	std := func(fanIn int) float64 { return 1 / math.Sqrt(3*float64(fanIn)) }

@@ -105,7 +105,14 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, train.RunGrid)")
 	}
 	cfg = cfg.WithDefaults()
-	m, task, err := cfg.Build() // the model Validate builds is the one trained
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	task, err := cfg.NewTask()
+	if err != nil {
+		return nil, err
+	}
+	m, err := cfg.NewModel(task) // the run's one model
 	if err != nil {
 		return nil, err
 	}

@@ -2,10 +2,11 @@
 // YAML strictly (every key known, every value of its field's type, errors as
 // `file:line: dotted.path: what is wrong`) with a record of the keys written (package
 // internal/presence), `-set` overrides, the defaults of the keys not written, and validation that
-// names the field and the fix. Validation builds the task and the model (Build returns them, so a
-// run trains the model its validation built). A config with a sweep: is a grid: Expand gives its
-// cells, MarshalGrid its grid.yaml, Shard a share of the cells for one process of many, and the
-// select: section the tuning runs that choose a value per group (SelectCells, ExpandSelected).
+// names the field and the fix. Validation builds the task and the position scheme, never the
+// model's weights: a run builds its model once (NewModel). A config with a sweep: is a grid:
+// Expand gives its cells, MarshalGrid its grid.yaml, Shard a share of the cells for one process
+// of many, and the select: section the tuning runs that choose a value per group (SelectCells,
+// ExpandSelected).
 // PredictMemory predicts a run's peak memory from the config, and Warnings notes what is legal
 // but deserves a word.
 //
@@ -189,25 +190,17 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate checks a config with its defaults filled in, naming the field and the fix. It builds
-// the task and the model, so every inconsistency between sections is caught before any
-// training starts.
+// Validate checks a config with its defaults filled in, naming the field and the fix: every
+// field, then the checks that need the model's sizes and scheme (heads divide d_model, the
+// parameter count, the scheme's own options and the positions it holds, memory), which build the
+// task and the position scheme but never the model's weights. A run builds its model once, after
+// (NewModel; train.Run).
 func (c Config) Validate() error {
-	_, _, err := c.Build()
-	return err
+	return c.validate()
 }
 
-// Build is Validate that also returns the model and the task it built, so a run trains the
-// model its validation built rather than building it again (train.Run does).
-func (c Config) Build() (*model.Model, data.Task, error) {
-	var m *model.Model
-	var task data.Task
-	err := c.validate(&m, &task)
-	return m, task, err
-}
-
-// validate is Validate's body; it stores the task and the model once they are built.
-func (c Config) validate(mp **model.Model, tp *data.Task) error {
+// validate is Validate's body.
+func (c Config) validate() error {
 	if c.Name == "" {
 		return fmt.Errorf("name: empty; remove the key for the default name <task>_<scheme>_s<seed>")
 	}
@@ -227,7 +220,6 @@ func (c Config) validate(mp **model.Model, tp *data.Task) error {
 		}
 		return fmt.Errorf("task.name: %w", err)
 	}
-	*tp = task
 	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
 		return fmt.Errorf("model.bidirectional: the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")
 	}
@@ -301,13 +293,16 @@ func (c Config) validate(mp **model.Model, tp *data.Task) error {
 	if err := c.checkSize(task); err != nil {
 		return err
 	}
-	m, err := c.NewModel(task)
+	mc = c.modelConfig(task)
+	if err := mc.Validate(); err != nil {
+		return err
+	}
+	scheme, err := position.New(c.Position, mc.SchemeDims())
 	if err != nil {
 		return err
 	}
-	*mp = m
 	longest := max(data.SeqLen(task, t.MaxLen), data.SeqLen(task, e.Lengths[len(e.Lengths)-1]))
-	if lc, ok := m.Scheme.(position.LengthChecker); ok {
+	if lc, ok := scheme.(position.LengthChecker); ok {
 		if err := lc.CheckPositions(longest); err != nil {
 			return fmt.Errorf("%w (the longest sequence, at length %d, has %d tokens)", err, max(t.MaxLen, e.Lengths[len(e.Lengths)-1]), longest)
 		}
@@ -315,8 +310,8 @@ func (c Config) validate(mp **model.Model, tp *data.Task) error {
 	return c.checkMemory(task)
 }
 
-// MaxParams bounds a model's parameter count: posformer trains small models on the CPU, and
-// Validate builds the model, so an absurd size (d_model: 1000000) must fail before it allocates.
+// MaxParams bounds a model's parameter count: posformer trains small models on the CPU, so an
+// absurd size (d_model: 1000000) fails before anything allocates.
 var MaxParams = 1 << 28
 
 // checkSize estimates the parameter count from the sizes alone and rejects a model beyond
@@ -326,11 +321,11 @@ func (c Config) checkSize(task data.Task) error {
 	if mc.DModel < 1 || mc.DFF < 1 || mc.Layers < 1 {
 		return nil // model.Validate names the field
 	}
-	D, F, L, V := float64(mc.DModel), float64(mc.DFF), float64(mc.Layers), float64(max(mc.Vocab, task.Vocab()))
-	n := 2*V*D + V + L*(4*D*D+2*D*F+9*D+F) + 2*D
+	mc.Vocab = max(mc.Vocab, task.Vocab())
 	fix := "model.d_model, model.d_ff or model.layers"
-	if p := position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads}); p > 0 {
-		n += float64(p) // the scheme's own parameters (a learned table, a bias table, ...)
+	p := position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads}) // a learned table, a bias table, ...
+	n := model.Params(mc, float64(p))
+	if p > 0 {
 		var sizes []string
 		for _, o := range position.Options(c.Position.WithDefaults().Kind) {
 			if o.Type == "int" {
@@ -342,17 +337,23 @@ func (c Config) checkSize(task data.Task) error {
 		}
 	}
 	if n > float64(MaxParams) {
-		return fmt.Errorf("model: d_model %d, d_ff %d and %d layers (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, int(V), c.Position.Kind, n, MaxParams, fix)
+		return fmt.Errorf("model: d_model %d, d_ff %d and %d layers (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
 	}
 	return nil
 }
 
 // NewModel builds the config's model for its task (model.vocab defaulting to the task's
-// vocabulary). Build validates the config first and returns its model.
+// vocabulary): the one build of a run, after Validate.
 func (c Config) NewModel(task data.Task) (*model.Model, error) {
+	return model.New(c.modelConfig(task), c.Position)
+}
+
+// modelConfig is the model: section with its defaults filled and model.vocab defaulting to the
+// task's vocabulary.
+func (c Config) modelConfig(task data.Task) model.Config {
 	mc := c.Model
 	presence.Fill(mc.Written, "vocab", &mc.Vocab, task.Vocab())
-	return model.New(mc, c.Position)
+	return mc.WithDefaults()
 }
 
 // ReadConfig reads a config file a person wrote: strictly (see Decode), then fills the
