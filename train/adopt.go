@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/posformer/posformer/internal/regfile"
 )
 
 // A grid with select: trains each group's tuning runs in <grid>/select/; the tuning run of the
@@ -43,7 +45,7 @@ func adopt(src, dir, name string, resolved []byte, force bool) (*Result, error) 
 // last, as a run writes it). It returns nil, nil when src is not such a run (the caller then
 // trains); dir must hold nothing but its lock.
 func copyRun(src, dir, name string, resolved []byte) (*Result, error) {
-	old, err := os.ReadFile(filepath.Join(src, "config.yaml"))
+	old, err := regfile.ReadFile(filepath.Join(src, "config.yaml"))
 	if err != nil || !sameBut(old, resolved, "name", "out") {
 		return nil, nil
 	}
@@ -100,7 +102,7 @@ func copyVariant(src, dst, name string) error {
 
 // copyFile copies a file's bytes atomically (writeFileAtomic's temporary file and rename).
 func copyFile(src, dst string) error {
-	b, err := os.ReadFile(src)
+	b, err := regfile.ReadFile(src)
 	if err != nil {
 		return err
 	}

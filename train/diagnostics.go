@@ -3,10 +3,10 @@ package train
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/train/config"
 )
@@ -91,7 +91,7 @@ func writeDiagnostics(dir string, d *Diagnostics) error {
 // ReadDiagnostics reads a run directory's diagnostics.json; a run from before posformer gathered
 // them has none (an error wrapping os.ErrNotExist).
 func ReadDiagnostics(dir string) (*Diagnostics, error) {
-	b, err := os.ReadFile(filepath.Join(dir, DiagnosticsFile))
+	b, err := regfile.ReadFile(filepath.Join(dir, DiagnosticsFile))
 	if err != nil {
 		return nil, err
 	}

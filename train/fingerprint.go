@@ -2,12 +2,13 @@ package train
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/posformer/posformer/internal/regfile"
 )
 
 // evalOnly are the fields of a resolved config that only the evaluation after training reads:
@@ -98,7 +99,7 @@ func checkTrainedBy(runDir, ckpt string, st trainState) error {
 		return nil
 	}
 	path := filepath.Join(runDir, "config.yaml")
-	src, err := os.ReadFile(path)
+	src, err := regfile.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/train/config"
 )
@@ -182,7 +183,7 @@ func SaveCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 // LoadCheckpoint restores what SaveCheckpoint wrote into a model of the same config (and, where
 // not nil, Adam and the training state).
 func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
@@ -248,7 +249,7 @@ const ReevaluateFix = "run the command that trained it again with -resume, which
 // truncated or hand-edited copy) is an error naming it and saying what to do.
 func ReadResult(dir string) (*Result, error) {
 	path := filepath.Join(dir, "results.json")
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +267,7 @@ func ReadResult(dir string) (*Result, error) {
 		}
 	}
 	res.Dir = dir
-	if tb, err := os.ReadFile(filepath.Join(dir, "timing.json")); err == nil {
+	if tb, err := regfile.ReadFile(filepath.Join(dir, "timing.json")); err == nil {
 		var t Timing
 		if json.Unmarshal(tb, &t) == nil {
 			res.TrainSeconds, res.EvalSeconds, res.TokensPerSec = t.TrainSeconds, t.EvalSeconds, t.TokensPerSec

@@ -25,7 +25,9 @@ import (
 	"time"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/train/config"
@@ -246,6 +248,7 @@ type trainState struct {
 // metrics.jsonl and checkpointing every train.checkpoint_every steps, at the end, and when the
 // context is cancelled.
 func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, adam *Adam, st *trainState, dir string, opt Options) error {
+	defer interrupt.Saving(ctx)() // a signal waits for the checkpoint this loop saves when cancelled
 	tc := cfg.Train
 	stream := data.Train{Task: task, MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, BatchSize: tc.BatchSize, Seed: cfg.Seed}
 	params := m.Params()
@@ -472,7 +475,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	case !opt.Resume:
 		return nil, nil, fmt.Errorf("run directory %s already exists: pass -resume to continue it, -force to overwrite it, or choose another -out or name", dir)
 	}
-	old, err := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	old, err := regfile.ReadFile(filepath.Join(dir, "config.yaml"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot resume %s: %w; pass -force to start it over", dir, err)
 	}
@@ -545,7 +548,7 @@ func rewritten(path string, old []byte) []byte {
 // truncateMetrics drops the lines of metrics.jsonl logged after the checkpoint's step, so a
 // resumed run's log has each step once. It returns the elapsed seconds of the last line kept.
 func truncateMetrics(path string, step int) (float64, error) {
-	src, err := os.ReadFile(path)
+	src, err := regfile.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -69,7 +70,7 @@ func WriteSelection(gridDir string, sel *config.Selection) error {
 // ReadSelection reads a grid directory's selection.json (os.ErrNotExist when the selection has
 // not been made).
 func ReadSelection(gridDir string) (*config.Selection, error) {
-	b, err := os.ReadFile(filepath.Join(gridDir, config.SelectionFile))
+	b, err := regfile.ReadFile(filepath.Join(gridDir, config.SelectionFile))
 	if err != nil {
 		return nil, err
 	}

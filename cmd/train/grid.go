@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
@@ -37,7 +38,11 @@ func runGrid(ctx context.Context, cfg config.Config, jobs int, force, resume boo
 	if err != nil {
 		return err
 	}
-	if old, err := os.ReadFile(gridFile); err == nil {
+	old, err := regfile.ReadFile(gridFile)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("cannot read the grid's %w; remove it, or choose another -out or name", err)
+	}
+	if err == nil {
 		same := sameGrid(gridFile, old, src)
 		switch {
 		case shard.Count > 1 && same:

@@ -15,16 +15,23 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
+	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/train"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, tracker := interrupt.WithTracker(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go endOnSignal(sigs, cancel, tracker)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	interrupted := ctx.Err() != nil
-	stop()
+	exiting.Lock() // from here on main ends the process, not endOnSignal
 	if errors.Is(err, flag.ErrHelp) {
 		return // -h printed the usage, as asked
 	}
@@ -33,6 +40,26 @@ func main() {
 		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(code)
 	}
+}
+
+// exiting is held by whichever of main and endOnSignal ends the process.
+var exiting sync.Mutex
+
+// endOnSignal ends the process on the first SIGINT or SIGTERM, at whatever stage it is: it
+// cancels the context, lets a stage that saves its work on cancellation (training, see package
+// interrupt) finish saving and return with its own message, and otherwise exits at once with
+// status 130: a stage that does not watch the context (parsing, a long inspection) must not
+// keep the process alive. A second signal exits without waiting.
+func endOnSignal(sigs <-chan os.Signal, cancel func(), t *interrupt.Tracker) {
+	sig := <-sigs
+	cancel()
+	second := make(chan struct{})
+	go func() { <-sigs; close(second) }()
+	t.Settled(500*time.Millisecond, second)
+	exiting.Lock()
+	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+	fmt.Fprintf(os.Stderr, "train: interrupted by %s; files are written whole or not at all, so nothing half-written is kept: run the same command again (with -resume for a run or grid already started)\n", name)
+	os.Exit(130)
 }
 
 // exitStatus is how the CLI ends on an error: 130 with a note on resuming when a signal

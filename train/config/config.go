@@ -19,12 +19,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"unicode"
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
@@ -389,7 +389,7 @@ const MaxConfigBytes = 1 << 20
 
 // readBounded reads at most MaxConfigBytes of a file, and refuses a longer one.
 func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -62,5 +64,21 @@ func TestSetRefusesBomb(t *testing.T) {
 	err := Set(&c, "eval.lengths="+aliasDoc(1000, 1000))
 	if err == nil || !strings.Contains(err.Error(), "holds more than 100000 values") || !strings.HasPrefix(err.Error(), "-set eval.lengths=") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestReadConfigSpecialFiles: the loader refuses a FIFO with no writer (whose plain open blocks
+// forever), a directory and a device at once, naming the path and what it is.
+func TestReadConfigSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, what := range map[string]string{fifo: "a named pipe (FIFO)", dir: "a directory", "/dev/zero": "a character device"} {
+		_, err := ReadConfig(path, nil)
+		if err == nil || !strings.Contains(err.Error(), path+" is "+what+", not a regular file") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v", path, err)
+		}
 	}
 }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runChildWithin is runChild that fails the test when the child is still running after limit
+// (a hang: the child is killed), rather than hang the suite.
+func runChildWithin(t *testing.T, limit time.Duration, args ...string) (stderr string, code int) {
+	t.Helper()
+	cmd := child(args...)
+	var e bytes.Buffer
+	cmd.Stderr = &e
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok {
+		if ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
+			t.Fatalf("%v still ran after %v (killed):\n%s", args, limit, e.String())
+		}
+		code = ee.ExitCode()
+	}
+	return e.String(), code
+}
+
+// TestSpecialFilesRefused: every file the CLI reads (the config, a run's checkpoint for inspect
+// and export, its results for report, a grid's grid.yaml on -resume) that is a FIFO with no
+// writer, a directory or a device is refused at once with one line naming the path and what it
+// is, through the CLI and a real process; before, a FIFO blocked the process forever.
+func TestSpecialFilesRefused(t *testing.T) {
+	base := t.TempDir()
+	fifo := filepath.Join(base, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "dir.yaml")
+	os.Mkdir(dir, 0o755)
+	for path, what := range map[string]string{fifo: "is a named pipe (FIFO), not a regular file", dir: "is a directory, not a regular file", "/dev/null": "is a character device, not a regular file"} {
+		err := runCaught("-config", path, "-out", filepath.Join(base, "out"))
+		if err == nil || !strings.Contains(err.Error(), path+" "+what) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("-config %s: %v", path, err)
+		}
+		stderr, code := runChildWithin(t, 20*time.Second, "-config", path, "-out", filepath.Join(base, "out"))
+		oneLineError(t, "-config "+path, stderr, code, "cannot read the config", path+" "+what, "give the path of a file")
+	}
+
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "runs")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "copy_rope_s1")
+	for _, c := range []struct {
+		file string
+		args []string
+	}{
+		{"checkpoint.bin", []string{"inspect", run, "-length", "2"}},
+		{"checkpoint.bin", []string{"export", run, "-o", filepath.Join(base, "m.safetensors")}},
+		{"checkpoint.bin", []string{"-config", cfg, "-out", out, "-resume", "-set", "eval.lengths=1..6"}},
+		{"results.json", []string{"report", run}},
+	} {
+		path := filepath.Join(run, c.file)
+		keep := path + ".keep"
+		if err := os.Rename(path, keep); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stderr, code := runChildWithin(t, 20*time.Second, c.args...)
+		oneLineError(t, strings.Join(c.args[:1], " ")+" with a FIFO as "+c.file, stderr, code, path+" is a named pipe (FIFO), not a regular file")
+		os.Remove(path)
+		if err := os.Rename(keep, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSignalEndsAnyStage: SIGTERM and SIGINT end a stage that does not watch for them (a long
+// inspect, whose forward pass at length 1500 runs a minute and more) at once, with status 130 and
+// one line saying what to do; training's own handling (a checkpoint saved) is
+// TestInterruptSavesCheckpoint's.
+func TestSignalEndsAnyStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "runs")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "copy_rope_s1")
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		cmd := child("inspect", run, "-length", "1500", "-examples", "1")
+		var e bytes.Buffer
+		cmd.Stderr = &e
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second) // into the forward pass
+		sent := time.Now()
+		cmd.Process.Signal(sig)
+		timer := time.AfterFunc(30*time.Second, func() { cmd.Process.Kill() })
+		err := cmd.Wait()
+		timer.Stop()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 130 {
+			t.Fatalf("%v: %v after %v; want exit status 130 (stderr %q)", sig, err, time.Since(sent), e.String())
+		}
+		lines := strings.Split(strings.TrimSpace(e.String()), "\n")
+		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "train: interrupted by SIG") || !strings.Contains(last, "run the same command again") {
+			t.Errorf("%v: the last line %q does not say it was interrupted and what to do", sig, last)
+		}
+		if _, err := os.Stat(filepath.Join(run, "inspect", "len-1500", "examples.txt")); err == nil {
+			t.Errorf("%v: inspect finished before the signal", sig)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+// Package interrupt decides what a signal (SIGINT, SIGTERM) does to a command: the stages that
+// save their work when their context is cancelled (training saves a checkpoint) announce
+// themselves with Saving; in any other stage (parsing, opening a file, a long evaluation or
+// inspection, writing a report) the signal ends the process at once, since what such a stage
+// has not finished is redone by running the command again, and its files are written whole
+// or not at all.
+package interrupt
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+type key struct{}
+
+// Tracker counts the stages that are saving their work on a cancelled context.
+type Tracker struct{ saving atomic.Int32 }
+
+// WithTracker returns ctx carrying a new Tracker.
+func WithTracker(ctx context.Context) (context.Context, *Tracker) {
+	t := &Tracker{}
+	return context.WithValue(ctx, key{}, t), t
+}
+
+// Saving marks the caller, until done is called, as a stage that stops by itself and saves its
+// work when ctx is cancelled, so a signal must let it finish. Without a Tracker in ctx (tests,
+// library use) it does nothing.
+func Saving(ctx context.Context) (done func()) {
+	t, _ := ctx.Value(key{}).(*Tracker)
+	if t == nil {
+		return func() {}
+	}
+	t.saving.Add(1)
+	return func() { t.saving.Add(-1) }
+}
+
+// Settled waits until no stage is saving, then for grace, and returns: by then a stage that
+// saved its work has returned with its own message, and whatever still runs did not watch the
+// context. It returns early when stop is closed.
+func (t *Tracker) Settled(grace time.Duration, stop <-chan struct{}) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for t.saving.Load() > 0 {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+	}
+	select {
+	case <-stop:
+	case <-time.After(grace):
+	}
+}
