@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/csv"
 	"encoding/gob"
 	"encoding/json"
@@ -177,20 +178,49 @@ func SaveCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 	if err := gob.NewEncoder(&buf).Encode(ck); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	sum := sha256.Sum256(buf.Bytes())
+	buf.WriteString(checksumMagic)
+	buf.Write(sum[:])
 	return writeFileAtomic(path, buf.Bytes())
+}
+
+// checksumMagic opens the trailer of a checkpoint: the magic, then the SHA-256 of every byte
+// before it (the gob encoding). Every reader checks it (LoadCheckpoint). A checkpoint written
+// before checksums has no trailer; it is read as before, provided the gob encoding ends exactly
+// at its last byte, so a flipped bit in a trailer's magic cannot pass it off as an older file.
+const checksumMagic = "posformer-sha256\n"
+
+// checkedBytes returns the gob encoding of the checkpoint at path after checking its checksum,
+// and whether it had one.
+func checkedBytes(path string, b []byte) ([]byte, bool, error) {
+	n := len(b) - len(checksumMagic) - sha256.Size
+	if n < 0 || string(b[n:n+len(checksumMagic)]) != checksumMagic {
+		return b, false, nil
+	}
+	if sha256.Sum256(b[:n]) != [sha256.Size]byte(b[n+len(checksumMagic):]) {
+		return nil, true, fmt.Errorf("checkpoint %s is damaged: its bytes do not match the checksum written with them (the file changed on disk); %s", path, retrainFix(filepath.Dir(path)))
+	}
+	return b[:n], true, nil
 }
 
 // LoadCheckpoint restores what SaveCheckpoint wrote into a model of the same config (and, where
 // not nil, Adam and the training state).
 func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error {
-	f, err := regfile.Open(path)
+	raw, err := regfile.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	defer f.Close()
+	enc, summed, err := checkedBytes(path, raw)
+	if err != nil {
+		return err
+	}
 	var ck checkpoint
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+	r := bytes.NewReader(enc)
+	if err := gob.NewDecoder(r).Decode(&ck); err != nil {
 		return fmt.Errorf("checkpoint %s is unreadable (%w): %s", path, err, retrainFix(filepath.Dir(path)))
+	}
+	if r.Len() > 0 && !summed {
+		return fmt.Errorf("checkpoint %s is damaged: %d bytes follow its data, and its checksum is unreadable; %s", path, r.Len(), retrainFix(filepath.Dir(path)))
 	}
 	params := m.Params()
 	damaged := func(what string, args ...any) error {
