@@ -12,6 +12,11 @@ One module serves three purposes:
       logits = model(tokens)                  # tokens: LongTensor [B, T] -> logits [B, T, vocab]
       logits = model(tokens, positions)       # randomized positions: LongTensor [B, T]
 
+  The whole header is checked first (check_export: the safetensors rules, then the metadata
+  against the tensors); a file that breaks a rule raises ExportError, one line naming the file
+  and the tensor or field, before any module is built. A scheme added to the model classes needs
+  its entry in SCHEMES (its options' checks and its tensors).
+
 * the golden cross-check of posformer's forward pass (`check`, run by the Go test
   train/crosscheck_test.go): same weights, same inputs, logits compared;
 
@@ -57,6 +62,7 @@ import argparse
 import json
 import math
 import os
+import stat
 import sys
 import time
 
@@ -78,37 +84,188 @@ SAFETENSORS_DTYPES = {"F32": torch.float32, "F64": torch.float64}
 
 # ---------------------------------------------------------------- safetensors
 
-def read_safetensors(path):
-    """Reads a .safetensors file: (name -> tensor, metadata dict). Spec: an 8-byte little-endian
-    header length N, N bytes of JSON {name: {dtype, shape, data_offsets: [begin, end]}, and
-    "__metadata__": {str: str}}, then the raw little-endian tensors (offsets from the end of the
-    header)."""
+class ExportError(ValueError):
+    """A file that is not a sound posformer export: its message is one line naming the file, the
+    tensor or metadata field at fault and what to do. Raised before anything the file describes is
+    allocated (the header is read and checked whole first)."""
+
+
+REEXPORT = "export the run again (train export RUN_DIR -force)"
+NOT_EXPORT = "give the model.safetensors that `train export RUN_DIR` wrote"
+MAX_HEADER = 100_000_000  # bytes: the limit of the safetensors reference implementation
+DTYPE_SIZES = {"F32": 4, "F64": 8}  # the dtypes posformer writes (SAFETENSORS_DTYPES)
+
+
+def _bad(path, where, what, fix=REEXPORT):
+    return ExportError(f"{path}: {where}: {what}; {fix}")
+
+
+class _Object(dict):
+    """A JSON object that remembers the keys it held more than once (json keeps the last)."""
+
+    def __init__(self, pairs):
+        super().__init__(pairs)
+        seen = set()
+        self.twice = [k for k, _ in pairs if k in seen or seen.add(k)]
+
+
+def _json_kind(v):
+    return {dict: "an object", _Object: "an object", list: "an array", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number", type(None): "null"}.get(type(v), type(v).__name__)
+
+
+def _parse_json(text, path, where, fix=REEXPORT):
+    """JSON text -> value with _Object objects; NaN, Infinity and nesting too deep are refused."""
+    def constant(c):
+        raise ValueError(f"{c} is not JSON")
+    try:
+        return json.loads(text, object_pairs_hook=_Object, parse_constant=constant)
+    except RecursionError:
+        raise _bad(path, where, "not JSON (nested too deep)", fix) from None
+    except ValueError as e:  # json.JSONDecodeError, and an integer of too many digits
+        raise _bad(path, where, f"not JSON ({e})", fix) from None
+
+
+def _object(v, path, where, fix=REEXPORT):
+    """v if it is a JSON object without repeated keys."""
+    if not isinstance(v, _Object):
+        raise _bad(path, where, f"{_json_kind(v)}, not a JSON object", fix)
+    if v.twice:
+        raise _bad(path, where, f"key {json.dumps(v.twice[0])} appears twice (a reader would silently keep one)", fix)
+    return v
+
+
+def _is_int(v):
+    return type(v) is int  # JSON 1.0 is a float and true a bool, neither is an integer here
+
+
+class Entry:
+    """One tensor of a safetensors header: dtype, shape and [begin, end) in the data section."""
+
+    def __init__(self, dtype, shape, begin, end):
+        self.dtype, self.shape, self.begin, self.end = dtype, shape, begin, end
+
+
+class Header:
+    """A safetensors header checked by the format's rules: entries (name -> Entry, in the header's
+    order), meta (the __metadata__ strings, {} without), and where the data section lies."""
+
+    def __init__(self, path, entries, meta, data_start, data_len):
+        self.path, self.entries, self.meta = path, entries, meta
+        self.data_start, self.data_len = data_start, data_len
+
+
+def _open_regular(path):
+    """path opened for reading if it is a regular file: a FIFO, device or directory is refused at
+    once (O_NONBLOCK: opening a FIFO without a writer does not wait)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ExportError(f"{path}: not a regular file (a directory, FIFO or device); {NOT_EXPORT}")
+    return os.fdopen(fd, "rb")
+
+
+def read_header(path):
+    """Reads and checks the header of a .safetensors file, and nothing past it. The format: an
+    8-byte little-endian header length N (the header must fit in the file), N bytes of UTF-8 JSON,
+    an object {name: {"dtype", "shape", "data_offsets": [begin, end]}, "__metadata__": {str: str}},
+    then the data section: the raw little-endian tensors, [begin, end) counted from its start.
+    Every rule is checked: known dtypes, shapes of non-negative integers, offsets non-negative
+    integers with begin <= end and end - begin = prod(shape) x the dtype's size, the tensors in
+    offset order neither overlapping nor leaving a gap, and covering the data section exactly; no
+    key twice. A broken rule raises ExportError naming the file and the tensor or field."""
     if sys.byteorder != "little":
         raise RuntimeError("posformer_torch reads safetensors on little-endian machines only")
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = int.from_bytes(raw[:8], "little")
-    if len(raw) < 8 or n > len(raw) - 8:
-        raise ValueError(f"{path}: not a safetensors file (its {len(raw)} bytes do not hold the header they announce); "
-                         "give the model.safetensors that `train export RUN_DIR` wrote")
+    with _open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(8)
+        n = int.from_bytes(head, "little")
+        if len(head) < 8 or n > size - 8:
+            raise ExportError(f"{path}: not a safetensors file (its {size} bytes do not hold the header they announce); {NOT_EXPORT}")
+        if n > MAX_HEADER:
+            raise _bad(path, "header", f"{n} bytes, more than the {MAX_HEADER} the safetensors format allows", NOT_EXPORT)
+        raw = f.read(n)
     try:
-        header = json.loads(raw[8:8 + n].decode("utf-8"))
-        meta = header.pop("__metadata__", {})
-    except (ValueError, AttributeError) as e:
-        raise ValueError(f"{path}: not a safetensors file (header: {e}); give the model.safetensors that `train export RUN_DIR` wrote")
-    data = raw[8 + n:]
-    tensors = {}
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ExportError(f"{path}: not a safetensors file (header: not UTF-8: {e}); {NOT_EXPORT}") from None
+    header = _parse_json(text, path, "header", NOT_EXPORT)
+    if isinstance(header, _Object) and header.twice:
+        name = header.twice[0]
+        raise _bad(path, name if name == "__metadata__" else f"tensor {name}", "appears twice in the header (a reader would silently keep one)")
+    header = _object(header, path, "header", NOT_EXPORT)
+    meta = {}
+    entries = {}
     for name, info in header.items():
-        dt = SAFETENSORS_DTYPES.get(info["dtype"])
-        if dt is None:
-            raise ValueError(f"{path}: tensor {name} has dtype {info['dtype']}; posformer writes F32 or F64")
-        begin, end = info["data_offsets"]
-        if end > len(data):
-            raise ValueError(f"{path}: tensor {name} ends at byte {end} of the data, which has {len(data)}: "
-                             "the file is truncated; export the run again (train export RUN_DIR -force)")
-        t = torch.frombuffer(bytearray(data[begin:end]), dtype=dt) if end > begin else torch.empty(0, dtype=dt)
-        tensors[name] = t.reshape(info["shape"])
-    return tensors, meta
+        if name == "__metadata__":
+            meta = _object(info, path, "__metadata__")
+            for k, v in meta.items():
+                if not isinstance(v, str):
+                    raise _bad(path, f"__metadata__ {k}", f"{_json_kind(v)}, not a string (the format's metadata maps strings to strings)")
+            continue
+        entries[name] = _entry(path, name, info)
+    data_len = size - 8 - n
+    _check_layout(path, entries, data_len)
+    return Header(path, entries, meta, 8 + n, data_len)
+
+
+def _entry(path, name, info):
+    """The Entry of one tensor's header object, checked on its own."""
+    where = f"tensor {name}"
+    info = _object(info, path, where)
+    for key in ("dtype", "shape", "data_offsets"):
+        if key not in info:
+            raise _bad(path, where, f"no {key}")
+    dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+    if dtype not in DTYPE_SIZES:
+        raise _bad(path, where, f"dtype {json.dumps(dtype)}: this module reads {' or '.join(DTYPE_SIZES)}, the dtypes posformer writes")
+    if not isinstance(shape, list) or not all(_is_int(d) and d >= 0 for d in shape):
+        raise _bad(path, where, f"shape {json.dumps(shape)}: not an array of non-negative integers")
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) and o >= 0 for o in offsets)):
+        raise _bad(path, where, f"data_offsets {json.dumps(offsets)}: not two non-negative integers [begin, end]")
+    begin, end = offsets
+    if begin > end:
+        raise _bad(path, where, f"data_offsets [{begin}, {end}]: begins after it ends")
+    nbytes = math.prod(shape) * DTYPE_SIZES[dtype]
+    if end - begin != nbytes:
+        raise _bad(path, where, f"shape {shape} of {dtype} is {nbytes} bytes but data_offsets [{begin}, {end}] hold {end - begin}")
+    return Entry(dtype, shape, begin, end)
+
+
+def _check_layout(path, entries, data_len):
+    """The tensors, in offset order, tile the data section: no overlap, no gap, nothing after."""
+    at, prev = 0, None
+    for name, e in sorted(entries.items(), key=lambda kv: (kv[1].begin, kv[1].end, kv[0])):
+        if e.begin < at:
+            raise _bad(path, f"tensor {name}", f"data_offsets [{e.begin}, {e.end}] overlap those of tensor {prev} (up to byte {at})")
+        if e.begin > at:
+            raise _bad(path, f"tensor {name}", f"data_offsets [{e.begin}, {e.end}] leave bytes {at}..{e.begin} of the data to no tensor")
+        if e.end > data_len:
+            raise _bad(path, f"tensor {name}", f"ends at byte {e.end} of the data, which has {data_len}: the file is truncated")
+        at, prev = e.end, name
+    if at != data_len:
+        raise _bad(path, "data", f"{data_len} bytes, but the tensors end at byte {at}: the last {data_len - at} belong to no tensor")
+
+
+def read_tensors(header):
+    """The tensors of a checked header, read from its file: name -> tensor of its shape."""
+    with _open_regular(header.path) as f:
+        f.seek(header.data_start)
+        data = f.read(header.data_len)
+    if len(data) != header.data_len:
+        raise _bad(header.path, "data", f"{len(data)} bytes where the header announced {header.data_len}: the file changed while it was read")
+    tensors = {}
+    for name, e in header.entries.items():
+        dt = SAFETENSORS_DTYPES[e.dtype]
+        t = torch.frombuffer(bytearray(data[e.begin:e.end]), dtype=dt) if e.end > e.begin else torch.empty(0, dtype=dt)
+        tensors[name] = t.reshape(e.shape)
+    return tensors
+
+
+def read_safetensors(path):
+    """Reads a .safetensors file (read_header's rules): (name -> tensor, metadata dict)."""
+    header = read_header(path)
+    return read_tensors(header), header.meta
 
 
 # ---------------------------------------------------------------- position schemes
@@ -430,45 +587,207 @@ def _norm(dst, g, b):
     dst.weight.data, dst.bias.data = g.clone(), b.clone()
 
 
+# ---------------------------------------------------------------- loading an export
+
+ROPE_SCALINGS = ("none", "interpolate", "ntk")  # position.rope_scaling values the RoPE class computes
+MAX_FIRE_WIDTH = 4096  # position.mlp_width: the widest FIRE MLP posformer builds
+
+
+class _Fields:
+    """Reads the typed fields of one JSON object of the metadata (posformer.model or its position
+    section), each refused with its name (posformer.model.FIELD) when missing or out of range."""
+
+    def __init__(self, path, prefix, obj):
+        self.path, self.prefix, self.obj = path, prefix, obj
+
+    def bad(self, key, what):
+        return _bad(self.path, self.prefix + key, what)
+
+    def get(self, key, default):
+        if key in self.obj:
+            return self.obj[key]
+        if default is None:
+            raise self.bad(key, "missing")
+        return default
+
+    def int(self, key, lo, default=None):
+        v = self.get(key, default)
+        if not _is_int(v):
+            raise self.bad(key, f"{json.dumps(v)} is not an integer")
+        if v < lo:
+            raise self.bad(key, f"must be at least {lo}, got {v}")
+        return v
+
+    def float(self, key, above, at_most=None, default=None):
+        v = self.get(key, default)
+        if not (_is_int(v) or type(v) is float) or not math.isfinite(v):
+            raise self.bad(key, f"{json.dumps(v)} is not a finite number")
+        if not v > above or (at_most is not None and v > at_most):
+            raise self.bad(key, f"must be in ({above}, {at_most}], got {v}" if at_most is not None else f"must be greater than {above}, got {v}")
+        return float(v)
+
+    def bool(self, key, default=None):
+        v = self.get(key, default)
+        if type(v) is not bool:
+            raise self.bad(key, f"{json.dumps(v)} is not true or false")
+        return v
+
+    def choice(self, key, choices, default=None):
+        v = self.get(key, default)
+        if v not in choices:
+            raise self.bad(key, f"{json.dumps(v)}: this module knows {', '.join(choices)}")
+        return v
+
+
+def _check_sinusoidal(f, a):
+    f.float("base", above=1)
+    if a["d_model"] % 2:
+        raise _bad(f.path, "posformer.model.d_model", f"sinusoidal encodings pair sin and cos, so d_model must be even, got {a['d_model']}")
+
+
+def _check_rope(f, a):
+    f.float("base", above=1)
+    frac = f.float("rotary_fraction", above=0, at_most=1)
+    dh = a["d_model"] // a["heads"]
+    rot = int(math.floor(dh * frac + 0.5))
+    if rot % 2 or rot == 0:
+        raise f.bad("rotary_fraction", f"d_head {dh} x {frac} rotates {rot} dimensions, which must be even and positive")
+    if f.choice("rope_scaling", ROPE_SCALINGS, default="none") == "ntk" and rot <= 2:
+        raise f.bad("rope_scaling", f"ntk needs more than 2 rotated dimensions per head, got {rot}")
+
+
+def _check_t5(f, a):
+    per_dir = f.int("num_buckets", lo=4 if a["bidirectional"] else 2)
+    if a["bidirectional"]:
+        per_dir //= 2
+    f.int("max_distance", lo=per_dir // 2 + 1)
+
+
+def _check_fire(f, a):
+    if f.int("mlp_width", lo=1) > MAX_FIRE_WIDTH:
+        raise f.bad("mlp_width", f"{f.obj['mlp_width']} is more than {MAX_FIRE_WIDTH}, the widest MLP posformer builds")
+    f.float("init_l", above=0)
+    if a["bidirectional"]:
+        raise _bad(f.path, "posformer.model.bidirectional", "true, but fire is causal only")
+
+
+# Per position.kind: the checks of its options (a _Fields of the position section and the
+# checked architecture), and its tensors: (name, attribute of the scheme module, shape as
+# (what sets the size, size) pairs). A scheme the model classes gain needs its entry here.
+SCHEMES = {
+    "sinusoidal": (_check_sinusoidal, lambda o, a: []),
+    "learned": (lambda f, a: f.int("max_positions", lo=1),
+                lambda o, a: [("pos.learned.table", "table", [("position.max_positions", o["max_positions"]), ("d_model", a["d_model"])])]),
+    "rope": (_check_rope, lambda o, a: []),
+    "none": (lambda f, a: None, lambda o, a: []),
+    "alibi": (lambda f, a: None, lambda o, a: []),
+    "t5": (_check_t5, lambda o, a: [("pos.t5.bias", "table", [("heads", a["heads"]), ("position.num_buckets", o["num_buckets"])])]),
+    "kerple": (lambda f, a: None, lambda o, a: [("pos.kerple.rho", "rho", [("2·heads", 2 * a["heads"])])]),
+    "fire": (_check_fire, lambda o, a: [("pos.fire.theta", "theta", [(
+        "2·mlp_width + mlp_width·heads + heads + 2", (2 + a["heads"]) * o["mlp_width"] + a["heads"] + 2)])]),
+}
+
+BLOCK_TENSORS = 16  # tensors per block (expected_tensors)
+
+
+def check_arch(header):
+    """The architecture of a checked header's posformer.model, every field checked (version,
+    types, ranges, the position scheme's options) before anything is built."""
+    path, meta = header.path, header.meta
+    if "posformer.model" not in meta:
+        raise _bad(path, "__metadata__", "no posformer.model: not a file `train export RUN_DIR` wrote", NOT_EXPORT)
+    version = meta.get("posformer.export_version")
+    if version not in EXPORT_VERSIONS:
+        raise _bad(path, "__metadata__ posformer.export_version", f"{json.dumps(version)}, this module reads {', '.join(EXPORT_VERSIONS)}",
+                   "load it with the posformer_torch.py of the posformer that exported it")
+    arch = _object(_parse_json(meta["posformer.model"], path, "posformer.model"), path, "posformer.model")
+    f = _Fields(path, "posformer.model.", arch)
+    for key in ("vocab", "d_model", "heads", "layers", "d_ff"):
+        f.int(key, lo=2 if key == "vocab" else 1)
+    if arch["d_model"] % arch["heads"]:
+        raise f.bad("heads", f"{arch['heads']} heads do not divide d_model {arch['d_model']}")
+    f.choice("dtype", tuple(DTYPES))
+    f.int("train_len", lo=0)
+    f.bool("bidirectional")
+    if f.bool("unscaled_logits", default=False) and version == "1":
+        raise f.bad("unscaled_logits", "true in an export of version 1 (unscaled logits are version 2)")
+    pos = _object(f.get("position", None), path, "posformer.model.position")
+    pf = _Fields(path, "posformer.model.position.", pos)
+    kind = pf.choice("kind", tuple(SCHEMES))
+    SCHEMES[kind][0](pf, arch)
+    return arch
+
+
+def _layers(n):
+    return f"{n} layer" + ("" if n == 1 else "s")
+
+
+def expected_tensors(arch):
+    """name -> shape, as (what sets the size, size) pairs, of every tensor an export of arch
+    holds (docs/export.md)."""
+    d, v, f = ("d_model", arch["d_model"]), ("vocab", arch["vocab"]), ("d_ff", arch["d_ff"])
+    out = {"tok_emb": [v, d]}
+    pos = arch["position"]
+    for name, _, shape in SCHEMES[pos["kind"]][1](pos, arch):
+        out[name] = shape
+    for i in range(arch["layers"]):
+        p = f"block{i}."
+        out.update({p + "ln1.gamma": [d], p + "ln1.beta": [d]})
+        for n in "qkvo":
+            out.update({p + "attn.w" + n: [d, d], p + "attn.b" + n: [d]})
+        out.update({p + "ln2.gamma": [d], p + "ln2.beta": [d], p + "mlp.w1": [d, f], p + "mlp.b1": [f],
+                    p + "mlp.w2": [f, d], p + "mlp.b2": [d]})
+    out.update({"lnf.gamma": [d], "lnf.beta": [d], "head.w": [d, v], "head.b": [v]})
+    return out
+
+
+def check_export(path):
+    """Reads and checks an export's header against its architecture: every tensor
+    docs/export.md lists for it present in the model's dtype with the shape its sizes make,
+    and no other. Returns (header, arch); nothing the file describes is allocated yet."""
+    header = read_header(path)
+    arch = check_arch(header)
+    entries = header.entries
+    blocks = {n.split(".", 1)[0] for n in entries if n.startswith("block")}
+    if BLOCK_TENSORS * arch["layers"] > len(entries):
+        raise _bad(path, "posformer.model.layers", f"{arch['layers']}, but the file holds the tensors of {len(blocks)} block{'' if len(blocks) == 1 else 's'}")
+    tag = {"float32": "F32", "float64": "F64"}[arch["dtype"]]
+    want = expected_tensors(arch)
+    for name, shape in want.items():
+        if name not in entries:
+            raise _bad(path, f"tensor {name}", f"missing (posformer.model has {_layers(arch['layers'])}, position.kind {arch['position']['kind']})")
+        e = entries[name]
+        if e.dtype != tag:
+            raise _bad(path, f"tensor {name}", f"dtype {e.dtype}, but posformer.model.dtype is {arch['dtype']} ({tag})")
+        if e.shape != [n for _, n in shape]:
+            sizes = ", ".join(f"{what} {n}" for what, n in shape)
+            raise _bad(path, f"tensor {name}", f"shape {e.shape}, but posformer.model makes it [{sizes}]")
+    if extra := sorted(set(entries) - set(want)):
+        raise _bad(path, f"tensor {extra[0]}", f"not part of a {arch['position']['kind']} model of {_layers(arch['layers'])} (docs/export.md)")
+    return header, arch
+
+
 def load(path):
     """Builds the model an export describes and loads its weights; returns it in eval mode,
-    in the export's dtype."""
-    tensors, meta = read_safetensors(path)
-    if meta.get("posformer.export_version") not in EXPORT_VERSIONS:
-        raise ValueError(f"{path}: export version {meta.get('posformer.export_version')!r}, this module reads {', '.join(EXPORT_VERSIONS)}")
-    arch = json.loads(meta["posformer.model"])
-    dtype = DTYPES[arch["dtype"]]
-    m = Posformer(arch).to(dtype)
-    used = set()
-
-    def get(name):
-        used.add(name)
-        if name not in tensors:
-            raise ValueError(f"{path}: tensor {name} is missing; export the run again (train export RUN_DIR -force)")
-        return tensors[name]
-
-    m.tok_emb.data = get("tok_emb").clone()
-    kind = arch["position"]["kind"]
-    if kind == "learned":
-        m.scheme.table.data = get("pos.learned.table").clone()
-    elif kind == "t5":
-        m.scheme.table.data = get("pos.t5.bias").clone()
-    elif kind == "kerple":
-        m.scheme.rho.data = get("pos.kerple.rho").clone()
-    elif kind == "fire":
-        m.scheme.theta.data = get("pos.fire.theta").clone()
+    in the export's dtype. The whole header is checked first (check_export): a file that breaks
+    a rule raises ExportError before any module is built."""
+    header, arch = check_export(path)
+    tensors = read_tensors(header)
+    m = Posformer(arch).to(DTYPES[arch["dtype"]])
+    m.tok_emb.data = tensors["tok_emb"].clone()
+    pos = arch["position"]
+    for name, attr, _ in SCHEMES[pos["kind"]][1](pos, arch):
+        getattr(m.scheme, attr).data = tensors[name].clone()
     for i, b in enumerate(m.blocks):
         p = f"block{i}."
-        _norm(b.ln1, get(p + "ln1.gamma"), get(p + "ln1.beta"))
+        _norm(b.ln1, tensors[p + "ln1.gamma"], tensors[p + "ln1.beta"])
         for lin, n in ((b.q, "q"), (b.k, "k"), (b.v, "v"), (b.o, "o")):
-            _linear(lin, get(p + "attn.w" + n), get(p + "attn.b" + n))
-        _norm(b.ln2, get(p + "ln2.gamma"), get(p + "ln2.beta"))
-        _linear(b.fc1, get(p + "mlp.w1"), get(p + "mlp.b1"))
-        _linear(b.fc2, get(p + "mlp.w2"), get(p + "mlp.b2"))
-    _norm(m.lnf, get("lnf.gamma"), get("lnf.beta"))
-    _linear(m.head, get("head.w"), get("head.b"))
-    if set(tensors) != used:
-        raise ValueError(f"{path}: tensors this module does not know: {sorted(set(tensors) - used)}")
+            _linear(lin, tensors[p + "attn.w" + n], tensors[p + "attn.b" + n])
+        _norm(b.ln2, tensors[p + "ln2.gamma"], tensors[p + "ln2.beta"])
+        _linear(b.fc1, tensors[p + "mlp.w1"], tensors[p + "mlp.b1"])
+        _linear(b.fc2, tensors[p + "mlp.w2"], tensors[p + "mlp.b2"])
+    _norm(m.lnf, tensors["lnf.gamma"], tensors["lnf.beta"])
+    _linear(m.head, tensors["head.w"], tensors["head.b"])
     return m.eval()
 
 
@@ -576,15 +895,13 @@ class Parser(argparse.ArgumentParser):
 
 def show(path, tokens):
     """Prints an export's architecture and tensors, and the logits of tokens (if any)."""
-    tensors, meta = read_safetensors(path)
-    if "posformer.model" not in meta:
-        raise ValueError(f"{path}: no posformer.model in its metadata: not a file `train export RUN_DIR` wrote")
-    vocab = json.loads(meta["posformer.model"]).get("vocab", 0)
+    header, arch = check_export(path)
+    vocab = arch["vocab"]
     if bad := [t for t in tokens if not 0 <= t < vocab]:
         raise ValueError(f"tokens {bad}: outside the model's vocabulary 0..{vocab - 1}")
-    print("posformer.model:", meta.get("posformer.model"))
-    for name, t in sorted(tensors.items()):
-        print(f"{name} {t.dtype} {list(t.shape)}")
+    print("posformer.model:", header.meta["posformer.model"])
+    for name, e in sorted(header.entries.items()):
+        print(f"{name} {SAFETENSORS_DTYPES[e.dtype]} {e.shape}")
     if tokens:
         with torch.no_grad():
             logits = load(path)(torch.tensor([tokens]))[0]
@@ -626,6 +943,8 @@ def main():
             show(a.file, a.tokens)
         else:
             bench(a)
+    except ExportError as e:  # a file that is no sound export: its one line, exit status 1
+        sys.exit(str(e))
     except OSError as e:  # a missing or unreadable file: one line, exit status 1
         sys.exit(f"{ap.prog} {a.cmd}: {e.filename or ''}: {e.strerror or e}".replace(": : ", ": "))
     except ValueError as e:  # a file or argument that is not what the command reads
