@@ -898,13 +898,17 @@ def show(path, tokens):
     header, arch = check_export(path)
     vocab = arch["vocab"]
     if bad := [t for t in tokens if not 0 <= t < vocab]:
-        raise ValueError(f"tokens {bad}: outside the model's vocabulary 0..{vocab - 1}")
+        raise ValueError(f"{path}: tokens {bad}: outside the model's vocabulary 0..{vocab - 1}; give tokens below {vocab}")
     print("posformer.model:", header.meta["posformer.model"])
     for name, e in sorted(header.entries.items()):
         print(f"{name} {SAFETENSORS_DTYPES[e.dtype]} {e.shape}")
     if tokens:
-        with torch.no_grad():
-            logits = load(path)(torch.tensor([tokens]))[0]
+        model = load(path)
+        try:
+            with torch.no_grad():
+                logits = model(torch.tensor([tokens]))[0]
+        except ValueError as e:  # what the tokens ask of the model (more than a learned table holds)
+            raise ValueError(f"{path}: {e}") from None
         for i, row in enumerate(logits):
             print(f"token {tokens[i]} at {i}: next {int(row.argmax())}, logits {[round(float(x), 4) for x in row]}")
 

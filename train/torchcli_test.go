@@ -13,7 +13,7 @@ import (
 
 // TestTorchShowBadInput: `python/posformer_torch.py show` on bad input (a missing file, no file,
 // a file that is no export, a truncated export, a token outside the vocabulary or not a number)
-// prints one line on stderr naming the problem, no traceback, and exits non-zero; on a good
+// prints one line on stderr naming the problem (and the file it read), no traceback, and exits non-zero; on a good
 // export it prints the logits and exits 0.
 func TestTorchShowBadInput(t *testing.T) {
 	needTorch(t)
@@ -65,9 +65,9 @@ func TestTorchShowBadInput(t *testing.T) {
 		{"no file", nil, []string{"required: file"}},
 		{"not an export", []string{notExport}, []string{notExport, "not a safetensors file", "train export"}},
 		{"a truncated export", []string{truncated}, []string{truncated, "truncated", "export the run again"}},
-		{"a token outside the vocabulary", []string{export, "1", "99"}, []string{"tokens [99]", "vocabulary 0..9"}},
+		{"a token outside the vocabulary", []string{export, "1", "99"}, []string{export + ": tokens [99]", "vocabulary 0..9", "below 10"}},
 		{"a token that is not a number", []string{export, "x"}, []string{"invalid int value: 'x'"}},
-		{"more tokens than a learned table has rows", []string{learned, "1", "2", "3", "4", "5", "6", "7", "8", "9"}, []string{"max_positions", "8 rows", "position 8"}},
+		{"more tokens than a learned table has rows", []string{learned, "1", "2", "3", "4", "5", "6", "7", "8", "9"}, []string{learned + ": position.max_positions", "8 rows", "position 8"}},
 	} {
 		_, stderr, code := show(c.args...)
 		if code == 0 || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "Traceback") {

@@ -260,6 +260,20 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 	}
 }
 
+// goodExport exports finishedRun's run in dir to dir/good.safetensors: its path and bytes.
+func goodExport(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	good, err := Export(finishedRun(t, dir), filepath.Join(dir, "good.safetensors"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return good, b
+}
+
 // torchLoadDriver loads each file given (argv: a JSON list of paths) with posformer_torch's
 // load, then runs its command line (`show FILE 2 3`) on it, in this one process, and prints a
 // JSON line per file as soon as it is done: what load raised (the exception's type and message),
@@ -312,14 +326,7 @@ const memCapKB = 4_000_000
 func TestTorchLoadCraftedExports(t *testing.T) {
 	needTorch(t)
 	dir := t.TempDir()
-	good, err := Export(finishedRun(t, dir), filepath.Join(dir, "good.safetensors"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good, b := goodExport(t, dir)
 	cases := craftedExports(t, b)
 	files := []string{good}
 	for i, c := range cases {
@@ -387,14 +394,7 @@ func TestTorchLoadCraftedExports(t *testing.T) {
 func TestTorchShowCraftedProcess(t *testing.T) {
 	needTorch(t)
 	dir := t.TempDir()
-	good, err := Export(finishedRun(t, dir), filepath.Join(dir, "good.safetensors"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(good)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := goodExport(t, dir)
 	type proc struct{ file, want string }
 	var procs []proc
 	for _, c := range craftedExports(t, b) {
