@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/rundir"
 	"gorgonia.org/tensor"
 )
 
@@ -100,7 +100,7 @@ func Claims(in ClaimsInput) error {
 		if err := os.MkdirAll(filepath.Join(in.DocsDir, "claims"), 0o755); err != nil {
 			return err
 		}
-		if err := train.WriteFileAtomic(filepath.Join(in.DocsDir, "claims", w.file), SeedCSV(SeedRows(w.g))); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(in.DocsDir, "claims", w.file), SeedCSV(SeedRows(w.g))); err != nil {
 			return err
 		}
 	}
@@ -108,7 +108,7 @@ func Claims(in ClaimsInput) error {
 		if err := os.MkdirAll(filepath.Join(in.DocsDir, "claims"), 0o755); err != nil {
 			return err
 		}
-		if err := train.WriteFileAtomic(filepath.Join(in.DocsDir, "claims", name+".csv"), SeedCSV(FollowUpRows(in.FollowUps[name]))); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(in.DocsDir, "claims", name+".csv"), SeedCSV(FollowUpRows(in.FollowUps[name]))); err != nil {
 			return err
 		}
 	}
@@ -127,7 +127,7 @@ func Claims(in ClaimsInput) error {
 			fmt.Fprintf(&b, "![%s](img/%s.png)\n\n", p, p)
 		}
 	}
-	return train.WriteFileAtomic(filepath.Join(in.DocsDir, "claims.md"), []byte(b.String()))
+	return rundir.WriteFileAtomic(filepath.Join(in.DocsDir, "claims.md"), []byte(b.String()))
 }
 
 func copyFile(src, dst string) error {
@@ -140,7 +140,7 @@ func copyFile(src, dst string) error {
 	if _, err := io.Copy(&buf, in); err != nil {
 		return err
 	}
-	return train.WriteFileAtomic(dst, []byte(buf.String()))
+	return rundir.WriteFileAtomic(dst, []byte(buf.String()))
 }
 
 func mathSection(b *strings.Builder) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/internal/testutil"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -25,7 +26,7 @@ func TestLoadDamagedRun(t *testing.T) {
 	for _, c := range []struct{ class, file string }{
 		{"results_json", "results.json"},
 		{"metrics_jsonl", "metrics.jsonl"},
-		{"diagnostics_json", train.DiagnosticsFile},
+		{"diagnostics_json", rundir.DiagnosticsFile},
 		{"", "results.csv"},
 	} {
 		dir := filepath.Join(t.TempDir(), "run")

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -147,7 +148,7 @@ func withEvalVariants(cells []config.Cell) []config.Cell {
 		out = append(out, c)
 		for _, v := range c.Config.ActiveVariants() {
 			vc := c
-			vc.Name = filepath.Join(c.Name, train.VariantDir(v.Name))
+			vc.Name = filepath.Join(c.Name, rundir.VariantDir(v.Name))
 			vc.Values = maps.Clone(c.Values)
 			if vc.Values == nil {
 				vc.Values = map[string]string{}

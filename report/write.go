@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -55,7 +56,7 @@ func Write(g *Grid) (*Report, error) {
 	return r, nil
 }
 
-func writeAtomic(path string, data []byte) error { return train.WriteFileAtomic(path, data) }
+func writeAtomic(path string, data []byte) error { return rundir.WriteFileAtomic(path, data) }
 
 func f3(x float64) string {
 	if math.IsNaN(x) {

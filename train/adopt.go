@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/rundir"
 )
 
 // A grid with select: trains each group's tuning runs in <grid>/select/; the tuning run of the
@@ -24,7 +25,7 @@ func adopt(src, dir, name string, resolved []byte, force bool) (*Result, error) 
 	}
 	var entries []os.DirEntry
 	for _, e := range all {
-		if e.Name() != LockFile {
+		if e.Name() != rundir.LockFile {
 			entries = append(entries, e)
 		}
 	}
@@ -32,7 +33,7 @@ func adopt(src, dir, name string, resolved []byte, force bool) (*Result, error) 
 		if !force {
 			return nil, nil
 		}
-		if err := clearRunDir(dir, entries); err != nil {
+		if err := rundir.Clear(dir, entries); err != nil {
 			return nil, err
 		}
 	}
@@ -46,7 +47,7 @@ func adopt(src, dir, name string, resolved []byte, force bool) (*Result, error) 
 // trains); dir must hold nothing but its lock.
 func copyRun(src, dir, name string, resolved []byte) (*Result, error) {
 	old, err := regfile.ReadFile(filepath.Join(src, "config.yaml"))
-	if err != nil || !sameBut(old, resolved, "name", "out") {
+	if err != nil || !rundir.SameBut(old, resolved, "name", "out") {
 		return nil, nil
 	}
 	res, err := ReadResult(src)
@@ -57,13 +58,13 @@ func copyRun(src, dir, name string, resolved []byte) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("copying the finished run %s: %w", src, err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
 		n := e.Name()
 		switch {
-		case n == "config.yaml" || n == LockFile || isTemp(n) || derived[n] || !isRunFile(n):
+		case n == "config.yaml" || n == rundir.LockFile || rundir.IsTemp(n) || rundir.Derived[n] || !rundir.IsRunFile(n):
 			// placed here, the lock, litter, views of the old run, and what posformer did not write
 		case e.IsDir(): // an eval variant's results
 			if err := copyVariant(filepath.Join(src, n), filepath.Join(dir, n), name); err != nil {
@@ -93,18 +94,18 @@ func copyVariant(src, dst, name string) error {
 	if err := mkdir(dst); err != nil {
 		return err
 	}
-	if err := copyFile(filepath.Join(src, DiagnosticsFile), filepath.Join(dst, DiagnosticsFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := copyFile(filepath.Join(src, rundir.DiagnosticsFile), filepath.Join(dst, rundir.DiagnosticsFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	res.Name, res.Dir = name, dst
 	return writeResults(dst, res)
 }
 
-// copyFile copies a file's bytes atomically (writeFileAtomic's temporary file and rename).
+// copyFile copies a file's bytes atomically (rundir.WriteFileAtomic's temporary file and rename).
 func copyFile(src, dst string) error {
 	b, err := regfile.ReadFile(src)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dst, b)
+	return rundir.WriteFileAtomic(dst, b)
 }

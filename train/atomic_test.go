@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/rundir"
 )
 
 // fullDiskAfter makes atomic writes of files named name fail like a full disk, half-way through
@@ -18,8 +19,8 @@ import (
 func fullDiskAfter(t *testing.T, name string, n int) *int {
 	t.Helper()
 	var count int
-	orig := writeData
-	writeData = func(f *os.File, b []byte) (int, error) {
+	orig := rundir.WriteData
+	rundir.WriteData = func(f *os.File, b []byte) (int, error) {
 		if strings.HasPrefix(filepath.Base(f.Name()), "."+name+".tmp") {
 			count++
 			if count >= n {
@@ -29,7 +30,7 @@ func fullDiskAfter(t *testing.T, name string, n int) *int {
 		}
 		return f.Write(b)
 	}
-	t.Cleanup(func() { writeData = orig })
+	t.Cleanup(func() { rundir.WriteData = orig })
 	return &count
 }
 
@@ -52,11 +53,11 @@ func noTempFiles(t *testing.T, dir string) {
 func TestAtomicWriteFullDisk(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "results.json")
-	if err := writeFileAtomic(path, []byte("old\n")); err != nil {
+	if err := rundir.WriteFileAtomic(path, []byte("old\n")); err != nil {
 		t.Fatal(err)
 	}
 	fullDiskAfter(t, "results.json", 1)
-	err := writeFileAtomic(path, bytes.Repeat([]byte("new\n"), 1000))
+	err := rundir.WriteFileAtomic(path, bytes.Repeat([]byte("new\n"), 1000))
 	if err == nil || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "the disk is full") ||
 		!strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v: want one line wrapping ENOSPC that names the file and says the disk is full", err)
@@ -73,7 +74,7 @@ func TestAtomicWriteReplaces(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "report.md")
 	for _, content := range []string{"first\n", "second, longer\n", ""} {
-		if err := WriteFileAtomic(path, []byte(content)); err != nil {
+		if err := rundir.WriteFileAtomic(path, []byte(content)); err != nil {
 			t.Fatal(err)
 		}
 		if b, err := os.ReadFile(path); err != nil || string(b) != content {
@@ -84,7 +85,7 @@ func TestAtomicWriteReplaces(t *testing.T) {
 		t.Errorf("mode %v, want 0644", st.Mode().Perm())
 	}
 	noTempFiles(t, dir)
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil); err == nil || !strings.Contains(err.Error(), "missing") {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("writing into a missing directory: %v; want an error naming the path", err)
 	}
 }
@@ -122,7 +123,7 @@ func TestRunFullDiskThenResume(t *testing.T) {
 		t.Fatalf("checkpoint after the failure: step %d, %v; want the intact one of step 5", st.Step, err)
 	}
 
-	writeData = func(f *os.File, b []byte) (int, error) { return f.Write(b) } // room again
+	rundir.WriteData = func(f *os.File, b []byte) (int, error) { return f.Write(b) } // room again
 	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "-resume") {
 		t.Fatalf("re-running without Resume: %v; want a refusal mentioning -resume", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -55,7 +56,7 @@ func TestEncoderRunsConcurrently(t *testing.T) {
 		t.Fatalf("%d cells, want 4", len(cells))
 	}
 	for _, c := range cells {
-		for _, f := range []string{"checkpoint.bin", BestCheckpoint, "results.csv", "results.json"} {
+		for _, f := range []string{"checkpoint.bin", rundir.BestCheckpoint, "results.csv", "results.json"} {
 			a, err1 := os.ReadFile(filepath.Join(dirs[0], c.Name, f))
 			b, err2 := os.ReadFile(filepath.Join(dirs[1], c.Name, f))
 			if err1 != nil || err2 != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/rundir"
 )
 
 // damagedGolden is the error message of a damaged run file of one class, from
@@ -45,7 +47,7 @@ func TestDamagedRunFiles(t *testing.T) {
 		load        func(dir string) error
 	}{
 		{"results_json", "results.json", func(dir string) error { _, err := ReadResult(dir); return err }},
-		{"diagnostics_json", DiagnosticsFile, func(dir string) error { _, err := ReadDiagnostics(dir); return err }},
+		{"diagnostics_json", rundir.DiagnosticsFile, func(dir string) error { _, err := ReadDiagnostics(dir); return err }},
 		{"checkpoint", "checkpoint.bin", func(dir string) error { _, err := LoadModel(dir); return err }},
 	} {
 		dir := filepath.Join(t.TempDir(), "run")

@@ -8,11 +8,9 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
-
-// DiagnosticsFile is the name of the diagnostics in a run directory.
-const DiagnosticsFile = "diagnostics.json"
 
 // Diagnostics is diagnostics.json: how the model attends at every tested length, and how it fails
 // just past the training range. A grid's report plots and tables them without a forward pass.
@@ -85,19 +83,19 @@ func writeDiagnostics(dir string, d *Diagnostics) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, DiagnosticsFile), append(js, '\n'))
+	return rundir.WriteFileAtomic(filepath.Join(dir, rundir.DiagnosticsFile), append(js, '\n'))
 }
 
 // ReadDiagnostics reads a run directory's diagnostics.json; a run from before posformer gathered
 // them has none (an error wrapping os.ErrNotExist).
 func ReadDiagnostics(dir string) (*Diagnostics, error) {
-	b, err := regfile.ReadFile(filepath.Join(dir, DiagnosticsFile))
+	b, err := regfile.ReadFile(filepath.Join(dir, rundir.DiagnosticsFile))
 	if err != nil {
 		return nil, err
 	}
 	var d Diagnostics
 	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s is damaged (%w): delete it, and the run is reported without its attention diagnostics (its results stand)", filepath.Join(dir, DiagnosticsFile), err)
+		return nil, fmt.Errorf("%s is damaged (%w): delete it, and the run is reported without its attention diagnostics (its results stand)", filepath.Join(dir, rundir.DiagnosticsFile), err)
 	}
 	return &d, nil
 }

@@ -3,12 +3,9 @@ package train
 import (
 	"path/filepath"
 
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
-
-// BestCheckpoint is the file, in a run directory, holding the weights of the best validation
-// when train.early_stop is on.
-const BestCheckpoint = "best.bin"
 
 // observe applies the rule of e (config.EarlyStop) to the validation score at a step (counted
 // from 1) and tells whether it improved on the best (the caller then saves the best checkpoint)
@@ -33,7 +30,7 @@ func ResultsCheckpoint(dir string) (string, error) {
 		return "", err
 	}
 	if cfg.Train.EarlyStop.On() {
-		return filepath.Join(dir, BestCheckpoint), nil
+		return filepath.Join(dir, rundir.BestCheckpoint), nil
 	}
 	return filepath.Join(dir, "checkpoint.bin"), nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -112,7 +113,7 @@ func TestEarlyStopRun(t *testing.T) {
 		t.Errorf("results.json lacks best_step or stop_step:\n%s", js)
 	}
 	ck, err := ResultsCheckpoint(run)
-	if err != nil || filepath.Base(ck) != BestCheckpoint {
+	if err != nil || filepath.Base(ck) != rundir.BestCheckpoint {
 		t.Fatalf("ResultsCheckpoint = %s, %v; want best.bin", ck, err)
 	}
 	// The results are the best checkpoint's: re-evaluating LoadModel's model at each length
@@ -134,7 +135,7 @@ func TestEarlyStopRun(t *testing.T) {
 		}
 	}
 	last, _ := os.ReadFile(filepath.Join(run, "checkpoint.bin"))
-	bestBin, _ := os.ReadFile(filepath.Join(run, BestCheckpoint))
+	bestBin, _ := os.ReadFile(filepath.Join(run, rundir.BestCheckpoint))
 	if bestStep < stopStep && bytes.Equal(last, bestBin) {
 		t.Error("best.bin equals the last state although the best step is earlier")
 	}
@@ -149,7 +150,7 @@ func TestEarlyStopRun(t *testing.T) {
 	if _, err := Run(context.Background(), cut, Options{Resume: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"checkpoint.bin", BestCheckpoint, "results.csv", "results.json", "metrics.jsonl"} {
+	for _, f := range []string{"checkpoint.bin", rundir.BestCheckpoint, "results.csv", "results.json", "metrics.jsonl"} {
 		a, _ := os.ReadFile(filepath.Join(run, f))
 		b, _ := os.ReadFile(filepath.Join(dir, "cut", "copy_rope_s1", f))
 		if f == "metrics.jsonl" { // wall-clock fields differ: compare steps and scores
@@ -174,7 +175,7 @@ func TestEarlyStopOffKeepsBits(t *testing.T) {
 	if bytes.Contains(cy, []byte("early_stop")) || bytes.Contains(js, []byte("best_step")) || bytes.Contains(js, []byte("stop_step")) {
 		t.Errorf("early stopping leaks into a run without it:\n%s\n%s", cy, js)
 	}
-	if _, err := os.Stat(filepath.Join(run, BestCheckpoint)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(run, rundir.BestCheckpoint)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("best.bin written without early_stop: %v", err)
 	}
 	if ck, _ := ResultsCheckpoint(run); filepath.Base(ck) != "checkpoint.bin" {

@@ -13,12 +13,10 @@ import (
 
 	"github.com/nlpodyssey/safetensors"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 	"gorgonia.org/tensor"
 )
-
-// ExportName is the file `train export` writes in the run directory when no -o is given.
-const ExportName = "model.safetensors"
 
 // ExportVersion is the layout version in an export's metadata (posformer.export_version); it
 // changes when a tensor's name or layout (docs/export.md) does, or what a reader must do with it.
@@ -143,7 +141,7 @@ func newView(t *tensor.Dense) (view, error) {
 // written. An existing out is replaced only with force, and only if it is a .safetensors file.
 func Export(dir, out string, force bool) (string, error) {
 	if out == "" {
-		out = filepath.Join(dir, ExportName)
+		out = filepath.Join(dir, rundir.ExportName)
 	}
 	if err := exportable(dir); err != nil {
 		return "", err
@@ -163,7 +161,7 @@ func Export(dir, out string, force bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeFileAtomic(out, b); err != nil {
+	if err := rundir.WriteFileAtomic(out, b); err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Op == "open" { // creating the temporary file: without its random name
 			err = pe.Err
@@ -212,7 +210,7 @@ func checkExportTarget(out string, force bool) error {
 	case err != nil:
 		return fmt.Errorf("export: cannot write %s: %w; choose a writable -o", out, pathErr(err))
 	case st.IsDir():
-		return fmt.Errorf("export: %s is a directory; -o names the file to write, e.g. %s", out, filepath.Join(out, ExportName))
+		return fmt.Errorf("export: %s is a directory; -o names the file to write, e.g. %s", out, filepath.Join(out, rundir.ExportName))
 	case !force:
 		return fmt.Errorf("export: %s exists; pass -force to overwrite it, or choose another -o", out)
 	case !strings.HasSuffix(out, ".safetensors"):

@@ -17,6 +17,7 @@ import (
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 	"gorgonia.org/tensor"
 )
@@ -157,7 +158,7 @@ func finishedRun(t *testing.T, dir string) string {
 func TestExport(t *testing.T) {
 	run := finishedRun(t, t.TempDir())
 	path, err := Export(run, "", false)
-	if err != nil || path != filepath.Join(run, ExportName) {
+	if err != nil || path != filepath.Join(run, rundir.ExportName) {
 		t.Fatalf("Export: %q, %v", path, err)
 	}
 	b, _ := os.ReadFile(path)
@@ -286,7 +287,7 @@ func TestExportErrors(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(tmp, "existing.safetensors")); string(b) != "x\n" {
 		t.Error("an existing export was overwritten without -force")
 	}
-	if _, err := os.Stat(filepath.Join(tmp, "run", ExportName)); err == nil {
+	if _, err := os.Stat(filepath.Join(tmp, "run", rundir.ExportName)); err == nil {
 		t.Error("a refused export wrote the run's model.safetensors")
 	}
 	if _, err := config.Load(filepath.Join(tmp, "run", "config.yaml"), nil); err != nil {

@@ -3,92 +3,10 @@ package train
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/rundir"
 )
-
-// evalOnly are the fields of a resolved config that only the evaluation after training reads:
-// changing them re-evaluates a trained run instead of training it again. name and out only place
-// the run; position.rope_scaling acts only beyond the training lengths. eval.seed and
-// position.eval_positions are not among them: validation reads them.
-var evalOnly = map[string]bool{"name": true, "out": true, "eval.lengths": true, "eval.examples": true, "eval.batch_size": true, "eval.variants": true, "position.rope_scaling": true}
-
-// fingerprint is the training-relevant part of a resolved config (config.yaml's bytes) as sorted
-// "dotted.path: value" lines: every field but evalOnly. Checkpoints carry it (trainState.Config).
-func fingerprint(resolved []byte) string {
-	var root map[string]any
-	if err := yaml.Unmarshal(resolved, &root); err != nil {
-		return "unreadable: " + err.Error()
-	}
-	var lines []string
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		if m, ok := v.(map[string]any); ok && prefix != "sweep" {
-			for k, x := range m {
-				p := k
-				if prefix != "" {
-					p = prefix + "." + k
-				}
-				walk(p, x)
-			}
-			return
-		}
-		if evalOnly[prefix] || strings.HasPrefix(prefix, "eval.variants") {
-			return
-		}
-		b, _ := yaml.Marshal(v)
-		flow := strings.Join(strings.Fields(string(b)), " ")
-		lines = append(lines, prefix+": "+flow)
-	}
-	walk("", root)
-	slices.Sort(lines)
-	return strings.Join(lines, "\n")
-}
-
-// fingerprintDiff names the fields whose values differ between two fingerprints, as
-// "field (old → new)", at most five.
-func fingerprintDiff(old, cur string) string {
-	parse := func(s string) map[string]string {
-		m := map[string]string{}
-		for _, l := range strings.Split(s, "\n") {
-			if k, v, ok := strings.Cut(l, ": "); ok {
-				m[k] = v
-			}
-		}
-		return m
-	}
-	a, b := parse(old), parse(cur)
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	var diffs []string
-	for _, k := range keys {
-		if a[k] != b[k] {
-			show := func(m map[string]string) string {
-				if v, ok := m[k]; ok {
-					return v
-				}
-				return "unset"
-			}
-			diffs = append(diffs, fmt.Sprintf("%s (%s → %s)", k, show(a), show(b)))
-		}
-	}
-	if len(diffs) > 5 {
-		diffs = append(diffs[:5], fmt.Sprintf("and %d more", len(diffs)-5))
-	}
-	return strings.Join(diffs, ", ")
-}
 
 // checkTrainedBy refuses the weights of a checkpoint (at ckpt, its state st) that was trained with
 // another config than the run directory's config.yaml, a checkpoint copied from another run:
@@ -103,7 +21,7 @@ func checkTrainedBy(runDir, ckpt string, st trainState) error {
 	if err != nil {
 		return err
 	}
-	if d := fingerprintDiff(st.Config, fingerprint(rewritten(path, src))); d != "" {
+	if d := rundir.FingerprintDiff(st.Config, rundir.Fingerprint(rewritten(path, src))); d != "" {
 		return fmt.Errorf("%s was trained with another config than %s: %s; it is not this run's checkpoint: train the run again with -force", ckpt, path, d)
 	}
 	return nil

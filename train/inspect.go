@@ -10,6 +10,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -55,7 +56,7 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if variant != "" {
 		found := false
 		for _, v := range cfg.ActiveVariants() {
-			if VariantDir(v.Name) == variant {
+			if rundir.VariantDir(v.Name) == variant {
 				cfg, found = cfg.VariantConfig(v), true
 				break
 			}
@@ -189,7 +190,7 @@ func inspectedRun(dir string) (runDir, variant string, err error) {
 	}
 	clean := filepath.Clean(dir)
 	parent, base := filepath.Dir(clean), filepath.Base(clean)
-	if strings.HasPrefix(base, VariantDir("")) {
+	if strings.HasPrefix(base, rundir.VariantDir("")) {
 		if _, perr := os.Stat(filepath.Join(parent, "config.yaml")); perr == nil {
 			return parent, base, nil
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -209,7 +210,7 @@ func TestInspectEvalVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vdir := filepath.Join(res.Dir, VariantDir("plain"))
+	vdir := filepath.Join(res.Dir, rundir.VariantDir("plain"))
 	vres, err := ReadResult(vdir)
 	if err != nil {
 		t.Fatal(err)

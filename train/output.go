@@ -6,84 +6,18 @@ import (
 	"encoding/csv"
 	"encoding/gob"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
-
-// WriteFileAtomic writes data to a temporary file in the same directory, syncs it, renames it
-// over path and syncs the directory, so a reader (or a run resumed after a crash or a power
-// cut) sees the old file or the new one, never half of one. On failure the temporary file is
-// removed and path is left as it was.
-func WriteFileAtomic(path string, data []byte) error { return writeFileAtomic(path, data) }
-
-// writeData writes an atomic file's data to its temporary file. Tests replace it to fail a
-// write part-way, as a full disk does.
-var writeData = func(f *os.File, data []byte) (int, error) { return f.Write(data) }
-
-func writeFileAtomic(path string, data []byte) (err error) {
-	fail := func(err error) error {
-		if errors.Is(err, syscall.ENOSPC) {
-			return fmt.Errorf("writing %s: %w: the disk is full (the previous %s, if any, is intact); free some space or choose another -out, then run again (with -resume to continue a run)", path, err, filepath.Base(path))
-		}
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fail(err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o644); err != nil {
-		return fail(err)
-	}
-	if _, err := writeData(tmp, data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fail(err)
-	}
-	syncDir(filepath.Dir(path))
-	if killAfter != "" && filepath.Base(path) == killAfter {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	}
-	return nil
-}
-
-// killAfter is a file name (POSFORMER_KILL_AFTER=results.csv) after whose every atomic write the
-// process SIGKILLs itself: the kill tests (cmd/train) stop a run at each write of its end with it.
-var killAfter = os.Getenv("POSFORMER_KILL_AFTER")
-
-// syncDir makes a rename in dir durable. It is best effort: some file systems cannot sync a
-// directory, and the file itself is already synced.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	d.Close()
-}
 
 // CSVHeader is the column list of results.csv.
 var CSVHeader = []string{"task", "scheme", "seed", "length", "in_range", "exact_match", "token_accuracy", "n"}
@@ -132,7 +66,7 @@ func writeResults(dir string, r *Result) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "timing.json"), append(tj, '\n')); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "timing.json"), append(tj, '\n')); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
@@ -142,12 +76,12 @@ func writeResults(dir string, r *Result) error {
 	if err := w.Error(); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
 	}
 	// results.json last: it marks the run finished (-resume returns it without running again),
 	// so a run stopped before it is evaluated again and writes every file.
-	return writeFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n'))
+	return rundir.WriteFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n'))
 }
 
 // checkpoint is the on-disk form of a run's state (encoding/gob): the weights (as float64, exact
@@ -181,7 +115,7 @@ func SaveCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 	sum := sha256.Sum256(buf.Bytes())
 	buf.WriteString(checksumMagic)
 	buf.Write(sum[:])
-	return writeFileAtomic(path, buf.Bytes())
+	return rundir.WriteFileAtomic(path, buf.Bytes())
 }
 
 // checksumMagic opens the trailer of a checkpoint: the magic, then the SHA-256 of every byte

@@ -30,6 +30,7 @@ import (
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
@@ -128,7 +129,7 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 		fmt.Fprintf(opt.Progress, "%s: %s\n", cfg.Name, cfg.PredictMemory(task))
 	}
 	adam := NewAdam(m.Params(), cfg.Train.Beta1, cfg.Train.Beta2, cfg.Train.Eps, cfg.Train.WeightDecay)
-	release, err := lockRunDir(dir)
+	release, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	res.TrainSeconds = time.Since(t0).Seconds()
 	if cfg.Train.EarlyStop.On() {
 		// The results are the best checkpoint's (ResultsCheckpoint).
-		if err := LoadCheckpoint(filepath.Join(dir, BestCheckpoint), m, nil, nil); err != nil {
+		if err := LoadCheckpoint(filepath.Join(dir, rundir.BestCheckpoint), m, nil, nil); err != nil {
 			return nil, err
 		}
 		res.BestStep, res.BestScore, res.StopStep = st.BestStep, st.BestScore, st.Step
@@ -236,7 +237,7 @@ type trainState struct {
 	BestStep  int
 	Bad       int
 	Stopped   bool
-	// Config is the fingerprint of the config that trained the weights (fingerprint.go): a
+	// Config is the fingerprint of the config that trained the weights (rundir.Fingerprint): a
 	// resumed run with another refuses, naming the fields.
 	Config string
 
@@ -352,7 +353,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 					}
 					improved, s := observe(es, st, step+1, score)
 					if improved {
-						if err := SaveCheckpoint(filepath.Join(dir, BestCheckpoint), m, adam, &trainState{Step: step + 1}); err != nil {
+						if err := SaveCheckpoint(filepath.Join(dir, rundir.BestCheckpoint), m, adam, &trainState{Step: step + 1}); err != nil {
 							return err
 						}
 					}
@@ -445,10 +446,10 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, fmt.Errorf("run directory: %w", err)
 	}
-	fp := fingerprint(resolved)
-	var entries []os.DirEntry // all but the lock file (lockRunDir)
+	fp := rundir.Fingerprint(resolved)
+	var entries []os.DirEntry // all but the lock file (rundir.Lock)
 	for _, e := range all {
-		if e.Name() != LockFile {
+		if e.Name() != rundir.LockFile {
 			entries = append(entries, e)
 		}
 	}
@@ -456,10 +457,10 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("cannot create the run directory %s: %w (choose a writable -out)", dir, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
 			return nil, nil, err
 		}
-		if err := writeFileAtomic(filepath.Join(dir, "metrics.jsonl"), nil); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, "metrics.jsonl"), nil); err != nil {
 			return nil, nil, err
 		}
 		return &trainState{Config: fp}, nil, nil
@@ -468,7 +469,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	case len(entries) == 0:
 		return fresh()
 	case opt.Force:
-		if err := clearRunDir(dir, entries); err != nil {
+		if err := rundir.Clear(dir, entries); err != nil {
 			return nil, nil, err
 		}
 		return fresh()
@@ -481,7 +482,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	}
 	reevaluate := false
 	if oldPath := filepath.Join(dir, "config.yaml"); !sameConfig(oldPath, old, resolved) {
-		if d := fingerprintDiff(fingerprint(rewritten(oldPath, old)), fp); d != "" {
+		if d := rundir.FingerprintDiff(rundir.Fingerprint(rewritten(oldPath, old)), fp); d != "" {
 			return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config: %s; pass -force to start it over, or choose another -out or name", dir, d)
 		}
 		// Only evaluation settings changed: evaluate the trained weights again with them, once
@@ -494,7 +495,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	// A process killed inside an atomic write leaves its temporary file (".name.tmp*"); the
 	// renamed files are whole, so the leftovers are only litter.
 	for _, e := range entries {
-		if isTemp(e.Name()) && !e.IsDir() {
+		if rundir.IsTemp(e.Name()) && !e.IsDir() {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
@@ -504,24 +505,24 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	}
 	if st.Config != fp {
 		if st.Config != "" { // checkpoints from before fingerprints have none
-			return nil, nil, fmt.Errorf("cannot resume %s: its checkpoint.bin was trained with a different config than its config.yaml: %s; pass -force to start it over", dir, fingerprintDiff(st.Config, fp))
+			return nil, nil, fmt.Errorf("cannot resume %s: its checkpoint.bin was trained with a different config than its config.yaml: %s; pass -force to start it over", dir, rundir.FingerprintDiff(st.Config, fp))
 		}
 		st.Config = fp
 	}
 	if reevaluate {
-		for _, f := range []string{"results.json", "results.csv", "timing.json", DiagnosticsFile} {
+		for _, f := range []string{"results.json", "results.csv", "timing.json", rundir.DiagnosticsFile} {
 			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, nil, fmt.Errorf("run directory: %w", err)
 			}
 		}
 		for _, e := range entries { // the variants' results, evaluated again too; inspect's and report's views of the old evaluation
-			if e.IsDir() && (strings.HasPrefix(e.Name(), VariantDir("")) || e.Name() == "inspect" || e.Name() == "report") {
+			if e.IsDir() && (strings.HasPrefix(e.Name(), rundir.VariantDir("")) || e.Name() == "inspect" || e.Name() == "report") {
 				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 					return nil, nil, fmt.Errorf("run directory: %w", err)
 				}
 			}
 		}
-		if err := writeFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -562,14 +563,14 @@ func truncateMetrics(path string, step int) (float64, error) {
 		keep = append(keep, line...)
 		elapsed = m.Elapsed
 	}
-	return elapsed, writeFileAtomic(path, keep)
+	return elapsed, rundir.WriteFileAtomic(path, keep)
 }
 
 // sameConfig tells whether a run directory's config.yaml (old, at path) holds the config that
 // resolved encodes (SameConfig: the same bytes but for out:), or a file an earlier posformer
 // wrote that reads back as the same config.
 func sameConfig(path string, old, resolved []byte) bool {
-	if SameConfig(old, resolved) {
+	if rundir.SameConfig(old, resolved) {
 		return true
 	}
 	c, err := config.Load(path, nil)
@@ -577,5 +578,5 @@ func sameConfig(path string, old, resolved []byte) bool {
 		return false
 	}
 	again, err := yaml.Marshal(c)
-	return err == nil && SameConfig(again, resolved)
+	return err == nil && rundir.SameConfig(again, resolved)
 }

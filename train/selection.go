@@ -11,6 +11,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -64,7 +65,7 @@ func WriteSelection(gridDir string, sel *config.Selection) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(gridDir, config.SelectionFile), append(b, '\n'))
+	return rundir.WriteFileAtomic(filepath.Join(gridDir, config.SelectionFile), append(b, '\n'))
 }
 
 // ReadSelection reads a grid directory's selection.json (os.ErrNotExist when the selection has

@@ -9,13 +9,11 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )
-
-// VariantDir is the directory, inside a run directory, of an evaluation variant's results.
-func VariantDir(name string) string { return "eval-" + name }
 
 // reusedLength is one length's row and diagnostics, taken from the run's own evaluation.
 type reusedLength struct {
@@ -72,7 +70,7 @@ func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m 
 		}
 		res.Lengths = lengths
 		res.summarize()
-		dir := filepath.Join(base.Dir, VariantDir(v.Name))
+		dir := filepath.Join(base.Dir, rundir.VariantDir(v.Name))
 		res.Dir = dir
 		if err := mkdir(dir); err != nil {
 			return err

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/posformer/posformer/rundir"
 )
 
 // TestEvalVariantEqualsRetraining: evaluating the trained weights with rope_scaling ntk as an
@@ -34,7 +36,7 @@ func TestEvalVariantEqualsRetraining(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Fatalf("rope_scaling %s changed the trained weights: it is not evaluation-only", scaling)
 		}
-		v, err := ReadResult(filepath.Join(dir, "once", "copy_rope_s1", VariantDir(name)))
+		v, err := ReadResult(filepath.Join(dir, "once", "copy_rope_s1", rundir.VariantDir(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +57,7 @@ func TestEvalVariantEqualsRetraining(t *testing.T) {
 	if _, err := Run(context.Background(), tinyConfig(t, filepath.Join(dir, "once"), "eval.lengths=1..12"), Options{Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "once", "copy_rope_s1", VariantDir("ntk"))); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, "once", "copy_rope_s1", rundir.VariantDir("ntk"))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("-force left the old eval variant: %v", err)
 	}
 }
@@ -68,7 +70,7 @@ func TestEvalVariantSchemes(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "copy_alibi_s1", VariantDir("ntk"))); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, "copy_alibi_s1", rundir.VariantDir("ntk"))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("an alibi run evaluated a rope-only variant: %v", err)
 	}
 }
@@ -110,7 +112,7 @@ func TestEvalVariantReusesInRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range cfg.Eval.Variants {
-		vdir := filepath.Join(res.Dir, VariantDir(v.Name))
+		vdir := filepath.Join(res.Dir, rundir.VariantDir(v.Name))
 		vres, err := ReadResult(vdir)
 		if err != nil {
 			t.Fatal(err)

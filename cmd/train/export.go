@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 )
 
@@ -15,7 +16,7 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage below
-	out := fs.String("o", "", "the `file` to write (default RUN_DIR/"+train.ExportName+")")
+	out := fs.String("o", "", "the `file` to write (default RUN_DIR/"+rundir.ExportName+")")
 	force := fs.Bool("force", false, "overwrite an existing .safetensors file")
 	dirs, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -31,7 +32,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("export: give one run directory, e.g. train export runs/default/<run> [-o FILE] (got %d arguments)", len(dirs))
 	}
 	if flagSet(fs, "o") && *out == "" { // a written -o is what runs, never the default
-		return fmt.Errorf("export: -o: empty; give the file to write, or leave the flag out for RUN_DIR/%s", train.ExportName)
+		return fmt.Errorf("export: -o: empty; give the file to write, or leave the flag out for RUN_DIR/%s", rundir.ExportName)
 	}
 	if strings.HasPrefix(*out, "-") { // -o -force: the flag took the next flag as its file
 		return fmt.Errorf("export: -o %s looks like a flag, not a file; give the file after -o (./%s if that is its name)", *out, *out)

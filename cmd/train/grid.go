@@ -16,6 +16,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -56,7 +57,7 @@ func runGrid(ctx context.Context, cfg config.Config, jobs int, force, resume boo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create the grid directory %s: %w (choose a writable -out)", dir, err)
 	}
-	if err := train.WriteFileAtomic(gridFile, src); err != nil {
+	if err := rundir.WriteFileAtomic(gridFile, src); err != nil {
 		return err
 	}
 	var copies map[string]string // cells that are tuning runs: copied, not trained again
@@ -155,7 +156,7 @@ func countCopies(cells []config.Cell, copies map[string]string) int {
 // sameGrid tells whether a grid directory's grid.yaml (old) holds the grid that src encodes:
 // the same bytes, or a file an earlier version wrote that reads back as the same grid.
 func sameGrid(path string, old, src []byte) bool {
-	if train.SameConfig(old, src) { // the same bytes but for out:, the directory spelled otherwise
+	if rundir.SameConfig(old, src) { // the same bytes but for out:, the directory spelled otherwise
 		return true
 	}
 	cfg, err := config.Load(path, nil)
@@ -163,7 +164,7 @@ func sameGrid(path string, old, src []byte) bool {
 		return false
 	}
 	again, err := config.MarshalGrid(cfg)
-	return err == nil && train.SameConfig(again, src)
+	return err == nil && rundir.SameConfig(again, src)
 }
 
 // runReport regenerates the report of an existing grid or run directory.

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -31,8 +32,8 @@ eval: {lengths: "1..6", examples: 8}
 // endFiles are the files a run writes at its end, in the order it writes them, and the files
 // whose bytes a resumed run must reproduce.
 var (
-	endFiles  = []string{"checkpoint.bin", train.DiagnosticsFile, "timing.json", "results.csv", "results.json"}
-	sameBytes = []string{"checkpoint.bin", train.DiagnosticsFile, "results.csv", "results.json"}
+	endFiles  = []string{"checkpoint.bin", rundir.DiagnosticsFile, "timing.json", "results.csv", "results.json"}
+	sameBytes = []string{"checkpoint.bin", rundir.DiagnosticsFile, "results.csv", "results.json"}
 )
 
 // TestKillAtEveryEndWrite SIGKILLs a real run right after each write of its end (the process
@@ -72,7 +73,7 @@ func TestKillAtEveryEndWrite(t *testing.T) {
 			}
 			a, _ := os.ReadFile(filepath.Join(ref, "copy_rope_s1", "config.yaml"))
 			b, _ := os.ReadFile(filepath.Join(out, "copy_rope_s1", "config.yaml"))
-			if !train.SameConfig(a, b) || len(a) == 0 {
+			if !rundir.SameConfig(a, b) || len(a) == 0 {
 				t.Errorf("killed after %s, resumed: config.yaml differs from the uninterrupted run's but for out:", name)
 			}
 			if _, err := os.Stat(filepath.Join(out, "copy_rope_s1", "timing.json")); err != nil {
@@ -93,7 +94,7 @@ func TestRunDirLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(out, "copy_rope_s1")
-	f, err := os.OpenFile(filepath.Join(dir, train.LockFile), os.O_RDWR, 0)
+	f, err := os.OpenFile(filepath.Join(dir, rundir.LockFile), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestRunDirLock(t *testing.T) {
 	results, _ := os.ReadFile(filepath.Join(dir, "results.json"))
 	for _, flag := range []string{"-resume", "-force"} {
 		_, stderr, code := runChild(t, "-config", cfg, "-out", out, flag)
-		oneLineError(t, flag+" into a locked run directory", stderr, code, "is in use", "process "+pid, train.LockFile)
+		oneLineError(t, flag+" into a locked run directory", stderr, code, "is in use", "process "+pid, rundir.LockFile)
 	}
 	if now, _ := os.ReadFile(filepath.Join(dir, "results.json")); !bytes.Equal(now, results) {
 		t.Error("a refused run changed results.json")
@@ -140,20 +141,20 @@ func TestForceOnlyRemovesPosformerFiles(t *testing.T) {
 	// model.safetensors) and no config.yaml is not a run either.
 	os.Remove(thesis)
 	ownReport := writeFile(t, filepath.Join(foreign, "report"), "my report\n")
-	writeFile(t, filepath.Join(foreign, train.ExportName), "my model\n")
+	writeFile(t, filepath.Join(foreign, rundir.ExportName), "my model\n")
 	_, stderr, code = runChild(t, "-config", cfg, "-out", out, "-force")
 	oneLineError(t, "-force on a user's report", stderr, code, "not a posformer run directory", "report")
 	if b, _ := os.ReadFile(ownReport); string(b) != "my report\n" {
 		t.Fatal("-force deleted a user's report")
 	}
 	os.Remove(ownReport)
-	os.Remove(filepath.Join(foreign, train.ExportName))
+	os.Remove(filepath.Join(foreign, rundir.ExportName))
 	// A real run directory with a note of the user's: -force starts over and keeps the note.
 	if err := runCaught("-config", cfg, "-out", out); err != nil {
 		t.Fatal(err)
 	}
 	note := writeFile(t, filepath.Join(foreign, "NOTES"), "keep\n")
-	stale := filepath.Join(foreign, train.VariantDir("old"))
+	stale := filepath.Join(foreign, rundir.VariantDir("old"))
 	if err := os.Mkdir(stale, 0o755); err != nil { // an evaluation variant's results
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestForceOnlyRemovesPosformerFiles(t *testing.T) {
 	if err := runCaught("-config", cfg, "-out", out, "-force", "-set", "train.steps=25"); err != nil {
 		t.Fatalf("-force on a run directory: %v", err)
 	}
-	for _, old := range []string{train.ExportName, "report", "inspect"} {
+	for _, old := range []string{rundir.ExportName, "report", "inspect"} {
 		if _, err := os.Stat(filepath.Join(foreign, old)); err == nil {
 			t.Errorf("-force left the old run's %s", old)
 		}
@@ -428,7 +429,7 @@ func TestForeignCheckpointKeepsResults(t *testing.T) {
 	oneLineError(t, "inspect of a foreign checkpoint", stderr, code, "inspect: ", "was trained with another config than", "seed (5 → 1)", "train the run again with -force")
 	_, stderr, code = runChild(t, "export", dir)
 	oneLineError(t, "export of a foreign checkpoint", stderr, code, "export: ", "was trained with another config than", "seed (5 → 1)")
-	if _, err := os.Stat(filepath.Join(dir, train.ExportName)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, rundir.ExportName)); err == nil {
 		t.Error("export wrote the foreign weights")
 	}
 }
@@ -457,7 +458,7 @@ func TestReevaluationDropsOldViews(t *testing.T) {
 			t.Errorf("the re-evaluation left %s/ of the old evaluation", old)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, train.ExportName)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, rundir.ExportName)); err != nil {
 		t.Errorf("the re-evaluation removed the export of the unchanged weights: %v", err)
 	}
 }

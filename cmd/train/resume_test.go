@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/rundir"
 )
 
 // TestMain lets the test binary act as the CLI in a child process (POSFORMER_AS_CLI=1), so the
@@ -319,7 +319,7 @@ func TestNeverOverwrite(t *testing.T) {
 		m := map[string]string{}
 		entries, _ := os.ReadDir(runDir)
 		for _, e := range entries {
-			if e.Name() == train.LockFile { // each attempt takes the lock, and writes its pid
+			if e.Name() == rundir.LockFile { // each attempt takes the lock, and writes its pid
 				continue
 			}
 			b, _ := os.ReadFile(filepath.Join(runDir, e.Name()))

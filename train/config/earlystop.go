@@ -16,7 +16,7 @@ import (
 //
 //   - s improves on the best when it exceeds it by more than min_delta (the first validation
 //     always does); the weights after that step are then saved as the best checkpoint
-//     (train.BestCheckpoint), and the count of validations without improvement restarts at 0;
+//     (rundir.BestCheckpoint), and the count of validations without improvement restarts at 0;
 //   - otherwise that count grows by one;
 //   - training stops after the validation where the count reaches patience (a plateau), or where
 //     s ≥ target (the task is solved), or at train.steps, whichever comes first.

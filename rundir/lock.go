@@ -1,4 +1,4 @@
-package train
+package rundir
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 // with its pid inside. The kernel releases the lock when the process ends, however it ends.
 const LockFile = ".posformer.lock"
 
-// lockRunDir creates dir if needed and locks it for this process, or says which process holds it.
+// Lock creates dir if needed and locks it for this process, or says which process holds it.
 // release unlocks it (the file stays: removing it would race with the next process's lock).
-func lockRunDir(dir string) (release func(), err error) {
+func Lock(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the run directory %s: %w (choose a writable -out)", dir, err)
 	}
@@ -56,20 +56,21 @@ var runFiles = map[string]bool{
 	ExportName: true, "report": true, // train export's and train report's, from the old weights and results
 }
 
-// derived are the run files the commands on a finished run write (inspect, export, report):
+// Derived are the run files the commands on a finished run write (inspect, export, report):
 // names a user's own directory may hold too, so they count as posformer's only beside a
 // config.yaml.
-var derived = map[string]bool{"inspect": true, ExportName: true, "report": true}
+var Derived = map[string]bool{"inspect": true, ExportName: true, "report": true}
 
-func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
+// IsTemp tells whether a name is an atomic write's temporary file (".<name>.tmp*").
+func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
-// isRunFile tells whether posformer writes an entry of this name: runFiles, and the eval
+// IsRunFile tells whether posformer writes an entry of this name: runFiles, and the eval
 // variants' result directories (VariantDir).
-func isRunFile(name string) bool { return runFiles[name] || strings.HasPrefix(name, VariantDir("")) }
+func IsRunFile(name string) bool { return runFiles[name] || strings.HasPrefix(name, VariantDir("")) }
 
-// clearRunDir removes what posformer wrote in a run directory (for -force), after checking that
+// Clear removes what posformer wrote in a run directory (for -force), after checking that
 // it is one: a directory with other entries and no config.yaml is refused.
-func clearRunDir(dir string, entries []os.DirEntry) error {
+func Clear(dir string, entries []os.DirEntry) error {
 	var foreign []string
 	hasConfig := false
 	for _, e := range entries {
@@ -77,7 +78,7 @@ func clearRunDir(dir string, entries []os.DirEntry) error {
 	}
 	for _, e := range entries {
 		switch {
-		case e.Name() == LockFile || isTemp(e.Name()) || isRunFile(e.Name()) && (hasConfig || !derived[e.Name()]):
+		case e.Name() == LockFile || IsTemp(e.Name()) || IsRunFile(e.Name()) && (hasConfig || !Derived[e.Name()]):
 		default:
 			foreign = append(foreign, e.Name())
 		}
@@ -86,7 +87,7 @@ func clearRunDir(dir string, entries []os.DirEntry) error {
 		return fmt.Errorf("-force: %s is not a posformer run directory (no config.yaml; it holds %s); -force removes only what posformer wrote: choose another -out or name, or remove it yourself", dir, strings.Join(foreign[:min(3, len(foreign))], ", "))
 	}
 	for _, e := range entries {
-		if e.Name() != LockFile && (isTemp(e.Name()) || isRunFile(e.Name())) {
+		if e.Name() != LockFile && (IsTemp(e.Name()) || IsRunFile(e.Name())) {
 			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
 				return fmt.Errorf("run directory: %w", err)
 			}
@@ -98,11 +99,11 @@ func clearRunDir(dir string, entries []os.DirEntry) error {
 // SameConfig tells whether two resolved configs (a run's config.yaml, a grid's grid.yaml) are
 // the same but for the top-level out: field, which names the same directory spelled another way
 // (out/x/, ./out/x, an absolute path) when the files are found in it.
-func SameConfig(a, b []byte) bool { return sameBut(a, b, "out") }
+func SameConfig(a, b []byte) bool { return SameBut(a, b, "out") }
 
-// sameBut tells whether two resolved configs are equal once the top-level lines of the given
+// SameBut tells whether two resolved configs are equal once the top-level lines of the given
 // keys are left out.
-func sameBut(a, b []byte, keys ...string) bool {
+func SameBut(a, b []byte, keys ...string) bool {
 	drop := func(src []byte) []byte {
 		var out []byte
 	lines:
