@@ -33,6 +33,18 @@ func fixture(t *testing.T) string {
 	return dir
 }
 
+// writeReport loads the grid or run in dir and writes its report.
+func writeReport(t *testing.T, dir string) {
+	t.Helper()
+	g, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(g); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func pngSize(t *testing.T, path string) (int, int) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -54,13 +66,7 @@ func pngSize(t *testing.T, path string) (int, int) {
 // area: the legend is drawn beside the data, not over it.
 func TestReportDiagnostics(t *testing.T) {
 	dir := fixture(t)
-	g, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Write(g); err != nil {
-		t.Fatal(err)
-	}
+	writeReport(t, dir)
 	md, _ := os.ReadFile(filepath.Join(dir, "report", "report.md"))
 	for _, want := range []string{"![attended_distance_copy](attended_distance_copy.png)", "#### copy: decoded failures just past the training range",
 		"| learned | 1 | 5 | `hbddg` | `hbddg` | `h[d]ddd` | 1 |"} {
@@ -80,12 +86,7 @@ func TestReportDiagnostics(t *testing.T) {
 
 	os.Remove(filepath.Join(dir, "diagnostics.json"))
 	os.RemoveAll(filepath.Join(dir, "report"))
-	if g, err = Load(dir); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Write(g); err != nil {
-		t.Fatal(err)
-	}
+	writeReport(t, dir)
 	md, _ = os.ReadFile(filepath.Join(dir, "report", "report.md"))
 	if !strings.Contains(string(md), "copy: the data is absent for 1 run(s) trained before posformer gathered diagnostics.json") || strings.Contains(string(md), "attended_distance") {
 		t.Errorf("a run without diagnostics.json:\n%s", md)

@@ -43,13 +43,7 @@ func TestWholeTicks(t *testing.T) {
 // fractions in [0, 1] aside.
 func TestPlotsTickWholeLengths(t *testing.T) {
 	dir := fixture(t)
-	g, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Write(g); err != nil {
-		t.Fatal(err)
-	}
+	writeReport(t, dir)
 	decimal := regexp.MustCompile(`>-?[0-9]+\.[0-9]+<`)
 	for _, name := range []string{"attended_distance_copy", "exact_vs_length_copy", "pe_sinusoidal_table", "pe_dot_vs_offset", "rope_score_vs_offset", "pe_similarity_matrix"} {
 		b, err := os.ReadFile(filepath.Join(dir, "report", name+".svg"))
