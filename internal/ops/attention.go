@@ -20,11 +20,37 @@ type AttentionConfig struct {
 	// AttentionCapture); only inspection graphs set it, so training and evaluation graphs are
 	// unchanged.
 	Capture *AttentionCapture
+	// Rel, when its nodes are set, adds a position term that depends on the query (see
+	// RelativeKeys).
+	Rel RelativeKeys
 }
 
+// RelativeKeys is a term of the logits that depends on the query as well as on the distance
+// (Transformer-XL's relative encoding, Dai et al. 2019): for sequence b, head h, query i and key
+// j, logit(i, j) += scale·Query[b, i, h]·Keys[i − j + T − 1, h] (the head's dh values of each
+// row), scaled like Q·Kᵀ. Query is [B·T, D]; Keys is [2T−1, D], one key per signed distance
+// i − j ∈ [−(T−1), T−1] for the whole batch, or [B·(2T−1), D], one table per sequence. The op
+// computes the term row block by row block, as the logits, so an evaluation's memory stays
+// linear in T.
+type RelativeKeys struct {
+	Query, Keys *G.Node
+}
+
+// Bias forms Attention takes: a bias per pair [H, T, T], or a table by distance [H, 2T−1]
+// (or [B·H, 2T−1], one per sequence) whose entry i − j + T − 1 is added to the logit of query i
+// and key j, so that a bias that depends on i − j only costs O(H·T) memory.
+const (
+	biasNone = iota
+	biasPairs
+	biasDist    // [H, 2T−1]
+	biasDistSeq // [B·H, 2T−1]
+)
+
 // Attention computes, for every sequence b and head h, softmax(Q·Kᵀ/√Dh + bias[h] + mask)·V, with
-// the heads merged back into rows: q, k, v are [B·T, D] and so is the result. bias is nil or an
-// [H, T, T] tensor added to the logits after the 1/√Dh scale (and not scaled); cfg.Unscaled
+// the heads merged back into rows: q, k, v are [B·T, D] and so is the result. bias is nil, an
+// [H, T, T] tensor, or a table by distance [H, 2T−1] or [B·H, 2T−1] (entry i − j + T − 1 for
+// query i and key j; the second, one table per sequence), added to the logits after the 1/√Dh
+// scale (and not scaled); cfg.Rel adds a query-dependent position term; cfg.Unscaled
 // leaves the scale out (softmax(Q·Kᵀ + bias[h] + mask)·V). The causal mask
 // gives exactly zero weight to keys j > i, so a query's output does not depend on later tokens
 // to the last bit. Each row's softmax subtracts its own maximum.
@@ -43,14 +69,49 @@ func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
 	}
 	op := &attentionOp{base: newBase("Attention", 3), cfg: cfg}
 	cfg.Capture.attach(op)
-	if bias == nil {
-		return apply(op, q, k, v)
+	in := []*G.Node{q, k, v}
+	if bias != nil {
+		H, T, nr := cfg.Heads, cfg.Len, 2*cfg.Len-1
+		switch bs := bias.Shape(); {
+		case bs.Eq(tensor.Shape{H, T, T}):
+			op.bias = biasPairs
+		case bs.Eq(tensor.Shape{H, nr}):
+			op.bias = biasDist
+		case bs.Eq(tensor.Shape{cfg.Batch * H, nr}):
+			op.bias = biasDistSeq
+		default:
+			return nil, fmt.Errorf("ops: Attention: bias is %v, want [%d %d %d] or a table by distance [%d %d] or [%d %d]", bs, H, T, T, H, nr, cfg.Batch*H, nr)
+		}
+		in = append(in, bias)
 	}
-	if want := (tensor.Shape{cfg.Heads, cfg.Len, cfg.Len}); !bias.Shape().Eq(want) {
-		return nil, fmt.Errorf("ops: Attention: bias is %v, want %v", bias.Shape(), want)
+	if r := cfg.Rel; r.Query != nil || r.Keys != nil {
+		if r.Query == nil || r.Keys == nil || !r.Query.Shape().Eq(s) {
+			return nil, fmt.Errorf("ops: Attention: relative keys need a query %v and keys", s)
+		}
+		nr := 2*cfg.Len - 1
+		switch ks := r.Keys.Shape(); {
+		case ks.Eq(tensor.Shape{nr, s[1]}):
+		case ks.Eq(tensor.Shape{cfg.Batch * nr, s[1]}):
+			op.relSeq = true
+		default:
+			return nil, fmt.Errorf("ops: Attention: relative keys are %v, want [%d %d] or [%d %d]", ks, nr, s[1], cfg.Batch*nr, s[1])
+		}
+		op.rel = true
+		in = append(in, r.Query, r.Keys)
 	}
-	op.arity = 4
-	return apply(op, q, k, v, bias)
+	op.cfg.Rel = RelativeKeys{} // the op keeps no nodes
+	op.arity = len(in)
+	return apply(op, in...)
+}
+
+// biasIn is the index of the bias among the op's inputs, relIn that of the relative query (its
+// keys follow).
+func (op *attentionOp) biasIn() int { return 3 }
+func (op *attentionOp) relIn() int {
+	if op.bias != biasNone {
+		return 4
+	}
+	return 3
 }
 
 // scale is the factor of Q·Kᵀ for heads of dh values: 1/√dh, or 1 when Unscaled.
@@ -69,9 +130,15 @@ type attentionOp struct {
 	// up to T (in P and in dS), else only up to the end of its row block, the last key any
 	// product reads.
 	whole bool
-	out   buffer
-	p32   scratch[float32]
-	p64   scratch[float64]
+	bias  int  // biasNone, biasPairs, biasDist or biasDistSeq
+	rel   bool // relative keys (cfg.Rel) follow the bias
+	// relSeq: the relative keys are one table per sequence
+	relSeq bool
+	out    buffer
+	p32    scratch[float32]
+	p64    scratch[float64]
+	m32    scratch[float32] // the relative term of a row block, [blk, blk + T − 1] per worker
+	m64    scratch[float64]
 	kt32  []bPacker[float32] // one per worker: the head's Kᵀ, packed once for its row blocks
 	kt64  []bPacker[float64]
 }
@@ -84,12 +151,22 @@ func packers[F Float](ps *[]bPacker[F], w int) []bPacker[F] {
 	return (*ps)[:w]
 }
 
-func (op *attentionOp) Type() hm.Type {
-	if op.arity == 4 {
-		return fnType(2, 2, 2, 3, 2)
+// inDims are the numbers of dimensions of the op's inputs.
+func (op *attentionOp) inDims() []int {
+	dims := []int{2, 2, 2}
+	switch op.bias {
+	case biasPairs:
+		dims = append(dims, 3)
+	case biasDist, biasDistSeq:
+		dims = append(dims, 2)
 	}
-	return fnType(2, 2, 2, 2)
+	if op.rel {
+		dims = append(dims, 2, 2)
+	}
+	return dims
 }
+
+func (op *attentionOp) Type() hm.Type { return fnType(append(op.inDims(), 2)...) }
 
 func (op *attentionOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	s, err := shapeOf(in, 0)
@@ -106,32 +183,57 @@ func (op *attentionOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	out := op.out.get(dt, vs[0].Shape()...)
 	if dt == tensor.Float32 {
-		attnFwd(op, &op.p32, &op.kt32, vs, sl[float32](out))
+		attnFwd(op, &op.p32, &op.m32, &op.kt32, vs, sl[float32](out))
 	} else {
-		attnFwd(op, &op.p64, &op.kt64, vs, sl[float64](out))
+		attnFwd(op, &op.p64, &op.m64, &op.kt64, vs, sl[float64](out))
 	}
 	return out, nil
 }
 
-func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], kts *[]bPacker[F], vs []G.Value, y []F) {
+// relBlock is the part of the relative keys a row block [i0, i1) reads with nk keys: the
+// distances i − j from dlo = i0 − (nk − 1) to i1 − 1, nd of them, starting at row r0 of the
+// sequence's table; the term of query i and key j is column (i − j) − dlo of the block's row.
+func relBlock(T, i0, i1, nk int) (dlo, nd, r0 int) {
+	dlo = i0 - (nk - 1)
+	return dlo, (i1 - i0) + nk - 1, dlo + T - 1
+}
+
+// relOffset is the offset of sequence b's table of relative keys (or biases by distance) of nr
+// rows of width d: 0 when one table serves the batch.
+func relOffset(perSeq bool, b, nr, d int) int {
+	if perSeq {
+		return b * nr * d
+	}
+	return 0
+}
+
+func attnFwd[F Float](op *attentionOp, pbuf, mbuf *scratch[F], kts *[]bPacker[F], vs []G.Value, y []F) {
 	c := op.cfg
 	B, T, H := c.Batch, c.Len, c.Heads
 	D := vs[0].Shape()[1]
 	dh := D / H
 	q, k, v := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2])
-	var bias []F
-	if len(vs) == 4 {
-		bias = sl[F](vs[3])
+	var bias, qr, rk []F
+	if op.bias != biasNone {
+		bias = sl[F](vs[op.biasIn()])
 	}
+	if op.rel {
+		qr, rk = sl[F](vs[op.relIn()]), sl[F](vs[op.relIn()+1])
+	}
+	nr := 2*T - 1
 	scale := F(c.scale(dh))
 	w := min(workers(), B*H)
 	blk := attnBlock(T, c.Causal)
-	var p []F
+	var p, m []F
 	if op.keepP {
 		p = pbuf.get(B * H * T * T)
 	} else {
 		blk = AttentionEvalRows(T, c.Causal)
 		p = pbuf.get(w * blk * T) // [w, blk, T]: memory linear in T
+	}
+	mlen := blk * (blk + T - 1)
+	if op.rel {
+		m = mbuf.get(w * mlen) // [w, blk, blk + T − 1]
 	}
 	kt := packers(kts, w)
 	parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
@@ -154,6 +256,14 @@ func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], kts *[]bPacker[F], vs [
 					nk = i1
 				}
 				kt[worker].mul(false, i1-i0, nk, scale, q[off+i0*D:], D, k[off:], D, pb, T)
+				var mb []F
+				var dlo, nd int
+				if op.rel { // the block's query-dependent term by distance: scale·Qr·Keys[dlo..]ᵀ [i1−i0, nd]
+					var r0 int
+					dlo, nd, r0 = relBlock(T, i0, i1, nk)
+					mb = m[worker*mlen : worker*mlen+(i1-i0)*nd]
+					gemm1(false, true, i1-i0, nd, dh, scale, qr[off+i0*D:], D, rk[relOffset(op.relSeq, b, nr, D)+r0*D+h*dh:], D, 0, mb, nd)
+				}
 				for i := i0; i < i1; i++ {
 					n := T
 					if c.Causal {
@@ -161,10 +271,22 @@ func attnFwd[F Float](op *attentionOp, pbuf *scratch[F], kts *[]bPacker[F], vs [
 					}
 					r := (i - i0) * T
 					row := pb[r : r+n]
-					if bias != nil {
+					if op.rel {
+						mr := mb[(i-i0)*nd : (i-i0+1)*nd]
+						for j := range row {
+							row[j] += mr[i-j-dlo]
+						}
+					}
+					switch op.bias {
+					case biasPairs:
 						br := bias[h*T*T+i*T : h*T*T+i*T+n]
 						for j := range row {
 							row[j] += br[j]
+						}
+					case biasDist, biasDistSeq:
+						tab := bias[relOffset(op.bias == biasDistSeq, b, H, nr)+h*nr:]
+						for j := range row {
+							row[j] += tab[i-j+T-1]
 						}
 					}
 					softmaxRow(row)
@@ -307,32 +429,32 @@ func (op *attentionOp) DiffWRT(n int) []bool {
 	return d
 }
 
-// SymDiff builds one backward op that writes dq, dk, dv (and dbias) into one flat tensor, and
-// views that pick each piece out of it.
+// SymDiff builds one backward op that writes the gradients of every input (dq, dk, dv, then
+// dbias, dQuery and dKeys when present) into one flat tensor, and views that pick each piece
+// out of it.
 func (op *attentionOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	op.keepP = true
-	bwd := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op}
-	packed, err := apply(bwd, in[0], in[1], in[2], out, grad)
+	bwd := &attentionGradOp{base: newBase("AttentionGrad", len(in)+2), fwd: op}
+	packed, err := apply(bwd, append(append(G.Nodes{}, in...), out, grad)...)
 	if err != nil {
 		return nil, err
 	}
-	n := in[0].Shape().TotalSize()
 	grads := make(G.Nodes, len(in))
+	offset := 0
 	for i := range grads {
-		shape, offset := in[0].Shape(), i*n
-		if i == 3 {
-			shape = in[3].Shape()
-		}
+		shape := in[i].Shape()
 		pk := &pickOp{base: newBase(fmt.Sprintf("AttentionGrad.pick%d", i), 1), offset: offset, shape: shape.Clone()}
 		if grads[i], err = apply(pk, packed); err != nil {
 			return nil, err
 		}
+		offset += shape.TotalSize()
 	}
 	return grads, nil
 }
 
-// attentionGradOp reads (q, k, v, y, dy) and the forward op's kept P, and writes
-// [dq | dk | dv | dbias] into one flat vector.
+// attentionGradOp reads the forward op's inputs, y and dy, and the forward op's kept P, and
+// writes the gradient of every input, [dq | dk | dv | dbias | dQuery | dKeys], into one flat
+// vector.
 type attentionGradOp struct {
 	base
 	fwd  *attentionOp
@@ -343,25 +465,22 @@ type attentionGradOp struct {
 	g64  scratch[float64]
 	vt32 []bPacker[float32] // one per worker: the head's Vᵀ, packed once for its row blocks
 	vt64 []bPacker[float64]
+	r32  scratch[float32] // the relative term's gradient: per worker a block by distance, per sequence dKeys
+	r64  scratch[float64]
 }
 
-func (op *attentionGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 1) }
-
-func (op *attentionGradOp) size(s tensor.Shape) int {
-	n := 3 * s.TotalSize()
-	if op.fwd.arity == 4 {
-		c := op.fwd.cfg
-		n += c.Heads * c.Len * c.Len
-	}
-	return n
-}
+func (op *attentionGradOp) Type() hm.Type { return fnType(append(op.fwd.inDims(), 2, 2, 1)...) }
 
 func (op *attentionGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapeOf(in, 0)
-	if err != nil {
-		return nil, err
+	n := 0
+	for i := 0; i < op.fwd.arity; i++ {
+		s, err := shapeOf(in, i)
+		if err != nil {
+			return nil, err
+		}
+		n += s.TotalSize()
 	}
-	return tensor.Shape{op.size(s)}, nil
+	return tensor.Shape{n}, nil
 }
 
 func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
@@ -369,31 +488,54 @@ func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := op.out.get(dt, op.size(vs[0].Shape()))
+	size := 0
+	for _, v := range vs[:op.fwd.arity] {
+		size += v.Shape().TotalSize()
+	}
+	out := op.out.get(dt, size)
 	if dt == tensor.Float32 {
-		attnBwd(op.fwd, op.fwd.p32.s, &op.d32, &op.g32, &op.vt32, vs, sl[float32](out))
+		attnBwd(op.fwd, op.fwd.p32.s, &op.d32, &op.g32, &op.r32, &op.vt32, vs, sl[float32](out))
 	} else {
-		attnBwd(op.fwd, op.fwd.p64.s, &op.d64, &op.g64, &op.vt64, vs, sl[float64](out))
+		attnBwd(op.fwd, op.fwd.p64.s, &op.d64, &op.g64, &op.r64, &op.vt64, vs, sl[float64](out))
 	}
 	return out, nil
 }
 
-func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bPacker[F], vs []G.Value, out []F) {
+func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf, rbuf *scratch[F], vts *[]bPacker[F], vs []G.Value, out []F) {
 	c := fwd.cfg
 	B, T, H := c.Batch, c.Len, c.Heads
 	D := vs[0].Shape()[1]
-	dh, n := D/H, B*T*D
-	q, k, v, y, dy := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[3]), sl[F](vs[4])
+	dh, n, nr := D/H, B*T*D, 2*T-1
+	na := fwd.arity
+	q, k, v, y, dy := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[na]), sl[F](vs[na+1])
 	dq, dk, dv := out[:n], out[n:2*n], out[2*n:3*n]
+	rest := out[3*n:] // dbias, dQuery, dKeys
+	var db, qr, rk, dqr, drk []F
+	if fwd.bias != biasNone {
+		nb := vs[fwd.biasIn()].Shape().TotalSize()
+		db, rest = rest[:nb], rest[nb:]
+	}
+	// The relative term: per worker a block by distance [blk, blk + T − 1] (dS sheared onto the
+	// distances), and dKeys per sequence [B, 2T−1, D] (summed over the batch at the end when one
+	// table serves it).
+	// workers() changes when another run of the grid starts or ends: read it once, so that
+	// there is a packer (and a block of the relative term) for every chunk.
+	w := workers()
+	mlen := attnBlock(T, c.Causal) * (attnBlock(T, c.Causal) + T - 1)
+	var gb, dkeys []F
+	if fwd.rel {
+		qr, rk = sl[F](vs[fwd.relIn()]), sl[F](vs[fwd.relIn()+1])
+		dqr, drk = rest[:n], rest[n:]
+		r := rbuf.get(w*mlen + B*nr*D)
+		gb, dkeys = r[:w*mlen], r[w*mlen:]
+		clear(dkeys)
+	}
 	scale := F(c.scale(dh))
 	ds := dbuf.get(B * H * T * T)
 	// dYᵢ·Yᵢ for every row i and head, [B·T, H]: in one pass over whole rows (contiguous), not
 	// head by head (rows of dh values D apart, a cache miss or two each).
 	dots := gbuf.get(B * T * H)
 	parallel(B*T, 2*D, func(_, lo, hi int) { headDots(dots[lo*H:hi*H], y[lo*D:], dy[lo*D:], hi-lo, D, H) })
-	// workers() changes when another run of the grid starts or ends: read it once, so that
-	// there is a packer for every chunk.
-	w := workers()
 	vt := packers(vts, w)
 	parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
 		for bh := lo; bh < hi; bh++ {
@@ -422,7 +564,7 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bP
 					for ; j < n; j++ {
 						row[j] = pr[j] * (row[j] - dot)
 					}
-					if fwd.arity == 4 || fwd.whole { // the bias gradient sums all of dS
+					if fwd.bias == biasPairs || fwd.whole { // the bias gradient sums all of dS
 						clear(dsb[i*T+n : (i+1)*T])
 					} else { // dS·K and dSᵀ·Q read keys below i1 only
 						clear(dsb[i*T+n : i*T+max(n, i1)])
@@ -430,6 +572,28 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bP
 				}
 				// dQ = scale·dS·K
 				gemm1(false, false, i1-i0, dh, i1, scale, dsb[i0*T:], T, k[off:], D, 0, dq[off+i0*D:], D)
+				if fwd.rel {
+					nk := T
+					if c.Causal {
+						nk = i1
+					}
+					dlo, nd, r0 := relBlock(T, i0, i1, nk)
+					g := gb[worker*mlen : worker*mlen+(i1-i0)*nd]
+					clear(g)
+					for i := i0; i < i1; i++ { // G[i, (i − j) − dlo] = dS[i, j]
+						gr, nj := g[(i-i0)*nd:(i-i0+1)*nd], nk
+						if c.Causal {
+							nj = i + 1
+						}
+						for j, x := range dsb[i*T : i*T+nj] {
+							gr[i-j-dlo] = x
+						}
+					}
+					ko := relOffset(fwd.relSeq, b, nr, D) + r0*D + h*dh
+					// dQuery = scale·G·Keys[dlo..] ; dKeys[dlo..] += scale·Gᵀ·Query
+					gemm1(false, false, i1-i0, dh, nd, scale, g, nd, rk[ko:], D, 0, dqr[off+i0*D:], D)
+					gemm1(true, false, nd, dh, i1-i0, scale, g, nd, qr[off+i0*D:], D, 1, dkeys[b*nr*D+r0*D+h*dh:], D)
+				}
 			}
 			for j0 := 0; j0 < T; j0 += blk { // key blocks: dV, dK need queries [j0, T) only (causal)
 				j1 := min(j0+blk, T)
@@ -443,8 +607,8 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bP
 			}
 		}
 	})
-	if fwd.arity == 4 { // dbias[h] = Σ_b dS[b, h], summed in a fixed order
-		db := out[3*n:]
+	switch fwd.bias {
+	case biasPairs: // dbias[h] = Σ_b dS[b, h], summed in a fixed order
 		clear(db)
 		for b := 0; b < B; b++ {
 			for h := 0; h < H; h++ {
@@ -452,6 +616,32 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf *scratch[F], vts *[]bP
 				for j, x := range src {
 					dst[j] += x
 				}
+			}
+		}
+	case biasDist, biasDistSeq: // dtable[h, i − j + T − 1] = Σ dS[b, h, i, j], in a fixed order
+		clear(db)
+		for b := 0; b < B; b++ {
+			for h := 0; h < H; h++ {
+				dst := db[relOffset(fwd.bias == biasDistSeq, b, H, nr)+h*nr:]
+				for i := 0; i < T; i++ {
+					n := T
+					if c.Causal {
+						n = i + 1
+					}
+					for j, x := range ds[(b*H+h)*T*T+i*T : (b*H+h)*T*T+i*T+n] {
+						dst[i-j+T-1] += x
+					}
+				}
+			}
+		}
+	}
+	if fwd.rel { // dKeys: the sequences' tables, or their sum in order when one table serves the batch
+		if fwd.relSeq {
+			copy(drk, dkeys)
+		} else {
+			copy(drk, dkeys[:nr*D])
+			for b := 1; b < B; b++ {
+				addInto(drk, drk, dkeys[b*nr*D:(b+1)*nr*D])
 			}
 		}
 	}

@@ -18,52 +18,75 @@ func TestAttentionEvalBlocksSameBits(t *testing.T) {
 	const B, T, H, D = 3, 101, 2, 16
 	for _, causal := range []bool{true, false} {
 		for _, withBias := range []bool{false, true} {
-			rng := rand.New(rand.NewPCG(5, 6))
-			mk := func(n int) []float64 {
-				x := make([]float64, n)
-				for i := range x {
-					x[i] = rng.NormFloat64()
+			for _, form := range []int{biasPairs, biasDistSeq} { // with the relative term when by distance
+				if !withBias && form != biasPairs {
+					continue
 				}
-				return x
-			}
-			q, k, v, bias := mk(B*T*D), mk(B*T*D), mk(B*T*D), mk(H*T*T)
-			cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: causal}
-			if rows := AttentionEvalRows(T, causal); rows >= T {
-				t.Fatalf("causal=%v: %d rows per block at T=%d: the test needs several blocks", causal, rows, T)
-			}
-			run32 := func(keep bool) []float32 {
-				vs := []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D)}
-				if withBias {
-					vs = append(vs, tensor.New(tensor.WithShape(H, T, T), tensor.WithBacking(to32(bias))))
+				rel := withBias && form == biasDistSeq
+				rng := rand.New(rand.NewPCG(5, 6))
+				mk := func(n int) []float64 {
+					x := make([]float64, n)
+					for i := range x {
+						x[i] = rng.NormFloat64()
+					}
+					return x
 				}
-				op := &attentionOp{base: newBase("Attention", len(vs)), cfg: cfg, keepP: keep}
-				y := make([]float32, B*T*D)
-				attnFwd(op, &op.p32, &op.kt32, vs, y)
-				if !keep && len(op.p32.s) > workers()*AttentionEvalRows(T, causal)*T {
-					t.Errorf("causal=%v: evaluation holds %d weights, want at most workers·rows·T = %d", causal, len(op.p32.s), workers()*AttentionEvalRows(T, causal)*T)
+				q, k, v, bias := mk(B*T*D), mk(B*T*D), mk(B*T*D), mk(H*T*T)
+				biasShape := []int{H, T, T}
+				if form == biasDistSeq {
+					bias, biasShape = mk(B*H*(2*T-1)), []int{B * H, 2*T - 1}
 				}
-				return y
-			}
-			run64 := func(keep bool) []float64 {
-				vs := []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D)}
-				if withBias {
-					vs = append(vs, tensor.New(tensor.WithShape(H, T, T), tensor.WithBacking(append([]float64(nil), bias...))))
+				qr, rk := mk(B*T*D), mk(B*(2*T-1)*D)
+				cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: causal}
+				if rows := AttentionEvalRows(T, causal); rows >= T {
+					t.Fatalf("causal=%v: %d rows per block at T=%d: the test needs several blocks", causal, rows, T)
 				}
-				op := &attentionOp{base: newBase("Attention", len(vs)), cfg: cfg, keepP: keep}
-				y := make([]float64, B*T*D)
-				attnFwd(op, &op.p64, &op.kt64, vs, y)
-				return y
-			}
-			e32, k32 := run32(false), run32(true)
-			for i := range e32 {
-				if math.Float32bits(e32[i]) != math.Float32bits(k32[i]) {
-					t.Fatalf("float32 causal=%v bias=%v: output %d is %v in evaluation, %v with the weights kept", causal, withBias, i, e32[i], k32[i])
+				run32 := func(keep bool) []float32 {
+					vs := []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D)}
+					if withBias {
+						vs = append(vs, tensor.New(tensor.WithShape(biasShape...), tensor.WithBacking(to32(bias))))
+					}
+					if rel {
+						vs = append(vs, dense32(qr, B*T, D), dense32(rk, B*(2*T-1), D))
+					}
+					op := &attentionOp{base: newBase("Attention", len(vs)), cfg: cfg, keepP: keep, rel: rel, relSeq: rel}
+					if withBias {
+						op.bias = form
+					}
+					y := make([]float32, B*T*D)
+					attnFwd(op, &op.p32, &op.m32, &op.kt32, vs, y)
+					if !keep && len(op.p32.s) > workers()*AttentionEvalRows(T, causal)*T {
+						t.Errorf("causal=%v: evaluation holds %d weights, want at most workers·rows·T = %d", causal, len(op.p32.s), workers()*AttentionEvalRows(T, causal)*T)
+					}
+					return y
 				}
-			}
-			e64, k64 := run64(false), run64(true)
-			for i := range e64 {
-				if math.Float64bits(e64[i]) != math.Float64bits(k64[i]) {
-					t.Fatalf("float64 causal=%v bias=%v: output %d is %v in evaluation, %v with the weights kept", causal, withBias, i, e64[i], k64[i])
+				run64 := func(keep bool) []float64 {
+					vs := []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D)}
+					if withBias {
+						vs = append(vs, tensor.New(tensor.WithShape(biasShape...), tensor.WithBacking(append([]float64(nil), bias...))))
+					}
+					if rel {
+						vs = append(vs, dense64(qr, B*T, D), dense64(rk, B*(2*T-1), D))
+					}
+					op := &attentionOp{base: newBase("Attention", len(vs)), cfg: cfg, keepP: keep, rel: rel, relSeq: rel}
+					if withBias {
+						op.bias = form
+					}
+					y := make([]float64, B*T*D)
+					attnFwd(op, &op.p64, &op.m64, &op.kt64, vs, y)
+					return y
+				}
+				e32, k32 := run32(false), run32(true)
+				for i := range e32 {
+					if math.Float32bits(e32[i]) != math.Float32bits(k32[i]) {
+						t.Fatalf("float32 causal=%v bias=%v: output %d is %v in evaluation, %v with the weights kept", causal, withBias, i, e32[i], k32[i])
+					}
+				}
+				e64, k64 := run64(false), run64(true)
+				for i := range e64 {
+					if math.Float64bits(e64[i]) != math.Float64bits(k64[i]) {
+						t.Fatalf("float64 causal=%v bias=%v: output %d is %v in evaluation, %v with the weights kept", causal, withBias, i, e64[i], k64[i])
+					}
 				}
 			}
 		}
@@ -104,18 +127,18 @@ func TestAttentionFloat32MatchesFloat64(t *testing.T) {
 		cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: causal}
 		op32 := &attentionOp{base: newBase("Attention", 3), cfg: cfg, keepP: true}
 		y32 := make([]float32, B*T*D)
-		attnFwd(op32, &op32.p32, &op32.kt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D)}, y32)
+		attnFwd(op32, &op32.p32, &op32.m32, &op32.kt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D)}, y32)
 		g32 := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op32}
 		d32 := make([]float32, 3*B*T*D)
-		attnBwd(op32, op32.p32.s, &g32.d32, &g32.g32, &g32.vt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D),
+		attnBwd(op32, op32.p32.s, &g32.d32, &g32.g32, &g32.r32, &g32.vt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D),
 			tensor.New(tensor.WithShape(B*T, D), tensor.WithBacking(y32)), dense32(dy, B*T, D)}, d32)
 
 		op64 := &attentionOp{base: newBase("Attention", 3), cfg: cfg, keepP: true}
 		y64 := make([]float64, B*T*D)
-		attnFwd(op64, &op64.p64, &op64.kt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D)}, y64)
+		attnFwd(op64, &op64.p64, &op64.m64, &op64.kt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D)}, y64)
 		g64 := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op64}
 		d64 := make([]float64, 3*B*T*D)
-		attnBwd(op64, op64.p64.s, &g64.d64, &g64.g64, &g64.vt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D),
+		attnBwd(op64, op64.p64.s, &g64.d64, &g64.g64, &g64.r64, &g64.vt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D),
 			tensor.New(tensor.WithShape(B*T, D), tensor.WithBacking(y64)), dense64(dy, B*T, D)}, d64)
 
 		for _, c := range []struct {
@@ -216,7 +239,7 @@ func TestAttentionStaleBuffersSameBits(t *testing.T) {
 		op := &attentionOp{base: newBase("Attention", 3), cfg: cfg, keepP: keep, whole: !stale}
 		vs := []G.Value{t32(q, B*T, D), t32(k, B*T, D), t32(v, B*T, D)}
 		if withBias {
-			op.arity = 4
+			op.arity, op.bias = 4, biasPairs
 			vs = append(vs, t32(bias, H, T, T))
 		}
 		if capture {
@@ -229,12 +252,12 @@ func TestAttentionStaleBuffersSameBits(t *testing.T) {
 			fill(&g.g32, B*T*H)
 		}
 		y := make([]float32, B*T*D)
-		attnFwd(op, &op.p32, &op.kt32, vs, y)
+		attnFwd(op, &op.p32, &op.m32, &op.kt32, vs, y)
 		if !keep {
 			return y, nil, nil
 		}
 		out := make([]float32, 3*B*T*D+len(vs[3:])*H*T*T) // dq, dk, dv (and dbias)
-		attnBwd(op, op.p32.s, &g.d32, &g.g32, &g.vt32, []G.Value{vs[0], vs[1], vs[2], t32(y, B*T, D), t32(dy, B*T, D)}, out)
+		attnBwd(op, op.p32.s, &g.d32, &g.g32, &g.r32, &g.vt32, append(append([]G.Value{}, vs...), t32(y, B*T, D), t32(dy, B*T, D)), out)
 		return y, out, op.p32.s[:B*H*T*T]
 	}
 	for _, withBias := range []bool{false, true} {
