@@ -139,8 +139,8 @@ type attentionOp struct {
 	p64    scratch[float64]
 	m32    scratch[float32] // the relative term of a row block, [blk, blk + T − 1] per worker
 	m64    scratch[float64]
-	kt32  []bPacker[float32] // one per worker: the head's Kᵀ, packed once for its row blocks
-	kt64  []bPacker[float64]
+	kt32   []bPacker[float32] // one per worker: the head's Kᵀ, packed once for its row blocks
+	kt64   []bPacker[float64]
 }
 
 // packers returns w packers of Bᵀ kept in *ps across runs.
