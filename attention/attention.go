@@ -1,6 +1,7 @@
 // Package attention is multi-head self-attention whose position handling is delegated to a
 // position.Scheme's optional hooks. In order: q, k, v projections; rotate q and k (QKRotator);
-// scale by 1/√d_head (not with Config.Unscaled); add the logit bias (LogitBiaser, built once per graph by the model); causal mask; softmax; weighted values;
+// the query-dependent position term (RelativeKeyer); scale by 1/√d_head (not with
+// Config.Unscaled); add the logit bias (LogitBiaser, built once per graph by the model); causal mask; softmax; weighted values;
 // merge heads; output projection. The middle steps run in one fused op (internal/ops.Attention)
 // that reads each head in place, so no tensor is reshaped.
 package attention
@@ -75,16 +76,22 @@ func (l *Layer) linear(b *nn.Builder, x *G.Node, w, bias nn.Param) (*G.Node, err
 	return ops.Linear(x, wn, bn)
 }
 
-// Build applies the layer to x [Batch·Len, d_model] and returns [Batch·Len, d_model]. bias is
-// the scheme's logit bias [heads, Len, Len] (nil for none), built once per graph by the model
-// (position.LogitBiaser) and handed to every layer.
-func (l *Layer) Build(c position.Ctx, scheme position.Scheme, x, bias *G.Node) (*G.Node, error) {
-	return l.BuildCapture(c, scheme, x, bias, nil)
+// PerGraph is what the model builds once per graph from the scheme's hooks and hands to every
+// layer: the logit bias (position.LogitBiaser, nil for none) and the table of relative keys
+// (position.RelativeKeyer's RelativeTable, nil for none).
+type PerGraph struct {
+	Bias, RelTable *G.Node
+}
+
+// Build applies the layer to x [Batch·Len, d_model] and returns [Batch·Len, d_model]; c.Layer
+// is the layer's index among the blocks.
+func (l *Layer) Build(c position.Ctx, scheme position.Scheme, x *G.Node, g PerGraph) (*G.Node, error) {
+	return l.BuildCapture(c, scheme, x, g, nil)
 }
 
 // BuildCapture is Build with the attention weights handed to capture after every run (nil: none,
 // which is Build).
-func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x, bias *G.Node, capture *ops.AttentionCapture) (*G.Node, error) {
+func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x *G.Node, g PerGraph, capture *ops.AttentionCapture) (*G.Node, error) {
 	q, err := l.linear(c.B, x, l.wq, l.bq) // [B·T, D]
 	if err != nil {
 		return nil, err
@@ -102,8 +109,14 @@ func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x, bias *G.
 			return nil, fmt.Errorf("attention: %s rotation: %w", scheme.Name(), err)
 		}
 	}
-	y, err := ops.Attention(q, k, v, bias, ops.AttentionConfig{
-		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture,
+	var rel ops.RelativeKeys
+	if r, ok := scheme.(position.RelativeKeyer); ok {
+		if q, rel, err = r.RelativeKeys(c, g.RelTable, q); err != nil { // q + u [B·T, D]; q + v [B·T, D], keys [(B·)(2T−1), D]
+			return nil, fmt.Errorf("attention: %s relative keys: %w", scheme.Name(), err)
+		}
+	}
+	y, err := ops.Attention(q, k, v, g.Bias, ops.AttentionConfig{
+		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture, Rel: rel,
 	}) // [B·T, D], heads merged
 	if err != nil {
 		return nil, err

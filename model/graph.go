@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/posformer/posformer/attention"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/position"
@@ -196,10 +197,15 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node, captures []*ops.Attentio
 			return nil, fmt.Errorf("model: %s embeddings: %w", m.Scheme.Name(), err)
 		}
 	}
-	var bias *G.Node // [H, T, T]: the scheme's logit bias, built once and shared by every layer
+	var shared attention.PerGraph // built once and handed to every layer
 	if lb, ok := m.Scheme.(position.LogitBiaser); ok {
-		if bias, err = lb.LogitBias(c); err != nil {
+		if shared.Bias, err = lb.LogitBias(c); err != nil { // [H, T, T], or by distance [(B·)H, 2T−1]
 			return nil, fmt.Errorf("model: %s logit bias: %w", m.Scheme.Name(), err)
+		}
+	}
+	if rk, ok := m.Scheme.(position.RelativeKeyer); ok {
+		if shared.RelTable, err = rk.RelativeTable(c); err != nil { // [(B·)(2T−1), ·]
+			return nil, fmt.Errorf("model: %s relative table: %w", m.Scheme.Name(), err)
 		}
 	}
 	for i, bl := range m.blocks {
@@ -211,7 +217,8 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node, captures []*ops.Attentio
 		if captures != nil {
 			capture = captures[i]
 		}
-		a, err := bl.attn.BuildCapture(c, m.Scheme, h, bias, capture) // [B·T, D]
+		c.Layer = i
+		a, err := bl.attn.BuildCapture(c, m.Scheme, h, shared, capture) // [B·T, D]
 		if err != nil {
 			return nil, fmt.Errorf("model: block %d: %w", i, err)
 		}

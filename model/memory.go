@@ -54,8 +54,28 @@ func GraphBytes(c Config, s Shape) int64 {
 	if s.Hooks.AddsEmbedding {
 		pos += N*D + maxPos*D // an added embedding and its table
 	}
-	if s.Hooks.BiasesLogits {
-		pos += H * T * T * (1 + 8/bytes) // a logit bias, built in float64
+	switch {
+	case s.Hooks.BiasesLogits && s.Hooks.BiasByDistance:
+		nb := H
+		if maxPos > T { // randomized: one table per sequence
+			nb *= B
+		}
+		pos += nb * (2*T - 1) * (1 + 8/bytes) // a logit bias by distance, built in float64
+	case s.Hooks.BiasesLogits:
+		pos += H * T * T * (1 + 8/bytes) // a logit bias [H, T, T], built in float64
+	}
+	if s.Hooks.RelativeKeys {
+		// the table R [(B·)(2T−1), D] and per layer q + u, q + v [N, D], the keys [(B·)(2T−1),
+		// D] and the attention's block of the term by distance per worker, [rows, rows + T − 1]
+		nr := 2*T - 1
+		if maxPos > T { // randomized: one table per sequence
+			nr *= B
+		}
+		rows := int64(ops.AttentionEvalRows(s.Len, !c.Bidirectional))
+		if s.Grad {
+			rows = T
+		}
+		pos += nr*D + L*(2*N*D+nr*D+w*rows*(rows+T-1))
 	}
 	var elems int64
 	if !s.Grad {

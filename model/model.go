@@ -100,7 +100,7 @@ func (c Config) Validate() error {
 // for: a config's checks build the scheme alone with them, without the model's weights.
 func (c Config) SchemeDims() position.Dims {
 	dt, _ := nn.Dtype(c.Dtype)
-	return position.Dims{DModel: c.DModel, Heads: c.Heads, Dtype: dt, Seed: c.Seed, Bidirectional: c.Bidirectional}
+	return position.Dims{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, Dtype: dt, Seed: c.Seed, Bidirectional: c.Bidirectional}
 }
 
 // builds counts the models New has built, for the tests that check a run, a resume and a grid

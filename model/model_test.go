@@ -34,7 +34,7 @@ var schemes = func() []variant {
 		}
 		// A scheme may refuse the bidirectional form (with an error naming model.bidirectional).
 		s, err := position.New(position.Spec{Kind: kind}, position.Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64, Bidirectional: true})
-		if _, ok := s.(position.LogitBiaser); ok && err == nil {
+		if h := position.HooksOf(s); (h.BiasesLogits || h.RelativeKeys) && err == nil {
 			bidir = append(bidir, variant{name: kind + "_bidirectional", spec: position.Spec{Kind: kind}, bidirectional: true})
 		}
 	}

@@ -18,7 +18,8 @@ import (
 // registering it) through what the model relies on, causal and bidirectional, in float64:
 //   - New with the defaults works, and the scheme is named by its kind;
 //   - each hook it implements returns its documented shape ([B·T, D] embeddings and q, k;
-//     a [H, T, T] logit bias) and finite values, in a graph that runs;
+//     a logit bias [H, T, T] or by distance [H, 2T−1] (or [B·H, 2T−1]); relative keys [B·T, D]
+//     queries and [2T−1, D] (or [B·(2T−1), D]) keys) and finite values, in a graph that runs;
 //   - its Params are uniquely named "pos.<kind>..." and their sizes add up to the registry's
 //     Params count (the size check made before anything is allocated);
 //   - its Table has n rows of len(Columns) finite values;
@@ -77,7 +78,24 @@ func TestConformance(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					outs, want[bias] = append(outs, bias), []int{H, T, T}
+					outs, want[bias] = append(outs, bias), biasShape(bias, B, H, T)
+				}
+				if rk, ok := s.(position.RelativeKeyer); ok {
+					table, err := rk.RelativeTable(c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					q, _ := b.Input("q", B*T, D)
+					content, rel, err := rk.RelativeKeys(c, table, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					keys := []int{2*T - 1, D}
+					if rel.Keys.Shape()[0] == B*(2*T-1) {
+						keys = []int{B * (2*T - 1), D}
+					}
+					outs = append(outs, content, rel.Query, rel.Keys)
+					want[content], want[rel.Query], want[rel.Keys] = []int{B * T, D}, []int{B * T, D}, keys
 				}
 				if len(outs) > 0 {
 					vm := G.NewTapeMachine(b.G)
@@ -158,6 +176,18 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// biasShape is the shape a logit bias may have: per pair [H, T, T], or by distance [H, 2T−1]
+// or [B·H, 2T−1] (one table per sequence); the one of bias's rank and size.
+func biasShape(bias *G.Node, B, H, T int) []int {
+	switch s := bias.Shape(); {
+	case len(s) == 3:
+		return []int{H, T, T}
+	case s[0] == B*H && B > 1:
+		return []int{B * H, 2*T - 1}
+	}
+	return []int{H, 2*T - 1}
+}
+
 // TestConformanceBiasGradient checks, for every registered scheme whose logit bias has
 // trainable parameters, the gradient of Σ bias∘R (R random) with respect to those parameters
 // against central finite differences in float64, causal and bidirectional, with the parameters
@@ -209,11 +239,12 @@ func checkBiasGradient(t *testing.T, lb position.LogitBiaser, pp position.Parame
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := make([]float64, H*T*T)
+	shape := biasShape(bias, 1, H, T)
+	r := make([]float64, tensor.Shape(shape).TotalSize())
 	for i := range r {
 		r[i] = rng.NormFloat64()
 	}
-	rn, _ := b.Const("R", tensor.New(tensor.WithShape(H, T, T), tensor.WithBacking(r)))
+	rn, _ := b.Const("R", tensor.New(tensor.WithShape(shape...), tensor.WithBacking(r)))
 	loss := G.Must(G.Sum(G.Must(G.HadamardProd(bias, rn))))
 	grads, err := G.Grad(loss, nodes...)
 	if err != nil {

@@ -41,7 +41,7 @@ func ExampleKinds() {
 		}
 	}
 	// Output:
-	// alibi: linear distance bias per head with fixed slopes (Press et al. 2022); options []
+	// alibi: linear distance bias per head with fixed slopes (Press et al. 2022); options [{symmetric bool  encoder (model.bidirectional) only: −m·|i − j| on both sides, without the +m/2 for keys before the query that Ruoss et al.'s code adds to tell the sides apart}]
 	// rope: rotary encoding of q and k (Su et al. 2021, RoFormer); options [{base float 10000 frequency base: θᵢ = base^(−2i/d_rot); above 1} {rotary_fraction float 1 fraction of each head's dimensions rotated, in (0, 1]; d_rot = d_head × fraction must be even} {rope_scaling string  at evaluation lengths beyond training only (L_eval > L_train, in tokens): none; interpolate multiplies positions by L_train/L_eval (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)), s = L_eval/L_train (needs d_rot > 2); not with randomized}]
 }
 

@@ -6,8 +6,10 @@
 //
 //   - EmbeddingAdder adds absolute position information to the token embeddings (sinusoidal, learned);
 //   - QKRotator rotates each head's queries and keys before q·kᵀ (rope);
-//   - LogitBiaser adds a per-head bias [H, T, T] to the attention logits, after the 1/√d_head scale
-//     (alibi, t5);
+//   - LogitBiaser adds a per-head bias to the attention logits, after the 1/√d_head scale
+//     (alibi, t5, kerple, fire);
+//   - RelativeKeyer adds a position term that depends on the query as well as on the distance,
+//     (q_i + v)·W_R·R_{i−j} (relative, Transformer-XL's encoding);
 //   - Parameterized exposes trainable parameters (learned, t5);
 //   - Tabler gives the scheme's raw table in float64, for analysis and plots;
 //   - LengthChecker rejects sequence lengths the scheme cannot encode (learned, randomized positions);
@@ -22,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/internal/presence"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -42,6 +45,9 @@ type Ctx struct {
 	// graph with Len > TrainLen is an evaluation beyond the training lengths, where rope's
 	// rope_scaling applies.
 	TrainLen int
+	// Layer is the index of the block whose attention a per-layer hook (RotateQK, RelativeKeys)
+	// builds.
+	Layer int
 }
 
 // EmbeddingAdder adds position information to the token embeddings x [Batch·Len, d_model].
@@ -55,11 +61,34 @@ type QKRotator interface {
 	RotateQK(c Ctx, q, k *G.Node) (qr, kr *G.Node, err error)
 }
 
-// LogitBiaser returns a bias [heads, Len, Len] added to the attention logits of every layer
-// after the 1/√d_head scale (and not scaled by it): entry [h, i, j] is for query i and key j.
-// The model calls it once per graph and hands the node to every layer.
+// LogitBiaser returns a bias added to the attention logits of every layer after the 1/√d_head
+// scale (and not scaled by it): [heads, Len, Len], entry [h, i, j] for query i and key j; or,
+// for a bias that depends on i − j only, a table by distance [heads, 2·Len − 1] (entry [h,
+// i − j + Len − 1]; [Batch·heads, 2·Len − 1] for one table per sequence), which ops.Attention
+// reads row by row, so that it costs O(heads·Len) memory. The model calls it once per graph and
+// hands the node to every layer. A scheme whose bias is by distance says so with DistanceBiaser
+// (the memory prediction charges it that much).
 type LogitBiaser interface {
 	LogitBias(c Ctx) (*G.Node, error)
+}
+
+// DistanceBiaser is a LogitBiaser whose bias is a table by distance.
+type DistanceBiaser interface {
+	LogitBiaser
+	BiasByDistance()
+}
+
+// RelativeKeyer adds to the logits of every layer a position term that depends on the query as
+// well as on the distance, which a bias (the same for every query) cannot express:
+// Transformer-XL's (q_i + u)·k_j + (q_i + v)·W_R·R_{i−j}. The model calls RelativeTable once per
+// graph (what every layer shares: R, the encodings of the distances) and RelativeKeys in every
+// layer (c.Layer) with its projected queries q [Batch·Len, d_model]: it returns the query of
+// the content term (q + u, which replaces q) and the relative keys, which ops.Attention adds
+// row block by row block as scale·Query_i·Keys[i − j + Len − 1] (see ops.RelativeKeys), so that
+// memory stays linear in the length.
+type RelativeKeyer interface {
+	RelativeTable(c Ctx) (*G.Node, error)
+	RelativeKeys(c Ctx, table, q *G.Node) (content *G.Node, rel ops.RelativeKeys, err error)
 }
 
 // Parameterized schemes have trainable parameters.
@@ -83,7 +112,8 @@ type Warner interface {
 
 // Hooks says which of the hooks that cost memory in a graph a scheme implements.
 type Hooks struct {
-	AddsEmbedding, RotatesQK, BiasesLogits bool
+	AddsEmbedding, RotatesQK, BiasesLogits, RelativeKeys bool
+	BiasByDistance                                       bool // the logit bias is a table by distance (DistanceBiaser)
 }
 
 // HooksOf returns the hooks a scheme implements.
@@ -91,15 +121,17 @@ func HooksOf(s Scheme) Hooks {
 	_, add := s.(EmbeddingAdder)
 	_, rot := s.(QKRotator)
 	_, bias := s.(LogitBiaser)
-	return Hooks{AddsEmbedding: add, RotatesQK: rot, BiasesLogits: bias}
+	_, rel := s.(RelativeKeyer)
+	_, dist := s.(DistanceBiaser)
+	return Hooks{AddsEmbedding: add, RotatesQK: rot, BiasesLogits: bias, RelativeKeys: rel, BiasByDistance: dist}
 }
 
 // HooksOfKind returns the hooks of a kind built with its defaults; every hook for an unknown
 // kind or one that does not build with the defaults.
 func HooksOfKind(kind string) Hooks {
-	s, err := New(Spec{Kind: kind}, Dims{DModel: 8, Heads: 2, Dtype: tensor.Float64})
+	s, err := New(Spec{Kind: kind}, Dims{DModel: 8, Heads: 2, Layers: 1, Dtype: tensor.Float64})
 	if err != nil {
-		return Hooks{AddsEmbedding: true, RotatesQK: true, BiasesLogits: true}
+		return Hooks{AddsEmbedding: true, RotatesQK: true, BiasesLogits: true, RelativeKeys: true}
 	}
 	return HooksOf(s)
 }
@@ -119,6 +151,9 @@ type Tabler interface {
 type Dims struct {
 	DModel int
 	Heads  int
+	// Layers is the number of blocks, for schemes with parameters per layer (relative); 0 is
+	// counted as 1.
+	Layers int
 	Dtype  tensor.Dtype
 	Seed   uint64 // initialises trainable parameters
 	// Bidirectional is model.bidirectional: attention has no causal mask, so relative schemes

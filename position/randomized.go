@@ -15,6 +15,10 @@ import (
 type Randomization struct {
 	MaxRandom int  // L_max: positions are drawn from [0, MaxRandom)
 	AtEval    bool // evaluation samples positions too; otherwise it uses 0..n-1
+	// Anchored: the first position is 0 and the other n−1 are drawn from [1, MaxRandom), so
+	// that position d is the randomized distance d (relative schemes, which read distances:
+	// Ruoss et al.'s code draws n−1 sorted distances from [1, L), see relative.go).
+	Anchored bool
 }
 
 // Sampler schemes want randomized positions: the trainer draws them (Randomization.Batch) and
@@ -27,12 +31,18 @@ type Sampler interface {
 // Sample returns n distinct integers drawn uniformly from [0, MaxRandom), in increasing order
 // (Knuth's selection sampling, algorithm S: every n-subset is equally likely). It panics when
 // n > MaxRandom; CheckPositions rejects such lengths before any graph is built.
+//
+// Anchored: position 0, then n−1 distinct integers drawn the same way from [1, MaxRandom).
 func (r Randomization) Sample(rng *rand.Rand, n int) []int {
 	if n > r.MaxRandom || n < 0 {
 		panic(fmt.Sprintf("position: cannot draw %d distinct positions below %d", n, r.MaxRandom))
 	}
 	out := make([]int, 0, n)
-	for t := 0; t < r.MaxRandom && len(out) < n; t++ {
+	t := 0
+	if r.Anchored && n > 0 {
+		out, t = append(out, 0), 1
+	}
+	for ; t < r.MaxRandom && len(out) < n; t++ {
 		// Select t with probability (still needed)/(still available).
 		if rng.IntN(r.MaxRandom-t) < n-len(out) {
 			out = append(out, t)
@@ -54,6 +64,9 @@ func (r Randomization) Batch(rng *rand.Rand, b, n int) []int {
 // CheckPositions rejects sequences of more than MaxRandom tokens: they cannot get distinct
 // positions below L_max (and plain positions 0..n-1 would leave the range trained on).
 func (r Randomization) CheckPositions(n int) error {
+	if n > r.MaxRandom && r.Anchored {
+		return fmt.Errorf("position.max_random: randomized distances are drawn from [1, %d) but a sequence of %d tokens needs %d distinct distances; raise position.max_random to at least %d", r.MaxRandom, n, n-1, n)
+	}
 	if n > r.MaxRandom {
 		return fmt.Errorf("position.max_random: randomized positions are drawn from [0, %d) but a sequence of %d tokens needs %d distinct positions; raise position.max_random to at least %d", r.MaxRandom, n, n, n)
 	}
@@ -120,9 +133,14 @@ func (s Spec) checkRandomized(k *kindDef) error {
 // checks nothing.
 type Randomizer struct {
 	random *Randomization // nil: plain positions 0..n-1
+	// anchored: the scheme reads distances, drawn as Randomization.Anchored says
+	anchored bool
 }
 
-func (x *Randomizer) setRandomization(r Randomization) { x.random = &r }
+func (x *Randomizer) setRandomization(r Randomization) {
+	r.Anchored = x.anchored
+	x.random = &r
+}
 
 // Randomization is the randomized-positions option, if set (Sampler).
 func (x *Randomizer) Randomization() (Randomization, bool) {

@@ -84,7 +84,7 @@ func TestALiBiSlopes(t *testing.T) {
 }
 
 // biasValues builds a scheme's LogitBias for length T in a fresh float64 graph, runs it and
-// returns [H·T·T] values.
+// returns [H·T·T] values (a bias by distance [H, 2T−1] spelled out per pair).
 func biasValues(t *testing.T, s position.Scheme, T int) []float64 {
 	t.Helper()
 	b := nn.NewBuilder(tensor.Float64)
@@ -100,14 +100,35 @@ func biasValues(t *testing.T, s position.Scheme, T int) []float64 {
 	if err := vm.RunAll(); err != nil {
 		t.Fatal(err)
 	}
-	return slices.Clone(n.Value().Data().([]float64))
+	v := n.Value().Data().([]float64)
+	if sh := n.Shape(); len(sh) == 2 && sh[1] == 2*T-1 { // by distance: entry i − j + T − 1
+		H := sh[0]
+		out := make([]float64, H*T*T)
+		for h := 0; h < H; h++ {
+			for i := 0; i < T; i++ {
+				for j := 0; j < T; j++ {
+					out[(h*T+i)*T+j] = v[h*(2*T-1)+i-j+T-1]
+				}
+			}
+		}
+		return out
+	}
+	return slices.Clone(v)
 }
 
+// TestALiBiBias: causal, m_h·(j − i); an encoder's, Ruoss et al.'s −m_h·|i − j| + m_h/2 for the
+// keys before the query (−m_h·|i − j| on both sides with position.symmetric); 0 on the
+// diagonal; every head, length and pair.
 func TestALiBiBias(t *testing.T) {
-	for _, bidir := range []bool{false, true} {
+	for _, mode := range []string{"causal", "bidirectional", "symmetric"} {
+		bidir := mode != "causal"
 		for _, H := range []int{1, 3, 4, 8} {
-			s := mustNew(t, position.Spec{Kind: "alibi"}, position.Dims{DModel: 8 * H, Heads: H, Dtype: tensor.Float64, Bidirectional: bidir})
-			checkHooks(t, s, false, false, true, false, false)
+			spec := position.Spec{Kind: "alibi"}
+			if mode == "symmetric" {
+				spec = spec.With("symmetric", true)
+			}
+			s := mustNew(t, spec, position.Dims{DModel: 8 * H, Heads: H, Dtype: tensor.Float64, Bidirectional: bidir})
+			checkHooks(t, s, false, false, true, false, true) // a LengthChecker through its Randomizer
 			m := position.ALiBiSlopes(H)
 			for _, T := range []int{1, 2, 7, 33} {
 				v := biasValues(t, s, T)
@@ -128,22 +149,31 @@ func TestALiBiBias(t *testing.T) {
 							if bidir {
 								want = -m[h] * math.Abs(float64(i-j))
 							}
+							if mode == "bidirectional" && j < i {
+								want += m[h] / 2
+							}
 							worst = max(worst, math.Abs(v[(h*T+i)*T+j]-want))
 						}
 					}
 				}
 				if !(worst <= 1e-12) {
-					t.Errorf("bidirectional %v, H %d, T %d: bias differs from m_h·(j−i) by %.3g", bidir, H, T, worst)
+					t.Errorf("%s, H %d, T %d: bias differs from the formula by %.3g", mode, H, T, worst)
 				}
 			}
 			tab, err := s.(position.Tabler).Table(50)
-			if err != nil || len(tab.Rows) != 50 || len(tab.Columns) != H {
+			sides := map[bool]int{false: 1, true: 2}[bidir]
+			if err != nil || len(tab.Rows) != 50 || len(tab.Columns) != sides*H {
 				t.Fatalf("alibi table: %v, %d rows, columns %v", err, len(tab.Rows), tab.Columns)
 			}
 			for p, row := range tab.Rows {
-				for h, x := range row {
-					if want := -m[h] * float64(p); x != want {
-						t.Fatalf("alibi table[%d][%d] = %v, want %v", p, h, x, want)
+				for c, x := range row {
+					h := c % H
+					want := -m[h] * float64(p)
+					if mode == "bidirectional" && c < H && p > 0 {
+						want += m[h] / 2
+					}
+					if x != want {
+						t.Fatalf("%s: alibi table[%d][%s] = %v, want %v", mode, p, tab.Columns[c], x, want)
 					}
 				}
 			}
@@ -498,7 +528,8 @@ func TestNewSchemeErrors(t *testing.T) {
 		{"t5 buckets", position.Spec{Kind: "t5"}.With("num_buckets", 1), d, []string{"position.num_buckets", "at least 2"}},
 		{"t5 bidirectional buckets", position.Spec{Kind: "t5"}.With("num_buckets", 3), bi, []string{"position.num_buckets", "at least 4"}},
 		{"t5 init_std", position.Spec{Kind: "t5"}.With("init_std", -1), d, []string{"position.init_std"}},
-		{"randomized alibi", position.Spec{Kind: "alibi", Randomized: true}, d, []string{"position.randomized", "alibi"}},
+		{"randomized kerple", position.Spec{Kind: "kerple", Randomized: true}, d, []string{"position.randomized", "kerple"}},
+		{"alibi symmetric in a decoder", position.Spec{Kind: "alibi"}.With("symmetric", true), d, []string{"position.symmetric", "model.bidirectional"}},
 		{"randomized none", position.Spec{Kind: "none", Randomized: true}, d, []string{"position.randomized"}},
 		{"max_random", position.Spec{Kind: "rope", Randomized: true, MaxRandom: -2}, d, []string{"position.max_random: must be positive, got -2"}},
 		{"eval_positions", position.Spec{Kind: "rope", Randomized: true, EvalPositions: "sorted"}, d, []string{"position.eval_positions", `"sorted"`}},

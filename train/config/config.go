@@ -323,7 +323,7 @@ func (c Config) checkSize(task data.Task) error {
 	}
 	mc.Vocab = max(mc.Vocab, task.Vocab())
 	fix := "model.d_model, model.d_ff or model.layers"
-	p := position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads}) // a learned table, a bias table, ...
+	p := position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers}) // a learned table, a bias table, ...
 	n := model.Params(mc, float64(p))
 	if p > 0 {
 		var sizes []string

@@ -17,7 +17,7 @@ func TestRandomizedRangeChecks(t *testing.T) {
 		// copy at length 8 is 16 tokens.
 		{[]string{"position.randomized=true", "position.max_random=15"}, "position.max_random"},
 		{[]string{"position.kind=learned", "position.randomized=true", "position.max_random=64", "position.max_positions=32"}, "position.max_positions"},
-		{[]string{"position.kind=alibi", "position.randomized=true"}, "position.randomized"},
+		{[]string{"position.kind=kerple", "position.randomized=true"}, "position.randomized"},
 		{[]string{"position.kind=t5", "position.max_distance=-3"}, "position.max_distance: must be positive, got -3"},
 	} {
 		_, err := Parse([]byte(testutil.Minimal), "min.yaml", append([]string{"out=" + t.TempDir()}, tc.sets...))
