@@ -30,7 +30,8 @@ The model, from the papers' formulas (Vaswani et al. 2017; pre-LayerNorm as in G
     logits = LN_f(x) Wh + bh                                             [B, T, V]
     Attn: q, k, v = x Wq + bq, ...; head h is columns h*dh .. (h+1)*dh - 1;
           rope rotates q and k; s = q k^T / sqrt(dh) (q k^T with unscaled_logits)
-          + bias (alibi, t5) + causal mask;
+          (relative: ((q + u) k^T + (q + v) W_R R) / sqrt(dh)) + bias (alibi, t5, kerple,
+          fire) + causal mask;
           softmax over keys; heads concatenated; x Wo + bo.
     LayerNorm: biased variance, eps 1e-5.  GELU: exact, x * Phi(x).
 
@@ -42,12 +43,15 @@ Position schemes (docs/schemes.md):
                 training length L_train (T > L_train, s = T/L_train) rope_scaling interpolate
                 uses p/s (Chen et al. 2023), ntk uses base * s^(d_rot/(d_rot-2))
     none        nothing (NoPE)
-    alibi       Press et al. 2022: + m_h (j - i) for keys j <= i, -m_h |i - j| bidirectional,
-                the slopes of the paper's reference code
+    alibi       Press et al. 2022: + m_h (j - i) for keys j <= i; bidirectional, Ruoss et al.'s
+                -m_h |i - j| + m_h/2 for keys j < i (symmetric: no m_h/2); the slopes of the
+                paper's reference code; randomized: the distance d read as the drawn r_d
+    relative    Dai et al. 2019 (Transformer-XL): per layer u, v, W_R; R sin then cos of i - j
     t5          Raffel et al. 2020: + b[h, bucket(j - i)], T5's relative_position_bucket
     kerple      Chi et al. 2022 (log): - r1_h log(1 + r2_h |i - j|), r = 0.01 + softplus(rho)
     fire        Li et al. 2024: MLP(psi(i - j) / psi(max(L, i)))_h, psi(x) = log(|c| x + 1); causal
-    randomized  (Ruoss et al. 2023) the absolute and rotary schemes at given positions: pass them.
+    randomized  (Ruoss et al. 2023) the absolute and rotary schemes at given positions: pass them;
+                alibi and relative read distances from them (0, r_1 < r_2 < ...).
 Tables (sinusoidal, rope angles, alibi, t5 buckets) are computed in float64 and cast to the
 model's dtype. Run with Debian's interpreter and PyTorch: /usr/bin/python3 (apt-get install
 python3-torch libopenblas0-pthread).
@@ -281,9 +285,15 @@ class Scheme(nn.Module):
         """q, k [B, H, T, dh]: rotated (rope)."""
         return q, k
 
-    def bias(self, T):
-        """[H, T, T] added to the scaled logits (query i, key j), or None."""
+    def bias(self, T, pos=None):
+        """[H, T, T] (or [B, H, T, T]) added to the scaled logits (query i, key j), or None;
+        pos [B, T] the positions (randomized distances), None for 0..T-1."""
         return None
+
+    def relative(self, q, layer, pos):
+        """q [B, H, T, dh] -> (the query of the content term, a position term [B, H, T, T] to add
+        before the scale, or None)."""
+        return q, None
 
 
 def sinusoidal_pe(pos, d, base):
@@ -381,20 +391,64 @@ def alibi_slopes(n):
     return power_of_2(c) + alibi_slopes(2 * c)[0::2][: n - c]
 
 
+def signed_distances(T, pos):
+    """The distance of query i and key j, i - j ([T, T], float64), or with randomized distances
+    (pos [B, T], pos[:, 0] = 0 < pos[:, 1] < ...: Ruoss et al.'s draw, the distance d read as
+    pos[:, d]) sign(i - j) * pos[b, |i - j|] ([B, T, T])."""
+    i = torch.arange(T).unsqueeze(1)
+    d = i - torch.arange(T).unsqueeze(0)                             # [T, T], int64
+    if pos is None:
+        return d.to(torch.float64)
+    p = pos.to(torch.float64) - pos[:, :1].to(torch.float64)         # [B, T]
+    return torch.sign(d).to(torch.float64) * p[:, d.abs()]           # [B, T, T]
+
+
 class ALiBi(Scheme):
-    def __init__(self, heads, bidirectional):
+    """Press et al. 2022; bidirectional, Ruoss et al.'s -m |i - j| + m/2 for keys before the query
+    (symmetric: without the m/2); randomized (NOISY_ALIBI), the distances drawn per sequence."""
+
+    def __init__(self, heads, bidirectional, symmetric=False, randomized=False):
         super().__init__()
         self.m = torch.tensor(alibi_slopes(heads), dtype=torch.float64)
-        self.bidirectional = bidirectional
-        self._cache = {}
+        self.bidirectional, self.symmetric, self.randomized = bidirectional, symmetric, randomized
 
-    def bias(self, T):
-        if T not in self._cache:
-            i = torch.arange(T, dtype=torch.float64).unsqueeze(1)   # query
-            j = torch.arange(T, dtype=torch.float64).unsqueeze(0)   # key
-            d = -(i - j).abs() if self.bidirectional else (j - i)
-            self._cache[T] = self.m.view(-1, 1, 1) * d              # [H, T, T], float64
-        return self._cache[T]
+    def bias(self, T, pos=None):
+        d = signed_distances(T, pos if self.randomized else None)   # i - j
+        if self.bidirectional:
+            b = -d.abs()
+            if not self.symmetric:
+                b = b + 0.5 * (d > 0).to(torch.float64)
+        else:
+            b = -d
+        b = b.unsqueeze(-3) * self.m.view(-1, 1, 1)                 # [(B,) H, T, T], float64
+        return b
+
+
+class Relative(Scheme):
+    """Transformer-XL's relative encoding (Dai et al. 2019), per layer l: the logit of query i
+    and key j is ((q_i + u_l) k_j + (q_i + v_l) W_R,l R_{i-j}) / sqrt(dh), R_t = [sin(t w_k)...,
+    cos(t w_k)...], w_k = base^(-2k/d); randomized: distance i - j read as sign * pos[|i - j|]."""
+
+    def __init__(self, d, heads, layers, base, randomized):
+        super().__init__()
+        self.d, self.h, self.base, self.randomized = d, heads, base, randomized
+        for l in range(layers):  # u{l}, v{l} [d] and wr{l} [d, d] (input x output) of layer l
+            setattr(self, f"u{l}", nn.Parameter(torch.zeros(d)))
+            setattr(self, f"v{l}", nn.Parameter(torch.zeros(d)))
+            setattr(self, f"wr{l}", nn.Parameter(torch.zeros(d, d)))
+
+    def relative(self, q, layer, pos):
+        B, H, T, dh = q.shape
+        delta = signed_distances(T, pos if self.randomized else None)          # [(B,) T, T]
+        inv_freq = self.base ** (-torch.arange(0, self.d, 2, dtype=torch.float64) / self.d)
+        angle = delta.unsqueeze(-1) * inv_freq                                 # [(B,) T, T, d/2]
+        R = torch.cat([torch.sin(angle), torch.cos(angle)], dim=-1).to(q.dtype)   # [(B,) T, T, d]
+        u, v, wr = (getattr(self, f"{n}{layer}") for n in ("u", "v", "wr"))
+        keys = (R @ wr).unflatten(-1, (H, dh))                     # [(B,) T, T, H, dh]
+        keys = keys.expand(B, T, T, H, dh)                                     # [B, T, T, H, dh]
+        qv = q + v.view(H, 1, dh)                                  # [B, H, T, dh]
+        term = torch.einsum("bhix,bijhx->bhij", qv, keys)                     # [B, H, T, T]
+        return q + u.view(H, 1, dh), term
 
 
 def t5_bucket(rel, bidirectional, num_buckets, max_distance):
@@ -421,7 +475,7 @@ class T5Bias(Scheme):
         self.nb, self.md, self.bidirectional = num_buckets, max_distance, bidirectional
         self._cache = {}
 
-    def bias(self, T):
+    def bias(self, T, pos=None):
         if T not in self._cache:
             b = [[t5_bucket(j - i, self.bidirectional, self.nb, self.md) for j in range(T)] for i in range(T)]
             self._cache[T] = torch.tensor(b, dtype=torch.long)
@@ -446,7 +500,7 @@ class Kerple(Scheme):
         self.h, self.bidirectional = heads, bidirectional
         self.rho = nn.Parameter(torch.zeros(2 * heads))
 
-    def bias(self, T):
+    def bias(self, T, pos=None):
         r = self.FLOOR + F.softplus(self.rho.to(torch.float64))
         r1, r2 = r[: self.h].view(-1, 1, 1), r[self.h:].view(-1, 1, 1)
         return -r1 * torch.log1p(r2 * _distances(T, self.bidirectional))       # [H, T, T]
@@ -465,7 +519,7 @@ class FIRE(Scheme):
         self.h, self.w, self.l0 = heads, width, init_l
         self.theta = nn.Parameter(torch.zeros(2 * width + width * heads + heads + 2))
 
-    def bias(self, T):
+    def bias(self, T, pos=None):
         th = self.theta.to(torch.float64)
         W, H = self.w, self.h
         w1, b1 = th[:W], th[W: 2 * W]
@@ -478,7 +532,7 @@ class FIRE(Scheme):
         return (hidden @ w2 + b2).permute(2, 0, 1)                               # [H, T, T]
 
 
-def make_scheme(kind, opt, d_model, heads, bidirectional):
+def make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
     """The scheme of a resolved position section. Options a resolved config always holds are
     required; rope_scaling is omitted when none."""
     def need(key):
@@ -494,7 +548,9 @@ def make_scheme(kind, opt, d_model, heads, bidirectional):
     if kind == "none":
         return Scheme()
     if kind == "alibi":
-        return ALiBi(heads, bidirectional)
+        return ALiBi(heads, bidirectional, bool(opt.get("symmetric", False)), bool(opt.get("randomized", False)))
+    if kind == "relative":
+        return Relative(d_model, heads, layers, float(need("base")), bool(opt.get("randomized", False)))
     if kind == "t5":
         return T5Bias(heads, int(need("num_buckets")), int(need("max_distance")), bidirectional)
     if kind == "kerple":
@@ -507,9 +563,9 @@ def make_scheme(kind, opt, d_model, heads, bidirectional):
 # ---------------------------------------------------------------- the model
 
 class Block(nn.Module):
-    def __init__(self, d, heads, d_ff, scaled=True):
+    def __init__(self, d, heads, d_ff, scaled=True, index=0):
         super().__init__()
-        self.h, self.dh = heads, d // heads
+        self.h, self.dh, self.index = heads, d // heads, index
         self.scale = 1 / math.sqrt(self.dh) if scaled else 1.0     # unscaled_logits: T5's q k^T
         self.ln1 = nn.LayerNorm(d, eps=LAYER_NORM_EPS)
         self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
@@ -522,7 +578,11 @@ class Block(nn.Module):
         split = lambda y: y.view(B, T, self.h, self.dh).transpose(1, 2)   # [B, H, T, dh]
         q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
         q, k = scheme.rotate(q, k, pos, train_len)
-        s = torch.matmul(q, k.transpose(-2, -1)) * self.scale              # [B, H, T, T]
+        q, term = scheme.relative(q, self.index, pos)                      # relative: q + u, (q + v) W_R R
+        s = torch.matmul(q, k.transpose(-2, -1))                           # [B, H, T, T]
+        if term is not None:
+            s = s + term
+        s = s * self.scale
         if bias is not None:
             s = s + bias
         if mask is not None:
@@ -547,9 +607,9 @@ class Posformer(nn.Module):
         self.train_len = int(arch.get("train_len", 0))
         pos = arch.get("position", {})
         self.tok_emb = nn.Parameter(torch.randn(V, D))
-        self.scheme = make_scheme(pos.get("kind", "sinusoidal"), pos, D, H, self.bidirectional)
+        self.scheme = make_scheme(pos.get("kind", "sinusoidal"), pos, D, H, self.bidirectional, arch["layers"])
         scaled = not arch.get("unscaled_logits", False)
-        self.blocks = nn.ModuleList(Block(D, H, arch["d_ff"], scaled) for _ in range(arch["layers"]))
+        self.blocks = nn.ModuleList(Block(D, H, arch["d_ff"], scaled, i) for i in range(arch["layers"]))
         self.lnf = nn.LayerNorm(D, eps=LAYER_NORM_EPS)
         self.head = nn.Linear(D, V)
         self._masks = {}
@@ -564,11 +624,12 @@ class Posformer(nn.Module):
 
     def forward(self, tokens, positions=None):
         """tokens [B, T] (int64) -> logits [B, T, vocab]. positions [B, T]: each token's position
-        (randomized positions), default 0..T-1; alibi and t5 use token indices, not positions."""
+        (randomized positions), default 0..T-1; t5, kerple and fire use token indices, randomized
+        alibi and relative read the distances from them."""
         T = tokens.shape[1]
         x = F.embedding(tokens, self.tok_emb)                             # [B, T, D]
         x = self.scheme.embed(x, positions)
-        bias = self.scheme.bias(T)
+        bias = self.scheme.bias(T, positions)
         if bias is not None:
             bias = bias.to(x.dtype)
         mask = self.mask(T, x.dtype)
@@ -663,6 +724,17 @@ def _check_t5(f, a):
     f.int("max_distance", lo=per_dir // 2 + 1)
 
 
+def _check_relative(f, a):
+    f.float("base", above=1)
+    if a["d_model"] % 2:
+        raise _bad(f.path, "posformer.model.d_model", f"relative encodings pair sin and cos, so d_model must be even, got {a['d_model']}")
+
+
+def _relative_tensors(o, a):
+    d = ("d_model", a["d_model"])
+    return [(f"pos.relative.{n}.{l}", f"{n}{l}", [d, d] if n == "wr" else [d]) for l in range(a["layers"]) for n in ("u", "v", "wr")]
+
+
 def _check_fire(f, a):
     if f.int("mlp_width", lo=1) > MAX_FIRE_WIDTH:
         raise f.bad("mlp_width", f"{f.obj['mlp_width']} is more than {MAX_FIRE_WIDTH}, the widest MLP posformer builds")
@@ -680,7 +752,8 @@ SCHEMES = {
                 lambda o, a: [("pos.learned.table", "table", [("position.max_positions", o["max_positions"]), ("d_model", a["d_model"])])]),
     "rope": (_check_rope, lambda o, a: []),
     "none": (lambda f, a: None, lambda o, a: []),
-    "alibi": (lambda f, a: None, lambda o, a: []),
+    "alibi": (lambda f, a: f.bool("symmetric", default=False), lambda o, a: []),
+    "relative": (_check_relative, _relative_tensors),
     "t5": (_check_t5, lambda o, a: [("pos.t5.bias", "table", [("heads", a["heads"]), ("position.num_buckets", o["num_buckets"])])]),
     "kerple": (lambda f, a: None, lambda o, a: [("pos.kerple.rho", "rho", [("2·heads", 2 * a["heads"])])]),
     "fire": (_check_fire, lambda o, a: [("pos.fire.theta", "theta", [(

@@ -79,6 +79,9 @@ var crossSchemes = []struct{ name, kind, position, model string }{
 	{"sinusoidal_randomized", "sinusoidal", `{kind: sinusoidal, randomized: true, max_random: 40}`, ""},
 	{"learned_randomized", "learned", `{kind: learned, max_positions: 40, init_std: 0.5, randomized: true, max_random: 40}`, ""},
 	{"rope_randomized", "rope", `{kind: rope, randomized: true, max_random: 40}`, ""},
+	{"relative", "relative", `{kind: relative}`, ""},
+	{"relative_randomized", "relative", `{kind: relative, randomized: true, max_random: 40}`, ""},
+	{"alibi_randomized", "alibi", `{kind: alibi, randomized: true, max_random: 40}`, ""},
 }
 
 // crossCase is one forward pass both sides run.
