@@ -13,13 +13,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
 // GridFile is the name of the grid's own config, written at the top of its directory.
-const GridFile = "grid.yaml"
+const GridFile = config.GridFile
 
 // Run is one finished cell.
 type Run struct {
@@ -53,7 +54,7 @@ func Load(dir string) (*Grid, error) {
 		if cfg.Select.On() {
 			// The grid's own cells take their group's chosen value (selection.json); before the
 			// selection is made, they are all missing.
-			g.Selection, err = train.ReadSelection(dir)
+			g.Selection, err = grid.ReadSelection(dir)
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
@@ -23,7 +24,7 @@ func tinyGrid(t *testing.T, dir, src string) *Grid {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := train.RunGrid(context.Background(), cells, train.GridOptions{Jobs: 2}); err != nil {
+	if _, err := grid.RunCells(context.Background(), cells, grid.CellOptions{Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := yaml.Marshal(cfg)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
@@ -312,7 +313,7 @@ func SelectionTable(sel *config.Selection) string {
 	fmt.Fprintf(&b, "\n## Selection of %s\n\n", sel.Field)
 	fmt.Fprintf(&b, "Each group's value: the highest mean validation %s (training lengths) over the tuning seeds %v, ties to the value listed first; "+
 		"a group below %.2f did not learn the task in range with any value. Only the chosen value's runs are in the tables above (selection.json).\n\n",
-		strings.ReplaceAll(sel.Metric, "_", " "), sel.Seeds, train.LearnedScore)
+		strings.ReplaceAll(sel.Metric, "_", " "), sel.Seeds, grid.LearnedScore)
 	b.WriteString("| group | scores of the candidates | chosen | learned in range |\n| --- | --- | ---: | --- |\n")
 	for _, g := range sel.Groups {
 		var vals, scores []string

@@ -105,7 +105,7 @@ type Metric struct {
 // config.Parse) and writes its run directory Out/Name.
 func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	if len(cfg.Sweep) > 0 {
-		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, train.RunGrid)")
+		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, grid.RunCells)")
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -33,7 +33,7 @@ sweep:
 	if err := run(context.Background(), []string{"-config", cfgFile, "-out", dir, "-jobs", "2"}, &out, &errOut); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
-	sel, err := train.ReadSelection(filepath.Join(dir, "g"))
+	sel, err := grid.ReadSelection(filepath.Join(dir, "g"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,32 +124,4 @@ func dropTiming(b []byte) []byte {
 		out = append(out, strings.Join(keep, ","))
 	}
 	return []byte(strings.Join(out, "\n"))
-}
-
-// TestSelectionLine: the line a grid prints for each group's choice names the group as
-// field=value pairs (not a Go map) and every candidate's score beside its value.
-func TestSelectionLine(t *testing.T) {
-	sel := &config.Selection{Field: "train.lr", Values: []float64{0.003, 0.01}, Metric: "exact_match"}
-	g := config.SelectionGroup{Values: map[string]string{"task.name": "copy", "position.kind": "rope"}, Scores: []float64{0.640625, 0.71875}, Chosen: 0.01}
-	want := "select: position.kind=rope, task.name=copy: train.lr = 0.01 (mean validation exact_match 0.003: 0.641, 0.01: 0.719)"
-	if got := selectionLine(sel, g); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
-	if got := selectionLine(sel, config.SelectionGroup{Scores: []float64{0.5, 0.25}, Chosen: 0.003}); !strings.HasPrefix(got, "select: all cells: train.lr = 0.003") {
-		t.Errorf("a grid with one group: %s", got)
-	}
-}
-
-// TestScoreLine: a grid's progress lines give a slots-format run's token accuracy (Protocol B's
-// metric, which the report headlines) and a next-token run's exact match.
-func TestScoreLine(t *testing.T) {
-	r := &train.Result{InRangeExact: 0.25, BeyondExact: 0, InRangeToken: 0.875, BeyondToken: 0.5}
-	var slots, next config.Config
-	slots.Task.Format, next.Task.Format = data.FormatSlots, data.FormatNext
-	if got, want := scoreLine(slots, r), "in-range token accuracy 0.875, beyond 0.500"; got != want {
-		t.Errorf("slots: got %q, want %q", got, want)
-	}
-	if got, want := scoreLine(next, r), "in-range exact 0.250, beyond 0.000"; got != want {
-		t.Errorf("next: got %q, want %q", got, want)
-	}
 }

@@ -10,8 +10,9 @@
 // PredictMemory predicts a run's peak memory from the config, and Warnings notes what is legal
 // but deserves a word.
 //
-// Nothing here trains: package train runs a Config (train.Run, train.RunGrid) and chooses
-// select:'s values from the scores of the finished tuning runs (train.Choose).
+// Nothing here trains: package train runs a Config (train.Run), and package grid a grid's cells
+// (grid.Run), choosing select:'s values from the scores of the finished tuning runs
+// (grid.Choose).
 package config
 
 import (

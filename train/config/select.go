@@ -43,6 +43,10 @@ func (s Select) On() bool {
 	return s.Field != "" || len(s.Values) > 0 || len(s.Seeds) > 0 || s.Metric != ""
 }
 
+// GridFile is the name of the grid's own config (MarshalGrid), written at the top of its
+// directory.
+const GridFile = "grid.yaml"
+
 // SelectionFile is the file, in a grid directory, recording the selection.
 const SelectionFile = "selection.json"
 
@@ -186,7 +190,7 @@ type Selection struct {
 
 // SelectionGroup is one group's choice: its swept values (seed excluded), the candidates'
 // mean validation scores over the tuning seeds, the chosen value, and whether it learned the
-// task in range (its score reaches train.LearnedScore).
+// task in range (its score reaches grid.LearnedScore).
 type SelectionGroup struct {
 	Values  map[string]string `json:"values"`
 	Scores  []float64         `json:"scores"` // aligned with the select: values
@@ -237,7 +241,7 @@ func ExpandSelected(c Config, sel *Selection) ([]Cell, error) {
 
 // TuningCopies maps each of a grid's cells (ExpandSelected with sel) that is also a tuning run
 // (a tuning seed, its group's chosen value) to that tuning run's directory: the grid copies it
-// (train.GridOptions.CopyFrom) rather than train the same config twice.
+// (grid.CellOptions.CopyFrom) rather than train the same config twice.
 func TuningCopies(c Config, sel *Selection, cells []Cell) (map[string]string, error) {
 	if sel == nil {
 		return nil, nil

@@ -1,4 +1,4 @@
-package train
+package grid
 
 import (
 	"context"
@@ -6,36 +6,37 @@ import (
 	"sync"
 
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
-// GridOptions control a grid run.
-type GridOptions struct {
+// CellOptions control how a grid's cells are run (RunCells).
+type CellOptions struct {
 	Jobs     int // runs in parallel; default 1
-	Progress func(done, total int, cell config.Cell, res *Result, err error)
+	Progress func(done, total int, cell config.Cell, res *train.Result, err error)
 	Force    bool // replace existing run directories
 	Resume   bool // keep finished runs, continue partial ones from their checkpoints
 	// CopyFrom maps a cell's name to a finished run of the same config to copy instead of
-	// training it (Options.CopyFrom; config.TuningCopies).
+	// training it (train.Options.CopyFrom; config.TuningCopies).
 	CopyFrom map[string]string
 }
 
-// runShared is Run; when shared, the run is declared to the ops as one of several concurrent
+// runShared is train.Run; when shared, the run is declared to the ops as one of several concurrent
 // jobs, so that the runs share the cores (each op of each run on GOMAXPROCS/jobs workers)
 // rather than each splitting every op over all of them. Same results either way.
-func runShared(ctx context.Context, cfg config.Config, opt Options, shared bool) (*Result, error) {
+func runShared(ctx context.Context, cfg config.Config, opt train.Options, shared bool) (*train.Result, error) {
 	if shared {
 		ops.JobStarted()
 		defer ops.JobFinished()
 	}
-	return Run(ctx, cfg, opt)
+	return train.Run(ctx, cfg, opt)
 }
 
-// RunGrid runs every cell, Jobs at a time. Each run is deterministic, so the results do not
+// RunCells runs every cell, Jobs at a time. Each run is deterministic, so the results do not
 // depend on Jobs. It returns the results in cell order; the first error stops new runs.
-func RunGrid(ctx context.Context, cells []config.Cell, opt GridOptions) ([]*Result, error) {
+func RunCells(ctx context.Context, cells []config.Cell, opt CellOptions) ([]*train.Result, error) {
 	jobs := max(opt.Jobs, 1)
-	results := make([]*Result, len(cells))
+	results := make([]*train.Result, len(cells))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -50,7 +51,7 @@ func RunGrid(ctx context.Context, cells []config.Cell, opt GridOptions) ([]*Resu
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := runShared(ctx, cells[i].Config, Options{Force: opt.Force, Resume: opt.Resume, CopyFrom: opt.CopyFrom[cells[i].Name]}, jobs > 1)
+				res, err := runShared(ctx, cells[i].Config, train.Options{Force: opt.Force, Resume: opt.Resume, CopyFrom: opt.CopyFrom[cells[i].Name]}, jobs > 1)
 				mu.Lock()
 				done++
 				if err != nil && firstErr == nil {

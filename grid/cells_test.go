@@ -1,4 +1,4 @@
-package train
+package grid
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func TestEncoderRunsConcurrently(t *testing.T) {
 		if cells, err = config.Expand(cfg); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := RunGrid(context.Background(), cells, GridOptions{Jobs: jobs}); err != nil {
+		if _, err := RunCells(context.Background(), cells, CellOptions{Jobs: jobs}); err != nil {
 			t.Fatalf("-jobs %d: %v", jobs, err)
 		}
 		dirs[i] = cells[0].Config.Out

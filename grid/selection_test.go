@@ -1,12 +1,31 @@
-package train
+package grid
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
+
+// lastMetric is the last line of a run's metrics.jsonl.
+func lastMetric(t *testing.T, path string) train.Metric {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	var m train.Metric
+	if err := json.Unmarshal(lines[len(lines)-1], &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
 
 func TestBestIndexTies(t *testing.T) {
 	for _, c := range []struct {
@@ -53,18 +72,17 @@ func TestSelection(t *testing.T) {
 	if d := filepath.Dir(filepath.Join(tuning[0].Config.Out, tuning[0].Name)); d != filepath.Join(out, "g", config.SelectDir) {
 		t.Fatalf("tuning runs in %s", d)
 	}
-	if _, err := RunGrid(context.Background(), tuning, GridOptions{Jobs: 2}); err != nil {
+	if _, err := RunCells(context.Background(), tuning, CellOptions{Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	mean := map[string][]float64{} // kind → per candidate
 	for _, c := range tuning {
 		dir := filepath.Join(c.Config.Out, c.Name)
-		got, err := ValidationScore(dir, "exact_match")
+		got, err := train.ValidationScore(dir, "exact_match")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ms := readMetrics(t, filepath.Join(dir, "metrics.jsonl"))
-		if last := ms[len(ms)-1]; last.ValExact == nil || *last.ValExact != got {
+		if last := lastMetric(t, filepath.Join(dir, "metrics.jsonl")); last.ValExact == nil || *last.ValExact != got {
 			t.Fatalf("%s: ValidationScore %v, last logged validation %v", c.Name, got, last.ValExact)
 		}
 		k := c.Config.Position.Kind

@@ -1,0 +1,255 @@
+// Package grid runs a grid, a config with a sweep: (expanded into cells by package
+// train/config): its directory and grid.yaml (a grid is resumed only into the same grid), the
+// select: phase (tuning runs in <grid>/select/, each group's value chosen on in-range validation
+// and kept in selection.json), and the cells themselves, jobs at a time, each a train.Run. cmd/train
+// parses the flags, calls Run and writes the report.
+package grid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/train/config"
+)
+
+// Options control a grid's run.
+type Options struct {
+	Jobs          int  // runs trained at once; default 1
+	Force, Resume bool // start the grid over; continue it (finished runs are kept)
+	// Shard is this process's share of the cells (config.Shard; the zero value: all of them).
+	Shard config.Shard
+	// Log receives the progress lines: the select phase, one line per finished run, the ETA.
+	Log io.Writer
+	// LimitMemory, when set, is called before training with the predicted peak memory of Jobs
+	// runs at once (cmd/train sets the runtime's soft memory limit with it).
+	LimitMemory func(peak int64)
+}
+
+// Ran is what Run trained: the cells of this process (after the select: phase and the shard),
+// the grid's directory and the time the cells took.
+type Ran struct {
+	Cells   []config.Cell
+	Dir     string
+	Elapsed time.Duration
+}
+
+// Run trains a grid's cells (config.Expand's, passed in) in its directory config.GridDir(cfg): it
+// checks the directory's grid.yaml against this grid (a different grid is refused, an existing
+// one needs Resume or Force), writes it, runs the select: phase when the grid has one, and
+// trains this shard's cells, Jobs at a time. It returns nil, without error, when there is nothing
+// to train yet: other shards' tuning runs are missing, or this shard has no cells.
+func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Options) (*Ran, error) {
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	log, shard := opt.Log, opt.Shard
+	dir := config.GridDir(cfg)
+	gridFile := filepath.Join(dir, config.GridFile)
+	src, err := config.MarshalGrid(cfg)
+	if err != nil {
+		return nil, err
+	}
+	old, err := regfile.ReadFile(gridFile)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("cannot read the grid's %w; remove it, or choose another -out or name", err)
+	}
+	if err == nil {
+		same := sameGrid(gridFile, old, src)
+		switch {
+		case shard.Count > 1 && same:
+			// another shard of the same grid got here first
+		case (opt.Resume || shard.Count > 1) && !same:
+			return nil, fmt.Errorf("cannot resume the grid in %s: its %s is a different grid; pass -force to start over, or choose another -out or name", dir, config.GridFile)
+		case !opt.Resume && !opt.Force:
+			return nil, fmt.Errorf("grid directory %s already exists: pass -resume to continue it (finished runs are kept), -force to overwrite it, or choose another -out or name", dir)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the grid directory %s: %w (choose a writable -out)", dir, err)
+	}
+	if err := rundir.WriteFileAtomic(gridFile, src); err != nil {
+		return nil, err
+	}
+	var copies map[string]string // cells that are tuning runs: copied, not trained again
+	if cfg.Select.On() {
+		sel, err := runSelection(ctx, cfg, dir, opt)
+		if err != nil || sel == nil {
+			return nil, err
+		}
+		if cells, err = config.ExpandSelected(cfg, sel); err != nil {
+			return nil, err
+		}
+		if copies, err = config.TuningCopies(cfg, sel, cells); err != nil {
+			return nil, err
+		}
+	}
+	all := len(cells)
+	cells = shard.Select(cells)
+	if len(cells) == 0 {
+		fmt.Fprintf(log, "grid %s: %s has no cells (the grid has %d)\n", dir, shard, all)
+		return nil, nil
+	}
+	jobs := min(max(opt.Jobs, 1), len(cells))
+	var peak int64 // the jobs largest runs at once
+	for _, c := range cells {
+		peak = max(peak, c.Config.PeakMemory())
+	}
+	if opt.LimitMemory != nil {
+		opt.LimitMemory(peak * int64(jobs))
+	}
+	fmt.Fprintf(log, "grid %s: predicted peak memory %.0f MB per run, %.0f MB for %d at a time\n", dir, float64(peak)/1e6, float64(peak*int64(jobs))/1e6, jobs)
+	fmt.Fprintf(log, "grid %s: %s, %d of %d runs, %d at a time\n", dir, shard, len(cells), all, jobs)
+	if n := countCopies(cells, copies); n > 0 {
+		fmt.Fprintf(log, "grid %s: %d of them are tuning runs at the chosen %s (the same config): copied from %s, not trained again\n", dir, n, cfg.Select.Field, filepath.Join(dir, config.SelectDir))
+	}
+	// Runs that take no time (copied tuning runs, and with -resume finished ones) are left out of
+	// the ETA.
+	instant, trained := map[string]bool{}, 0
+	for _, c := range cells {
+		if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Name)); copies[c.Name] != "" || opt.Resume && err == nil {
+			instant[c.Name] = true
+		}
+	}
+	toTrain := len(cells) - len(instant)
+	start := time.Now()
+	_, err = RunCells(ctx, cells, CellOptions{Jobs: jobs, Force: opt.Force, Resume: opt.Resume, CopyFrom: copies,
+		Progress: func(done, total int, c config.Cell, r *train.Result, err error) {
+			el := time.Since(start)
+			if !instant[c.Name] {
+				trained++
+			}
+			eta := "–" // from the runs trained here: copied and already finished ones take no time
+			if trained > 0 {
+				eta = time.Duration(float64(el) / float64(trained) * float64(toTrain-trained)).Round(time.Second).String()
+			}
+			if err != nil {
+				fmt.Fprintf(log, "[%d/%d] %s failed: %v\n", done, total, c.Name, err)
+				return
+			}
+			how := fmt.Sprintf("%.0f s", r.TrainSeconds+r.EvalSeconds)
+			if copies[c.Name] != "" {
+				how = "copied from " + filepath.Join(config.SelectDir, filepath.Base(copies[c.Name]))
+			}
+			fmt.Fprintf(log, "[%d/%d] %s: %s (%s) · elapsed %s, eta %s\n",
+				done, total, c.Name, scoreLine(c.Config, r), how, el.Round(time.Second), eta)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return &Ran{Cells: cells, Dir: dir, Elapsed: time.Since(start)}, nil
+}
+
+// countCopies counts the cells with a tuning run to copy.
+func countCopies(cells []config.Cell, copies map[string]string) int {
+	n := 0
+	for _, c := range cells {
+		if copies[c.Name] != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// sameGrid tells whether a grid directory's grid.yaml (old) holds the grid that src encodes:
+// the same bytes, or a file an earlier version wrote that reads back as the same grid.
+func sameGrid(path string, old, src []byte) bool {
+	if rundir.SameConfig(old, src) { // the same bytes but for out:, the directory spelled otherwise
+		return true
+	}
+	cfg, err := config.Load(path, nil)
+	if err != nil {
+		return false
+	}
+	again, err := config.MarshalGrid(cfg)
+	return err == nil && rundir.SameConfig(again, src)
+}
+
+// runSelection makes a grid's select: choice: it trains the tuning runs (this shard's, resuming
+// like the grid) in <grid>/select/, and once every tuning run has finished, chooses each
+// group's value and writes selection.json. An existing selection.json is kept (-force starts
+// over). It returns nil, without error, when other shards' tuning runs are still missing.
+func runSelection(ctx context.Context, cfg config.Config, dir string, opt Options) (*config.Selection, error) {
+	jobs, log := max(opt.Jobs, 1), opt.Log
+	if opt.Force {
+		if err := os.RemoveAll(filepath.Join(dir, config.SelectionFile)); err != nil {
+			return nil, err
+		}
+	} else if sel, err := ReadSelection(dir); err == nil {
+		fmt.Fprintf(log, "select: using the choice in %s\n", filepath.Join(dir, config.SelectionFile))
+		return sel, nil
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	tuning, err := config.SelectCells(cfg)
+	if err != nil {
+		return nil, err
+	}
+	mine := opt.Shard.Select(tuning)
+	fmt.Fprintf(log, "select %s: %d of %d tuning runs (%s, %d at a time)\n", cfg.Select.Field, len(mine), len(tuning), opt.Shard, min(jobs, max(len(mine), 1)))
+	if len(mine) > 0 {
+		_, err = RunCells(ctx, mine, CellOptions{Jobs: min(jobs, len(mine)), Force: opt.Force, Resume: true,
+			Progress: func(done, total int, c config.Cell, r *train.Result, err error) {
+				if err == nil {
+					fmt.Fprintf(log, "[select %d/%d] %s: %s\n", done, total, c.Name, scoreLine(c.Config, r))
+				}
+			}})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range tuning {
+		if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Name)); err != nil {
+			fmt.Fprintf(log, "select: tuning run %s is not finished (another shard's?); when every shard is done, run again with -resume to choose and train the grid\n", c.Name)
+			return nil, nil
+		}
+	}
+	sel, err := Choose(cfg, tuning)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteSelection(dir, sel); err != nil {
+		return nil, err
+	}
+	for _, g := range sel.Groups {
+		fmt.Fprintln(log, selectionLine(sel, g))
+	}
+	return sel, nil
+}
+
+// selectionLine is one group's choice as runSelection prints it: the group's swept values, the
+// value chosen, and every candidate's score beside it (report.SelectionTable's form).
+func selectionLine(sel *config.Selection, g config.SelectionGroup) string {
+	var vals, scores []string
+	for _, k := range slices.Sorted(maps.Keys(g.Values)) {
+		vals = append(vals, k+"="+g.Values[k])
+	}
+	if len(vals) == 0 {
+		vals = []string{"all cells"}
+	}
+	for i, x := range g.Scores {
+		scores = append(scores, fmt.Sprintf("%g: %.3f", sel.Values[i], x))
+	}
+	return fmt.Sprintf("select: %s: %s = %g (mean validation %s %s)", strings.Join(vals, ", "), sel.Field, g.Chosen, sel.Metric, strings.Join(scores, ", "))
+}
+
+// scoreLine is a finished run's in-range and beyond scores for the progress lines, in the metric
+// the report headlines for it: token accuracy for a task in the slots format (Protocol B's
+// metric), exact match otherwise.
+func scoreLine(c config.Config, r *train.Result) string {
+	if c.Task.Format == data.FormatSlots {
+		return fmt.Sprintf("in-range token accuracy %.3f, beyond %.3f", r.InRangeToken, r.BeyondToken)
+	}
+	return fmt.Sprintf("in-range exact %.3f, beyond %.3f", r.InRangeExact, r.BeyondExact)
+}
