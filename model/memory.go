@@ -82,7 +82,9 @@ func GraphBytes(c Config, s Shape) int64 {
 		rows := int64(ops.AttentionEvalRows(s.Len, !c.Bidirectional))
 		elems = N*(3*D+2*V+L*(11*D+2*F)) + L*w*rows*T + pos
 	} else {
-		params := V*(2*D+1) + L*(4*D*D+2*D*F+9*D+F) + 2*D + maxPos*D + H*T
+		pc := c
+		pc.Vocab = int(V)
+		params := int64(Params(pc, 0)) + maxPos*D + H*T // the model's, and at most a scheme's table and biases
 		elems = N*(7*D+4*V+L*(24*D+5*F)) + 2*L*B*H*T*T + 2*pos + 2*params
 	}
 	if s.Capture {

@@ -169,8 +169,8 @@ func (o *benchOptions) check() error {
 // token embedding, for the schemes without parameters of their own) per token, plus
 // 4·B·T²·d_model per layer for attention's two products.
 func benchFLOPs(c model.Config, batch, T int) float64 {
-	D, F, V, L := float64(c.DModel), float64(c.DFF), float64(c.Vocab), float64(c.Layers)
-	dense := L*(4*D*D+2*D*F+9*D+F) + 2*D + D*V + V
+	D, V, L := float64(c.DModel), float64(c.Vocab), float64(c.Layers)
+	dense := model.Params(c, 0) - V*D // every parameter but the token embedding
 	tokens := float64(batch * T)
 	return 2*dense*tokens + 4*tokens*float64(T)*D*L
 }
