@@ -93,6 +93,10 @@ type Options struct {
 	Symbols  int
 	Format   string
 	EndToken bool
+	// Corpus and CorpusSHA256 are the lm task's corpus (a .tar.gz path, "" for the built-in one)
+	// and the SHA-256 of its uncompressed tar stream ("" for the built-in one's); see LoadLM.
+	Corpus       string
+	CorpusSHA256 string
 }
 
 // symbols returns the effective alphabet size or an error naming task.symbols.
@@ -156,6 +160,11 @@ func Names() []string {
 	slices.Sort(names)
 	return names
 }
+
+// ReadsCorpus tells whether a registered task reads a corpus rather than generating examples
+// (lm): its examples are windows of text, every position scored, and it is evaluated by bits per
+// byte rather than by exact match.
+func ReadsCorpus(name string) bool { return name == lmName }
 
 // SeqLen is the length of the model's input sequence for input length L:
 // len(Stream)-1 = L + 1 + OutputLen(L) - 1 in the next-token format, L + OutputLen(L) input

@@ -10,7 +10,7 @@ import (
 // same seed) and appends END, a new id equal to the inner vocabulary; OutputLen and Vocab grow by
 // one, the name stays.
 func TestEndToken(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		plain := mustNew(t, name, Options{})
 		end := mustNew(t, name, Options{EndToken: true})
 		tok, ok := EndToken(end)

@@ -75,6 +75,9 @@ func (s Train) Batch(i int) (Batch, error) {
 	}
 	rng := newRNG(trainSalt, s.Seed, uint64(i))
 	L := s.MinLen + rng.IntN(s.MaxLen-s.MinLen+1)
+	if lm, ok := s.Task.(*LM); ok {
+		return lm.batch(rng, L, s.BatchSize), nil
+	}
 	ex := make([]Example, s.BatchSize)
 	for b := range ex {
 		ex[b] = s.Task.Generate(rng, L)

@@ -7,7 +7,7 @@ import (
 )
 
 func TestMakeBatchLayout(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		task := mustNew(t, name, Options{})
 		for _, L := range []int{1, 2, 7, 33} {
 			ex, err := TestSet(task, L, 5, 11)
@@ -95,7 +95,7 @@ func TestMakeBatchErrors(t *testing.T) {
 }
 
 func TestTrainDeterministic(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		s := Train{Task: mustNew(t, name, Options{}), MinLen: 4, MaxLen: 12, BatchSize: 4, Seed: 42}
 		prev := Batch{}
 		for i := range 50 {
@@ -203,7 +203,7 @@ func TestTrainErrors(t *testing.T) {
 }
 
 func TestTestSet(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		task := mustNew(t, name, Options{})
 		for _, L := range []int{1, 5, 20, 64} {
 			a, err := TestSet(task, L, 30, 9)

@@ -98,7 +98,7 @@ func wantSorted(in []int) []int {
 // shares: input length L, OutputLen(L) output tokens, tokens in
 // [FirstSymbol, Vocab), Vocab and Name.
 func TestTasksCorrect(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		if _, ok := specs[name]; !ok {
 			t.Errorf("task %q has no correctness check", name)
 		}
@@ -213,7 +213,7 @@ func TestSymbolsUsed(t *testing.T) {
 }
 
 func TestGenerateDeterministic(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		task := mustNew(t, name, Options{})
 		a := task.Generate(rand.New(rand.NewPCG(3, 4)), 20)
 		b := task.Generate(rand.New(rand.NewPCG(3, 4)), 20)
@@ -275,7 +275,7 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-const allNames = "binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation"
+const allNames = "binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, lm, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation"
 
 func TestNames(t *testing.T) {
 	got := Names()
@@ -319,7 +319,7 @@ func TestRegisterPanics(t *testing.T) {
 }
 
 func TestGenerateBadLengthPanics(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		task := mustNew(t, name, Options{})
 		func() {
 			defer func() {
@@ -337,7 +337,7 @@ func TestGenerateBadLengthPanics(t *testing.T) {
 // alphabet. END adds a class, the slots format none.
 func TestOutputClasses(t *testing.T) {
 	declared := 0
-	for _, name := range Names() {
+	for _, name := range generatedNames() {
 		fixed := slices.Equal(specs[name].symbols, fixedSymbols)
 		opt := Options{Symbols: 3}
 		if fixed {
@@ -375,4 +375,16 @@ func TestOutputClasses(t *testing.T) {
 	if declared != 11 {
 		t.Errorf("%d tasks declare OutputClasses, want the 11 with a fixed alphabet", declared)
 	}
+}
+
+// generatedNames lists the tasks that generate examples: every registered task but the ones
+// that read a corpus (lm, tested in lm_test.go).
+func generatedNames() []string {
+	var out []string
+	for _, name := range Names() {
+		if !ReadsCorpus(name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -1,0 +1,280 @@
+package data
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sync"
+)
+
+// The lm task's built-in corpus: a fixed selection of the Go standard library's source (BSD
+// licence; data/corpus/README.md says which files, from which Go version, and how build.go
+// makes it again).
+var (
+	//go:embed corpus/gostd.tar.gz
+	builtinCorpus []byte
+)
+
+// Built-in corpus identity: its path in the repository (for messages) and the SHA-256 of its
+// uncompressed tar stream (`gunzip -c data/corpus/gostd.tar.gz | sha256sum`).
+const (
+	BuiltinCorpusPath   = "data/corpus/gostd.tar.gz"
+	BuiltinCorpusSHA256 = "4dad61fea00b9f9af1893f307d76da90f03d81ac41641d005aab8c9e6ce5a42a"
+)
+
+// LM splits: every document goes to one of them, by the first byte of the SHA-256 of its name
+// (splitOf), so adding or removing a document moves no other.
+const (
+	SplitTrain = iota
+	SplitValidation
+	SplitTest
+)
+
+// splitOf assigns a document to a split by its name: about 90% train, 5% validation, 5% test.
+func splitOf(name string) int {
+	h := sha256.Sum256([]byte(name))
+	switch {
+	case h[0] < 230:
+		return SplitTrain
+	case h[0] < 243:
+		return SplitValidation
+	}
+	return SplitTest
+}
+
+const lmName = "lm"
+
+// MaxCorpusBytes bounds a corpus's uncompressed size (the lm task holds it in memory as tokens).
+const MaxCorpusBytes = 64 << 20
+
+func init() {
+	Register(lmName, func(opt Options) (Task, error) {
+		if opt.Symbols != 0 && opt.Symbols != DefaultSymbols {
+			return nil, fmt.Errorf("task.symbols: the lm task's tokens are the corpus's bytes (%d symbols); remove task.symbols", 256)
+		}
+		if opt.Format == FormatSlots || opt.EndToken {
+			return nil, fmt.Errorf("task.format: the lm task predicts every next byte (the next-token format); remove task.format and task.end_token")
+		}
+		return LoadLM(opt.Corpus, opt.CorpusSHA256)
+	})
+}
+
+// LM is the language-modelling task: next-byte prediction on a corpus of documents, byte-level
+// tokens (byte b is token FirstSymbol+b), each document in one split. A split is its documents
+// concatenated in the archive's order into one stream. An example of length L is L consecutive
+// tokens of a split; the model predicts every next token (SeqLen(L) = L, every position scored).
+type LM struct {
+	// Corpus is where the corpus came from (BuiltinCorpusPath or the path given); SHA256 its hash.
+	Corpus, SHA256 string
+	// Docs is the number of documents of each split, Streams their tokens.
+	Docs    [3]int
+	Streams [3][]int
+}
+
+func (*LM) Name() string        { return lmName }
+func (*LM) Vocab() int          { return FirstSymbol + 256 }
+func (*LM) OutputLen(L int) int { return 0 }
+
+// Generate draws L consecutive tokens of the training stream (Input; no Output).
+func (t *LM) Generate(rng *rand.Rand, L int) Example {
+	return Example{Input: t.window(rng, L, 0)}
+}
+
+// window draws L+extra consecutive tokens of the training stream.
+func (t *LM) window(rng *rand.Rand, L, extra int) []int {
+	if L < 1 {
+		panic(fmt.Sprintf("lm: length %d < 1", L))
+	}
+	s := t.Streams[SplitTrain]
+	n := L + extra
+	if n > len(s) {
+		panic(fmt.Sprintf("lm: window of %d tokens from a training stream of %d", n, len(s)))
+	}
+	start := rng.IntN(len(s) - n + 1)
+	return append([]int(nil), s[start:start+n]...)
+}
+
+// batch is B training windows of L tokens (and their next tokens), every position scored.
+func (t *LM) batch(rng *rand.Rand, L, B int) Batch {
+	b := Batch{B: B, T: L, L: L, Inputs: make([]int, B*L), Targets: make([]int, B*L), Weights: make([]float64, B*L)}
+	for i := range B {
+		w := t.window(rng, L, 1)
+		copy(b.Inputs[i*L:], w[:L])
+		copy(b.Targets[i*L:], w[1:])
+	}
+	for i := range b.Weights {
+		b.Weights[i] = 1
+	}
+	return b
+}
+
+// Window is one evaluation window of a split's stream x: it reads x[Start : Start+Len] and
+// predicts x[Start+1 : Start+Len+1], scoring only its last Scored predictions.
+type Window struct{ Start, Len, Scored int }
+
+// Windows cuts a split's stream of N tokens into the windows that score each of its N−1
+// predictions (every token but the first) exactly once, with contexts of at most L tokens.
+// stride 0: non-overlapping windows of L tokens (the last one shorter), every prediction of each
+// scored, so a token's context is its place in its window (Press et al. 2022's main tables).
+// stride S > 0: a sliding window, each window of L tokens ending S predictions after the last,
+// scoring only those S (the first window scores all of its own), so every token but the first
+// L has at least L−S tokens of context.
+func (t *LM) Windows(split, L, stride int) []Window {
+	n := len(t.Streams[split]) - 1 // predictions
+	var out []Window
+	if L < 1 || n < 1 {
+		return nil
+	}
+	first := min(L, n)
+	out = append(out, Window{Start: 0, Len: first, Scored: first})
+	if stride <= 0 {
+		for start := first; start < n; start += L {
+			k := min(L, n-start)
+			out = append(out, Window{Start: start, Len: k, Scored: k})
+		}
+		return out
+	}
+	for c := first; c < n; {
+		e := min(c+stride, n) // predictions 1..e are covered after this window
+		out = append(out, Window{Start: e - L, Len: L, Scored: e - c})
+		c = e
+	}
+	return out
+}
+
+// WindowBatch lays windows of one length out as a Batch: every window's tokens and next tokens,
+// weight 1 on its Scored last predictions.
+func (t *LM) WindowBatch(split int, ws []Window) (Batch, error) {
+	if len(ws) == 0 {
+		return Batch{}, errors.New("lm: no windows")
+	}
+	x := t.Streams[split]
+	T := ws[0].Len
+	b := Batch{B: len(ws), T: T, L: T, Inputs: make([]int, len(ws)*T), Targets: make([]int, len(ws)*T), Weights: make([]float64, len(ws)*T)}
+	for i, w := range ws {
+		if w.Len != T || w.Start < 0 || w.Start+w.Len+1 > len(x) || w.Scored > w.Len {
+			return Batch{}, fmt.Errorf("lm: window %d %+v does not fit a batch of length %d over %d tokens", i, w, T, len(x))
+		}
+		copy(b.Inputs[i*T:], x[w.Start:w.Start+T])
+		copy(b.Targets[i*T:], x[w.Start+1:w.Start+T+1])
+		for j := T - w.Scored; j < T; j++ {
+			b.Weights[i*T+j] = 1
+		}
+	}
+	return b, nil
+}
+
+var lmCache = struct {
+	sync.Mutex
+	m map[string]*LM
+}{m: map[string]*LM{}}
+
+// LoadLM reads a corpus (path "" for the built-in one) and checks that the SHA-256 of its
+// uncompressed tar stream is want ("" for the built-in one's). A corpus is a gzip-compressed tar
+// archive of text documents, each a regular file (build.go in data/corpus makes the built-in
+// one). Errors name task.corpus or task.corpus_sha256 and say how to get the right corpus.
+func LoadLM(path, want string) (*LM, error) {
+	key := path + "\x00" + want
+	lmCache.Lock()
+	defer lmCache.Unlock()
+	if t, ok := lmCache.m[key]; ok {
+		return t, nil
+	}
+	name, src := path, builtinCorpus
+	restore := "restore it with `git checkout -- " + BuiltinCorpusPath + "` and build posformer again"
+	if path == "" {
+		name = BuiltinCorpusPath
+		if want == "" {
+			want = BuiltinCorpusSHA256
+		}
+	} else {
+		if want == "" {
+			return nil, fmt.Errorf("task.corpus_sha256: give the SHA-256 of %s's uncompressed tar stream (`gunzip -c %s | sha256sum`), which every run checks", path, path)
+		}
+		b, err := readCorpus(path)
+		if err != nil {
+			return nil, fmt.Errorf("task.corpus: %w; give the path of a .tar.gz corpus, or remove task.corpus (and task.corpus_sha256) for the built-in %s", err, BuiltinCorpusPath)
+		}
+		src = b
+		restore = "use the corpus that hash pins, or set task.corpus_sha256 to the new hash if this corpus is the one you mean"
+	}
+	raw, err := gunzip(src)
+	if err != nil {
+		return nil, fmt.Errorf("task.corpus: %s is not a gzip-compressed tar archive (%v); %s", name, err, restore)
+	}
+	sum := sha256.Sum256(raw)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		return nil, fmt.Errorf("task.corpus: %s has SHA-256 %s, but task.corpus_sha256 pins %s; %s", name, got, want, restore)
+	}
+	t := &LM{Corpus: name, SHA256: want}
+	tr := tar.NewReader(bytes.NewReader(raw))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("task.corpus: %s: %w; %s", name, err, restore)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		doc, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, fmt.Errorf("task.corpus: %s: %s: %w; %s", name, h.Name, err, restore)
+		}
+		sp := splitOf(h.Name)
+		t.Docs[sp]++
+		for _, c := range doc {
+			t.Streams[sp] = append(t.Streams[sp], FirstSymbol+int(c))
+		}
+	}
+	for sp, what := range []string{"training", "validation", "test"} {
+		if len(t.Streams[sp]) < 2 {
+			return nil, fmt.Errorf("task.corpus: %s has no %s documents (documents are split by the hash of their names, about 90/5/5); give a corpus of more documents", name, what)
+		}
+	}
+	lmCache.m[key] = t
+	return t, nil
+}
+
+// readCorpus reads a corpus file, refusing one larger than MaxCorpusBytes.
+func readCorpus(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxCorpusBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxCorpusBytes {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, MaxCorpusBytes>>20)
+	}
+	return b, nil
+}
+
+// gunzip decompresses at most MaxCorpusBytes.
+func gunzip(src []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(src))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, MaxCorpusBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > MaxCorpusBytes {
+		return nil, fmt.Errorf("larger than %d MiB uncompressed", MaxCorpusBytes>>20)
+	}
+	return raw, nil
+}
