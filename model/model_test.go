@@ -301,13 +301,16 @@ func contains(s, sub string) bool {
 	return false
 }
 
-// TestRopeScalingActsBeyondTrainLen: with the same weights, rope with interpolate or ntk gives
+// TestRopeScalingActsBeyondTrainLen: with the same weights, rope with any rope_scaling gives
 // plain rope's logits bit for bit on graphs up to Model.TrainLen tokens, and different logits
 // on longer graphs.
 func TestRopeScalingActsBeyondTrainLen(t *testing.T) {
 	logits := func(scaling string, trainLen, T int) []float64 {
-		m, err := New(Config{Vocab: 7, DModel: 8, Heads: 1, Layers: 1, DFF: 12, Dtype: "float64", Seed: 3},
-			position.Spec{Kind: "rope"}.With("rope_scaling", scaling))
+		spec := position.Spec{Kind: "rope"}.With("rope_scaling", scaling)
+		if scaling == "dynamic_ntk" {
+			spec = spec.With("rope_factor", 2)
+		}
+		m, err := New(Config{Vocab: 7, DModel: 8, Heads: 1, Layers: 1, DFF: 12, Dtype: "float64", Seed: 3}, spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,7 +325,7 @@ func TestRopeScalingActsBeyondTrainLen(t *testing.T) {
 		}
 		return nn.Float64s(g.Logits())
 	}
-	for _, scaling := range []string{"interpolate", "ntk"} {
+	for _, scaling := range []string{"interpolate", "ntk", "dynamic_ntk", "yarn"} {
 		for _, T := range []int{6, 8, 12} {
 			plain, scaled := logits("none", 8, T), logits(scaling, 8, T)
 			diff := 0.0

@@ -25,13 +25,19 @@ func init() {
 				return nil, fmt.Errorf("position.rotary_fraction: rope rotates pairs, so the rotated dimension (d_head %d × rotary_fraction %g = %d) must be even and positive; change model.d_model, model.heads or position.rotary_fraction", dh, o.RotaryFraction, rot)
 			}
 			switch o.RopeScaling {
-			case "", "none", "interpolate":
-			case "ntk":
+			case "", "none", "interpolate", "yarn":
+			case "ntk", "dynamic_ntk":
 				if rot <= 2 {
-					return nil, fmt.Errorf("position.rope_scaling: ntk scales the base by s^(d/(d−2)), which needs more than 2 rotated dimensions per head, got %d; use interpolate or rotate more dimensions", rot)
+					return nil, fmt.Errorf("position.rope_scaling: %s scales the base by a power d/(d−2), which needs more than 2 rotated dimensions per head, got %d; use interpolate or rotate more dimensions", o.RopeScaling, rot)
 				}
 			default:
-				return nil, fmt.Errorf("position.rope_scaling: must be none, interpolate or ntk, got %q", o.RopeScaling)
+				return nil, fmt.Errorf("position.rope_scaling: must be none, interpolate, ntk, dynamic_ntk or yarn, got %q", o.RopeScaling)
+			}
+			switch {
+			case o.RopeScaling == "dynamic_ntk" && !(o.RopeFactor >= 1 && o.RopeFactor <= 1e6):
+				return nil, fmt.Errorf("position.rope_factor: dynamic_ntk needs its factor α in [1, 1e6] (Hugging Face's rope_scaling factor; α = 1 is ntk), got %g; write e.g. rope_factor: 2", o.RopeFactor)
+			case o.RopeScaling != "dynamic_ntk" && o.RopeFactor != 0:
+				return nil, fmt.Errorf("position.rope_factor: only rope_scaling: dynamic_ntk takes a factor (this run's rope_scaling is %q); remove position.rope_factor", o.RopeScaling)
 			}
 			scaling := o.RopeScaling
 			if scaling == "none" {
@@ -40,7 +46,7 @@ func init() {
 			if scaling != "" && d.Randomized {
 				return nil, fmt.Errorf("position.rope_scaling: %s cannot be combined with position.randomized (randomized positions already cover [0, max_random)); remove one of them", scaling)
 			}
-			return &RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling}, nil
+			return &RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling, Factor: o.RopeFactor}, nil
 		},
 		Randomizable: true,
 	})
@@ -55,7 +61,10 @@ type RoPEOptions struct {
 	RotaryFraction float64 `yaml:"rotary_fraction" default:"1" doc:"fraction of each head's dimensions rotated, in (0, 1]; d_rot = d_head × fraction must be even"`
 	// RopeScaling is what rope does at evaluation lengths beyond training (see RoPE.ScaledFor):
 	// none (or empty), interpolate or ntk.
-	RopeScaling string `yaml:"rope_scaling,omitempty" doc:"at evaluation lengths beyond training only (L_eval > L_train, in tokens): none; interpolate multiplies positions by L_train/L_eval (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)), s = L_eval/L_train (needs d_rot > 2); not with randomized"`
+	RopeScaling string `yaml:"rope_scaling,omitempty" doc:"at evaluation lengths beyond training only (L_eval > L_train, in tokens; s = L_eval/L_train): none; interpolate multiplies positions by 1/s (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)) (needs d_rot > 2); dynamic_ntk the base base·(α·s − (α − 1))^(d_rot/(d_rot−2)), α = rope_factor; yarn blends θᵢ/s and θᵢ per pair between the wavelength bounds β_fast = 32, β_slow = 1 of L_train and multiplies cos and sin by 0.1·ln s + 1 (Peng et al. 2023); not with randomized"`
+	// RopeFactor is dynamic_ntk's α (Hugging Face's rope_scaling factor), ≥ 1; written with
+	// dynamic_ntk only.
+	RopeFactor float64 `yaml:"rope_factor,omitempty" doc:"dynamic_ntk's factor α ≥ 1 (Hugging Face's rope_scaling factor; α = 1 is ntk); dynamic_ntk only, and required with it"`
 }
 
 // The hooks RoPE claims, checked at compile time.
@@ -76,8 +85,9 @@ type RoPE struct {
 	Base    float64
 	Heads   int
 	HeadDim int
-	Rot     int    // rotated dimensions per head
-	Scaling string // "" (none), "interpolate" or "ntk"
+	Rot     int     // rotated dimensions per head
+	Scaling string  // "" (none), "interpolate", "ntk", "dynamic_ntk" or "yarn"
+	Factor  float64 // dynamic_ntk's α
 	Randomizer
 }
 
@@ -93,26 +103,83 @@ func (r *RoPE) Name() string { return "rope" }
 //   - interpolate (Chen et al. 2023): positions are multiplied by 1/s = trainLen/evalLen, so the
 //     largest angle stays within the range seen in training: (Base, 1/s);
 //   - ntk ("NTK-aware" scaling): base' = Base·s^(d/(d−2)) with d = Rot, which leaves the fastest
-//     pair's frequency unchanged and slows the slowest pair by exactly 1/s: (base', 1).
+//     pair's frequency unchanged and slows the slowest pair by exactly 1/s: (base', 1);
+//   - dynamic_ntk: base' = Base·(α·s − (α − 1))^(d/(d−2)) with α = Factor: (base', 1). The
+//     formula of Hugging Face transformers' _compute_dynamic_ntk_parameters
+//     (src/transformers/modeling_rope_utils.py at commit 0044e3b, `base = base * ((factor *
+//     seq_len / max_position_embeddings) - (factor - 1)) ** (dim / (dim - 2))`, seq_len clamped
+//     below at max_position_embeddings) and of jquesnelle/yarn
+//     scaled_rope/LlamaDynamicScaledRotaryEmbedding.py:30 (commit 995db5b), with seq_len the
+//     graph's length and max_position_embeddings the training length;
+//   - yarn changes each pair's frequency and the magnitude, not the base: (Base, 1), see Rotation.
 func (r *RoPE) ScaledFor(evalLen, trainLen int) (base, scale float64) {
 	if r.Scaling == "" || trainLen <= 0 || evalLen <= trainLen {
 		return r.Base, 1
 	}
 	s := float64(evalLen) / float64(trainLen)
+	d := float64(r.Rot)
 	switch r.Scaling {
 	case "interpolate":
 		return r.Base, 1 / s
 	case "ntk":
-		d := float64(r.Rot)
 		return r.Base * math.Pow(s, d/(d-2)), 1
+	case "dynamic_ntk":
+		return r.Base * math.Pow(r.Factor*s-(r.Factor-1), d/(d-2)), 1
 	}
 	return r.Base, 1
 }
 
-func (r *RoPE) config(c Ctx) ops.RopeConfig {
-	base, scale := r.ScaledFor(c.Len, c.TrainLen)
-	return ops.RopeConfig{Heads: r.Heads, Rot: r.Rot, Base: base, Scale: scale}
+// YaRN's constants (Peng et al. 2023, "YaRN"): the pairs that turn more than yarnBetaFast times
+// over the training length keep their frequency, those that turn less than yarnBetaSlow times
+// are interpolated (θ/s), and a ramp blends the ones between.
+const (
+	yarnBetaFast = 32
+	yarnBetaSlow = 1
+)
+
+// Rotation is the rotation of a sequence of evalLen tokens when the longest training sequence
+// has trainLen tokens: ScaledFor's base and position scale, and for yarn beyond training (s =
+// evalLen/trainLen > 1) YaRN's per-pair frequencies and attention temperature, as
+// jquesnelle/yarn computes them (scaled_rope/LlamaDynamicYaRNScaledRotaryEmbedding.py at commit
+// 995db5b: find_correction_dim and find_correction_range, lines 5-14; linear_ramp_mask, 16-22;
+// get_mscale, 24-27; the blend, 81-91; s = seq_len / original_max_position_embeddings, line 67)
+// and Hugging Face transformers' _compute_yarn_parameters (modeling_rope_utils.py, commit
+// 0044e3b) with factor s, beta_fast 32, beta_slow 1 and max_position_embeddings trainLen:
+//
+//	dim(k) = d·ln(trainLen / (2π·k)) / (2·ln base)     the pair index that turns k times
+//	low = max(⌊dim(β_fast)⌋, 0), high = min(⌈dim(β_slow)⌉, d − 1)  (high += 0.001 if equal)
+//	ramp_i = clamp((i − low)/(high − low), 0, 1),  e_i = 1 − ramp_i
+//	θ'_i = (θ_i/s)·(1 − e_i) + θ_i·e_i,  cos and sin multiplied by 0.1·ln s + 1
+//
+// with d = Rot. (Those implementations compute the ramp in float32; this one in float64.)
+func (r *RoPE) Rotation(evalLen, trainLen int) ops.RopeConfig {
+	base, scale := r.ScaledFor(evalLen, trainLen)
+	cfg := ops.RopeConfig{Heads: r.Heads, Rot: r.Rot, Base: base, Scale: scale}
+	if r.Scaling != "yarn" || trainLen <= 0 || evalLen <= trainLen {
+		return cfg
+	}
+	s := float64(evalLen) / float64(trainLen)
+	d := float64(r.Rot)
+	dim := func(k float64) float64 {
+		return d * math.Log(float64(trainLen)/(k*2*math.Pi)) / (2 * math.Log(r.Base))
+	}
+	low := max(math.Floor(dim(yarnBetaFast)), 0)
+	high := min(math.Ceil(dim(yarnBetaSlow)), d-1)
+	if low == high {
+		high += 0.001
+	}
+	th := ops.Theta(r.Base, r.Rot)
+	cfg.Freqs = make([]float64, len(th))
+	for i, t := range th {
+		ramp := min(max((float64(i)-low)/(high-low), 0), 1)
+		e := 1 - ramp
+		cfg.Freqs[i] = t/s*(1-e) + t*e
+	}
+	cfg.Mscale = 0.1*math.Log(s) + 1
+	return cfg
 }
+
+func (r *RoPE) config(c Ctx) ops.RopeConfig { return r.Rotation(c.Len, c.TrainLen) }
 
 // RotateQK rotates q and k by their rows' positions.
 func (r *RoPE) RotateQK(c Ctx, q, k *G.Node) (*G.Node, *G.Node, error) {

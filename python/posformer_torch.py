@@ -41,7 +41,11 @@ Position schemes (docs/schemes.md):
     rope        RoFormer: pair (2i, 2i+1) of the first d_rot = round(dh * rotary_fraction) values
                 of each head turned by p * theta_i, theta_i = base^(-2i/d_rot); beyond the
                 training length L_train (T > L_train, s = T/L_train) rope_scaling interpolate
-                uses p/s (Chen et al. 2023), ntk uses base * s^(d_rot/(d_rot-2))
+                uses p/s (Chen et al. 2023), ntk uses base * s^(d_rot/(d_rot-2)), dynamic_ntk
+                base * (a*s - (a-1))^(d_rot/(d_rot-2)) with a = rope_factor (Hugging Face's
+                _compute_dynamic_ntk_parameters), yarn blends theta_i/s and theta_i per pair
+                between the beta_fast = 32 / beta_slow = 1 turns over L_train and multiplies cos
+                and sin by 0.1 ln s + 1 (jquesnelle/yarn LlamaDynamicYaRNScaledRotaryEmbedding)
     none        nothing (NoPE)
     alibi       Press et al. 2022: + m_h (j - i) for keys j <= i; bidirectional, Ruoss et al.'s
                 -m_h |i - j| + m_h/2 for keys j < i (symmetric: no m_h/2); the slopes of the
@@ -336,38 +340,54 @@ class Learned(Scheme):
 
 
 class RoPE(Scheme):
-    def __init__(self, head_dim, base, rotary_fraction, scaling):
+    def __init__(self, head_dim, base, rotary_fraction, scaling, factor=0.0):
         super().__init__()
         rot = int(math.floor(head_dim * rotary_fraction + 0.5))  # round half up
         if rot % 2 or rot == 0:
             raise ValueError(f"rope: rotated dimension {rot} must be even and positive")
-        self.rot, self.base = rot, base
-        self.scaling = scaling if scaling in ("interpolate", "ntk") else None
+        self.rot, self.base, self.factor = rot, base, factor
+        self.scaling = scaling if scaling in ("interpolate", "ntk", "dynamic_ntk", "yarn") else None
         self._cache = {}
 
-    def angles(self, pos, T, train_len):
-        """p * theta_i in float64 for pos [..., T]: [..., T, rot/2], with rope_scaling beyond
-        the training length."""
-        base, scale = self.base, 1.0
-        if self.scaling and train_len > 0 and T > train_len:
-            s = T / train_len
-            if self.scaling == "interpolate":
-                scale = 1.0 / s
-            else:
-                base = self.base * s ** (self.rot / (self.rot - 2))
+    def rotation(self, T, train_len):
+        """theta_i [rot/2] in float64, the position scale and the factor on cos and sin for a
+        sequence of T tokens: rope_scaling acts beyond the training length only."""
         i = torch.arange(self.rot // 2, dtype=torch.float64)
-        theta = base ** (-2.0 * i / self.rot)
+        d = self.rot
+        if not (self.scaling and train_len > 0 and T > train_len):
+            return self.base ** (-2.0 * i / d), 1.0, 1.0
+        s = T / train_len
+        if self.scaling == "interpolate":
+            return self.base ** (-2.0 * i / d), 1.0 / s, 1.0
+        if self.scaling in ("ntk", "dynamic_ntk"):
+            grow = s if self.scaling == "ntk" else self.factor * s - (self.factor - 1)
+            return (self.base * grow ** (d / (d - 2))) ** (-2.0 * i / d), 1.0, 1.0
+        # yarn: the pair index that turns k times over train_len, the ramp between the
+        # beta_fast = 32 and beta_slow = 1 bounds, theta/s below it and theta above
+        def turns_dim(k):
+            return d * math.log(train_len / (k * 2 * math.pi)) / (2 * math.log(self.base))
+        low = max(math.floor(turns_dim(32)), 0)
+        high = min(math.ceil(turns_dim(1)), d - 1)
+        if low == high:
+            high += 0.001
+        keep = 1 - torch.clamp((i - low) / (high - low), 0, 1)
+        theta = self.base ** (-2.0 * i / d)
+        return theta / s * (1 - keep) + theta * keep, 1.0, 0.1 * math.log(s) + 1
+
+    def angles(self, pos, theta, scale):
+        """p * scale * theta_i in float64 for pos [..., T]: [..., T, rot/2]."""
         return (pos.to(torch.float64) * scale).unsqueeze(-1) * theta
 
     def tables(self, pos, T, train_len, dtype):
+        theta, scale, m = self.rotation(T, train_len)
         if pos is None:
             key = (T, train_len, dtype)
             if key not in self._cache:
-                a = self.angles(torch.arange(T), T, train_len)          # [T, rot/2]
-                self._cache[key] = (torch.cos(a).to(dtype), torch.sin(a).to(dtype))
+                a = self.angles(torch.arange(T), theta, scale)           # [T, rot/2]
+                self._cache[key] = ((m * torch.cos(a)).to(dtype), (m * torch.sin(a)).to(dtype))
             return self._cache[key]
-        a = self.angles(pos, T, train_len).unsqueeze(1)                   # [B, 1, T, rot/2]
-        return torch.cos(a).to(dtype), torch.sin(a).to(dtype)
+        a = self.angles(pos, theta, scale).unsqueeze(1)                    # [B, 1, T, rot/2]
+        return (m * torch.cos(a)).to(dtype), (m * torch.sin(a)).to(dtype)
 
     def turn(self, x, cos, sin):
         r, rest = x[..., : self.rot], x[..., self.rot:]
@@ -544,7 +564,8 @@ def make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
     if kind == "learned":
         return Learned(int(need("max_positions")), d_model)
     if kind == "rope":
-        return RoPE(d_model // heads, float(need("base")), float(need("rotary_fraction")), opt.get("rope_scaling", "none"))
+        return RoPE(d_model // heads, float(need("base")), float(need("rotary_fraction")), opt.get("rope_scaling", "none"),
+                    float(opt.get("rope_factor", 0)))
     if kind == "none":
         return Scheme()
     if kind == "alibi":

@@ -70,6 +70,8 @@ var crossSchemes = []struct{ name, kind, position, model string }{
 	{"rope", "rope", `{kind: rope}`, ""},
 	{"rope_half_interpolate", "rope", `{kind: rope, rotary_fraction: 0.5, rope_scaling: interpolate}`, ""},
 	{"rope_ntk", "rope", `{kind: rope, rope_scaling: ntk}`, ""},
+	{"rope_dynamic_ntk", "rope", `{kind: rope, rope_scaling: dynamic_ntk, rope_factor: 2}`, ""},
+	{"rope_yarn", "rope", `{kind: rope, rope_scaling: yarn, base: 10}`, ""},
 	{"none", "none", `{kind: none}`, ""},
 	{"alibi", "alibi", `{kind: alibi}`, ""},
 	{"t5", "t5", `{kind: t5, num_buckets: 8, max_distance: 12, init_std: 0.5}`, ""},
@@ -83,6 +85,11 @@ var crossSchemes = []struct{ name, kind, position, model string }{
 	{"relative_randomized", "relative", `{kind: relative, randomized: true, max_random: 40}`, ""},
 	{"alibi_randomized", "alibi", `{kind: alibi, randomized: true, max_random: 40}`, ""},
 }
+
+// crossMaxLen is task.max_len for the cases that need longer training sequences than the
+// others' 3: YaRN's ramp has a pair between its bounds (θ·L/2π between 1 and 32 turns) only when
+// the training length exceeds 2π tokens (here 16 tokens with base 10: θ' = θ, (θ + θ/s)/2, θ/s).
+var crossMaxLen = map[string]int{"rope_yarn": 8}
 
 // crossCase is one forward pass both sides run.
 type crossCase struct {
@@ -210,12 +217,16 @@ func crossCases(t *testing.T, dir, label, pos, modelKeys, dtype string, bidir bo
 	if modelKeys != "" {
 		modelKeys = ", " + modelKeys
 	}
-	src := fmt.Sprintf(`task: {name: copy, min_len: 1, max_len: 3, format: %s}
+	maxLen := 3
+	if n, ok := crossMaxLen[strings.Split(label, "/")[0]]; ok {
+		maxLen = n
+	}
+	src := fmt.Sprintf(`task: {name: copy, min_len: 1, max_len: %d, format: %s}
 model: {d_model: 24, heads: 3, layers: 2, d_ff: 32, dtype: %s, bidirectional: %v%s}
 position: %s
 train: {steps: 4, batch_size: 4, lr: 0.01, val_every: -1}
 eval: {lengths: "1..2", examples: 2}
-`, format, dtype, bidir, modelKeys, pos)
+`, maxLen, format, dtype, bidir, modelKeys, pos)
 	out := filepath.Join(dir, strings.ReplaceAll(label, "/", "_"))
 	cfg, err := config.Parse([]byte(src), label, []string{"out=" + out})
 	if err != nil && bidir && strings.Contains(err.Error(), "but model.bidirectional is set") {

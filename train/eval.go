@@ -15,6 +15,14 @@ type LengthResult struct {
 	ExactMatch    float64 `json:"exact_match"`
 	TokenAccuracy float64 `json:"token_accuracy"`
 	N             int     `json:"n"`
+	// The lm task's scores (train/lm.go; absent for the other tasks), over its test split at
+	// context length Length: bits per byte and per-byte perplexity with non-overlapping windows
+	// (every byte but the first predicted once, its context its place in its window), and with a
+	// sliding window scoring only the last eval.stride predictions of each window.
+	BitsPerByte        float64 `json:"bits_per_byte,omitempty"`
+	Perplexity         float64 `json:"perplexity,omitempty"`
+	SlidingBitsPerByte float64 `json:"sliding_bits_per_byte,omitempty"`
+	SlidingPerplexity  float64 `json:"sliding_perplexity,omitempty"`
 }
 
 // samplerOf returns the randomized-positions option of the model's scheme, if it has one.

@@ -33,6 +33,29 @@ func (r *Result) CSVRows() [][]string {
 	return rows
 }
 
+// LMFile is the lm task's scores in a run (or variant) directory, LMHeader its columns: per
+// context length, bits per byte and perplexity with non-overlapping windows and with the sliding
+// window, the next byte's accuracy and the number of predictions scored.
+const LMFile = "lm.csv"
+
+var LMHeader = []string{"task", "scheme", "variant", "seed", "length", "in_range", "bits_per_byte", "perplexity",
+	"sliding_bits_per_byte", "sliding_perplexity", "next_byte_accuracy", "predictions"}
+
+// LMRows renders an lm result as lm.csv rows (without the header); nil for the other tasks.
+func (r *Result) LMRows() [][]string {
+	var rows [][]string
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, l := range r.Lengths {
+		if l.BitsPerByte == 0 {
+			return nil
+		}
+		rows = append(rows, []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length),
+			strconv.FormatBool(l.InRange), f(l.BitsPerByte), f(l.Perplexity), f(l.SlidingBitsPerByte), f(l.SlidingPerplexity),
+			f(l.TokenAccuracy), strconv.Itoa(l.N)})
+	}
+	return rows
+}
+
 // Timing is timing.json: the run's wall-clock figures, kept apart from results.json so that the
 // results of one config and seed are identical bit for bit, however busy the machine was.
 type Timing struct {
@@ -78,6 +101,17 @@ func writeResults(dir string, r *Result) error {
 	}
 	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
 		return err
+	}
+	if rows := r.LMRows(); rows != nil {
+		buf.Reset()
+		w.Write(LMHeader)
+		w.WriteAll(rows)
+		if err := w.Error(); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, LMFile), buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	// results.json last: it marks the run finished (-resume returns it without running again),
 	// so a run stopped before it is evaluated again and writes every file.

@@ -99,6 +99,8 @@ type Metric struct {
 	TokPerSec float64  `json:"tokens_per_second"`
 	Elapsed   float64  `json:"elapsed_seconds"`
 	ValExact  *float64 `json:"val_exact_match,omitempty"`
+	// ValBitsPerByte is the lm task's validation score (validateLM) in place of ValExact.
+	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
 }
 
 // Run trains and evaluates one config (defaults filled and validated by config.Load or
@@ -184,6 +186,9 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 // command (attended distances, the first decode failures beyond the training lengths). The
 // lengths in reuse take its row and diagnostics instead of being evaluated (see reusable).
 func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
+	if lm, ok := task.(*data.LM); ok {
+		return evaluateLM(ctx, cfg, lm, m, opt, label, reuse)
+	}
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
 	diag := &Diagnostics{Examples: min(config.DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
@@ -262,7 +267,8 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	graphs := model.NewCache(m, buildOpt, config.GraphCacheBytes)
 	defer graphs.Close()
 	val := map[int][]data.Example{}
-	if tc.ValEvery > 0 {
+	lm, isLM := task.(*data.LM)
+	if tc.ValEvery > 0 && !isLM {
 		var err error
 		if val, err = validationSets(cfg, task); err != nil {
 			return err
@@ -340,7 +346,13 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 			st.LastLoss = mean / float64(len(st.Window))
 			st.Window = st.Window[:0]
 			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
-			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
+			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) && isLM {
+				v, err := validateLM(context.Background(), cfg, lm, m) // like validate: an interruption waits for it
+				if err != nil {
+					return err
+				}
+				rec.ValBitsPerByte = &v
+			} else if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
 				v, tok, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
 				if err != nil {
 					return err

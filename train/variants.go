@@ -25,14 +25,13 @@ type reusedLength struct {
 // (base, baseDiag), so their rows are copied instead of computed again: when the variant changes
 // nothing but position.rope_scaling, every length whose sequences are no longer than the
 // training ones (data.SeqLen ≤ m.TrainLen). rope_scaling acts only beyond them
-// (position.RoPE.ScaledFor gives the plain rotation for evalLen ≤ trainLen with every scaling,
-// interpolate and ntk alike), no other scheme reads the training length, and each length is
+// (position.RoPE.Rotation gives the plain rotation for evalLen ≤ trainLen with every scaling), no other scheme reads the training length, and each length is
 // evaluated on its own (its test set and evaluation depend on the length and eval.seed only), so
 // the copied rows are the bits a second evaluation would give. nil for any other variant
 // (eval_positions changes every length).
 func reusable(cfg config.Config, v config.EvalVariant, task data.Task, m *model.Model, base []LengthResult, baseDiag *Diagnostics) map[int]reusedLength {
 	a, errA := yaml.Marshal(cfg.VariantConfig(v))
-	b, errB := yaml.Marshal(cfg.VariantConfig(config.EvalVariant{Name: v.Name, RopeScaling: v.RopeScaling}))
+	b, errB := yaml.Marshal(cfg.VariantConfig(config.EvalVariant{Name: v.Name, RopeScaling: v.RopeScaling, RopeFactor: v.RopeFactor}))
 	if errA != nil || errB != nil || !bytes.Equal(a, b) || baseDiag == nil || len(baseDiag.Lengths) != len(base) {
 		return nil
 	}

@@ -143,6 +143,46 @@ func TestGradRope(t *testing.T) {
 			return Rope(in[0], in[1], RopeConfig{Heads: 2, Rot: rot, Base: 10000, Scale: 1})
 		})
 	}
+	// YaRN's form: frequencies of their own and cos and sin multiplied by a temperature.
+	checkOp(t, "Rope", []input{
+		{[]int{8, 12}, randn(rng, 96, 1), true},
+		{[]int{8}, pos, false},
+	}, func(in []*G.Node) (*G.Node, error) {
+		return Rope(in[0], in[1], RopeConfig{Heads: 2, Rot: 6, Base: 10000, Scale: 1, Freqs: []float64{1, 0.3, 0.01}, Mscale: 1.07})
+	})
+}
+
+// TestRopeMscale: Mscale multiplies the rotation's output, and Freqs replace Base's frequencies.
+func TestRopeMscale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 7))
+	x := randn(rng, 4*8, 1)
+	pos := []float64{0, 3, 9, 40}
+	run := func(cfg RopeConfig) []float64 {
+		g := G.NewGraph()
+		xn := G.NewTensor(g, tensor.Float64, 2, G.WithShape(4, 8), G.WithValue(tensor.New(tensor.WithShape(4, 8), tensor.WithBacking(append([]float64(nil), x...)))))
+		pn := G.NewVector(g, tensor.Float64, G.WithShape(4), G.WithValue(tensor.New(tensor.WithShape(4), tensor.WithBacking(append([]float64(nil), pos...)))))
+		out, err := Rope(xn, pn, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := G.NewTapeMachine(g)
+		defer vm.Close()
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float64(nil), out.Value().Data().([]float64)...)
+	}
+	plain := run(RopeConfig{Heads: 2, Rot: 4, Base: 100, Scale: 1})
+	same := run(RopeConfig{Heads: 2, Rot: 4, Base: 7, Scale: 1, Freqs: Theta(100, 4)})
+	hot := run(RopeConfig{Heads: 2, Rot: 4, Base: 100, Scale: 1, Mscale: 1.25})
+	for i := range plain {
+		if same[i] != plain[i] {
+			t.Fatalf("Freqs = Theta(100, 4) differs from Base 100 at %d: %v vs %v", i, same[i], plain[i])
+		}
+		if d := math.Abs(hot[i] - 1.25*plain[i]); d > 1e-12 {
+			t.Fatalf("Mscale 1.25 at %d: %v, want %v", i, hot[i], 1.25*plain[i])
+		}
+	}
 }
 
 func TestGradAttention(t *testing.T) { testGradAttention(t) }

@@ -16,6 +16,19 @@ type RopeConfig struct {
 	Rot   int     // rotated values per head (even, ≤ Dh): pairs (2i, 2i+1) for i < Rot/2; the rest pass through
 	Base  float64 // θᵢ = Base^(−2i/Rot)
 	Scale float64 // positions are multiplied by Scale before the rotation (1 = plain RoPE)
+	// Freqs, when not nil, are the Rot/2 frequencies θᵢ in place of Base's (YaRN's blend).
+	Freqs []float64
+	// Mscale, when not 0, multiplies cos and sin (YaRN's attention temperature; 0 or 1: none), so
+	// the output is Mscale·R(p)·x and the logits q·k scale by Mscale².
+	Mscale float64
+}
+
+// theta is the frequencies the config rotates by: Freqs, or Theta(Base, Rot).
+func (c RopeConfig) theta() []float64 {
+	if c.Freqs != nil {
+		return c.Freqs
+	}
+	return Theta(c.Base, c.Rot)
 }
 
 // Theta returns the rotation frequencies θᵢ = base^(−2i/rot), i < rot/2, in float64.
@@ -39,6 +52,9 @@ func Rope(x, pos *G.Node, cfg RopeConfig) (*G.Node, error) {
 	}
 	if dh := s[1] / cfg.Heads; cfg.Rot < 0 || cfg.Rot%2 != 0 || cfg.Rot > dh {
 		return nil, fmt.Errorf("ops: Rope: rotated dimension %d must be even and at most the head dimension %d", cfg.Rot, dh)
+	}
+	if cfg.Freqs != nil && len(cfg.Freqs) != cfg.Rot/2 {
+		return nil, fmt.Errorf("ops: Rope: %d frequencies for %d rotated pairs", len(cfg.Freqs), cfg.Rot/2)
 	}
 	return apply(&ropeOp{base: newBase("Rope", 2), cfg: cfg}, x, pos)
 }
@@ -68,12 +84,16 @@ func (op *ropeOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 // angles fills cos/sin tables [N, Rot/2] for the positions.
 func (op *ropeOp) angles(pos []float64) (cs, sn []float64) {
 	half := op.cfg.Rot / 2
-	th := Theta(op.cfg.Base, op.cfg.Rot)
+	th := op.cfg.theta()
 	cs, sn = op.cos64.get(len(pos)*half), op.sin64.get(len(pos)*half)
+	m := op.cfg.Mscale
 	for n, p := range pos {
 		for i, t := range th {
 			a := p * op.cfg.Scale * t
 			sn[n*half+i], cs[n*half+i] = math.Sincos(a)
+			if m != 0 && m != 1 { // the gradient's too: (m·R)ᵀ = m·Rᵀ
+				sn[n*half+i], cs[n*half+i] = m*sn[n*half+i], m*cs[n*half+i]
+			}
 			if op.inverse {
 				sn[n*half+i] = -sn[n*half+i]
 			}

@@ -81,11 +81,18 @@ type TaskConfig struct {
 	// exact match requires the model to stop where the answer does (Kazemnejad et al. 2023).
 	// Next-token format only. Default: false.
 	EndToken bool `yaml:"end_token,omitempty" json:"end_token,omitempty"`
+	// Corpus is the lm task's corpus: the path of a .tar.gz of text documents, or empty for the
+	// built-in one (data/corpus/gostd.tar.gz, embedded in the binary). lm only.
+	Corpus string `yaml:"corpus,omitempty" json:"corpus,omitempty"`
+	// CorpusSHA256 pins the corpus: the SHA-256 of its uncompressed tar stream, checked before any
+	// training. Default (lm, no task.corpus): the built-in corpus's. lm only.
+	CorpusSHA256 string `yaml:"corpus_sha256,omitempty" json:"corpus_sha256,omitempty"`
 }
 
 // NewTask builds the configured task in its format (task.format, task.end_token).
 func (c Config) NewTask() (data.Task, error) {
-	return data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken})
+	return data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
+		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256})
 }
 
 // TrainConfig is the `train:` section.
@@ -141,6 +148,11 @@ type EvalConfig struct {
 	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed. 0 is
 	// legal.
 	Seed uint64 `yaml:"seed" json:"seed"`
+	// Stride is the lm task's sliding-window evaluation: at each length L, windows of L tokens
+	// that score only their last Stride predictions (every length also gets non-overlapping
+	// windows; at L ≤ Stride the two are the same). Default (lm): task.max_len. 0: refused. lm
+	// only.
+	Stride int `yaml:"stride,omitempty" json:"stride,omitempty"`
 	// Variants evaluate the trained weights again with other evaluation-only options, each
 	// into its own results (see EvalVariant). Default: none.
 	Variants []EvalVariant `yaml:"variants,omitempty" json:"variants,omitempty"`
@@ -178,11 +190,22 @@ func (c Config) WithDefaults() Config {
 	fill("train.checkpoint_every", &tr.CheckpointEvery, 500)
 	tr.EarlyStop = tr.EarlyStop.withDefaults()
 	e := &c.Eval
+	lm := data.ReadsCorpus(t.Name)
 	if len(e.Lengths) == 0 && !w.Has("eval.lengths") && t.MaxLen > 0 && t.MaxLen <= MaxLength {
 		e.Lengths = nil
-		for L := 1; L <= 4*t.MaxLen; L++ {
-			e.Lengths = append(e.Lengths, L)
+		if lm {
+			e.Lengths = lmLengths(t.MaxLen)
+		} else {
+			for L := 1; L <= 4*t.MaxLen; L++ {
+				e.Lengths = append(e.Lengths, L)
+			}
 		}
+	}
+	if lm {
+		if t.Corpus == "" {
+			presence.Fill(w, "task.corpus_sha256", &t.CorpusSHA256, data.BuiltinCorpusSHA256)
+		}
+		fill("eval.stride", &e.Stride, t.MaxLen)
 	}
 	fill("eval.examples", &e.Examples, 256)
 	fill("eval.batch_size", &e.BatchSize, 128)
@@ -220,6 +243,9 @@ func (c Config) validate() error {
 			return err // it names its field already (task.symbols, task.format, task.end_token)
 		}
 		return fmt.Errorf("task.name: %w", err)
+	}
+	if err := c.validateLM(); err != nil {
+		return err
 	}
 	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
 		return fmt.Errorf("model.bidirectional: the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")

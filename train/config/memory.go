@@ -97,7 +97,14 @@ func (c Config) PredictMemory(task data.Task) Memory {
 	if c.Train.ValEvery > 0 {
 		m.Validation = evalGraphs(mc, hooks, maxPos, data.SeqLen(task, c.Task.MaxLen), c.Train.ValExamples, c.Eval.BatchSize)
 	}
-	if n := len(c.Eval.Lengths); n > 0 {
+	if lm, ok := task.(*data.LM); ok && len(c.Eval.Lengths) > 0 {
+		// The lm task's evaluation (train/lm.go): the sliding window's graphs at the longest
+		// length (at least as many windows as the non-overlapping ones), and a batch's logits
+		// copied out in float64 to score them.
+		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
+		n := len(lm.Windows(data.SplitTest, L, min(max(c.Eval.Stride, 1), L)))
+		m.Eval = evalGraphs(mc, hooks, maxPos, L, max(n, 1), c.Eval.BatchSize) + int64(min(c.Eval.BatchSize, max(n, 1))*L*mc.Vocab*8)
+	} else if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
 		m.Eval = evalGraphs(mc, hooks, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
 		// Then the diagnostics (train/diagnostics.go), one after the other: an inspection graph of

@@ -1,0 +1,161 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/train/config"
+)
+
+// lmScore is what scoring a split's windows measured: the summed negative log-likelihood of the
+// scored predictions (nats), how many there were and how many were the argmax.
+type lmScore struct {
+	Nats    float64
+	N       int
+	Correct int
+}
+
+// BitsPerByte is the mean negative log₂-likelihood per predicted byte.
+func (s lmScore) BitsPerByte() float64 { return s.Nats / float64(s.N) / math.Ln2 }
+
+// Perplexity is the per-byte perplexity, exp of the mean negative log-likelihood.
+func (s lmScore) Perplexity() float64 { return math.Exp(s.Nats / float64(s.N)) }
+
+// scoreWindows runs m over windows of a split (data.LM.Windows), batchSize windows of one length
+// at a time in their order, and sums the negative log-likelihood of every scored prediction from
+// the logits, in float64, in window order (so the sum is the same bits whatever the batching of
+// the cores). progress, when not nil, is told the windows done so far.
+func scoreWindows(ctx context.Context, m *model.Model, lm *data.LM, split int, ws []data.Window, batchSize int, progress func(done int)) (lmScore, error) {
+	var sc lmScore
+	graphs := map[[2]int]*model.Graph{}
+	defer func() {
+		for _, g := range graphs {
+			g.Close()
+		}
+	}()
+	for lo := 0; lo < len(ws); {
+		if err := ctx.Err(); err != nil {
+			return lmScore{}, err
+		}
+		hi := lo + 1 // a batch: up to batchSize windows of the same length
+		for hi < len(ws) && hi-lo < batchSize && ws[hi].Len == ws[lo].Len {
+			hi++
+		}
+		b, err := lm.WindowBatch(split, ws[lo:hi])
+		if err != nil {
+			return lmScore{}, err
+		}
+		key := [2]int{b.B, b.T}
+		g, ok := graphs[key]
+		if !ok {
+			if g, err = m.Build(b.B, b.T, model.BuildOptions{}); err != nil {
+				return lmScore{}, fmt.Errorf("lm evaluation at length %d: %w", b.T, err)
+			}
+			graphs[key] = g
+		}
+		if _, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights}); err != nil {
+			return lmScore{}, fmt.Errorf("lm evaluation at length %d: %w", b.T, err)
+		}
+		logits := nn.Float64s(g.Logits()) // [B·T, V]
+		V := len(logits) / (b.B * b.T)
+		for r, w := range b.Weights {
+			if w == 0 {
+				continue
+			}
+			row := logits[r*V : (r+1)*V]
+			best, arg := math.Inf(-1), 0
+			for j, v := range row {
+				if v > best {
+					best, arg = v, j
+				}
+			}
+			sum := 0.0
+			for _, v := range row {
+				sum += math.Exp(v - best)
+			}
+			sc.Nats += best + math.Log(sum) - row[b.Targets[r]]
+			sc.N++
+			if arg == b.Targets[r] {
+				sc.Correct++
+			}
+		}
+		if progress != nil {
+			progress(hi)
+		}
+		lo = hi
+	}
+	if sc.N == 0 {
+		return lmScore{}, fmt.Errorf("lm evaluation: no predictions scored")
+	}
+	return sc, nil
+}
+
+// evaluateLM scores m on the lm task's test split at every length of eval.lengths: with
+// non-overlapping windows of L tokens (BitsPerByte, Perplexity, TokenAccuracy: the next byte's
+// argmax; N predictions) and with a sliding window of L tokens scoring its last eval.stride
+// predictions (SlidingBitsPerByte, SlidingPerplexity; at L ≤ eval.stride the same windows).
+// ExactMatch is 0: it has no meaning for text. The lengths in reuse take its rows (see
+// reusable); the diagnostics hold each length without attention statistics.
+func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
+	var out []LengthResult
+	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
+	diag := &Diagnostics{Vocab: lm.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
+	for i, L := range cfg.Eval.Lengths {
+		if r, ok := reuse[L]; ok {
+			diag.Lengths = append(diag.Lengths, r.diag)
+			out = append(out, r.row)
+			pr.Update(i+1, fmt.Sprintf("length %d %.4f bits/byte (as evaluated without the variant)", L, r.row.BitsPerByte))
+			continue
+		}
+		if opt.evaluated != nil {
+			opt.evaluated(label, L)
+		}
+		windows := lm.Windows(data.SplitTest, L, 0)
+		stride := min(cfg.Eval.Stride, L)
+		var sliding []data.Window
+		if stride < L {
+			sliding = lm.Windows(data.SplitTest, L, stride)
+		}
+		total := len(windows) + len(sliding)
+		show := func(base int) func(int) {
+			return func(done int) {
+				pr.Update(i, fmt.Sprintf("length %d: %d of %d windows", L, base+done, total))
+			}
+		}
+		sc, err := scoreWindows(ctx, m, lm, data.SplitTest, windows, cfg.Eval.BatchSize, show(0))
+		if err != nil {
+			return nil, nil, err
+		}
+		r := LengthResult{Length: L, InRange: L <= cfg.Task.MaxLen, TokenAccuracy: float64(sc.Correct) / float64(sc.N), N: sc.N,
+			BitsPerByte: sc.BitsPerByte(), Perplexity: sc.Perplexity()}
+		r.SlidingBitsPerByte, r.SlidingPerplexity = r.BitsPerByte, r.Perplexity
+		if sliding != nil {
+			ss, err := scoreWindows(ctx, m, lm, data.SplitTest, sliding, cfg.Eval.BatchSize, show(len(windows)))
+			if err != nil {
+				return nil, nil, err
+			}
+			r.SlidingBitsPerByte, r.SlidingPerplexity = ss.BitsPerByte(), ss.Perplexity()
+		}
+		out = append(out, r)
+		diag.Lengths = append(diag.Lengths, LengthDiagnostics{Length: L})
+		pr.Update(i+1, fmt.Sprintf("length %d: %.4f bits/byte, sliding %.4f", L, r.BitsPerByte, r.SlidingBitsPerByte))
+	}
+	pr.Done()
+	return out, diag, nil
+}
+
+// validateLM is the bits per byte of the first train.val_examples non-overlapping windows of
+// task.max_len tokens of the validation split (all of them when it has fewer).
+func validateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model) (float64, error) {
+	ws := lm.Windows(data.SplitValidation, cfg.Task.MaxLen, 0)
+	ws = ws[:min(len(ws), cfg.Train.ValExamples)]
+	sc, err := scoreWindows(ctx, m, lm, data.SplitValidation, ws, cfg.Eval.BatchSize, nil)
+	if err != nil {
+		return 0, err
+	}
+	return sc.BitsPerByte(), nil
+}
