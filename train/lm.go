@@ -99,7 +99,8 @@ func scoreWindows(ctx context.Context, m *model.Model, lm *data.LM, split int, w
 // argmax; N predictions) and with a sliding window of L tokens scoring its last eval.stride
 // predictions (SlidingBitsPerByte, SlidingPerplexity; at L ≤ eval.stride the same windows).
 // ExactMatch is 0: it has no meaning for text. The lengths in reuse take its rows (see
-// reusable); the diagnostics hold each length without attention statistics.
+// reusable); the diagnostics hold each length without attention statistics. A batch holds
+// config.LMWindowsPerBatch windows.
 func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
@@ -126,7 +127,8 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 				pr.Update(i, fmt.Sprintf("length %d: %d of %d windows", L, base+done, total))
 			}
 		}
-		sc, err := scoreWindows(ctx, m, lm, data.SplitTest, windows, cfg.Eval.BatchSize, show(0))
+		per := config.LMWindowsPerBatch(cfg, L)
+		sc, err := scoreWindows(ctx, m, lm, data.SplitTest, windows, per, show(0))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -134,7 +136,7 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 			BitsPerByte: sc.BitsPerByte(), Perplexity: sc.Perplexity()}
 		r.SlidingBitsPerByte, r.SlidingPerplexity = r.BitsPerByte, r.Perplexity
 		if sliding != nil {
-			ss, err := scoreWindows(ctx, m, lm, data.SplitTest, sliding, cfg.Eval.BatchSize, show(len(windows)))
+			ss, err := scoreWindows(ctx, m, lm, data.SplitTest, sliding, per, show(len(windows)))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -153,7 +155,7 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 func validateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model) (float64, error) {
 	ws := lm.Windows(data.SplitValidation, cfg.Task.MaxLen, 0)
 	ws = ws[:min(len(ws), cfg.Train.ValExamples)]
-	sc, err := scoreWindows(ctx, m, lm, data.SplitValidation, ws, cfg.Eval.BatchSize, nil)
+	sc, err := scoreWindows(ctx, m, lm, data.SplitValidation, ws, config.LMWindowsPerBatch(cfg, cfg.Task.MaxLen), nil)
 	if err != nil {
 		return 0, err
 	}

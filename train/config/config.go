@@ -143,7 +143,8 @@ type EvalConfig struct {
 	Lengths Lengths `yaml:"lengths,omitempty" json:"lengths"`
 	// Examples is the number of test examples per length. Default: 256. 0: refused.
 	Examples int `yaml:"examples" json:"examples"`
-	// BatchSize is the number of sequences per evaluation batch. Default: 128. 0: refused.
+	// BatchSize is the number of sequences per evaluation batch (lm: the batch holds
+	// BatchSize·task.max_len tokens, LMWindowsPerBatch). Default: 128. 0: refused.
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
 	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed. 0 is
 	// legal.

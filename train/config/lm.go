@@ -24,6 +24,13 @@ func lmLengths(T int) Lengths {
 	return out
 }
 
+// LMWindowsPerBatch is how many windows of L tokens an lm evaluation batch holds: as many as
+// make eval.batch_size windows of the training length, eval.batch_size·task.max_len tokens (at
+// least one window), so that short contexts are not scored a few tokens at a time.
+func LMWindowsPerBatch(c Config, L int) int {
+	return max(1, c.Eval.BatchSize*c.Task.MaxLen/max(L, 1))
+}
+
 // validateLM checks the fields that only the lm task reads, and what it cannot do: the corpus
 // and the sliding window's stride are the lm task's alone; lm is scored by bits per byte, so
 // early stopping (on exact match or token accuracy) and randomized positions (whose evaluation

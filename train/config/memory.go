@@ -103,7 +103,8 @@ func (c Config) PredictMemory(task data.Task) Memory {
 		// copied out in float64 to score them.
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
 		n := len(lm.Windows(data.SplitTest, L, min(max(c.Eval.Stride, 1), L)))
-		m.Eval = evalGraphs(mc, hooks, maxPos, L, max(n, 1), c.Eval.BatchSize) + int64(min(c.Eval.BatchSize, max(n, 1))*L*mc.Vocab*8)
+		b := LMWindowsPerBatch(c, L)
+		m.Eval = evalGraphs(mc, hooks, maxPos, L, max(n, 1), b) + int64(min(b, max(n, 1))*L*mc.Vocab*8)
 	} else if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
 		m.Eval = evalGraphs(mc, hooks, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
