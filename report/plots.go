@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"github.com/posformer/posformer/data"
 	"image"
 	"image/color"
 	"math"
@@ -45,7 +46,16 @@ func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.Len
 		}
 		return nil
 	}
+	if err := add(lmPlot(dir, LMCurves(g))); err != nil {
+		return nil, err
+	}
 	for _, task := range tasks(sums) {
+		if data.ReadsCorpus(task) { // bits per byte (lmPlot), no exact match nor attention statistics
+			if err := add(lossPlot(dir, task, g)); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := add(exactPlot(dir, task, sums, rows)); err != nil {
 			return nil, err
 		}

@@ -237,6 +237,12 @@ func markdown(g *Grid, r *Report) string {
 	if g.Selection != nil {
 		b.WriteString(SelectionTable(g.Selection))
 	}
+	if t := LMTable(LMCurves(g)); t != "" {
+		b.WriteString("\n## Bits per byte against context length (lm)\n\n" +
+			"Mean over seeds on the test split; non-overlapping windows / the sliding window where they differ (`eval.stride`). " +
+			"Per run: `lm.csv`.\n\n")
+		b.WriteString(t)
+	}
 	b.WriteString("\n## Plots\n\n")
 	for _, p := range r.Plots {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)

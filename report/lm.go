@@ -1,0 +1,208 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/posformer/posformer/train"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// LMCurve is one group's bits per byte against context length (the lm task): per length, the
+// statistic over the group's seeds, with non-overlapping windows and with the sliding window.
+type LMCurve struct {
+	Group   train.Group
+	MaxLen  int // the training length
+	Lengths []int
+	Windows []train.Stat // bits per byte, non-overlapping windows
+	Sliding []train.Stat // bits per byte, sliding window
+	Seeds   int
+}
+
+// LMCurves gathers the lm runs of a grid by group (train.GroupOf), in the grid's order; nil when
+// it has none. A group's lengths are those every one of its runs has.
+func LMCurves(g *Grid) []LMCurve {
+	var order []train.Group
+	runs := map[train.Group][]*train.Result{}
+	for i, r := range g.Runs {
+		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].BitsPerByte == 0 {
+			continue
+		}
+		k := train.GroupOf(g.Cells[i])
+		if _, ok := runs[k]; !ok {
+			order = append(order, k)
+		}
+		runs[k] = append(runs[k], r.Result)
+	}
+	var out []LMCurve
+	for _, k := range order {
+		rs := runs[k]
+		c := LMCurve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs)}
+		for _, l := range rs[0].Lengths {
+			var w, s []float64
+			for _, r := range rs {
+				i := slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == l.Length })
+				if i < 0 {
+					break
+				}
+				w = append(w, r.Lengths[i].BitsPerByte)
+				s = append(s, r.Lengths[i].SlidingBitsPerByte)
+			}
+			if len(w) != len(rs) {
+				continue
+			}
+			c.Lengths = append(c.Lengths, l.Length)
+			c.Windows = append(c.Windows, train.NewStat(w))
+			c.Sliding = append(c.Sliding, train.NewStat(s))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// lmPlot draws bits per byte against context length (log₂ axis), one line per group (the mean
+// over seeds) with a band from the minimum to the maximum over seeds and the training length
+// marked: non-overlapping windows on the left, the sliding window on the right. "" when the
+// grid has no lm run.
+func lmPlot(dir string, curves []LMCurve) (string, error) {
+	if len(curves) == 0 {
+		return "", nil
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range curves {
+		for i := range c.Lengths {
+			lo = min(lo, c.Windows[i].Min, c.Sliding[i].Min)
+			hi = max(hi, c.Windows[i].Max, c.Sliding[i].Max)
+		}
+	}
+	pad := 0.05 * (hi - lo)
+	lo, hi = lo-pad, hi+pad
+	leg := plot.NewLegend()
+	panels := make([]*plot.Plot, 2)
+	for pi, title := range []string{"non-overlapping windows", "sliding window"} {
+		p := plot.New()
+		p.Title.Text = "lm: bits per byte against context length, " + title
+		p.X.Label.Text = "context length (bytes, log scale)"
+		p.Y.Label.Text = "bits per byte (band: min–max over seeds)"
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = lengthTicks(curves[0].Lengths)
+		p.Y.Tick.Marker = decimalTicks{}
+		p.Y.Min, p.Y.Max = lo, hi
+		maxLen := 0
+		for i, c := range curves {
+			stats := c.Windows
+			if pi == 1 {
+				stats = c.Sliding
+			}
+			maxLen = max(maxLen, c.MaxLen)
+			var line, bl, bh plotter.XYs
+			for j, L := range c.Lengths {
+				x := float64(L)
+				line = append(line, plotter.XY{X: x, Y: stats[j].Mean})
+				bl = append(bl, plotter.XY{X: x, Y: stats[j].Min})
+				bh = append(bh, plotter.XY{X: x, Y: stats[j].Max})
+			}
+			col := plotutil.Color(i)
+			if c.Seeds > 1 {
+				poly, err := plotter.NewPolygon(append(bh, reversed(bl)...))
+				if err != nil {
+					return "", err
+				}
+				r, gg, b, _ := col.RGBA()
+				poly.Color = color.NRGBA{uint8(r >> 8), uint8(gg >> 8), uint8(b >> 8), 50}
+				poly.LineStyle.Width = 0
+				p.Add(poly)
+			}
+			l, err := plotter.NewLine(line)
+			if err != nil {
+				return "", err
+			}
+			l.Color, l.Width, l.Dashes = col, vg.Points(1.5), seriesDashes(i)
+			p.Add(l)
+			if pi == 0 {
+				leg.Add(fmt.Sprintf("%s (n=%d)", groupLabel(c.Group), c.Seeds), l)
+			}
+		}
+		v, err := plotter.NewLine(plotter.XYs{{X: float64(maxLen), Y: lo}, {X: float64(maxLen), Y: hi}})
+		if err != nil {
+			return "", err
+		}
+		v.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		v.Color = color.Gray{100}
+		p.Add(v)
+		if pi == 0 {
+			leg.Add(fmt.Sprintf("training length (%d)", maxLen), v)
+		}
+		panels[pi] = p
+	}
+	name := "lm_bits_per_byte"
+	return name, saveFigure(dir, name, [][]*plot.Plot{panels}, leg, 13*vg.Inch, 5*vg.Inch)
+}
+
+// LMTable is the lm curves as a markdown table: per group, the mean bits per byte over seeds
+// at every length (non-overlapping windows; the sliding window's after a slash where it differs).
+func LMTable(curves []LMCurve) string {
+	if len(curves) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	lengths := curves[0].Lengths
+	b.WriteString("| scheme | seeds |")
+	for _, L := range lengths {
+		fmt.Fprintf(&b, " %d |", L)
+	}
+	b.WriteString("\n| --- | ---: |")
+	for range lengths {
+		b.WriteString(" ---: |")
+	}
+	b.WriteString("\n")
+	for _, c := range curves {
+		fmt.Fprintf(&b, "| %s | %d |", groupLabel(c.Group), c.Seeds)
+		for _, L := range lengths {
+			i := slices.Index(c.Lengths, L)
+			switch {
+			case i < 0:
+				b.WriteString(" – |")
+			case c.Sliding[i].Mean != c.Windows[i].Mean:
+				fmt.Fprintf(&b, " %.3f / %.3f |", c.Windows[i].Mean, c.Sliding[i].Mean)
+			default:
+				fmt.Fprintf(&b, " %.3f |", c.Windows[i].Mean)
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// lengthTicks labels the evaluated lengths.
+type lengthTicks []int
+
+func (t lengthTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, L := range t {
+		if x := float64(L); x >= lo && x <= hi {
+			out = append(out, plot.Tick{Value: x, Label: fmt.Sprint(L)})
+		}
+	}
+	return out
+}
+
+// decimalTicks are the default ticks labelled with two decimals (bits per byte differ in the
+// second).
+type decimalTicks struct{}
+
+func (decimalTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = fmt.Sprintf("%.2f", ts[i].Value)
+		}
+	}
+	return ts
+}
