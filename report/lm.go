@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,7 +23,10 @@ type LMCurve struct {
 	Lengths []int
 	Windows []train.Stat // bits per byte, non-overlapping windows
 	Sliding []train.Stat // bits per byte, sliding window
-	Seeds   int
+	// Change and SlidingChange are, per length, each seed's bits per byte minus its own at the
+	// training length MaxLen (nil when the group was not evaluated at MaxLen).
+	Change, SlidingChange [][]float64
+	Seeds                 int
 }
 
 // LMCurves gathers the lm runs of a grid by group (train.GroupOf), in the grid's order; nil when
@@ -44,8 +48,11 @@ func LMCurves(g *Grid) []LMCurve {
 	for _, k := range order {
 		rs := runs[k]
 		c := LMCurve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs)}
+		at := func(r *train.Result, L int) int {
+			return slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == L })
+		}
 		for _, l := range rs[0].Lengths {
-			var w, s []float64
+			var w, s, dw, ds []float64
 			for _, r := range rs {
 				i := slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == l.Length })
 				if i < 0 {
@@ -53,6 +60,10 @@ func LMCurves(g *Grid) []LMCurve {
 				}
 				w = append(w, r.Lengths[i].BitsPerByte)
 				s = append(s, r.Lengths[i].SlidingBitsPerByte)
+				if t := at(r, c.MaxLen); t >= 0 {
+					dw = append(dw, r.Lengths[i].BitsPerByte-r.Lengths[t].BitsPerByte)
+					ds = append(ds, r.Lengths[i].SlidingBitsPerByte-r.Lengths[t].SlidingBitsPerByte)
+				}
 			}
 			if len(w) != len(rs) {
 				continue
@@ -60,6 +71,12 @@ func LMCurves(g *Grid) []LMCurve {
 			c.Lengths = append(c.Lengths, l.Length)
 			c.Windows = append(c.Windows, train.NewStat(w))
 			c.Sliding = append(c.Sliding, train.NewStat(s))
+			if len(dw) == len(rs) {
+				c.Change = append(c.Change, dw)
+				c.SlidingChange = append(c.SlidingChange, ds)
+			} else {
+				c.Change, c.SlidingChange = append(c.Change, nil), append(c.SlidingChange, nil)
+			}
 		}
 		out = append(out, c)
 	}
@@ -205,4 +222,33 @@ func (decimalTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ts
+}
+
+// LMChangeTable is, per group and per length past the training length, the change of bits per
+// byte from the training length: the mean over seeds of each seed's own difference and its 95% t
+// interval (paired by seed; no interval with one seed), non-overlapping windows then the sliding
+// window. "" without lm curves.
+func LMChangeTable(curves []LMCurve) string {
+	var b strings.Builder
+	for _, c := range curves {
+		for i, L := range c.Lengths {
+			if L <= c.MaxLen || c.Change[i] == nil {
+				continue
+			}
+			if b.Len() == 0 {
+				b.WriteString("| scheme | seeds | length | change, non-overlapping [95% interval] | change, sliding [95% interval] |\n| --- | ---: | ---: | --- | --- |\n")
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", groupLabel(c.Group), c.Seeds, L, change(c.Change[i]), change(c.SlidingChange[i]))
+		}
+	}
+	return b.String()
+}
+
+// change is a mean change with its 95% t interval over seeds.
+func change(d []float64) string {
+	m, lo, hi := stats.MeanInterval(d, 0.95)
+	if math.IsNaN(lo) {
+		return fmt.Sprintf("%+.4f", m)
+	}
+	return fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)
 }

@@ -52,6 +52,16 @@ func TestLMCurves(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
+	ct := LMChangeTable(cs)
+	// alibi's seeds change by 1.5−2 = −0.5 and 2.5−4 = −1.5 at 128: mean −1, t interval ±6.35.
+	for _, want := range []string{"| alibi | 2 | 128 | -1.0000 [-7.3531, +5.3531] | +0.0000 [-6.3531, +6.3531] |", "| sinusoidal | 1 | 128 | +4.0000 | +5.0000 |"} {
+		if !strings.Contains(ct, want) {
+			t.Errorf("change table lacks %q:\n%s", want, ct)
+		}
+	}
+	if strings.Contains(ct, "| 64 |") || strings.Contains(ct, "| 32 |") {
+		t.Errorf("change table has lengths within training:\n%s", ct)
+	}
 	name, err := lmPlot(g.Dir, cs)
 	if err != nil || name != "lm_bits_per_byte" {
 		t.Fatalf("lmPlot: %q, %v", name, err)

@@ -242,6 +242,11 @@ func markdown(g *Grid, r *Report) string {
 			"Mean over seeds on the test split; non-overlapping windows / the sliding window where they differ (`eval.stride`). " +
 			"Per run: `lm.csv`.\n\n")
 		b.WriteString(t)
+		if ct := LMChangeTable(LMCurves(g)); ct != "" {
+			b.WriteString("\nPast the training length: each seed's bits per byte minus its own at the training length, " +
+				"mean over seeds and 95% t interval (a negative change: the longer context helps).\n\n")
+			b.WriteString(ct)
+		}
 	}
 	b.WriteString("\n## Plots\n\n")
 	for _, p := range r.Plots {
