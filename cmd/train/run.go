@@ -225,6 +225,15 @@ func fmtScore(x float64) string {
 func printTable(w io.Writer, r *train.Result) {
 	fmt.Fprintf(w, "%s · %s · seed %d · trained on lengths %d..%d for %d steps (%.1f s, %.0f tok/s), %d parameters\n\n",
 		r.Task, r.Scheme, r.Seed, r.MinLen, r.MaxLen, r.Steps, r.TrainSeconds, r.TokensPerSec, r.Params)
+	if rows := r.LMRows(); rows != nil { // lm: bits per byte, no exact match
+		fmt.Fprintf(w, "%7s  %-6s  %13s  %13s  %10s  %11s\n", "context", "range", "bits/byte", "sliding", "next byte", "predictions")
+		for _, l := range r.Lengths {
+			rng := map[bool]string{true: "in", false: "beyond"}[l.InRange]
+			fmt.Fprintf(w, "%7d  %-6s  %13.4f  %13.4f  %10.3f  %11d\n", l.Length, rng, l.BitsPerByte, l.SlidingBitsPerByte, l.TokenAccuracy, l.N)
+		}
+		fmt.Fprintf(w, "run directory: %s (per length: %s)\n", r.Dir, train.LMFile)
+		return
+	}
 	fmt.Fprintf(w, "%6s  %-6s  %5s  %5s  %4s\n", "length", "range", "exact", "token", "n")
 	for _, l := range r.Lengths {
 		rng := "beyond"
