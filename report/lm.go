@@ -11,7 +11,6 @@ import (
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -125,23 +124,10 @@ func lmPlot(dir string, curves []LMCurve) (string, error) {
 				bl = append(bl, plotter.XY{X: x, Y: stats[j].Min})
 				bh = append(bh, plotter.XY{X: x, Y: stats[j].Max})
 			}
-			col := plotutil.Color(i)
-			if c.Seeds > 1 {
-				poly, err := plotter.NewPolygon(append(bh, reversed(bl)...))
-				if err != nil {
-					return "", err
-				}
-				r, gg, b, _ := col.RGBA()
-				poly.Color = color.NRGBA{uint8(r >> 8), uint8(gg >> 8), uint8(b >> 8), 50}
-				poly.LineStyle.Width = 0
-				p.Add(poly)
-			}
-			l, err := plotter.NewLine(line)
+			l, err := addSeries(p, i, c.Seeds, line, bl, bh)
 			if err != nil {
 				return "", err
 			}
-			l.Color, l.Width, l.Dashes = col, vg.Points(1.5), seriesDashes(i)
-			p.Add(l)
 			if pi == 0 {
 				leg.Add(fmt.Sprintf("%s (n=%d)", groupLabel(c.Group), c.Seeds), l)
 			}

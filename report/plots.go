@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/posformer/posformer/position"
@@ -125,24 +126,10 @@ func exactPlot(dir, task string, sums []train.GroupSummary, rows []train.LengthS
 			hi = append(hi, plotter.XY{X: x, Y: r.Exact.Max})
 			maxX = math.Max(maxX, x)
 		}
-		c := plotutil.Color(i)
-		if s.Seeds > 1 {
-			band := append(hi, reversed(lo)...)
-			poly, err := plotter.NewPolygon(band)
-			if err != nil {
-				return "", err
-			}
-			r, gg, b, _ := c.RGBA()
-			poly.Color = color.NRGBA{uint8(r >> 8), uint8(gg >> 8), uint8(b >> 8), 50}
-			poly.LineStyle.Width = 0
-			p.Add(poly)
-		}
-		l, err := plotter.NewLine(line)
+		l, err := addSeries(p, i, s.Seeds, line, lo, hi)
 		if err != nil {
 			return "", err
 		}
-		l.Color, l.Width, l.Dashes = c, vg.Points(1.5), seriesDashes(i)
-		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (n=%d)", groupLabel(s.Group), s.Seeds), l)
 		i++
 	}
@@ -157,6 +144,30 @@ func exactPlot(dir, task string, sums []train.GroupSummary, rows []train.LengthS
 	p.X.Min, p.X.Max = 0, maxX+1
 	name := "exact_vs_length_" + task
 	return name, save(p, dir, name, 7*vg.Inch, 4.5*vg.Inch)
+}
+
+// addSeries adds series i to p: its line (a mean over seeds) in the series' colour and dashes,
+// over a band from lo to hi (the minimum and maximum over seeds) when there are several seeds.
+// It returns the line, for a legend.
+func addSeries(p *plot.Plot, i, seeds int, line, lo, hi plotter.XYs) (*plotter.Line, error) {
+	c := plotutil.Color(i)
+	if seeds > 1 {
+		poly, err := plotter.NewPolygon(append(slices.Clone(hi), reversed(lo)...))
+		if err != nil {
+			return nil, err
+		}
+		r, gg, b, _ := c.RGBA()
+		poly.Color = color.NRGBA{uint8(r >> 8), uint8(gg >> 8), uint8(b >> 8), 50}
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+	}
+	l, err := plotter.NewLine(line)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width, l.Dashes = c, vg.Points(1.5), seriesDashes(i)
+	p.Add(l)
+	return l, nil
 }
 
 func reversed(xs plotter.XYs) plotter.XYs {
