@@ -671,7 +671,7 @@ def _norm(dst, g, b):
 
 # ---------------------------------------------------------------- loading an export
 
-ROPE_SCALINGS = ("none", "interpolate", "ntk")  # position.rope_scaling values the RoPE class computes
+ROPE_SCALINGS = ("none", "interpolate", "ntk", "dynamic_ntk", "yarn")  # position.rope_scaling values the RoPE class computes
 MAX_FIRE_WIDTH = 4096  # position.mlp_width: the widest FIRE MLP posformer builds
 
 
@@ -734,8 +734,13 @@ def _check_rope(f, a):
     rot = int(math.floor(dh * frac + 0.5))
     if rot % 2 or rot == 0:
         raise f.bad("rotary_fraction", f"d_head {dh} x {frac} rotates {rot} dimensions, which must be even and positive")
-    if f.choice("rope_scaling", ROPE_SCALINGS, default="none") == "ntk" and rot <= 2:
-        raise f.bad("rope_scaling", f"ntk needs more than 2 rotated dimensions per head, got {rot}")
+    scaling = f.choice("rope_scaling", ROPE_SCALINGS, default="none")
+    if scaling in ("ntk", "dynamic_ntk") and rot <= 2:
+        raise f.bad("rope_scaling", f"{scaling} needs more than 2 rotated dimensions per head, got {rot}")
+    if scaling == "dynamic_ntk":
+        f.float("rope_factor", above=0)  # posformer refuses a factor below 1 before it exports
+    elif "rope_factor" in f.obj:
+        raise f.bad("rope_factor", "only rope_scaling dynamic_ntk takes a factor")
 
 
 def _check_t5(f, a):

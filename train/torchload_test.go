@@ -247,7 +247,7 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 		{"heads that do not divide d_model", model("heads", 3), fmt.Sprintf("posformer.model.heads: 3 heads do not divide d_model %d", D) + reexport},
 		{"no train_len", p.editModel(t, func(m map[string]any) { delete(m, "train_len") }).bytes(), "posformer.model.train_len: missing" + reexport},
 		{"an unknown rope_scaling", position("rope_scaling", "quadratic"),
-			`posformer.model.position.rope_scaling: "quadratic": this module knows none, interpolate, ntk` + reexport},
+			`posformer.model.position.rope_scaling: "quadratic": this module knows none, interpolate, ntk, dynamic_ntk, yarn` + reexport},
 		{"export version 3", p.edit(t, "__metadata__", func(m map[string]any) { m[MetaVersion] = "3" }).bytes(),
 			`__metadata__ posformer.export_version: "3", this module reads 1, 2; load it with the posformer_torch.py of the posformer that exported it`},
 		{"unscaled_logits in version 1", model("unscaled_logits", true),
