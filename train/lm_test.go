@@ -18,6 +18,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -124,7 +125,7 @@ func TestLMRun(t *testing.T) {
 		t.Errorf("metrics.jsonl:\n%s", metrics)
 	}
 	var v Result
-	js, err := os.ReadFile(filepath.Join(out, "a", VariantDir("yarn"), "results.json"))
+	js, err := os.ReadFile(filepath.Join(out, "a", rundir.VariantDir("yarn"), "results.json"))
 	if err != nil || json.Unmarshal(js, &v) != nil {
 		t.Fatalf("the yarn variant's results: %v", err)
 	}

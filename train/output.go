@@ -109,7 +109,7 @@ func writeResults(dir string, r *Result) error {
 		if err := w.Error(); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(dir, LMFile), buf.Bytes()); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, LMFile), buf.Bytes()); err != nil {
 			return err
 		}
 	}
