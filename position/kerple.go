@@ -35,9 +35,9 @@ func init() {
 
 // The hooks Kerple claims, checked at compile time.
 var (
-	_ LogitBiaser   = (*Kerple)(nil)
-	_ Parameterized = (*Kerple)(nil)
-	_ Tabler        = (*Kerple)(nil)
+	_ DistanceBiaser = (*Kerple)(nil)
+	_ Parameterized  = (*Kerple)(nil)
+	_ Tabler         = (*Kerple)(nil)
 )
 
 // KerpleFloor is ε in r = ε + softplus(ρ): KERPLE needs r₁, r₂ > 0 (the kernel is conditionally
@@ -70,6 +70,9 @@ type Kerple struct {
 }
 
 func (k *Kerple) Name() string { return "kerple" }
+
+// BiasByDistance: the bias is a table by distance (DistanceBiaser).
+func (k *Kerple) BiasByDistance() {}
 
 // Params returns ρ [2·heads]: r₁ of every head, then r₂.
 func (k *Kerple) Params() []nn.Param { return []nn.Param{k.rho} }
@@ -132,14 +135,14 @@ func (f kerpleFunc) BiasGrad(rho []float64, i, j int, g, drho []float64) {
 	}
 }
 
-// LogitBias is the [heads, Len, Len] bias of the graph's length, built once per graph and shared
-// by its layers, through ops.PairBias (whose gradient reaches ρ).
+// LogitBias is the bias by distance of the graph's length, [heads, 2·Len − 1], built once per
+// graph and shared by its layers, through ops.DistanceBias (whose gradient reaches ρ).
 func (k *Kerple) LogitBias(c Ctx) (*G.Node, error) {
 	rho, err := c.B.Param(k.rho)
 	if err != nil {
 		return nil, err
 	}
-	n, err := ops.PairBias(rho, kerpleFunc{heads: k.Heads, bidir: k.Bidirectional}, c.Len, !k.Bidirectional)
+	n, err := ops.DistanceBias(rho, kerpleFunc{heads: k.Heads, bidir: k.Bidirectional}, c.Len, !k.Bidirectional)
 	if err != nil {
 		return nil, err
 	}

@@ -56,10 +56,10 @@ type T5Options struct {
 
 // The hooks T5 claims, checked at compile time.
 var (
-	_ LogitBiaser   = (*T5)(nil)
-	_ Parameterized = (*T5)(nil)
-	_ Tabler        = (*T5)(nil)
-	_ Warner        = (*T5)(nil)
+	_ DistanceBiaser = (*T5)(nil)
+	_ Parameterized  = (*T5)(nil)
+	_ Tabler         = (*T5)(nil)
+	_ Warner         = (*T5)(nil)
 )
 
 // T5 is the relative position bias of T5 (Raffel et al. 2020): a learned scalar per head and per
@@ -74,6 +74,9 @@ type T5 struct {
 }
 
 func (t *T5) Name() string { return "t5" }
+
+// BiasByDistance: the bias is a table by distance (DistanceBiaser).
+func (t *T5) BiasByDistance() {}
 
 // Params returns the bias table [heads, num_buckets].
 func (t *T5) Params() []nn.Param { return []nn.Param{t.table} }
@@ -109,20 +112,18 @@ func T5Bucket(rel int, bidirectional bool, numBuckets, maxDistance int) int {
 // Bucket is T5Bucket with this scheme's settings.
 func (t *T5) Bucket(rel int) int { return T5Bucket(rel, t.Bidirectional, t.NumBuckets, t.MaxDistance) }
 
-// LogitBias gathers bias[h, i, j] = table[h, bucket(j − i)] for the graph's length (by token
-// index within the sequence, not Ctx.Pos), through ops.RelativeBias, whose gradient sums into
-// the table.
+// LogitBias gathers the bias by distance, [heads, 2·Len − 1], entry (h, i − j + Len − 1) =
+// table[h, bucket(j − i)], for the graph's length (by token index within the sequence, not
+// Ctx.Pos), through ops.RelativeBias, whose gradient sums into the table.
 func (t *T5) LogitBias(c Ctx) (*G.Node, error) {
 	table, err := c.B.Param(t.table)
 	if err != nil {
 		return nil, err
 	}
 	T := c.Len
-	buckets := make([]int, T*T)
-	for i := 0; i < T; i++ {
-		for j := 0; j < T; j++ {
-			buckets[i*T+j] = t.Bucket(j - i)
-		}
+	buckets := make([]int, 2*T-1)
+	for d := -(T - 1); d < T; d++ { // d = i − j
+		buckets[d+T-1] = t.Bucket(-d)
 	}
 	n, err := ops.RelativeBias(table, buckets, T)
 	if err != nil {

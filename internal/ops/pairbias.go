@@ -37,29 +37,72 @@ func PairBias(theta *G.Node, f PairFunc, T int, causal bool) (*G.Node, error) {
 	return apply(op, theta)
 }
 
+// DistanceBias is PairBias for a PairFunc that depends on i − j only (KERPLE's): the result is
+// the table by distance [H, 2T−1] that Attention takes, entry (h, d + T − 1) = f.Bias(θ, i, j)[h]
+// for one pair with i − j = d (i = max(d, 0), j = max(−d, 0)); with causal the distances d < 0
+// (hidden by the mask) are 0 and never evaluated. Its gradient sums f.BiasGrad over the
+// distances, each weighted by the incoming gradient of its entry (the sum, in Attention's
+// gradient, over the pairs at that distance).
+func DistanceBias(theta *G.Node, f PairFunc, T int, causal bool) (*G.Node, error) {
+	s := theta.Shape()
+	if len(s) != 1 {
+		return nil, fmt.Errorf("ops: DistanceBias wants a 1-D parameter vector, got %v", s)
+	}
+	if T < 1 || f.Heads() < 1 {
+		return nil, fmt.Errorf("ops: DistanceBias: length %d and %d heads must be positive", T, f.Heads())
+	}
+	op := &pairBiasOp{base: newBase("DistanceBias", 1), f: f, n: s[0], t: T, causal: causal, byDist: true}
+	return apply(op, theta)
+}
+
 type pairBiasOp struct {
 	base
 	f      PairFunc
 	n, t   int // parameters, length
 	causal bool
+	byDist bool // one entry per distance, [H, 2T−1] (DistanceBias)
 	out    buffer
 }
 
-func (op *pairBiasOp) Type() hm.Type { return fnType(1, 3) }
-
-func (op *pairBiasOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.f.Heads(), op.t, op.t}, nil
+// perHead is the number of entries of one head: T·T pairs, or 2T−1 distances.
+func (op *pairBiasOp) perHead() int {
+	if op.byDist {
+		return 2*op.t - 1
+	}
+	return op.t * op.t
 }
 
-// pairs calls fn for every pair the op evaluates, in row-major order.
-func (op *pairBiasOp) pairs(fn func(i, j int)) {
+func (op *pairBiasOp) shape() tensor.Shape {
+	if op.byDist {
+		return tensor.Shape{op.f.Heads(), 2*op.t - 1}
+	}
+	return tensor.Shape{op.f.Heads(), op.t, op.t}
+}
+
+func (op *pairBiasOp) Type() hm.Type { return fnType(1, len(op.shape())) }
+
+func (op *pairBiasOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape(), nil }
+
+// pairs calls fn for every pair the op evaluates, with its entry k within a head's slab: in
+// row-major order (k = i·T + j), or by distance d = −(T−1) … T−1 (k = d + T − 1) for one pair each.
+func (op *pairBiasOp) pairs(fn func(i, j, k int)) {
+	if op.byDist {
+		first := -(op.t - 1)
+		if op.causal {
+			first = 0
+		}
+		for d := first; d < op.t; d++ {
+			fn(max(d, 0), max(-d, 0), d+op.t-1)
+		}
+		return
+	}
 	for i := 0; i < op.t; i++ {
 		last := op.t - 1
 		if op.causal {
 			last = i
 		}
 		for j := 0; j <= last; j++ {
-			fn(i, j)
+			fn(i, j, i*op.t+j)
 		}
 	}
 }
@@ -86,17 +129,17 @@ func (op *pairBiasOp) Do(vs ...G.Value) (G.Value, error) {
 	if s := vs[0].Shape(); len(s) != 1 || s[0] != op.n {
 		return nil, fmt.Errorf("ops: PairBias: parameters are %v, want [%d]", s, op.n)
 	}
-	H, T := op.f.Heads(), op.t
+	H, n := op.f.Heads(), op.perHead()
 	theta := float64sOf(vs[0])
-	vals := make([]float64, H*T*T)
+	vals := make([]float64, H*n)
 	b := make([]float64, H)
-	op.pairs(func(i, j int) {
+	op.pairs(func(i, j, k int) {
 		op.f.Bias(theta, i, j, b)
 		for h, x := range b {
-			vals[(h*T+i)*T+j] = x
+			vals[h*n+k] = x
 		}
 	})
-	out := op.out.get(dt, H, T, T)
+	out := op.out.get(dt, op.shape()...)
 	switch d := out.Data().(type) {
 	case []float64:
 		copy(d, vals)
@@ -111,7 +154,7 @@ func (op *pairBiasOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *pairBiasOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *pairBiasOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	g, err := apply(&pairBiasGradOp{base: newBase("PairBiasGrad", 2), fwd: op}, in[0], grad)
+	g, err := apply(&pairBiasGradOp{base: newBase(op.name+"Grad", 2), fwd: op}, in[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +168,7 @@ type pairBiasGradOp struct {
 	out buffer
 }
 
-func (op *pairBiasGradOp) Type() hm.Type { return fnType(1, 3, 1) }
+func (op *pairBiasGradOp) Type() hm.Type { return fnType(1, len(op.fwd.shape()), 1) }
 
 func (op *pairBiasGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.fwd.n}, nil
@@ -136,14 +179,14 @@ func (op *pairBiasGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, T := op.fwd.f, op.fwd.t
+	f, n := op.fwd.f, op.fwd.perHead()
 	H := f.Heads()
 	theta, gout := float64sOf(vs[0]), float64sOf(vs[1])
 	dtheta := make([]float64, op.fwd.n)
 	g := make([]float64, H)
-	op.fwd.pairs(func(i, j int) {
+	op.fwd.pairs(func(i, j, k int) {
 		for h := range g {
-			g[h] = gout[(h*T+i)*T+j]
+			g[h] = gout[h*n+k]
 		}
 		f.BiasGrad(theta, i, j, g, dtheta)
 	})

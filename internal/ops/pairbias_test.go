@@ -97,3 +97,60 @@ func TestPairBias(t *testing.T) {
 		vm.Close()
 	}
 }
+
+// distPair is a test PairFunc of i − j only: bias[h] = θ[h]·sin(d) + θ[H+h]·d² + θ[h]·θ[H+h].
+type distPair struct{ h int }
+
+func (q distPair) Heads() int { return q.h }
+func (q distPair) Bias(th []float64, i, j int, out []float64) {
+	d := float64(i - j)
+	for h := range out {
+		out[h] = th[h]*math.Sin(d) + th[q.h+h]*d*d + th[h]*th[q.h+h]
+	}
+}
+func (q distPair) BiasGrad(th []float64, i, j int, g, dth []float64) {
+	d := float64(i - j)
+	for h := range g {
+		dth[h] += g[h] * (math.Sin(d) + th[q.h+h])
+		dth[q.h+h] += g[h] * (d*d + th[h])
+	}
+}
+
+// TestDistanceBias: the table by distance holds f's bias of distance d at d + T − 1 (0 for
+// d < 0 when causal), and its gradient matches central finite differences in float64.
+func TestDistanceBias(t *testing.T) {
+	const H, T = 2, 6
+	for _, causal := range []bool{true, false} {
+		rng := rand.New(rand.NewPCG(41, 42))
+		theta := randn(rng, 2*H, 1)
+		f := distPair{H}
+		checkOp(t, "DistanceBias", []input{{[]int{2 * H}, theta, true}}, func(in []*G.Node) (*G.Node, error) {
+			return DistanceBias(in[0], f, T, causal)
+		})
+		g := G.NewGraph()
+		tn := G.NewTensor(g, tensor.Float64, 1, G.WithShape(2*H), G.WithValue(tensor.New(tensor.WithShape(2*H), tensor.WithBacking(theta))), G.WithName("theta"))
+		out, err := DistanceBias(tn, f, T, causal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vm := G.NewTapeMachine(g)
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		got := out.Value().Data().([]float64)
+		b := make([]float64, H)
+		for d := -(T - 1); d < T; d++ {
+			f.Bias(theta, max(d, 0), max(-d, 0), b)
+			for h := 0; h < H; h++ {
+				want := b[h]
+				if causal && d < 0 {
+					want = 0
+				}
+				if x := got[h*(2*T-1)+d+T-1]; x != want {
+					t.Fatalf("causal %v: distance %d head %d: %v, want %v", causal, d, h, x, want)
+				}
+			}
+		}
+		vm.Close()
+	}
+}

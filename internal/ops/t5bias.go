@@ -11,16 +11,18 @@ import (
 
 // RelativeBias gathers a per-head attention bias from a table of per-bucket values (T5's
 // relative position bias): table is [H, NB]; buckets holds T·T bucket numbers in [0, NB),
-// row-major (query i, key j); the result is [H, T, T] with out[h, i, j] = table[h, buckets[i·T+j]].
-// Its gradient sums the incoming gradient of every (i, j) into its bucket, in a fixed order.
-// (Gorgonia's ByIndices cannot do this: its gradient is wrong on axes other than 0.)
+// row-major (query i, key j), and the result is [H, T, T] with out[h, i, j] =
+// table[h, buckets[i·T+j]]; or buckets holds 2T−1 bucket numbers, one per distance i − j
+// (entry i − j + T − 1), and the result is the table by distance [H, 2T−1] that Attention
+// takes. Its gradient sums the incoming gradient of every entry into its bucket, in a fixed
+// order. (Gorgonia's ByIndices cannot do this: its gradient is wrong on axes other than 0.)
 func RelativeBias(table *G.Node, buckets []int, T int) (*G.Node, error) {
 	s := table.Shape()
 	if len(s) != 2 {
 		return nil, fmt.Errorf("ops: RelativeBias wants a 2-D table [heads, buckets], got %v", s)
 	}
-	if T < 1 || len(buckets) != T*T {
-		return nil, fmt.Errorf("ops: RelativeBias: %d bucket numbers for length %d, want %d", len(buckets), T, T*T)
+	if T < 1 || (len(buckets) != T*T && len(buckets) != 2*T-1) {
+		return nil, fmt.Errorf("ops: RelativeBias: %d bucket numbers for length %d, want %d (per pair) or %d (per distance)", len(buckets), T, T*T, 2*T-1)
 	}
 	for _, b := range buckets {
 		if b < 0 || b >= s[1] {
@@ -38,11 +40,19 @@ type relBiasOp struct {
 	out          buffer
 }
 
-func (op *relBiasOp) Type() hm.Type { return fnType(2, 3) }
+// byDistance: the buckets are one per distance (the result is [H, 2T−1]).
+func (op *relBiasOp) byDistance() bool { return len(op.buckets) != op.t*op.t || op.t == 1 }
 
-func (op *relBiasOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return tensor.Shape{op.heads, op.t, op.t}, nil
+func (op *relBiasOp) shape() tensor.Shape {
+	if op.byDistance() {
+		return tensor.Shape{op.heads, len(op.buckets)}
+	}
+	return tensor.Shape{op.heads, op.t, op.t}
 }
+
+func (op *relBiasOp) Type() hm.Type { return fnType(2, len(op.shape())) }
+
+func (op *relBiasOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape(), nil }
 
 func (op *relBiasOp) Do(vs ...G.Value) (G.Value, error) {
 	dt, err := dtypeOf(vs...)
@@ -52,7 +62,7 @@ func (op *relBiasOp) Do(vs ...G.Value) (G.Value, error) {
 	if s := vs[0].Shape(); len(s) != 2 || s[0] != op.heads || s[1] != op.nb {
 		return nil, fmt.Errorf("ops: RelativeBias: table is %v, want [%d %d]", s, op.heads, op.nb)
 	}
-	out := op.out.get(dt, op.heads, op.t, op.t)
+	out := op.out.get(dt, op.shape()...)
 	if dt == tensor.Float32 {
 		relGather(sl[float32](vs[0]), sl[float32](out), op.buckets, op.heads, op.nb)
 	} else {
@@ -88,7 +98,7 @@ type relBiasGradOp struct {
 	out buffer
 }
 
-func (op *relBiasGradOp) Type() hm.Type { return fnType(3, 2) }
+func (op *relBiasGradOp) Type() hm.Type { return fnType(len(op.fwd.shape()), 2) }
 
 func (op *relBiasGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.fwd.heads, op.fwd.nb}, nil

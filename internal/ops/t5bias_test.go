@@ -85,7 +85,27 @@ func TestRelativeBiasErrors(t *testing.T) {
 	if _, err := RelativeBias(tn, []int{0, 1, 2, 4}, 2); err == nil {
 		t.Error("bucket 4 of a 4-bucket table: want an error")
 	}
-	if _, err := RelativeBias(tn, []int{0, 1, 2}, 2); err == nil {
-		t.Error("3 buckets for length 2: want an error")
+	if _, err := RelativeBias(tn, []int{0, 1, 2, 3, 0}, 2); err == nil {
+		t.Error("5 buckets for length 2 (neither 4 pairs nor 3 distances): want an error")
 	}
+}
+
+// TestRelativeBiasByDistance: with one bucket per distance the result is the table by distance
+// [H, 2T−1], entry by entry, and its gradient (summed into the buckets) matches central finite
+// differences in float64.
+func TestRelativeBiasByDistance(t *testing.T) {
+	const H, NB, T = 3, 5, 6
+	rng := rand.New(rand.NewPCG(31, 32))
+	buckets := make([]int, 2*T-1)
+	for k := range buckets {
+		buckets[k] = rng.IntN(NB)
+	}
+	table := randn(rng, H*NB, 1)
+	checkOp(t, "RelativeBias", []input{{[]int{H, NB}, table, true}}, func(in []*G.Node) (*G.Node, error) {
+		out, err := RelativeBias(in[0], buckets, T)
+		if err == nil && !out.Shape().Eq(tensor.Shape{H, 2*T - 1}) {
+			t.Fatalf("shape %v, want [%d %d]", out.Shape(), H, 2*T-1)
+		}
+		return out, err
+	})
 }
