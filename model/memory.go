@@ -28,7 +28,8 @@ type Shape struct {
 // logits [B·T, V]), the attention weights (a training graph keeps P and its gradient, B·H·T²
 // each per layer, for the backward pass; an evaluation keeps one block of at most 48 rows × T
 // per worker and layer, ops.AttentionEvalRows), the position scheme's share (rotated q and k, an added embedding, a table, a logit
-// bias [H, T, T] built in float64), and for a training graph the gradient of every parameter and
+// bias built in float64: by distance [H, 2T−1] for a DistanceBiaser, else [H, T, T]; relative
+// keys), and for a training graph the gradient of every parameter and
 // of every activation. The coefficients count the buffers of internal/ops; memory_test.go checks
 // the prediction against the measured heap for every scheme (never below it, at most 1.6 times
 // it). c must have its vocabulary set.

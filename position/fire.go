@@ -192,7 +192,8 @@ func (f fireFunc) BiasGrad(th []float64, i, j int, g, dth []float64) {
 	}
 }
 
-// LogitBias is the [heads, Len, Len] bias of the graph's length (0 above the diagonal, where
+// LogitBias is the [heads, Len, Len] bias of the graph's length (per pair, not by distance: it
+// depends on the query's position through the normaliser; 0 above the diagonal, where
 // the mask hides the keys), built once per graph by the model and shared by its layers, through ops.PairBias.
 func (f *FIRE) LogitBias(c Ctx) (*G.Node, error) {
 	th, err := c.B.Param(f.theta)

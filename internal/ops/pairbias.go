@@ -26,14 +26,18 @@ type PairFunc interface {
 // evaluated. The values are computed in float64 and rounded to the graph's dtype; the gradient
 // sums over the pairs in a fixed order, so its bits do not depend on the number of cores.
 func PairBias(theta *G.Node, f PairFunc, T int, causal bool) (*G.Node, error) {
+	return pairBias("PairBias", theta, f, T, causal, false)
+}
+
+func pairBias(name string, theta *G.Node, f PairFunc, T int, causal, byDist bool) (*G.Node, error) {
 	s := theta.Shape()
 	if len(s) != 1 {
-		return nil, fmt.Errorf("ops: PairBias wants a 1-D parameter vector, got %v", s)
+		return nil, fmt.Errorf("ops: %s wants a 1-D parameter vector, got %v", name, s)
 	}
 	if T < 1 || f.Heads() < 1 {
-		return nil, fmt.Errorf("ops: PairBias: length %d and %d heads must be positive", T, f.Heads())
+		return nil, fmt.Errorf("ops: %s: length %d and %d heads must be positive", name, T, f.Heads())
 	}
-	op := &pairBiasOp{base: newBase("PairBias", 1), f: f, n: s[0], t: T, causal: causal}
+	op := &pairBiasOp{base: newBase(name, 1), f: f, n: s[0], t: T, causal: causal, byDist: byDist}
 	return apply(op, theta)
 }
 
@@ -44,15 +48,7 @@ func PairBias(theta *G.Node, f PairFunc, T int, causal bool) (*G.Node, error) {
 // distances, each weighted by the incoming gradient of its entry (the sum, in Attention's
 // gradient, over the pairs at that distance).
 func DistanceBias(theta *G.Node, f PairFunc, T int, causal bool) (*G.Node, error) {
-	s := theta.Shape()
-	if len(s) != 1 {
-		return nil, fmt.Errorf("ops: DistanceBias wants a 1-D parameter vector, got %v", s)
-	}
-	if T < 1 || f.Heads() < 1 {
-		return nil, fmt.Errorf("ops: DistanceBias: length %d and %d heads must be positive", T, f.Heads())
-	}
-	op := &pairBiasOp{base: newBase("DistanceBias", 1), f: f, n: s[0], t: T, causal: causal, byDist: true}
-	return apply(op, theta)
+	return pairBias("DistanceBias", theta, f, T, causal, true)
 }
 
 type pairBiasOp struct {
@@ -107,6 +103,18 @@ func (op *pairBiasOp) pairs(fn func(i, j, k int)) {
 	}
 }
 
+// setFrom64 writes vals into t (float64 or float32) from offset o, rounding to t's dtype.
+func setFrom64(t *tensor.Dense, o int, vals []float64) {
+	switch d := t.Data().(type) {
+	case []float64:
+		copy(d[o:], vals)
+	case []float32:
+		for k, x := range vals {
+			d[o+k] = float32(x)
+		}
+	}
+}
+
 func float64sOf(v G.Value) []float64 {
 	switch d := v.Data().(type) {
 	case []float64:
@@ -140,14 +148,7 @@ func (op *pairBiasOp) Do(vs ...G.Value) (G.Value, error) {
 		}
 	})
 	out := op.out.get(dt, op.shape()...)
-	switch d := out.Data().(type) {
-	case []float64:
-		copy(d, vals)
-	case []float32:
-		for k, x := range vals {
-			d[k] = float32(x)
-		}
-	}
+	setFrom64(out, 0, vals)
 	return out, nil
 }
 
@@ -191,14 +192,7 @@ func (op *pairBiasGradOp) Do(vs ...G.Value) (G.Value, error) {
 		f.BiasGrad(theta, i, j, g, dtheta)
 	})
 	out := op.out.get(dt, op.fwd.n)
-	switch d := out.Data().(type) {
-	case []float64:
-		copy(d, dtheta)
-	case []float32:
-		for k, x := range dtheta {
-			d[k] = float32(x)
-		}
-	}
+	setFrom64(out, 0, dtheta)
 	return out, nil
 }
 

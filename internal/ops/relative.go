@@ -125,15 +125,7 @@ func (op *relSinOp) Do(vs ...G.Value) (G.Value, error) {
 	for b := 0; b < op.batch; b++ {
 		for d := -(T - 1); d < T; d++ {
 			SinusoidRow(row, signedDistance(pos, b, T, d), op.omega)
-			o := (b*nr + d + T - 1) * op.dim
-			switch x := out.Data().(type) {
-			case []float64:
-				copy(x[o:], row)
-			case []float32:
-				for k, v := range row {
-					x[o+k] = float32(v)
-				}
-			}
+			setFrom64(out, (b*nr+d+T-1)*op.dim, row)
 		}
 	}
 	return out, nil
@@ -208,14 +200,7 @@ func (op *distTableOp) Do(vs ...G.Value) (G.Value, error) {
 		}
 	}
 	out := op.out.get(dt, op.batch*H, nr)
-	switch x := out.Data().(type) {
-	case []float64:
-		copy(x, vals)
-	case []float32:
-		for k, v := range vals {
-			x[k] = float32(v)
-		}
-	}
+	setFrom64(out, 0, vals)
 	return out, nil
 }
 
