@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -88,6 +89,9 @@ func Load(dir string) (*Grid, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkRun(rd, c, r.Result, len(g.Cells) > 1 || c.Name != filepath.Base(dir)); err != nil {
+			return nil, err
+		}
 		r.Cell = c
 		g.Runs = append(g.Runs, r)
 	}
@@ -160,4 +164,38 @@ func withEvalVariants(cells []config.Cell) []config.Cell {
 		}
 	}
 	return out
+}
+
+// checkRun checks that a run's results.json is the cell's (its own name, task, scheme and seed;
+// the name only for a grid's cell) and that every number in it is in range: scores in [0, 1],
+// counts and lengths not negative, in_range as the training lengths say. A file copied from
+// another cell or edited by hand is refused, naming both.
+func checkRun(dir string, c config.Cell, r *train.Result, inGrid bool) error {
+	name := c.Name
+	if r.Variant != "" {
+		name = filepath.Dir(c.Name)
+	}
+	fix := "retrain the cell (train -config <grid>.yaml -resume) or restore its directory"
+	switch {
+	case inGrid && r.Name != name:
+		return fmt.Errorf("%s/results.json names the run %q, but its directory is the cell %q: %s", dir, r.Name, name, fix)
+	case r.Task != c.Config.Task.Name || r.Scheme != c.Config.Position.Kind || r.Seed != c.Config.Seed:
+		return fmt.Errorf("%s/results.json is %s · %s · seed %d, but its cell is %s · %s · seed %d: %s", dir, r.Task, r.Scheme, r.Seed,
+			c.Config.Task.Name, c.Config.Position.Kind, c.Config.Seed, fix)
+	case r.MinLen < 1 || r.MaxLen < r.MinLen || r.Steps < 0 || r.BestStep < 0 || r.StopStep < 0:
+		return fmt.Errorf("%s/results.json: training lengths %d..%d or steps %d out of range: %s", dir, r.MinLen, r.MaxLen, r.Steps, fix)
+	}
+	score := func(x float64) bool { return math.IsNaN(x) || x >= 0 && x <= 1 }
+	for _, x := range []float64{r.InRangeExact, r.BeyondExact, r.InRangeToken, r.BeyondToken, r.BestScore} {
+		if !score(x) {
+			return fmt.Errorf("%s/results.json: a summary score %g is outside [0, 1]: %s", dir, x, fix)
+		}
+	}
+	for _, l := range r.Lengths {
+		if l.Length < 1 || l.N < 0 || !score(l.ExactMatch) || !score(l.TokenAccuracy) || l.InRange != (l.Length >= r.MinLen && l.Length <= r.MaxLen) {
+			return fmt.Errorf("%s/results.json: length %d (n %d, exact match %g, token accuracy %g, in_range %v) is out of range: %s",
+				dir, l.Length, l.N, l.ExactMatch, l.TokenAccuracy, l.InRange, fix)
+		}
+	}
+	return nil
 }

@@ -125,7 +125,10 @@ func SummaryTable(sums []train.GroupSummary) string {
 // extrapolation formats a group's "extrapolates to" and ratio columns: "–" for both when the
 // headline metric is not clearly above chance even at the shortest tested length.
 func extrapolation(s train.GroupSummary) (length, ratio string) {
-	return lengthOrDash(s.ExtrapLength), ratioOrDash(s.ExtrapLength, s.ExtrapRatio)
+	if s.ExtrapLength == 0 {
+		return "–", "–"
+	}
+	return strconv.Itoa(s.ExtrapLength), fmt.Sprintf("%.2f", s.ExtrapRatio)
 }
 
 // ByLengthTables is one markdown table per task: a row per length, a column per group, cells
@@ -340,7 +343,7 @@ func SelectionTable(sel *config.Selection) string {
 }
 
 // extrapolationRule is the sentence that defines the "extrapolates to" and "ratio" columns
-// (train.ExtrapolatesTo), in report.md and in docs/claims.md.
+// (train.ExtrapolatesTo), in report.md and in the claims engine.
 func extrapolationRule() string {
 	return fmt.Sprintf("*Extrapolates to*: the longest tested length up to which the headline score (exact match; token accuracy for the slots format) "+
 		"stays clearly above chance at every tested length: the lower end of the %.0f%% t interval of its mean over seeds (with one seed, the score itself) "+

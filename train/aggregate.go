@@ -80,7 +80,7 @@ type GroupSummary struct {
 	Beyond     Stat // per seed: the mean exact match over lengths > MaxLen
 	InRangeTok Stat // per seed: the mean token accuracy over in-range lengths
 	BeyondTok  Stat // per seed: the mean token accuracy over lengths > MaxLen
-	// ExtrapLength is how far the group extrapolates, by the rule docs/claims.md uses too
+	// ExtrapLength is how far the group extrapolates, by the rule the claims engine uses too
 	// (ExtrapolatesTo): the longest tested length up to which the headline metric stays clearly
 	// above the task's chance level at every tested length (0 if it is not at the first).
 	ExtrapLength int

@@ -9,7 +9,7 @@ import (
 )
 
 // The constants of the chance rule, shared by the run report (Aggregate, report.md) and the
-// verdicts of docs/claims.md (package report), which states them once.
+// verdicts of the claims engine (package claims), whose rules.go states them once.
 const (
 	// Level is the confidence level of every interval over seeds.
 	Level = 0.95
@@ -55,7 +55,7 @@ func AtChance(xs []float64, chance float64) bool {
 	return hi <= chance+ChanceMargin
 }
 
-// ExtrapolatesTo is the rule of "extrapolates to", the one the run report and docs/claims.md
+// ExtrapolatesTo is the rule of "extrapolates to", the one the run report and the claims engine
 // both use: the longest of the tested lengths (ascending) up to which the score stays clearly
 // above chance (AboveChance) at every tested length; 0 when it is not at the shortest. at gives,
 // at a length, the per-run scores (one per seed) and the chance level, both in the metric being

@@ -2,88 +2,108 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/claims"
 	"github.com/posformer/posformer/report"
 )
 
-// claimGrids are the grids docs/claims.md reads, each the name of its config in configs/ and of
-// its directory under -runs.
-var claimGrids = []string{"claims", "literature", "kazemnejad2023", "ruoss2023"}
+// claimsDir is where the shipped claims files live; their documents and the index are written
+// beside them.
+const claimsDir = "docs/claims"
 
-// followUpGrids are the experiments behind a claim the grids contradict (§9) or leave untested
-// (§10): optional, read when present; their sections say how to run them when absent.
-var followUpGrids = append(append([]string{}, report.KazemnejadFollowUps...), report.RuossFollowUps...)
-
-// runClaims regenerates docs/claims.md and the per-seed files docs/claims/*.csv from the
-// finished runs of the claims, literature, kazemnejad2023 and ruoss2023 grids under -runs, and of
-// the follow-up grids (followUpGrids) present there. It
-// never trains: a grid is trained (and resumed) by `train -config configs/<name>.yaml`, and the
-// sections of a grid that is absent say so.
+// runClaims judges claims files (default: every docs/claims/*.yaml) from their per-seed tables
+// and writes each file's document beside it (and, for the shipped set, the index
+// docs/claims/README.md and docs/claims/mathematics.md). With -export it first exports each
+// table from its finished grid under -runs. It never trains and never writes under -runs;
+// every file is written or none.
 func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runs := fs.String("runs", "runs", "`directory` holding the grids ("+strings.Join(claimGrids, ", ")+") and the follow-ups' ("+strings.Join(followUpGrids, ", ")+"), each in its own directory")
-	docs := fs.String("docs", "docs", "`directory` to write claims.md, claims/*.csv and img/ into")
+	runs := fs.String("runs", "runs", "`directory` holding the finished grids that -export reads (runs/<grid config name>); only read, never written")
+	export := fs.Bool("export", false, "first export each table whose grid is under -runs to the table's CSV (checked to be the grid its config describes, every run finished)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("claims: unexpected argument %q: %w (see train -h)", fs.Arg(0), errUsage)
+	if *runs == "" {
+		return fmt.Errorf("claims: -runs is empty: give the directory holding the grids, e.g. -runs runs: %w", errUsage)
 	}
-	in := report.ClaimsInput{Dirs: map[string]string{}, FollowUps: map[string]*report.Grid{}, DocsDir: *docs, Command: "go run ./cmd/train claims"}
-	grids := map[string]**report.Grid{"claims": &in.Claims, "literature": &in.Literature, "kazemnejad2023": &in.Kazemnejad, "ruoss2023": &in.Ruoss}
-	for _, name := range append(append([]string{}, claimGrids...), followUpGrids...) {
-		if err := ctx.Err(); err != nil {
-			return err
+	paths := fs.Args()
+	shipped := len(paths) == 0
+	if shipped {
+		var err error
+		if paths, err = filepath.Glob(filepath.Join(claimsDir, "*.yaml")); err != nil || len(paths) == 0 {
+			return fmt.Errorf("claims: no claims files in %s (run from the repository's root, or name the files)", claimsDir)
 		}
-		in.Dirs[name] = filepath.Join(*runs, name)
-		main, required := grids[name]
-		g, err := loadClaimGrid(*runs, name, required, stderr)
-		switch {
-		case err != nil:
-			return err
-		case required:
-			*main = g
-		case g != nil:
-			in.FollowUps[name] = g
+		sort.Strings(paths)
+	}
+	files := map[string][]byte{}
+	if *export {
+		for _, p := range paths {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			f, err := claims.Load(p)
+			if err != nil {
+				return fmt.Errorf("claims: %w", err)
+			}
+			for _, t := range f.Tables {
+				if t.Grid == "" {
+					continue
+				}
+				if _, err := os.Stat(claims.GridDir(*runs, t)); err != nil {
+					fmt.Fprintf(stderr, "claims: %s: table %s keeps %s: no grid in %s (train it with `go run ./cmd/train -config %s -out %s -jobs 2`)\n",
+						p, t.Name, t.CSV, claims.GridDir(*runs, t), t.Grid, *runs)
+					continue
+				}
+				csv, err := claims.Export(*runs, t)
+				if err != nil {
+					return fmt.Errorf("claims: %s: table %s: %w; nothing was written", p, t.Name, err)
+				}
+				files[t.CSV] = csv
+			}
 		}
 	}
-	if err := report.Claims(in); err != nil {
+	docs, err := claims.Docs(paths, "go run ./cmd/train claims", files)
+	if err != nil {
+		return fmt.Errorf("claims: %w; nothing was written", err)
+	}
+	for _, d := range docs {
+		files[d.Path] = d.Content
+	}
+	if shipped {
+		math, verdicts := report.Mathematics()
+		mpath := filepath.Join(claimsDir, "mathematics.md")
+		files[mpath] = []byte(math)
+		counts := map[string]int{}
+		for _, v := range verdicts {
+			counts[strings.Fields(v)[0]]++
+		}
+		docs = append([]claims.Doc{{Path: mpath, Title: "The mathematics of the encodings (float64)", Counts: counts}}, docs...)
+		index := filepath.Join(claimsDir, "README.md")
+		old, err := os.ReadFile(index)
+		if err != nil {
+			return fmt.Errorf("claims: %w; nothing was written", err)
+		}
+		if files[index], err = claims.WithIndex(string(old), claims.Index(docs, claimsDir), index); err != nil {
+			return fmt.Errorf("claims: %w; nothing was written", err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(*docs, "claims.md"))
+	if err := claims.WriteAll(files); err != nil {
+		return fmt.Errorf("claims: %w", err)
+	}
+	for _, d := range docs {
+		c := d.Counts
+		fmt.Fprintf(stdout, "%s: %d reproduced, %d contradicted, %d inconclusive, %d untested\n", d.Path, c[claims.Reproduced], c[claims.Contradicted], c[claims.Inconclusive], c[claims.Untested])
+	}
 	return nil
-}
-
-// loadClaimGrid reads the grid of configs/<name>.yaml under runs for `train claims`. It is nil
-// when the grid is absent (said on stderr when required, as a follow-up's section says it) or
-// has no finished run yet (said on stderr); runs still missing are named on stderr and the
-// finished ones used; a damaged file of a run is an error naming it.
-func loadClaimGrid(runs, name string, required bool, stderr io.Writer) (*report.Grid, error) {
-	dir := filepath.Join(runs, name)
-	if _, err := os.Stat(filepath.Join(dir, report.GridFile)); errors.Is(err, os.ErrNotExist) {
-		if required {
-			fmt.Fprintf(stderr, "claims: %s is missing: train it with `train -config configs/%s.yaml -jobs 2`; its sections say so\n", dir, name)
-		}
-		return nil, nil
-	}
-	g, err := report.Load(dir)
-	if err != nil {
-		return nil, fmt.Errorf("claims: %w", err)
-	}
-	if len(g.Missing) == len(g.Cells) {
-		fmt.Fprintf(stderr, "claims: %s has no finished run yet: continue it with `train -config configs/%s.yaml -jobs 2 -resume`\n", dir, name)
-		return nil, nil
-	}
-	if len(g.Missing) > 0 {
-		fmt.Fprintf(stderr, "claims: %s: %d of %d runs missing (continue with -resume); using the finished ones\n", dir, len(g.Missing), len(g.Cells))
-	}
-	return g, nil
 }

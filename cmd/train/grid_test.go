@@ -229,68 +229,6 @@ sweep:
 	}
 }
 
-// TestClaimsCommand: the claims and literature grids, trained (shrunk with -set) by the grid
-// command, then `train claims` writes claims.md with every section, computed verdicts, the plots
-// it shows and notes on the grids that are absent, without training anything: a run removed
-// from a grid stays removed.
-func TestClaimsCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains the claims and literature grids (96 runs), for 2 steps each")
-	}
-	base := t.TempDir()
-	runs, docs := filepath.Join(base, "runs"), filepath.Join(base, "docs")
-	for _, cfg := range []string{"claims.yaml", "literature.yaml"} {
-		err := run(context.Background(), []string{"-config", filepath.Join("..", "..", "configs", cfg), "-out", runs, "-jobs", "2",
-			"-set", "train.steps=2", "-set", "eval.examples=2", "-set", "eval.lengths=1..20", "-set", "train.val_every=0"}, io.Discard, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	removed := filepath.Join(runs, "claims", "task.name-copy__position.kind-rope__seed-3")
-	if err := os.RemoveAll(removed); err != nil {
-		t.Fatal(err)
-	}
-	paper, err := os.ReadFile(filepath.Join("..", "..", "docs", "claims", "kazemnejad2023_paper.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(docs, "claims"), 0o755)
-	os.WriteFile(filepath.Join(docs, "claims", "kazemnejad2023_paper.csv"), paper, 0o644)
-	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{"claims", "-runs", runs, "-docs", docs}, &out, &errOut); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(docs, "claims.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 6.", "## 7.", "## 8.", "## 9.", "## 10.",
-		"tested on 1..20, 2 test examples per length", "23 of 24 runs finished", "| copy | alibi |", "untested", "eval=rope_scaling_ntk",
-		"**Missing**: no finished runs in `" + filepath.Join(runs, "kazemnejad2023") + "`", "configs/ruoss2023.yaml -jobs 2"} {
-		if !bytes.Contains(md, []byte(want)) {
-			t.Errorf("claims.md lacks %q", want)
-		}
-	}
-	// claims.yaml sets position.max_positions for every cell: the learned rows are still found.
-	if sec4 := string(md[bytes.Index(md, []byte("## 4.")):bytes.Index(md, []byte("## 5."))]); !strings.Contains(sec4, "| copy |") || !strings.Contains(sec4, "| reverse |") {
-		t.Errorf("section 4 has no rows:\n%s", sec4)
-	}
-	if !strings.Contains(errOut.String(), "1 of 24 runs missing") {
-		t.Errorf("stderr does not name the missing run:\n%s", errOut.String())
-	}
-	if _, err := os.Stat(removed); !os.IsNotExist(err) {
-		t.Errorf("train claims trained the removed run again: %v", err)
-	}
-	for _, line := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(line, "![") {
-			name := line[strings.Index(line, "(")+1 : strings.Index(line, ")")]
-			if _, err := os.Stat(filepath.Join(docs, name)); err != nil {
-				t.Errorf("claims.md shows %s: %v", name, err)
-			}
-		}
-	}
-}
-
 // TestReportUsageErrors: `train report` with an unknown flag, no directory or two fails as a real
 // process with one line (exit 1) naming the mistake and the usage, like inspect and export; -h
 // prints the usage and exits 0.

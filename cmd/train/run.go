@@ -27,7 +27,11 @@ const usage = `usage:
                                       a finished run's greedy answers and attention at input
                                       length L: RUN_DIR/inspect/len-L/ (heatmaps, attention.csv,
                                       examples.txt, also printed)
-  train claims [-runs DIR] [-docs DIR] regenerate docs/claims.md and docs/claims/*.csv from finished grids (never trains)
+  train claims [-export] [-runs DIR] [FILE...]
+                                      judge claims files (default docs/claims/*.yaml) from their
+                                      per-seed tables into FILE.md (never trains; -export first
+                                      exports each table from its finished grid under -runs,
+                                      which it only reads)
   train pe -scheme KIND [-positions N] [-dim D] [...]
                                       print a scheme's table as CSV
   train bench [-schemes LIST] [-eval-lens LIST] [-d-model N] [...]

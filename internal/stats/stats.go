@@ -35,7 +35,7 @@ func MeanVar(xs []float64) (mean, variance float64) {
 	return mean, variance / float64(len(xs)-1)
 }
 
-// Welch is Welch's t interval for mean(a) − mean(b) at the given level (0.95 in docs/claims.md):
+// Welch is Welch's t interval for mean(a) − mean(b) at the given level (0.95 in the claims engine):
 //
 //	d = ā − b̄,  se² = s_a²/n_a + s_b²/n_b,
 //	ν = se⁴ / ((s_a²/n_a)²/(n_a−1) + (s_b²/n_b)²/(n_b−1))   (Welch–Satterthwaite),

@@ -1,0 +1,254 @@
+package claims
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden error messages of testdata/bad")
+
+// judgeFile loads and judges one claims file.
+func judgeFile(path string) (*Judged, error) {
+	f, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return Judge(f, nil)
+}
+
+// TestBadClaimsFiles: every bad claims file is refused by the loader or the judge with one line
+// that names the key (file:line: path) and the fix, as its golden file says.
+func TestBadClaimsFiles(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "bad", "*.yaml"))
+	if len(files) < 12 {
+		t.Fatalf("want at least 12 bad claims files, found %d", len(files))
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			_, err := judgeFile(file)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Fatalf("want one line, got:\n%s", msg)
+			}
+			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
+			if *update {
+				os.WriteFile(golden, []byte(msg+"\n"), 0o644)
+			}
+			want, _ := os.ReadFile(golden)
+			if msg+"\n" != string(want) {
+				t.Errorf("got:  %s\nwant: %s", msg, want)
+			}
+		})
+	}
+}
+
+// TestTinyClaims judges the fixture table by the rules: kerple (0.9 falling by 0.1 a length past
+// 8) ahead of alibi (0.5 falling), none untested (0.6 in range), and the paper's numbers beside.
+func TestTinyClaims(t *testing.T) {
+	dir := t.TempDir()
+	src := `title: tiny
+paper: {citation: X, numbers: ` + abs(t, "testdata/paper.csv") + `}
+tables:
+  - {name: t, csv: ` + abs(t, "testdata/tiny.csv") + `}
+statistic: {metric: exact_match, past_training: 2, learned: 0.9}
+claims:
+  - {id: r, kind: ranking, a: {task: copy, scheme: kerple, paper: kerple}, b: {task: copy, scheme: alibi, paper: alibi}}
+  - {id: u, kind: ranking, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: none}}
+  - {id: s, kind: shape, stays_above: 1.5, cells: [{task: copy, scheme: kerple}, {task: copy, scheme: alibi}]}
+  - {id: all, kind: ahead_of_all, a: {task: copy, scheme: kerple}}
+  - {id: eq, kind: equivalence, margin: 0.05, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: alibi}, statistic: {in_range: true}}
+`
+	path := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(path, []byte(src), 0o644)
+	j, err := judgeFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range j.Claims {
+		for _, r := range o.Rows {
+			got[r.Text] = r.Paper + " | " + r.Ours + " | " + r.Verdict
+		}
+	}
+	// kerple − alibi past 8 up to 16: 0.15; each side's per-seed means are m−0.01, m, m+0.01
+	// (sd 0.01, 3 seeds), so Welch's half-width is t(0.975, 4)·√(2·0.01²/3) = 2.776·0.00816 =
+	// 0.0227; the paper's 0.6 − 0.4.
+	for text, want := range map[string]string{
+		"copy: kerple > alibi":         "+0.200 | +0.150 [+0.127, +0.173] | reproduced",
+		"copy: kerple > none":          "– | ",
+		"copy: kerple ≈ alibi (±0.05)": "– | +0.000 [+0.000, +0.000] | reproduced",
+	} {
+		if !strings.HasPrefix(got[text], want) {
+			t.Errorf("%s: got %q, want it to start with %q", text, got[text], want)
+		}
+	}
+	if !strings.HasSuffix(got["copy: kerple > none"], "untested (none not learned in range: 0.600)") {
+		t.Errorf("kerple > none: %q", got["copy: kerple > none"])
+	}
+	// kerple stays clearly above chance to 16 (0.2 at 16, ±0.01 by seed); alibi (0.05 at 16)
+	// drops below chance + 0.05 there: 15, still ≥ 1.5·8.
+	for text, want := range map[string]string{"copy: kerple extrapolates to ≥ 1.5·8": "16 (2.00×) | reproduced",
+		"copy: alibi extrapolates to ≥ 1.5·8": "15 (1.88×) | reproduced"} {
+		if !strings.HasSuffix(got[text], want) {
+			t.Errorf("%s: got %q, want suffix %q", text, got[text], want)
+		}
+	}
+	if v := got["copy: kerple ahead of every other cell that learned the task"]; !strings.HasSuffix(v, "| reproduced") {
+		t.Errorf("ahead of all: %q", v)
+	}
+	if n := counts(j); n[Reproduced] != 5 || n[Untested] != 1 {
+		t.Errorf("counts %v, want 5 reproduced and 1 untested", n)
+	}
+}
+
+func abs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// interval is a printed mean or difference with its 95% interval.
+var interval = regexp.MustCompile(`[+-]?\d\.\d{3} \[[+-]?\d\.\d{3}, [+-]?\d\.\d{3}\]`)
+
+// TestMigrationKeepsNumbers: every mean with its interval and every verdict that docs/claims.md
+// printed before the claims engine (testdata/claims_before.md, commit d2194a5) for the sections
+// the shipped claims files now hold is printed again, to the last digit, by the documents the
+// engine renders from the committed per-seed CSVs.
+func TestMigrationKeepsNumbers(t *testing.T) {
+	before, err := os.ReadFile(filepath.Join("testdata", "claims_before.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("..")
+	paths, _ := filepath.Glob(filepath.Join("docs", "claims", "*.yaml"))
+	docs, err := Docs(paths, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now strings.Builder
+	for _, d := range docs {
+		now.Write(d.Content)
+	}
+	all := now.String()
+	sections := sectionsOf(string(before))
+	checked := 0
+	for _, name := range migrated(paths) {
+		sec, ok := sections[name]
+		if !ok {
+			t.Fatalf("claims_before.md has no section %q", name)
+		}
+		for _, iv := range interval.FindAllString(sec, -1) {
+			checked++
+			if !strings.Contains(all, iv) {
+				t.Errorf("§%s printed %q; the new documents do not", name, iv)
+			}
+		}
+		// verdicts: each claim row "| A > B | ... | verdict |" of the old section
+		for _, line := range strings.Split(sec, "\n") {
+			cols := strings.Split(strings.Trim(line, "| "), " | ")
+			if len(cols) < 5 || !strings.Contains(cols[0], " > ") || strings.Contains(cols[0], "claim") {
+				continue
+			}
+			for _, c := range cols[1:] { // a follow-up's cells: "diff [interval], verdict"
+				if iv, v, ok := strings.Cut(c, "], "); ok && interval.MatchString(iv+"]") {
+					checked++
+					if !strings.Contains(all, iv+"], "+v) {
+						t.Errorf("§%s: %s was %s], %s; the new documents do not say so", name, cols[0], iv, v)
+					}
+				}
+			}
+			if interval.MatchString(cols[len(cols)-1]) {
+				continue
+			}
+			verdict := classOf(cols[len(cols)-1])
+			diff := interval.FindString(strings.Join(cols[1:], " | "))
+			if diff == "" || !strings.HasPrefix(diff, "+") && !strings.HasPrefix(diff, "-") {
+				continue
+			}
+			pair := strings.TrimSpace(cols[0])
+			found := false
+			for _, row := range strings.Split(all, "\n") {
+				if strings.Contains(row, ": "+pair+" |") && strings.Contains(row, "| "+diff+" | ") {
+					found = true
+					if got := classOf(strings.Trim(row[strings.LastIndex(strings.TrimSuffix(row, " |"), "| ")+2:], "| ")); got != verdict {
+						t.Errorf("§%s: %s %s was %s, now %s", name, pair, diff, verdict, got)
+					}
+					break
+				}
+			}
+			checked++
+			if !found {
+				t.Errorf("§%s: no row of the new documents judges %s with %s", name, pair, diff)
+			}
+		}
+	}
+	if checked < 60 {
+		t.Errorf("only %d numbers and verdicts compared", checked)
+	}
+}
+
+// sectionsOf splits the old document at its "## N." headings.
+func sectionsOf(doc string) map[string]string {
+	out := map[string]string{}
+	parts := strings.Split(doc, "\n## ")
+	for _, p := range parts[1:] {
+		num, _, _ := strings.Cut(p, ".")
+		out[num] = p
+	}
+	return out
+}
+
+// migrated are the old sections the shipped claims files hold, by the files present.
+func migrated(paths []string) []string {
+	by := map[string][]string{"kazemnejad2023": {"9"}, "ruoss2023": {"10"}, "vaswani2017": {"4", "5", "7"}, "literature": {"8"}, "claims_grid": {"3", "6"}}
+	var out []string
+	for _, p := range paths {
+		out = append(out, by[strings.TrimSuffix(filepath.Base(p), ".yaml")]...)
+	}
+	return out
+}
+
+// TestWriteAllRollback: when one file cannot be replaced (its path is a directory), every other
+// file keeps its old content and no new file appears.
+func TestWriteAllRollback(t *testing.T) {
+	dir := t.TempDir()
+	a, b, blocked := filepath.Join(dir, "a.md"), filepath.Join(dir, "b.md"), filepath.Join(dir, "c.md")
+	os.WriteFile(a, []byte("old a"), 0o644)
+	os.Mkdir(blocked, 0o755)
+	os.WriteFile(filepath.Join(blocked, "x"), []byte("x"), 0o644)
+	err := WriteAll(map[string][]byte{a: []byte("new a"), b: []byte("new b"), blocked: []byte("new c")})
+	if err == nil {
+		t.Fatal("writing over a directory succeeded")
+	}
+	if got, _ := os.ReadFile(a); string(got) != "old a" {
+		t.Errorf("a.md = %q, want its old content", got)
+	}
+	if _, err := os.Stat(b); err == nil {
+		t.Error("b.md was created although the write failed")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+// TestIndexKeepsHandWritten: the index's generated part is replaced, the rest kept; a file
+// without the markers is refused.
+func TestIndexKeepsHandWritten(t *testing.T) {
+	old := "# hand\n\nintro\n\n" + IndexBegin + "\nstale\n" + IndexEnd + "\n\n## more by hand\n"
+	got, err := WithIndex(old, IndexBegin+"\nfresh\n"+IndexEnd, "README.md")
+	if err != nil || string(got) != "# hand\n\nintro\n\n"+IndexBegin+"\nfresh\n"+IndexEnd+"\n\n## more by hand\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := WithIndex("# no markers\n", "x", "README.md"); err == nil {
+		t.Error("an index without markers was accepted")
+	}
+}

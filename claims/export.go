@@ -1,0 +1,186 @@
+package claims
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/train/config"
+	"go.yaml.in/yaml/v3"
+)
+
+// Variant naming of an exported table (Table.Variants): how a row's variant is named from its
+// run and its grid cell.
+const (
+	VariantsRun   = "run"   // train.RunVariant: the run's resolved non-default scheme and eval options
+	VariantsSwept = "swept" // train.GroupOf: the cell's swept values other than task, scheme, seed
+	VariantsBoth  = "both"  // the run's, then the swept values it does not already name
+)
+
+// GridDir is where a table's grid is looked for under runs: runs/<config's base name>.
+func GridDir(runs string, t Table) string {
+	return filepath.Join(runs, strings.TrimSuffix(filepath.Base(t.Grid), filepath.Ext(t.Grid)))
+}
+
+// Export reads the finished grid of a table under runs, checks that it is the grid its config
+// describes and that every cell finished, and returns the table's CSV. It never trains; the
+// error says which command does.
+func Export(runs string, t Table) ([]byte, error) {
+	if t.Grid == "" {
+		return nil, fmt.Errorf("table %s names no grid: it is not exported (give grid: <config>.yaml)", t.Name)
+	}
+	dir := GridDir(runs, t)
+	train1 := fmt.Sprintf("go run ./cmd/train -config %s -out %s -jobs 2", t.Grid, runs)
+	if _, err := os.Stat(filepath.Join(dir, report.GridFile)); err != nil {
+		return nil, fmt.Errorf("%s holds no finished grid of %s (%v): train it with `%s`", dir, t.Grid, err, train1)
+	}
+	if err := sameGrid(t.Grid, filepath.Join(dir, report.GridFile)); err != nil {
+		return nil, err
+	}
+	g, err := report.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(g.Missing) > 0 {
+		return nil, fmt.Errorf("%s: %d of %d runs missing (%s, ...): finish them with `%s -resume`", dir, len(g.Missing), len(g.Cells), g.Missing[0], train1)
+	}
+	for i, r := range g.Runs {
+		if d, err := train.ConfigDiff(filepath.Join(dir, runDirOf(g.Cells[i])), g.Cells[i].Config); err != nil || d != "" {
+			return nil, fmt.Errorf("%s/config.yaml is not what the grid's cell %s trains (%s%v): retrain it with `%s -resume`", r.Dir, g.Cells[i].Name, d, errOrNil(err), train1)
+		}
+	}
+	return TableCSV(rowsOf(g, t.Variants)), nil
+}
+
+func errOrNil(err error) any {
+	if err == nil {
+		return ""
+	}
+	return err
+}
+
+// runDirOf is the directory of a cell's training run (an eval variant's parent).
+func runDirOf(c config.Cell) string {
+	if _, ok := c.Values["eval"]; ok {
+		return filepath.Dir(c.Name)
+	}
+	return c.Name
+}
+
+// sameGrid checks that a grid directory's grid.yaml describes the same cells as the config.
+func sameGrid(configPath, gridPath string) error {
+	want, err := cellsOf2(configPath, config.ReadConfig)
+	if err != nil {
+		return err
+	}
+	got, err := cellsOf2(gridPath, config.Load)
+	if err != nil {
+		return err
+	}
+	if len(want) != len(got) {
+		return fmt.Errorf("%s has %d cells, %s %d: the directory holds another grid; train %s into its own -out", gridPath, len(got), configPath, len(want), configPath)
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			return fmt.Errorf("%s is not the grid of %s (cell %d differs: %s): the directory holds another grid or an edited grid.yaml; train %s into its own -out",
+				gridPath, configPath, i+1, firstDiff(want[i], got[i]), configPath)
+		}
+	}
+	return nil
+}
+
+// cellsOf2 is a grid config's cells as name + resolved config text (out and name aside), the
+// config read by read (config.ReadConfig as the grid command reads it, config.Load for the
+// grid.yaml it wrote).
+func cellsOf2(path string, read func(string, []string) (config.Config, error)) ([]string, error) {
+	cfg, err := read(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := config.Expand(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range cells {
+		cc := c.Config
+		cc.Out, cc.Name = "", ""
+		y, err := yaml.Marshal(cc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c.Name+"\n"+string(y))
+	}
+	return out, nil
+}
+
+// firstDiff names the first line where two texts differ.
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("%q against %q", strings.TrimSpace(la[i]), strings.TrimSpace(lb[i]))
+		}
+	}
+	return "lengths differ"
+}
+
+// rowsOf lists a grid's finished runs as table rows, sorted by task, scheme, variant, seed,
+// rate and length.
+func rowsOf(g *report.Grid, naming string) []Row {
+	var rows []Row
+	for i, run := range g.Runs {
+		if run == nil {
+			continue
+		}
+		c, r := g.Cells[i].Config, run.Result
+		variant := train.RunVariant(c, r)
+		switch naming {
+		case VariantsSwept:
+			variant = train.GroupOf(g.Cells[i]).Variant
+		case VariantsBoth:
+			variant = unionVariant(variant, train.GroupOf(g.Cells[i]).Variant)
+		}
+		for _, l := range r.Lengths {
+			ce, ct := train.Chance(c, l.Length)
+			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
+				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
+				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: r.MinLen, MaxLen: r.MaxLen, BestScore: r.BestScore})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		switch {
+		case a.Task != b.Task:
+			return a.Task < b.Task
+		case a.Scheme != b.Scheme:
+			return a.Scheme < b.Scheme
+		case a.Variant != b.Variant:
+			return a.Variant < b.Variant
+		case a.Seed != b.Seed:
+			return a.Seed < b.Seed
+		case a.LR != b.LR:
+			return a.LR < b.LR
+		}
+		return a.Length < b.Length
+	})
+	return rows
+}
+
+// unionVariant is variant a followed by the parts of b ("k=v", comma-separated) a lacks.
+func unionVariant(a, b string) string {
+	var parts []string
+	for _, p := range strings.Split(a+","+b, ",") {
+		if p != "" && !contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+var _ = bytes.Equal

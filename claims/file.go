@@ -1,0 +1,521 @@
+// Package claims judges claims about position schemes from per-seed results tables. A claim,
+// a paper's or a user's, is data: a claims file (YAML, docs/claims/README.md describes the
+// format) names the tables its numbers come from, the statistic, and the claims; the engine
+// reads the tables (never the runs, never training), applies the verdict rules stated once in
+// rules.go, and writes one document per claims file and the index docs/claims/README.md.
+package claims
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/train/config"
+	"go.yaml.in/yaml/v3"
+)
+
+// File is one claims file.
+type File struct {
+	// Title heads the document.
+	Title string `yaml:"title"`
+	// Paper is the source of the claims; empty for a user's own claims.
+	Paper Paper `yaml:"paper"`
+	// About is prose printed after the opening table: the protocol, what was compared.
+	About string `yaml:"about"`
+	// Tables are the per-seed results tables the claims read, each produced by a grid.
+	Tables []Table `yaml:"tables"`
+	// Statistic is how scores are reduced to one number per run; a claim may override parts.
+	Statistic Statistic  `yaml:"statistic"`
+	Claims    []Claim    `yaml:"claims"`
+	FollowUps []FollowUp `yaml:"follow_ups"`
+	// Notes are free sections printed after the claims' detail (set-up differences, context).
+	Notes []Note `yaml:"notes"`
+	// Plots are images (paths relative to the document) shown at the end.
+	Plots []string `yaml:"plots"`
+
+	// Path is where the file was read from; Name its base name without .yaml (the document's).
+	Path, Name string `yaml:"-"`
+	root       *yaml.Node
+}
+
+// Paper is a paper's citation and, optionally, its numbers.
+type Paper struct {
+	Citation string `yaml:"citation"`
+	Link     string `yaml:"link"`
+	// Numbers (a path relative to the claims file, as every path in it) is a CSV of the paper's values per task, scheme and length (columns task, scheme,
+	// length and Column); a cell's paper name selects its rows.
+	Numbers string `yaml:"numbers"`
+	// Column is the CSV's value column (default "value").
+	Column string `yaml:"column"`
+	// Statistic names the paper's own statistic (printed beside ours), e.g. "mean of 3 seeds".
+	Statistic string `yaml:"statistic"`
+}
+
+// Table is one per-seed results table (the columns of SeedHeader).
+type Table struct {
+	Name string `yaml:"name"`
+	CSV  string `yaml:"csv"`
+	// Union builds the table from the rows of tables named before it instead of a CSV (with
+	// Rows choosing among them).
+	Union []string `yaml:"union"`
+	// Grid is the config whose finished grid exports the table (`claims -export`).
+	Grid string `yaml:"grid"`
+	// Variants is how an exported table names a row's variant: run (default: the run's
+	// resolved non-default scheme options), swept (the cell's swept values) or both.
+	Variants string `yaml:"variants"`
+	// Summary prints the table's per-cell summary (seeds, in range, past training, extrapolates
+	// to) in the document.
+	Summary bool `yaml:"summary"`
+	// written is CSV as the file gives it (relative to the claims file); CSV and Grid are
+	// resolved against the claims file's directory when it is read.
+	written string
+	// Rows chooses which rows of the CSV the table holds (all when empty): a row is kept when
+	// it matches one of them (see Cell.matches).
+	Rows []Cell `yaml:"rows"`
+}
+
+// Statistic is how a run's per-length scores become the numbers a verdict compares.
+type Statistic struct {
+	// Metric is exact_match or token_accuracy.
+	Metric string `yaml:"metric"`
+	// Lengths is an explicit test range "lo..hi"; or PastTraining k: the lengths past the
+	// longest training length L up to k·L (k = 0: every tested length past L); or InRange: the
+	// training lengths.
+	Lengths      string  `yaml:"lengths"`
+	PastTraining float64 `yaml:"past_training"`
+	InRange      bool    `yaml:"in_range"`
+	// Ours is our number in the paper's statistic: mean (over seeds) or best (over runs).
+	Ours string `yaml:"ours"`
+	// Learned is the in-range mean below which a cell has not learned the task: untested.
+	Learned float64 `yaml:"learned"`
+
+	Written presence.Keys `yaml:"-"`
+}
+
+// Cell selects one cell of a table: a task, a scheme and its variant (the table's variant
+// column, "" for the plain scheme).
+type Cell struct {
+	Task    string `yaml:"task"`
+	Scheme  string `yaml:"scheme"`
+	Variant string `yaml:"variant"`
+	// Paper is the cell's name in the paper's numbers (Paper.Numbers), when it has one.
+	Paper string `yaml:"paper"`
+	// PaperValue is the paper's number for the cell, given inline.
+	PaperValue float64 `yaml:"paper_value"`
+	// LR selects the runs at one learning rate (Table.Rows only; 0: every rate).
+	LR float64 `yaml:"lr"`
+
+	Written presence.Keys `yaml:"-"`
+}
+
+// The kinds of claims.
+const (
+	KindRanking     = "ranking"      // A > B
+	KindEquivalence = "equivalence"  // |A − B| within a margin
+	KindShape       = "shape"        // each cell stays above chance to k·L, or falls to chance by k·L
+	KindAheadOfAll  = "ahead_of_all" // A > every other cell of its task that learned it
+	KindPaperOrder  = "paper_order"  // every pair of cells the paper ranks, A > B
+	KindFamily      = "family"       // each cell matching Where against its twin without Drop's options
+)
+
+var kinds = []string{KindRanking, KindEquivalence, KindShape, KindAheadOfAll, KindPaperOrder, KindFamily}
+
+// Claim is one claim.
+type Claim struct {
+	ID   string `yaml:"id"`
+	Kind string `yaml:"kind"`
+	// Text is the claim in words (default: generated from its cells).
+	Text  string `yaml:"text"`
+	Table string `yaml:"table"` // default: the first table
+	A     Cell   `yaml:"a"`
+	B     Cell   `yaml:"b"`
+	// Cells are the cells of a shape or paper_order claim.
+	Cells []Cell `yaml:"cells"`
+	// Margin is an equivalence claim's margin.
+	Margin float64 `yaml:"margin"`
+	// StaysAbove k: a shape claim that each cell stays clearly above chance to at least k·L;
+	// FallsBy k: that each extrapolates to at most k·L (L the longest training length).
+	StaysAbove float64 `yaml:"stays_above"`
+	FallsBy    float64 `yaml:"falls_by"`
+	// MinGap is a paper_order claim's threshold: pairs whose paper gap is below it are listed
+	// with our numbers but not judged.
+	MinGap float64 `yaml:"min_gap"`
+	// Where and Drop define a family: each cell whose variant holds every option of Where is
+	// paired with the cell whose variant lacks the options named in Drop.
+	Where string   `yaml:"where"`
+	Drop  []string `yaml:"drop"`
+	// Headline is a family's headline: the mean over pairs of (ours in the paper's statistic)
+	// A − B, against the paper's (Value, Text).
+	Headline Headline `yaml:"headline"`
+	// Statistic overrides the file's for this claim.
+	Statistic Statistic `yaml:"statistic"`
+
+	Written presence.Keys `yaml:"-"`
+}
+
+// Headline is a family's headline claim.
+type Headline struct {
+	Text  string  `yaml:"text"`
+	Paper string  `yaml:"paper"` // the paper's headline number as it states it
+	Value float64 `yaml:"value"` // the same, as a score difference (0.12 for 12 points)
+}
+
+// FollowUp is an experiment into why a claim was contradicted or left untested: the same
+// comparisons on other tables (arms).
+type FollowUp struct {
+	ID string   `yaml:"id"`
+	Of []string `yaml:"of"` // the claims it re-judges (ranking, paper_order or family claims)
+	// Only restricts the comparisons re-judged to those of these texts ("copy: t5 > none").
+	Only     []string `yaml:"only"`
+	Question string   `yaml:"question"`
+	About    string   `yaml:"about"`
+	Arms     []Arm    `yaml:"arms"`
+	// Headline re-judges the family's headline with each arm's pairs in place of the ones the
+	// arm re-ran.
+	Headline bool `yaml:"headline"`
+}
+
+// Arm is one table of a follow-up, optionally with another variant for both sides.
+type Arm struct {
+	Label   string `yaml:"label"`
+	Table   string `yaml:"table"`
+	Variant string `yaml:"variant"`
+
+	Written presence.Keys `yaml:"-"`
+}
+
+// Note is a free section of prose.
+type Note struct {
+	Title string `yaml:"title"`
+	Text  string `yaml:"text"`
+}
+
+// Load reads and checks a claims file strictly: an unknown key, a wrong type or an inconsistent
+// value is one error `file:line: path: what is wrong and the fix`.
+func Load(path string) (*File, error) {
+	src, err := readRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Path: path, Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	if err := config.Decode(src, path, f); err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err == nil && len(doc.Content) > 0 {
+		f.root = doc.Content[0]
+	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	// Paths in a claims file are relative to its directory.
+	dir := filepath.Dir(path)
+	rel := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	for i := range f.Tables {
+		t := &f.Tables[i]
+		t.written, t.CSV, t.Grid = t.CSV, rel(t.CSV), rel(t.Grid)
+	}
+	f.Paper.Numbers = rel(f.Paper.Numbers)
+	return f, nil
+}
+
+// readRegular reads a regular file, refusing a directory, FIFO or device at once.
+func readRegular(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: give the path of an existing file", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): give the path of a file", path, st.Mode().Type())
+	}
+	if st.Size() > 16<<20 {
+		return nil, fmt.Errorf("%s is %d bytes, more than the 16 MiB a claims file or table may hold", path, st.Size())
+	}
+	return os.ReadFile(path)
+}
+
+// errAt is an error at the line of a dotted path of the file ("claims[2].a.task").
+func (f *File) errAt(path, format string, a ...any) error {
+	loc := f.Path
+	if n := nodeAt(f.root, path); n != nil {
+		loc = fmt.Sprintf("%s:%d", f.Path, n.Line)
+	}
+	return fmt.Errorf("%s: %s: %s", loc, path, fmt.Sprintf(format, a...))
+}
+
+// nodeAt finds the node of a dotted path with [i] indices; nil when absent, the nearest
+// enclosing node's value when a key is missing.
+func nodeAt(n *yaml.Node, path string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	cur := n
+	for _, part := range strings.Split(path, ".") {
+		key, idx := part, -1
+		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
+			key = part[:i]
+			idx, _ = strconv.Atoi(part[i+1 : len(part)-1])
+		}
+		next := (*yaml.Node)(nil)
+		if cur.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(cur.Content); i += 2 {
+				if cur.Content[i].Value == key {
+					next = cur.Content[i+1]
+					if idx < 0 {
+						next.Line = max(next.Line, cur.Content[i].Line)
+					}
+				}
+			}
+		}
+		if next == nil {
+			return cur
+		}
+		if idx >= 0 {
+			if next.Kind != yaml.SequenceNode || idx >= len(next.Content) {
+				return next
+			}
+			next = next.Content[idx]
+		}
+		cur = next
+	}
+	return cur
+}
+
+// check validates what the decoder cannot: required keys, kinds, references between keys.
+func (f *File) check() error {
+	if f.Title == "" {
+		return f.errAt("title", "missing: give the document's title, e.g. title: \"kerple against alibi on copy\"")
+	}
+	if len(f.Tables) == 0 {
+		return f.errAt("tables", "missing: name at least one per-seed table, e.g. tables: [{name: main, csv: my.csv, grid: my.yaml}]")
+	}
+	if f.Paper.Numbers != "" && f.Paper.Column == "" {
+		f.Paper.Column = "value"
+	}
+	seen := map[string]bool{}
+	for i, t := range f.Tables {
+		p := fmt.Sprintf("tables[%d]", i)
+		switch {
+		case t.Name == "":
+			return f.errAt(p+".name", "missing: give the table a name the claims refer to")
+		case seen[t.Name]:
+			return f.errAt(p+".name", "%q is given twice: give each table its own name", t.Name)
+		case (t.CSV == "") == (len(t.Union) == 0):
+			return f.errAt(p+".csv", "give either csv: (the per-seed CSV the table is read from) or union: (tables named before it)")
+		}
+		for k, u := range t.Union {
+			if !seen[u] {
+				return f.errAt(fmt.Sprintf("%s.union[%d]", p, k), "no table named %q before this one: name tables listed above it", u)
+			}
+		}
+		switch t.Variants {
+		case "":
+			f.Tables[i].Variants = VariantsRun
+		case VariantsRun, VariantsSwept, VariantsBoth:
+		default:
+			return f.errAt(p+".variants", "%q: write run, swept or both", t.Variants)
+		}
+		seen[t.Name] = true
+	}
+	if err := f.Statistic.check(f, "statistic"); err != nil {
+		return err
+	}
+	if f.Statistic.Metric == "" {
+		return f.errAt("statistic.metric", "missing: write exact_match or token_accuracy")
+	}
+	if !f.Statistic.Written.Has("learned") {
+		return f.errAt("statistic.learned", "missing: give the in-range score below which a cell has not learned the task (0.9 in the shipped files)")
+	}
+	if !f.Statistic.ranged() {
+		return f.errAt("statistic", "no length range: give lengths: \"lo..hi\", past_training: k or in_range: true")
+	}
+	ids := map[string]string{}
+	for i := range f.Claims {
+		c := &f.Claims[i]
+		p := fmt.Sprintf("claims[%d]", i)
+		if c.ID == "" {
+			return f.errAt(p+".id", "missing: give the claim an id (follow-ups and tests name it)")
+		}
+		if _, dup := ids[c.ID]; dup {
+			return f.errAt(p+".id", "%q is given twice: give each claim its own id", c.ID)
+		}
+		ids[c.ID] = c.Kind
+		if !slices.Contains(kinds, c.Kind) {
+			return f.errAt(p+".kind", "%q is not a kind of claim: write one of %s", c.Kind, strings.Join(kinds, ", "))
+		}
+		if c.Table == "" {
+			c.Table = f.Tables[0].Name
+		} else if !seen[c.Table] {
+			return f.errAt(p+".table", "no table is named %q: name one of tables: (%s)", c.Table, f.tableNames())
+		}
+		if err := c.Statistic.check(f, p+".statistic"); err != nil {
+			return err
+		}
+		if err := c.check(f, p); err != nil {
+			return err
+		}
+	}
+	for i, fu := range f.FollowUps {
+		p := fmt.Sprintf("follow_ups[%d]", i)
+		switch {
+		case fu.ID == "":
+			return f.errAt(p+".id", "missing: give the follow-up an id")
+		case fu.Question == "":
+			return f.errAt(p+".question", "missing: give the one-line question the follow-up asks")
+		case len(fu.Of) == 0:
+			return f.errAt(p+".of", "missing: name the claims (their ids) the follow-up re-judges")
+		case len(fu.Arms) == 0:
+			return f.errAt(p+".arms", "missing: give at least one arm (label, table)")
+		}
+		for j, id := range fu.Of {
+			k, ok := ids[id]
+			if !ok {
+				return f.errAt(fmt.Sprintf("%s.of[%d]", p, j), "no claim has the id %q: name a claim of this file", id)
+			}
+			if k != KindRanking && k != KindFamily && k != KindPaperOrder {
+				return f.errAt(fmt.Sprintf("%s.of[%d]", p, j), "claim %q is a %s claim: a follow-up re-judges ranking, paper_order or family claims", id, k)
+			}
+		}
+		for j, a := range fu.Arms {
+			if a.Label == "" {
+				return f.errAt(fmt.Sprintf("%s.arms[%d].label", p, j), "missing: give the arm a label (its column heading)")
+			}
+			if !seen[a.Table] {
+				return f.errAt(fmt.Sprintf("%s.arms[%d].table", p, j), "no table is named %q: name one of tables: (%s)", a.Table, f.tableNames())
+			}
+		}
+	}
+	return nil
+}
+
+func (f *File) tableNames() string {
+	var ns []string
+	for _, t := range f.Tables {
+		ns = append(ns, t.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+func (s Statistic) ranged() bool {
+	return s.Lengths != "" || s.Written.Has("past_training") || s.InRange
+}
+
+func (s Statistic) check(f *File, p string) error {
+	if s.Metric != "" && s.Metric != "exact_match" && s.Metric != "token_accuracy" {
+		return f.errAt(p+".metric", "%q is not a metric: write exact_match or token_accuracy", s.Metric)
+	}
+	if s.Ours != "" && s.Ours != "mean" && s.Ours != "best" {
+		return f.errAt(p+".ours", "%q is not a statistic: write mean (over seeds) or best (over runs)", s.Ours)
+	}
+	n := 0
+	for _, k := range []string{"lengths", "past_training", "in_range"} {
+		if s.Written.Has(k) {
+			n++
+		}
+	}
+	if n > 1 {
+		return f.errAt(p, "give one of lengths, past_training and in_range, not several")
+	}
+	if s.Lengths != "" {
+		if _, _, err := parseRange(s.Lengths); err != nil {
+			return f.errAt(p+".lengths", "%v", err)
+		}
+	}
+	if s.PastTraining < 0 || s.Written.Has("past_training") && s.PastTraining != 0 && s.PastTraining <= 1 {
+		return f.errAt(p+".past_training", "%g: give k > 1 (the lengths past the longest training length L up to k·L), or 0 for every length past L", s.PastTraining)
+	}
+	if s.Learned < 0 || s.Learned > 1 {
+		return f.errAt(p+".learned", "%g is not a score: give a value in [0, 1]", s.Learned)
+	}
+	return nil
+}
+
+// merged is s with o's written keys in place.
+func (s Statistic) merged(o Statistic) Statistic {
+	if o.Metric != "" {
+		s.Metric = o.Metric
+	}
+	if o.Ours != "" {
+		s.Ours = o.Ours
+	}
+	if o.Written.Has("learned") {
+		s.Learned = o.Learned
+	}
+	if o.ranged() {
+		s.Lengths, s.PastTraining, s.InRange = o.Lengths, o.PastTraining, o.InRange
+		s.Written = s.Written.Without("past_training")
+		if o.Written.Has("past_training") {
+			s.Written = s.Written.With("past_training")
+		}
+	}
+	return s
+}
+
+// parseRange reads "lo..hi".
+func parseRange(s string) (lo, hi int, err error) {
+	a, b, ok := strings.Cut(s, "..")
+	lo, err1 := strconv.Atoi(strings.TrimSpace(a))
+	hi, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || lo < 1 || hi < lo {
+		return 0, 0, errors.New(`want a range "lo..hi" of lengths with 1 ≤ lo ≤ hi, e.g. "21..40"`)
+	}
+	return lo, hi, nil
+}
+
+func (c *Claim) check(f *File, p string) error {
+	needAB := func() error {
+		for _, side := range []struct {
+			name string
+			cell Cell
+		}{{"a", c.A}, {"b", c.B}} {
+			if side.cell.Task == "" || side.cell.Scheme == "" {
+				return f.errAt(p+"."+side.name, "missing task or scheme: give e.g. %s: {task: copy, scheme: alibi}", side.name)
+			}
+		}
+		return nil
+	}
+	switch c.Kind {
+	case KindRanking:
+		return needAB()
+	case KindEquivalence:
+		if c.Margin <= 0 {
+			return f.errAt(p+".margin", "missing or not positive: give the margin within which A and B count as equal, e.g. margin: 0.05")
+		}
+		return needAB()
+	case KindAheadOfAll:
+		if c.A.Task == "" || c.A.Scheme == "" {
+			return f.errAt(p+".a", "missing task or scheme: give e.g. a: {task: copy, scheme: none}")
+		}
+	case KindShape:
+		if (c.StaysAbove > 0) == (c.FallsBy > 0) {
+			return f.errAt(p, "give one of stays_above: k and falls_by: k (k > 0, a multiple of the longest training length)")
+		}
+		if len(c.Cells) == 0 {
+			return f.errAt(p+".cells", "missing: list the cells the shape is claimed of")
+		}
+	case KindPaperOrder:
+		if len(c.Cells) < 2 {
+			return f.errAt(p+".cells", "give at least two cells, each with its paper name (paper:)")
+		}
+		for i, x := range c.Cells {
+			if x.Paper == "" && !x.Written.Has("paper_value") {
+				return f.errAt(fmt.Sprintf("%s.cells[%d]", p, i), "no paper number: give paper: <name in the paper's numbers> or paper_value:")
+			}
+		}
+	case KindFamily:
+		if c.Where == "" || len(c.Drop) == 0 {
+			return f.errAt(p, "a family needs where: (the options of its A cells, e.g. randomized=true) and drop: (the options its B cells lack)")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,600 @@
+package claims
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/train"
+)
+
+// Judged is a claims file with its tables read and every claim judged.
+type Judged struct {
+	File   *File
+	Tables map[string]*loaded
+	Claims []*Outcome
+	Follow []*FollowOutcome
+}
+
+// loaded is one table read.
+type loaded struct {
+	Table
+	rows  []Row
+	cells map[string]map[key]*cell // by metric
+	order []key
+}
+
+func (t *loaded) cellsFor(metric string) map[key]*cell {
+	if t.cells[metric] == nil {
+		t.cells[metric], t.order = cellsOf(t.rows, metric)
+	}
+	return t.cells[metric]
+}
+
+// Outcome is one claim judged: its comparisons (a ranking has one, a family one per pair),
+// those a threshold left out, and a family's headline.
+type Outcome struct {
+	Claim    *Claim
+	Stat     Statistic
+	Rows     []Comparison
+	LeftOut  []Comparison
+	Headline *Comparison
+}
+
+// Comparison is one judged comparison, the opening table's row.
+type Comparison struct {
+	Text    string // "copy: none > rope"
+	Paper   string // the paper's number, "–" without one
+	Ours    string // ours: A − B [interval], or the shape's length
+	Verdict string
+	// detail columns
+	A, B   *side
+	Diff   stats.Interval
+	gain   float64 // a family pair's A − B in the paper's statistic
+	pairOf key     // a family pair's A cell
+	rivals []*side // an ahead_of_all claim's other cells
+}
+
+// side is one cell of a comparison with its numbers.
+type side struct {
+	name   string
+	k      key
+	scores []float64 // per run, in the claim's range
+	in     []float64 // per run, in range
+	chance float64
+	paper  float64 // NaN without
+	lo, hi int
+	extrap int
+	c      *cell
+}
+
+// FollowOutcome is a follow-up judged: per arm, the re-judged comparisons of its claims.
+type FollowOutcome struct {
+	FollowUp *FollowUp
+	Main     []Comparison   // the claims' comparisons in their own table
+	Arms     [][]Comparison // aligned with Main, per arm (nil where the arm lacks the cells)
+	Headline []*Comparison  // per arm, with Headline set: the family headline with the arm's pairs in place
+}
+
+// Judge reads a claims file's tables and judges every claim. Bad input (a cell its table lacks,
+// a range outside the tested lengths, fewer than 2 runs, a table with wrong columns) is an error
+// naming the key and the fix.
+// Tables about to be written are read from overlay (by path) instead of the disk.
+func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
+	j := &Judged{File: f, Tables: map[string]*loaded{}}
+	for _, t := range f.Tables {
+		var rows []Row
+		var err error
+		for _, u := range t.Union {
+			rows = append(rows, j.Tables[u].rows...)
+		}
+		if t.CSV != "" {
+			rows, err = readTable(t.CSV, overlay)
+		}
+		if err != nil {
+			cmd := "correct the file (no grid: exports it)"
+			if t.Grid != "" {
+				cmd = fmt.Sprintf("produce it with `go run ./cmd/train -config %s -jobs 2` then `go run ./cmd/train claims -export %s`", t.Grid, f.Path)
+			}
+			return nil, fmt.Errorf("%s: table %s: %w; %s", f.Path, t.Name, err, cmd)
+		}
+		if len(t.Rows) > 0 {
+			var keep []Row
+			for _, r := range rows {
+				for _, sel := range t.Rows {
+					if sel.matches(r) {
+						keep = append(keep, r)
+						break
+					}
+				}
+			}
+			rows = keep
+		}
+		if len(rows) == 0 {
+			return nil, f.errAt(fmt.Sprintf("tables[%d]", slices.IndexFunc(f.Tables, func(x Table) bool { return x.Name == t.Name })),
+				"table %s holds no rows (rows: keeps none): choose rows its sources hold", t.Name)
+		}
+		j.Tables[t.Name] = &loaded{Table: t, rows: rows, cells: map[string]map[key]*cell{}}
+	}
+	paper, err := readPaper(f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range f.Claims {
+		o, err := j.judge(&f.Claims[i], fmt.Sprintf("claims[%d]", i), paper, nil)
+		if err != nil {
+			return nil, err
+		}
+		j.Claims = append(j.Claims, o)
+	}
+	for i := range f.FollowUps {
+		fo, err := j.followUp(&f.FollowUps[i], fmt.Sprintf("follow_ups[%d]", i), paper)
+		if err != nil {
+			return nil, err
+		}
+		j.Follow = append(j.Follow, fo)
+	}
+	return j, nil
+}
+
+func orWord(s, w string) string {
+	if s == "" {
+		return w
+	}
+	return s
+}
+
+// matches: a row of the cell (task, scheme, variant; an lr when written).
+func (c Cell) matches(r Row) bool {
+	return (c.Task == "" || c.Task == r.Task) && (c.Scheme == "" || c.Scheme == r.Scheme) &&
+		(!c.Written.Has("variant") || c.Variant == r.Variant) && (c.LR == 0 || c.LR == r.LR)
+}
+
+// paperNumbers are the paper's values by (task, paper name), per length.
+type paperNumbers map[[2]string]map[int]float64
+
+// mean over [lo, hi] in length order (the same bits every time).
+func (p paperNumbers) mean(task, name string, lo, hi int) float64 {
+	byLen, ok := p[[2]string{task, name}]
+	if !ok {
+		return math.NaN()
+	}
+	var s float64
+	n := 0
+	for _, L := range slices.Sorted(maps.Keys(byLen)) {
+		if L >= lo && L <= hi {
+			s += byLen[L]
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
+}
+
+// readPaper reads the paper's numbers CSV (columns task, scheme, length and the value column).
+func readPaper(f *File) (paperNumbers, error) {
+	out := paperNumbers{}
+	if f.Paper.Numbers == "" {
+		return out, nil
+	}
+	src, err := readRegular(f.Paper.Numbers)
+	if err != nil {
+		return nil, f.errAt("paper.numbers", "%v", err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(src)).ReadAll()
+	if err != nil || len(recs) < 2 {
+		return nil, f.errAt("paper.numbers", "%s is not a CSV with a header and rows (%v)", f.Paper.Numbers, err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range []string{"task", "scheme", "length", f.Paper.Column} {
+		if _, ok := col[h]; !ok {
+			return nil, f.errAt("paper.numbers", "%s has no column %q (its columns: %s): the paper's numbers need task, scheme, length and the value column (paper.column, default value)",
+				f.Paper.Numbers, h, strings.Join(recs[0], ","))
+		}
+	}
+	for i, r := range recs[1:] {
+		L, err1 := strconv.Atoi(r[col["length"]])
+		x, err2 := strconv.ParseFloat(r[col[f.Paper.Column]], 64)
+		if err1 != nil || err2 != nil || L < 1 || !(x >= 0 && x <= 1) {
+			return nil, f.errAt("paper.numbers", "%s:%d: want a length ≥ 1 and a score in [0, 1], got %q and %q", f.Paper.Numbers, i+2, r[col["length"]], r[col[f.Paper.Column]])
+		}
+		k := [2]string{r[col["task"]], r[col["scheme"]]}
+		if out[k] == nil {
+			out[k] = map[int]float64{}
+		}
+		out[k][L] = x
+	}
+	return out, nil
+}
+
+// resolve finds a claim's cell in its table, checks it has at least 2 runs and that the range
+// lies within its tested lengths, and computes its numbers.
+func (j *Judged) resolve(c Cell, path string, t *loaded, st Statistic, paper paperNumbers, variant string, override bool) (*side, error) {
+	f := j.File
+	k := key{c.Task, c.Scheme, c.Variant}
+	if override {
+		k.Variant = variant
+	}
+	cl := t.cellsFor(st.Metric)[k]
+	if cl == nil {
+		return nil, noCell{f.errAt(path, "table %s has no cell %s · %s: name one of its cells (%s)", t.Name, k.Task, k, j.cellList(t, k.Task))}
+	}
+	if n := cl.runs(); n < 2 {
+		return nil, f.errAt(path, "cell %s · %s of table %s has %d run: a verdict over seeds needs at least 2 (train more seeds in %s)", k.Task, k, t.Name, n, orWord(t.Grid, "its grid"))
+	}
+	lo, hi, inRange := cl.span(st)
+	ls := cl.lengths()
+	if !inRange {
+		var tested []int
+		for _, L := range ls {
+			if L >= lo && L <= hi {
+				tested = append(tested, L)
+			}
+		}
+		if len(tested) == 0 || hi > ls[len(ls)-1] || lo < ls[0] {
+			return nil, f.errAt(path, "the range %d..%d is outside the lengths table %s tested for %s · %s (%d..%d): give a range within them", lo, hi, t.Name, k.Task, k, ls[0], ls[len(ls)-1])
+		}
+	}
+	s := &side{name: k.String(), k: k, lo: lo, hi: hi, c: cl, paper: math.NaN()}
+	s.scores, s.chance = cl.scores(lo, hi, inRange)
+	s.in, _ = cl.scores(0, 0, true)
+	s.extrap = cl.extrapolatesTo()
+	switch {
+	case c.Written.Has("paper_value"):
+		s.paper = c.PaperValue
+	case c.Paper != "":
+		if _, ok := paper[[2]string{c.Task, c.Paper}]; !ok {
+			return nil, f.errAt(path+".paper", "the paper's numbers (%s) have no %s · %s: name a scheme of that file", f.Paper.Numbers, c.Task, c.Paper)
+		}
+		s.paper = paper.mean(c.Task, c.Paper, lo, hi)
+		s.name = c.Paper
+	}
+	return s, nil
+}
+
+// cellList names a table's cells of a task, for an error.
+func (j *Judged) cellList(t *loaded, task string) string {
+	var ns []string
+	for _, k := range t.order {
+		if k.Task == task || task == "" {
+			ns = append(ns, k.Task+" · "+k.String())
+		}
+	}
+	if len(ns) == 0 {
+		return "none of task " + task
+	}
+	return strings.Join(ns, "; ")
+}
+
+// ours is a side's number in the statistic's own sense: mean over seeds or best over runs.
+func (s *side) ours(st Statistic) float64 {
+	if st.Ours == "best" {
+		return maxOf(s.scores)
+	}
+	return meanOf(s.scores)
+}
+
+// judge judges one claim on its table (tableName overrides it for a follow-up's arm, variant
+// for both sides when override).
+// arm is where a follow-up re-judges a claim: another table, optionally another variant for
+// every cell, only some comparisons; pairs whose cells the table lacks are skipped there.
+type arm struct {
+	table, variant string
+	override       bool
+	only           []string
+}
+
+func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Outcome, error) {
+	st := j.File.Statistic.merged(c.Statistic)
+	t := j.Tables[c.Table]
+	variant, override := "", false
+	if in != nil {
+		t, variant, override = j.Tables[in.table], in.variant, in.override
+	}
+	o := &Outcome{Claim: c, Stat: st}
+	skip := func(err error) bool { return in != nil && errors.Is(err, errNoCell) }
+	wanted := func(text string) bool { return in == nil || len(in.only) == 0 || slices.Contains(in.only, text) }
+	pair := func(a, b Cell, pa, pb string) (Comparison, bool, error) {
+		A, err := j.resolve(a, pa, t, st, paper, variant, override)
+		if err != nil {
+			return Comparison{}, false, err
+		}
+		B, err := j.resolve(b, pb, t, st, paper, variant, override)
+		if err != nil {
+			return Comparison{}, false, err
+		}
+		cmp := j.compare(c, st, A, B)
+		return cmp, wanted(cmp.Text), nil
+	}
+	switch c.Kind {
+	case KindRanking, KindEquivalence:
+		cmp, ok, err := pair(c.A, c.B, path+".a", path+".b")
+		if skip(err) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			o.Rows = append(o.Rows, cmp)
+		}
+	case KindPaperOrder:
+		for i, a := range c.Cells {
+			for k, b := range c.Cells {
+				if i == k {
+					continue
+				}
+				cmp, ok, err := pair(a, b, fmt.Sprintf("%s.cells[%d]", path, i), fmt.Sprintf("%s.cells[%d]", path, k))
+				if skip(err) {
+					continue
+				}
+				if err != nil {
+					return nil, err
+				}
+				gap := cmp.A.paper - cmp.B.paper
+				if !(gap > 0) || !ok {
+					continue
+				}
+				if gap < c.MinGap {
+					o.LeftOut = append(o.LeftOut, cmp)
+				} else {
+					o.Rows = append(o.Rows, cmp)
+				}
+			}
+		}
+	case KindShape:
+		for i, x := range c.Cells {
+			s, err := j.resolve(x, fmt.Sprintf("%s.cells[%d]", path, i), t, st, paper, variant, override)
+			if err != nil {
+				return nil, err
+			}
+			_, L := s.c.trainRange()
+			v := shape(s.name, s.extrap, L, s.in, c.StaysAbove, c.FallsBy, st.Learned)
+			k, rel := c.StaysAbove, "≥"
+			if c.FallsBy > 0 {
+				k, rel = c.FallsBy, "≤"
+			}
+			o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, k, L), Paper: "–",
+				Ours: fmt.Sprintf("%s (%s)", lengthOrDash(s.extrap), ratioOrDash(s.extrap, float64(s.extrap)/float64(L))), Verdict: v, A: s})
+		}
+	case KindAheadOfAll:
+		A, err := j.resolve(c.A, path+".a", t, st, paper, variant, override)
+		if err != nil {
+			return nil, err
+		}
+		var others []rival
+		var sides []*side
+		for _, k := range t.order {
+			if k.Task != A.k.Task || k == A.k {
+				continue
+			}
+			s, err := j.resolve(Cell{Task: k.Task, Scheme: k.Scheme, Variant: k.Variant, Written: writtenVariant}, path, t, st, paper, "", false)
+			if err != nil {
+				return nil, err
+			}
+			sides = append(sides, s)
+			if meanOf(s.in) >= st.Learned {
+				others = append(others, rival{s.name, s.scores, s.in})
+			}
+		}
+		v := aheadOfAll(A.name, A.scores, A.in, A.chance, st.Learned, others)
+		o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name), Paper: "–",
+			Ours: fmtCI(A.scores), Verdict: v, A: A})
+		o.Rows[0].rivals = sides
+	case KindFamily:
+		where := strings.Split(c.Where, ",")
+		cells := t.cellsFor(st.Metric)
+		for _, k := range t.order {
+			if !hasAll(k.Variant, where) || (c.A.Task != "" && k.Task != c.A.Task) {
+				continue
+			}
+			plain := key{k.Task, k.Scheme, dropOptions(k.Variant, c.Drop)}
+			if cells[plain] == nil {
+				continue
+			}
+			cmp, ok, err := pair(Cell{Task: k.Task, Scheme: k.Scheme, Variant: k.Variant, Written: writtenVariant},
+				Cell{Task: plain.Task, Scheme: plain.Scheme, Variant: plain.Variant, Written: writtenVariant}, path, path)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			cmp.pairOf = k
+			o.Rows = append(o.Rows, cmp)
+		}
+		if len(o.Rows) == 0 && in == nil {
+			return nil, j.File.errAt(path+".where", "no cell of table %s has the options %q with a twin without %v: name options its variants hold", t.Name, c.Where, c.Drop)
+		}
+		o.Headline = familyHeadline(c, o.Rows)
+	}
+	return o, nil
+}
+
+// errNoCell marks an error of a cell its table lacks.
+var errNoCell = errors.New("no such cell")
+
+// noCell is the error of a cell its table lacks (errors.Is errNoCell).
+type noCell struct{ error }
+
+func (noCell) Is(target error) bool { return target == errNoCell }
+
+// writtenVariant marks a generated cell's variant as given ("" is the plain scheme).
+var writtenVariant = presence.Of("variant")
+
+// familyHeadline is the headline comparison of a family's pairs.
+func familyHeadline(c *Claim, rows []Comparison) *Comparison {
+	var verdicts []string
+	var gains []float64
+	count := map[string]int{}
+	for _, r := range rows {
+		verdicts = append(verdicts, r.Verdict)
+		gains = append(gains, r.gain)
+		count[classOf(r.Verdict)]++
+	}
+	text := c.Headline.Text
+	if text == "" {
+		text = c.Text
+	}
+	return &Comparison{Text: text, Paper: orWord(c.Headline.Paper, "–"),
+		Ours: fmt.Sprintf("%+.1f points (mean over %d pairs of %s); the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
+			100*meanOf(gains), len(gains), oursWord(c), count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
+		Verdict: headline(verdicts, gains)}
+}
+
+func oursWord(c *Claim) string {
+	return "A − B in the paper's statistic"
+}
+
+// compare judges one pair of sides by the claim's kind.
+func (j *Judged) compare(c *Claim, st Statistic, A, B *side) Comparison {
+	cmp := Comparison{A: A, B: B, Paper: "–"}
+	if c.Kind == KindEquivalence {
+		cmp.Diff, cmp.Verdict = equivalence(A.name, B.name, A.scores, B.scores, A.in, B.in, c.Margin, st.Learned)
+		cmp.Text = fmt.Sprintf("%s: %s ≈ %s (±%g)", A.k.Task, A.name, B.name, c.Margin)
+	} else {
+		cmp.Diff, cmp.Verdict = rank(A.name, B.name, A.scores, B.scores, A.in, B.in, A.chance, st.Learned)
+		cmp.Text = fmt.Sprintf("%s: %s > %s", A.k.Task, A.name, B.name)
+	}
+	if c.Kind == KindRanking && c.Text != "" {
+		cmp.Text = c.Text
+	}
+	if !math.IsNaN(A.paper) && !math.IsNaN(B.paper) {
+		cmp.Paper = fmt.Sprintf("%+.3f", A.paper-B.paper)
+	}
+	cmp.Ours = fmtDiff(cmp.Diff)
+	cmp.gain = A.ours(st) - B.ours(st)
+	return cmp
+}
+
+// hasAll: the variant holds every option.
+func hasAll(variant string, opts []string) bool {
+	parts := strings.Split(variant, ",")
+	for _, o := range opts {
+		if !slices.Contains(parts, strings.TrimSpace(o)) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropOptions removes the options named (key=... parts) from a variant.
+func dropOptions(variant string, names []string) string {
+	var keep []string
+	for _, p := range strings.Split(variant, ",") {
+		k, _, _ := strings.Cut(p, "=")
+		if p != "" && !slices.Contains(names, k) {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, ",")
+}
+
+// followUp re-judges the follow-up's claims on each arm.
+func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*FollowOutcome, error) {
+	fo := &FollowOutcome{FollowUp: fu}
+	byID := map[string]int{}
+	for i, c := range j.File.Claims {
+		byID[c.ID] = i
+	}
+	var mainRows [][]Comparison
+	for _, id := range fu.Of {
+		var rows []Comparison
+		for _, r := range j.Claims[byID[id]].Rows {
+			if len(fu.Only) == 0 || slices.Contains(fu.Only, r.Text) {
+				rows = append(rows, r)
+			}
+		}
+		mainRows = append(mainRows, rows)
+		fo.Main = append(fo.Main, rows...)
+	}
+	if len(fo.Main) == 0 {
+		return nil, j.File.errAt(path+".only", "no comparison of the claims %v has these texts: give texts as the opening table prints them", fu.Of)
+	}
+	for ai, a := range fu.Arms {
+		var rows []Comparison
+		var all []Comparison // the family's pairs with the arm's in place
+		for n, id := range fu.Of {
+			i := byID[id]
+			c := &j.File.Claims[i]
+			o, err := j.judge(c, fmt.Sprintf("%s.arms[%d]", path, ai), paper, &arm{a.Table, a.Variant, a.Written.Has("variant"), fu.Only})
+			if err != nil {
+				return nil, err
+			}
+			// align with the main comparisons: by text, absent ones left empty
+			got := map[string]Comparison{}
+			for _, r := range o.Rows {
+				got[r.Text] = r
+			}
+			// the family's pairs with the arm's in place: all of the claim's, not only fu.Only's
+			merged := slices.Clone(j.Claims[i].Rows)
+			for _, m := range mainRows[n] {
+				r, ok := got[m.Text]
+				if !ok {
+					r = Comparison{}
+				}
+				rows = append(rows, r)
+			}
+			for x, m := range merged {
+				if r, ok := got[m.Text]; ok {
+					merged[x] = r
+				}
+			}
+			if c.Kind == KindFamily {
+				all = append(all, merged...)
+			}
+		}
+		fo.Arms = append(fo.Arms, rows)
+		if fu.Headline && len(all) > 0 {
+			c := &j.File.Claims[byID[fu.Of[0]]]
+			fo.Headline = append(fo.Headline, familyHeadline(c, all))
+		}
+	}
+	return fo, nil
+}
+
+func fmtCI(xs []float64) string {
+	m, lo, hi := stats.MeanInterval(xs, train.Level)
+	if len(xs) < 2 {
+		return fmt.Sprintf("%.3f (1 run)", m)
+	}
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", m, lo, hi)
+}
+
+func fmtDiff(iv stats.Interval) string {
+	if math.IsNaN(iv.Lo) {
+		return fmt.Sprintf("%+.3f", iv.Diff)
+	}
+	return fmt.Sprintf("%+.3f [%+.3f, %+.3f]", iv.Diff, iv.Lo, iv.Hi)
+}
+
+func lengthOrDash(x int) string {
+	if x == 0 {
+		return "–"
+	}
+	return strconv.Itoa(x)
+}
+
+func ratioOrDash(x int, ratio float64) string {
+	if x == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f×", ratio)
+}
+
+// docName is the document a claims file writes: docs/claims/<name>.md beside the file.
+func docName(f *File) string { return filepath.Join(filepath.Dir(f.Path), f.Name+".md") }

@@ -1,0 +1,296 @@
+package claims
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/train"
+)
+
+// Row is one row of a per-seed results table: one task, scheme, variant, seed (and rate) and
+// test length of a finished run.
+type Row struct {
+	Task, Scheme, Variant string
+	Seed                  uint64
+	Length                int
+	InRange               bool
+	Exact, Token          float64
+	N                     int
+	LR                    float64
+	Steps, BestStep       int
+	StopStep              int
+	MinLen, MaxLen        int
+	ChanceExact           float64
+	ChanceToken           float64
+	// BestScore is the run's best validation score (the one early stopping and select: compare),
+	// 0 when the run had no validation or the table predates the column.
+	BestScore float64
+}
+
+// Header is the column list of a per-seed table. best_val_score is optional on reading (tables
+// written before it lack it).
+var Header = []string{"task", "scheme", "variant", "seed", "length", "in_range", "exact_match", "token_accuracy", "n",
+	"lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score"}
+
+const optionalColumn = "best_val_score"
+
+// ReadTable parses a per-seed table, checking its columns and the range of every number.
+func ReadTable(path string) ([]Row, error) { return readTable(path, nil) }
+
+// readTable is ReadTable, with the content of a table about to be written taken from overlay.
+func readTable(path string, overlay map[string][]byte) ([]Row, error) {
+	src, ok := overlay[path]
+	if !ok {
+		var err error
+		if src, err = readRegular(path); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := csv.NewReader(bytes.NewReader(src)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: the file is not CSV", path, err)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s is empty: export it again from its grid (claims -export)", path)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, h := range Header {
+		if _, ok := col[h]; !ok && h != optionalColumn {
+			return nil, fmt.Errorf("%s: no column %q (the columns of a per-seed table: %s)", path, h, strings.Join(Header, ","))
+		}
+	}
+	var rows []Row
+	for i, r := range recs[1:] {
+		line := i + 2
+		get := func(h string) string { return r[col[h]] }
+		bad := func(h, want string) error {
+			return fmt.Errorf("%s:%d: %s: %q is not %s", path, line, h, get(h), want)
+		}
+		var x Row
+		var err error
+		x.Task, x.Scheme, x.Variant = get("task"), get("scheme"), get("variant")
+		if x.Task == "" || x.Scheme == "" {
+			return nil, fmt.Errorf("%s:%d: empty task or scheme", path, line)
+		}
+		if x.Seed, err = strconv.ParseUint(get("seed"), 10, 64); err != nil {
+			return nil, bad("seed", "a whole number ≥ 0")
+		}
+		ints := []struct {
+			h   string
+			dst *int
+			min int
+		}{{"length", &x.Length, 1}, {"n", &x.N, 0}, {"steps", &x.Steps, 0}, {"best_step", &x.BestStep, 0}, {"stop_step", &x.StopStep, 0},
+			{"train_min_len", &x.MinLen, 1}, {"train_max_len", &x.MaxLen, 1}}
+		for _, c := range ints {
+			v, err := strconv.Atoi(get(c.h))
+			if err != nil || v < c.min {
+				return nil, bad(c.h, fmt.Sprintf("a whole number ≥ %d", c.min))
+			}
+			*c.dst = v
+		}
+		if x.InRange, err = strconv.ParseBool(get("in_range")); err != nil {
+			return nil, bad("in_range", "true or false")
+		}
+		if x.InRange != (x.Length >= x.MinLen && x.Length <= x.MaxLen) {
+			return nil, fmt.Errorf("%s:%d: in_range is %v at length %d, trained on %d..%d",
+				path, line, x.InRange, x.Length, x.MinLen, x.MaxLen)
+		}
+		fracs := []struct {
+			h   string
+			dst *float64
+		}{{"exact_match", &x.Exact}, {"token_accuracy", &x.Token}, {"chance_exact", &x.ChanceExact}, {"chance_token", &x.ChanceToken}}
+		if _, ok := col[optionalColumn]; ok {
+			fracs = append(fracs, struct {
+				h   string
+				dst *float64
+			}{optionalColumn, &x.BestScore})
+		}
+		for _, c := range fracs {
+			v, err := strconv.ParseFloat(get(c.h), 64)
+			if err != nil || !(v >= 0 && v <= 1) {
+				return nil, bad(c.h, "a score in [0, 1]")
+			}
+			*c.dst = v
+		}
+		if x.LR, err = strconv.ParseFloat(get("lr"), 64); err != nil || !(x.LR > 0) || math.IsInf(x.LR, 0) {
+			return nil, bad("lr", "a positive learning rate")
+		}
+		rows = append(rows, x)
+	}
+	return rows, nil
+}
+
+// TableCSV renders rows with Header.
+func TableCSV(rows []Row) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(Header)
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, r := range rows {
+		w.Write([]string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
+			g(r.Exact), g(r.Token), strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
+			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), g(r.BestScore)})
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// key identifies what is compared across seeds: a task, a scheme and its variant.
+type key struct{ Task, Scheme, Variant string }
+
+func (k key) String() string {
+	s := k.Scheme
+	if k.Variant != "" {
+		s += " (" + k.Variant + ")"
+	}
+	return s
+}
+
+// cell is the rows of one task, scheme and variant, for one metric.
+type cell struct {
+	key
+	metric string
+	rows   []Row
+}
+
+// runID tells runs of a cell apart: the seed and the learning rate.
+type runID struct {
+	seed uint64
+	lr   float64
+}
+
+// cellsOf groups rows by task, scheme and variant, keeping the first appearance's order.
+func cellsOf(rows []Row, metric string) (map[key]*cell, []key) {
+	out := map[key]*cell{}
+	var order []key
+	for _, r := range rows {
+		k := key{r.Task, r.Scheme, r.Variant}
+		if out[k] == nil {
+			out[k] = &cell{key: k, metric: metric}
+			order = append(order, k)
+		}
+		out[k].rows = append(out[k].rows, r)
+	}
+	return out, order
+}
+
+func (c *cell) score(r Row) (score, chance float64) {
+	if c.metric == train.MetricToken {
+		return r.Token, r.ChanceToken
+	}
+	return r.Exact, r.ChanceExact
+}
+
+// scores is, per run (seed then rate, ascending), the mean score over the tested lengths in
+// [lo, hi] (inRange: the training lengths instead), and the mean chance there.
+func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float64) {
+	type acc struct {
+		s, ch float64
+		n     int
+	}
+	byRun := map[runID]*acc{}
+	var ids []runID
+	for _, r := range c.rows {
+		if inRange && !r.InRange || !inRange && (r.Length < lo || r.Length > hi) {
+			continue
+		}
+		id := runID{r.Seed, r.LR}
+		if byRun[id] == nil {
+			byRun[id] = &acc{}
+			ids = append(ids, id)
+		}
+		s, ch := c.score(r)
+		byRun[id].s += s
+		byRun[id].ch += ch
+		byRun[id].n++
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if ids[i].seed != ids[j].seed {
+			return ids[i].seed < ids[j].seed
+		}
+		return ids[i].lr < ids[j].lr
+	})
+	var chs float64
+	for _, id := range ids {
+		a := byRun[id]
+		scores = append(scores, a.s/float64(a.n))
+		chs += a.ch / float64(a.n)
+	}
+	return scores, chs / float64(max(len(ids), 1))
+}
+
+// runs counts the cell's runs.
+func (c *cell) runs() int {
+	s, _ := c.scores(0, 0, true)
+	return len(s)
+}
+
+// exactScores is scores in exact match, whatever the cell's metric (the summary table's).
+func (c *cell) exactScores(lo, hi int, inRange bool) []float64 {
+	e := *c
+	e.metric = train.MetricExact
+	s, _ := e.scores(lo, hi, inRange)
+	return s
+}
+
+// lengths lists the tested lengths, ascending.
+func (c *cell) lengths() []int {
+	seen := map[int]bool{}
+	var ls []int
+	for _, r := range c.rows {
+		if !seen[r.Length] {
+			seen[r.Length] = true
+			ls = append(ls, r.Length)
+		}
+	}
+	sort.Ints(ls)
+	return ls
+}
+
+// trainRange is the cell's training lengths.
+func (c *cell) trainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].MaxLen }
+
+// extrapolatesTo is train.ExtrapolatesTo over the cell's tested lengths, in its metric.
+func (c *cell) extrapolatesTo() int {
+	return train.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, float64) { return c.scores(L, L, false) })
+}
+
+// span is the range a statistic selects for this cell: [lo, hi], or in range.
+func (c *cell) span(s Statistic) (lo, hi int, inRange bool) {
+	switch {
+	case s.InRange:
+		return 0, 0, true
+	case s.Lengths != "":
+		lo, hi, _ = parseRange(s.Lengths)
+		return lo, hi, false
+	}
+	_, L := c.trainRange()
+	ls := c.lengths()
+	hi = ls[len(ls)-1]
+	if s.PastTraining > 0 {
+		hi = int(s.PastTraining * float64(L))
+	}
+	return L + 1, hi, false
+}
+
+func meanOf(xs []float64) float64 {
+	m, _ := stats.MeanVar(xs)
+	return m
+}
+
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// claimsBad holds the bad claims files and their golden messages (claims/testdata/bad; `go test
+// ./claims -run TestBadClaimsFiles -update` rewrites them).
+var claimsBad = filepath.Join("..", "..", "claims", "testdata", "bad")
+
+// claimsGolden is a CLI error as the golden files hold it: without the command's prefix and
+// suffix, and with paths as seen from claims/.
+func claimsGolden(msg string) string {
+	msg = strings.TrimSuffix(strings.TrimPrefix(msg, "claims: "), "; nothing was written")
+	return strings.ReplaceAll(strings.ReplaceAll(msg, filepath.Join("..", "..", "claims")+string(filepath.Separator), ""),
+		filepath.Join("..", "..", "configs"), filepath.Join("..", "configs"))
+}
+
+// TestClaimsBadCLI: every bad claims file through the CLI's entry point fails with its golden
+// line, and nothing is written (no document beside the file).
+func TestClaimsBadCLI(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(claimsBad, "*.yaml"))
+	if len(files) < 12 {
+		t.Fatalf("want at least 12 bad claims files, found %d", len(files))
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			err := runCaught("claims", file)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			want, _ := os.ReadFile(strings.TrimSuffix(file, ".yaml") + ".golden")
+			if got := claimsGolden(err.Error()); got+"\n" != string(want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got:  %s\nwant: %s", got, want)
+			}
+			if _, err := os.Stat(strings.TrimSuffix(file, ".yaml") + ".md"); err == nil {
+				t.Error("a document was written")
+			}
+		})
+	}
+}
+
+// TestClaimsBadExitStatus: the same as real processes: exit 1, one line "train: claims: ...",
+// nothing on stdout.
+func TestClaimsBadExitStatus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process per bad claims file")
+	}
+	files, _ := filepath.Glob(filepath.Join(claimsBad, "*.yaml"))
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := runChild(t, "claims", file)
+			want, _ := os.ReadFile(strings.TrimSuffix(file, ".yaml") + ".golden")
+			if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "train: claims: ") || strings.Count(stderr, "\n") != 1 ||
+				claimsGolden(strings.TrimSuffix(strings.TrimPrefix(stderr, "train: "), "\n"))+"\n" != string(want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
+			}
+		})
+	}
+}
+
+const claimsGrid = `name: mine
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+train: {steps: 2, batch_size: 4, val_every: 0}
+eval: {lengths: "1..8", examples: 4}
+sweep:
+  position.kind: [alibi, none]
+  seed: [1, 2]
+`
+
+const claimsFile = `title: mine
+tables:
+  - {name: t, csv: mine.csv, grid: mine.yaml}
+statistic: {metric: token_accuracy, past_training: 2, learned: 0}
+claims:
+  - {id: r, kind: ranking, a: {task: copy, scheme: alibi}, b: {task: copy, scheme: none}}
+`
+
+// TestClaimsExport: a grid trained by the grid command is exported to its table and judged; then
+// what is not the grid it claims to be, or not finished, is refused without writing anything
+// (issue 28 findings 3 and 4), and claims never trains or writes under -runs.
+func TestClaimsExport(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	cfg := writeFile(t, filepath.Join(dir, "mine.yaml"), claimsGrid)
+	file := writeFile(t, filepath.Join(dir, "mine-claims.yaml"), claimsFile)
+	if err := run(context.Background(), []string{"-config", cfg, "-out", runs, "-jobs", "2"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				b, _ := os.ReadFile(p)
+				m[p] = string(b)
+			}
+			return nil
+		})
+		return m
+	}
+	runsBefore := snapshot()
+	for p := range runsBefore {
+		if !strings.HasPrefix(p, runs) {
+			delete(runsBefore, p)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"claims", "-export", "-runs", runs, file}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	csvPath, doc := filepath.Join(dir, "mine.csv"), filepath.Join(dir, "mine-claims.md")
+	table, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(table, []byte("\n")); n != 1+4*8 {
+		t.Errorf("the table has %d lines, want a header and 4 runs × 8 lengths", n)
+	}
+	md, _ := os.ReadFile(doc)
+	if !bytes.Contains(md, []byte("| copy: alibi > none |")) || !strings.Contains(out.String(), "mine-claims.md: ") {
+		t.Errorf("document:\n%s\nstdout: %s", md, out.String())
+	}
+	refused := func(what string, args []string, wants ...string) {
+		t.Helper()
+		before := snapshot()
+		err := runCaught(args...)
+		if err == nil {
+			t.Fatalf("%s: accepted", what)
+		}
+		for _, w := range wants {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", what, err, w)
+			}
+		}
+		after := snapshot()
+		for p, b := range before {
+			if after[p] != b {
+				t.Errorf("%s: %s changed", what, p)
+			}
+		}
+		if len(after) != len(before) {
+			t.Errorf("%s: %d files before, %d after", what, len(before), len(after))
+		}
+	}
+	export := []string{"claims", "-export", "-runs", runs, file}
+	refused("-runs ''", []string{"claims", "-export", "-runs", "", file}, "-runs is empty")
+
+	// a results.json copied from another cell: its own name says so
+	cellA := filepath.Join(runs, "mine", "position.kind-alibi__seed-1")
+	cellB := filepath.Join(runs, "mine", "position.kind-none__seed-1")
+	keep, _ := os.ReadFile(filepath.Join(cellB, "results.json"))
+	copyFile(t, filepath.Join(cellA, "results.json"), filepath.Join(cellB, "results.json"))
+	refused("a copied results.json", export, "results.json names the run", "position.kind-none__seed-1")
+	// a crafted score
+	var res map[string]any
+	json.Unmarshal(keep, &res)
+	res["lengths"].([]any)[0].(map[string]any)["exact_match"] = 7.5
+	crafted, _ := json.Marshal(res)
+	os.WriteFile(filepath.Join(cellB, "results.json"), crafted, 0o644)
+	refused("exact match 7.5", export, "out of range")
+	os.WriteFile(filepath.Join(cellB, "results.json"), keep, 0o644)
+
+	// grid.yaml edited by hand: not what trained
+	gridYAML := filepath.Join(runs, "mine", "grid.yaml")
+	g, _ := os.ReadFile(gridYAML)
+	os.WriteFile(gridYAML, bytes.Replace(g, []byte("steps: 2"), []byte("steps: 3000"), 1), 0o644)
+	refused("an edited grid.yaml", export, "is not the grid of", "3000")
+	os.WriteFile(gridYAML, g, 0o644)
+
+	// a run missing: refused, and not trained again
+	os.Rename(cellB, cellB+".away")
+	refused("a missing run", export, "1 of 4 runs missing", "-resume")
+	if _, err := os.Stat(cellB); err == nil {
+		t.Error("claims trained the missing run")
+	}
+	os.Rename(cellB+".away", cellB)
+
+	// the document cannot be written: nothing is, the table included
+	os.Remove(doc)
+	os.Mkdir(doc, 0o755)
+	os.WriteFile(filepath.Join(doc, "x"), nil, 0o644)
+	os.WriteFile(csvPath, []byte("stale but valid? no: replaced only with the document\n"), 0o644)
+	refused("a document path that is a directory", export, "mine-claims.md", "nothing was written")
+	os.RemoveAll(doc)
+	os.WriteFile(csvPath, table, 0o644)
+
+	// no grid under -runs: the table is kept as it is, the document judged from it
+	var errOut bytes.Buffer
+	if err := run(context.Background(), []string{"claims", "-export", "-runs", filepath.Join(dir, "elsewhere"), file}, io.Discard, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(csvPath); !bytes.Equal(got, table) || !strings.Contains(errOut.String(), "keeps") {
+		t.Errorf("without its grid the table changed, or stderr does not say it is kept: %s", errOut.String())
+	}
+	for p, b := range runsBefore {
+		if now, _ := os.ReadFile(p); string(now) != b {
+			t.Errorf("claims changed %s under -runs", p)
+		}
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
