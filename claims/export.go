@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -182,5 +181,3 @@ func unionVariant(a, b string) string {
 	}
 	return strings.Join(parts, ",")
 }
-
-var _ = bytes.Equal

@@ -392,7 +392,11 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 			}
 		}
 		v := aheadOfAll(A.name, A.scores, A.in, A.chance, st.Learned, others)
-		o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name), Paper: "–",
+		text := fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name)
+		if c.Text != "" {
+			text = c.Text
+		}
+		o.Rows = append(o.Rows, Comparison{Text: text, Paper: "–",
 			Ours: fmtCI(A.scores), Verdict: v, A: A})
 		o.Rows[0].rivals = sides
 	case KindFamily:
@@ -451,13 +455,9 @@ func familyHeadline(c *Claim, rows []Comparison) *Comparison {
 		text = c.Text
 	}
 	return &Comparison{Text: text, Paper: orWord(c.Headline.Paper, "–"),
-		Ours: fmt.Sprintf("%+.1f points (mean over %d pairs of %s); the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
-			100*meanOf(gains), len(gains), oursWord(c), count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
+		Ours: fmt.Sprintf("%+.1f points (mean over %d pairs of A − B in the paper's statistic); the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
+			100*meanOf(gains), len(gains), count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
 		Verdict: headline(verdicts, gains)}
-}
-
-func oursWord(c *Claim) string {
-	return "A − B in the paper's statistic"
 }
 
 // compare judges one pair of sides by the claim's kind.

@@ -3,11 +3,9 @@ package claims
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
-	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -447,6 +445,3 @@ func counts(j *Judged) map[string]int {
 	}
 	return n
 }
-
-var _ = stats.Interval{}
-var _ = os.Stat
