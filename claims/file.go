@@ -8,13 +8,13 @@ package claims
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 )
@@ -206,10 +206,7 @@ func Load(path string) (*File, error) {
 	if err := config.Decode(src, path, f); err != nil {
 		return nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err == nil && len(doc.Content) > 0 {
-		f.root = doc.Content[0]
-	}
+	f.root, _ = config.ParseYAML(src, path) // for the lines of errAt; Decode read it already
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -229,19 +226,17 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
-// readRegular reads a regular file, refusing a directory, FIFO or device at once.
+// readRegular reads a file (internal/regfile: a FIFO, device or directory is refused at once),
+// bounded in size.
 func readRegular(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	src, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: give the path of an existing file", err)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): give the path of a file", path, st.Mode().Type())
+	if len(src) > 16<<20 {
+		return nil, fmt.Errorf("%s is %d bytes, more than the 16 MiB a claims file or table may hold", path, len(src))
 	}
-	if st.Size() > 16<<20 {
-		return nil, fmt.Errorf("%s is %d bytes, more than the 16 MiB a claims file or table may hold", path, st.Size())
-	}
-	return os.ReadFile(path)
+	return src, nil
 }
 
 // errAt is an error at the line of a dotted path of the file ("claims[2].a.task").
