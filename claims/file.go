@@ -200,7 +200,7 @@ type Note struct {
 func Load(path string) (*File, error) {
 	src, err := readRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: give the path of a claims file", err)
 	}
 	f := &File{Path: path, Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
 	if err := config.Decode(src, path, f); err != nil {
@@ -231,7 +231,7 @@ func Load(path string) (*File, error) {
 func readRegular(path string) ([]byte, error) {
 	src, err := regfile.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: give the path of an existing file", err)
+		return nil, err
 	}
 	if len(src) > 16<<20 {
 		return nil, fmt.Errorf("%s is %d bytes, more than the 16 MiB a claims file or table may hold", path, len(src))
