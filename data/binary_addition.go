@@ -51,6 +51,15 @@ func (binaryAdditionTask) Vocab() int          { return binPlus + 1 }
 func (binaryAdditionTask) OutputLen(L int) int { return L + 1 }
 func (binaryAdditionTask) OutputClasses() int  { return 2 }
 func (binaryAdditionTask) Generate(rng *rand.Rand, L int) Example {
+	in, a, b := drawOperands(rng, L, binPlus)
+	return Example{Input: in, Output: addLittleEndian(a, b, L+1)}
+}
+
+// drawOperands draws the input a op b of L tokens of binary_addition and binary_multiplication
+// (op their operator token) and returns it with its two operands: for L >= 3 the bits n of a
+// uniform over [1, L−2], b the other L−1−n, each operand uniform over the nonzero numbers of its
+// width; for L < 3 an empty operand is 0 (L = 2: n is 0 or 1 with equal probability).
+func drawOperands(rng *rand.Rand, L, op int) (in, a, b []int) {
 	checkLen(L)
 	var n int // bits of a; b has L-1-n
 	switch {
@@ -59,12 +68,11 @@ func (binaryAdditionTask) Generate(rng *rand.Rand, L int) Example {
 	case L >= 3:
 		n = 1 + rng.IntN(L-2)
 	}
-	a, b := nonzeroBits(rng, n), nonzeroBits(rng, L-1-n)
-	in := make([]int, 0, L)
+	a, b = nonzeroBits(rng, n), nonzeroBits(rng, L-1-n)
+	in = make([]int, 0, L)
 	in = append(in, a...)
-	in = append(in, binPlus)
-	in = append(in, b...)
-	return Example{Input: in, Output: addLittleEndian(a, b, L+1)}
+	in = append(in, op)
+	return append(in, b...), a, b
 }
 
 // nonzeroBits draws k bit tokens, little-endian, uniform over the nonzero

@@ -40,19 +40,7 @@ func (binaryMultiplicationTask) Vocab() int          { return binMul + 1 }
 func (binaryMultiplicationTask) OutputLen(L int) int { return L }
 func (binaryMultiplicationTask) OutputClasses() int  { return 2 }
 func (binaryMultiplicationTask) Generate(rng *rand.Rand, L int) Example {
-	checkLen(L)
-	var n int // bits of a; b has L-1-n
-	switch {
-	case L == 2:
-		n = rng.IntN(2)
-	case L >= 3:
-		n = 1 + rng.IntN(L-2)
-	}
-	a, b := nonzeroBits(rng, n), nonzeroBits(rng, L-1-n)
-	in := make([]int, 0, L)
-	in = append(in, a...)
-	in = append(in, binMul)
-	in = append(in, b...)
+	in, a, b := drawOperands(rng, L, binMul)
 	return Example{Input: in, Output: mulLittleEndian(a, b, L)}
 }
 
