@@ -4,12 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/internal/presence"
@@ -85,7 +83,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("bench: %w", err)
 		}
 		if o.train {
-			line, err := benchTrain(m, scheme, o)
+			line, err := train.MeasureTrain(m, scheme, o.speed())
 			if err != nil {
 				return fmt.Errorf("bench: %s: %w", scheme, err)
 			}
@@ -93,7 +91,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			lines = append(lines, line)
 		}
 		for _, T := range o.evalLens {
-			line, err := benchEval(m, scheme, T, o)
+			line, err := train.MeasureEval(m, scheme, T, o.speed())
 			if err != nil {
 				return fmt.Errorf("bench: %s at T=%d: %w", scheme, T, err)
 			}
@@ -110,6 +108,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 // progress reports a finished measurement on stderr (the BENCH lines all go to stdout at the end).
 func progress(w io.Writer, line string) {
 	fmt.Fprintln(w, "bench: measured", strings.TrimPrefix(line, "BENCH "))
+}
+
+// speed is the measurement's sizes and counts.
+func (o *benchOptions) speed() train.SpeedOptions {
+	return train.SpeedOptions{Batch: o.batch, Len: o.length, Steps: o.steps, Warmup: o.warmup, Chunks: o.chunks, EvalIters: o.evalIters}
 }
 
 func (o *benchOptions) check() error {
@@ -164,17 +167,6 @@ func (o *benchOptions) check() error {
 	return o.checkMemory()
 }
 
-// benchFLOPs is the work of a forward pass (times 3 for a training step) as
-// python/posformer_torch.py counts it: 2 FLOPs per dense parameter (every parameter but the
-// token embedding, for the schemes without parameters of their own) per token, plus
-// 4·B·T²·d_model per layer for attention's two products.
-func benchFLOPs(c model.Config, batch, T int) float64 {
-	D, V, L := float64(c.DModel), float64(c.Vocab), float64(c.Layers)
-	dense := model.Params(c, 0) - V*D // every parameter but the token embedding
-	tokens := float64(batch * T)
-	return 2*dense*tokens + 4*tokens*float64(T)*D*L
-}
-
 // checkMemory refuses sizes whose graphs (model.GraphBytes, for the most demanding of the
 // schemes) would not fit in config.MaxMemoryBytes, naming the flags, before anything is allocated.
 func (o *benchOptions) checkMemory() error {
@@ -199,103 +191,4 @@ func (o *benchOptions) checkMemory() error {
 		}
 	}
 	return nil
-}
-
-// benchInput is a batch of random tokens (next-token targets, every position scored).
-func benchInput(batch, length, vocab int) model.Input {
-	rng := rand.New(rand.NewPCG(1, 2))
-	n := batch * length
-	in := model.Input{Tokens: make([]int, n), Targets: make([]int, n), Weights: make([]float64, n)}
-	for i := range in.Tokens {
-		in.Tokens[i], in.Targets[i], in.Weights[i] = rng.IntN(vocab), rng.IntN(vocab), 1
-	}
-	return in
-}
-
-// chunkSizes splits n iterations into k chunks as evenly as possible.
-func chunkSizes(n, k int) []int {
-	s := make([]int, k)
-	for i := range s {
-		s[i] = n / k
-		if i < n%k {
-			s[i]++
-		}
-	}
-	return s
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func benchTrain(m *model.Model, scheme string, o benchOptions) (string, error) {
-	g, err := m.Build(o.batch, o.length, model.BuildOptions{Grad: true})
-	if err != nil {
-		return "", err
-	}
-	defer g.Close()
-	in := benchInput(o.batch, o.length, o.cfg.Vocab)
-	adam := train.NewAdam(m.Params(), 0.9, 0.999, 1e-8, 0)
-	step := func() error {
-		if _, err := g.Run(in); err != nil {
-			return err
-		}
-		return adam.Update(m.Params(), g.Grads(), 1e-3, 1)
-	}
-	for i := 0; i < o.warmup; i++ {
-		if err := step(); err != nil {
-			return "", err
-		}
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	var msPerStep []float64
-	for _, n := range chunkSizes(o.steps, o.chunks) {
-		start := time.Now()
-		for i := 0; i < n; i++ {
-			if err := step(); err != nil {
-				return "", err
-			}
-		}
-		msPerStep = append(msPerStep, float64(time.Since(start).Nanoseconds())/1e6/float64(n))
-	}
-	runtime.ReadMemStats(&after)
-	ms := median(msPerStep)
-	steps := float64(o.steps)
-	fl := 3 * benchFLOPs(o.cfg, o.batch, o.length)
-	return fmt.Sprintf("BENCH train scheme=%s tok/s=%.0f ms/step=%.2f alloc_MB/step=%.2f allocs/step=%.0f GFLOP/step=%.4f GFLOP/s=%.2f",
-		scheme, float64(o.batch*o.length)/(ms/1e3), ms,
-		float64(after.TotalAlloc-before.TotalAlloc)/1e6/steps, float64(after.Mallocs-before.Mallocs)/steps, fl/1e9, fl/1e6/ms), nil
-}
-
-func benchEval(m *model.Model, scheme string, T int, o benchOptions) (string, error) {
-	g, err := m.Build(o.batch, T, model.BuildOptions{})
-	if err != nil {
-		return "", err
-	}
-	defer g.Close()
-	in := benchInput(o.batch, T, o.cfg.Vocab)
-	for i := 0; i < max(o.warmup, 1); i++ {
-		if _, err := g.Run(in); err != nil {
-			return "", err
-		}
-	}
-	var tokPerSec []float64
-	for _, n := range chunkSizes(o.evalIters, o.chunks) {
-		start := time.Now()
-		for i := 0; i < n; i++ {
-			if _, err := g.Run(in); err != nil {
-				return "", err
-			}
-		}
-		tokPerSec = append(tokPerSec, float64(o.batch*T*n)/time.Since(start).Seconds())
-	}
-	tps := median(tokPerSec)
-	fl := benchFLOPs(o.cfg, o.batch, T)
-	return fmt.Sprintf("BENCH eval scheme=%s T=%d tok/s=%.0f GFLOP/s=%.2f", scheme, T, tps, fl*tps/float64(o.batch*T)/1e9), nil
 }

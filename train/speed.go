@@ -1,0 +1,134 @@
+package train
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/posformer/posformer/model"
+)
+
+// SpeedOptions are the sizes and counts of a speed measurement (`train bench`).
+type SpeedOptions struct {
+	Batch, Len    int // the training graph's batch and sequence length
+	Steps, Warmup int // timed and untimed training steps (Warmup also untimed forward passes)
+	Chunks        int // timed chunks: every figure is the median over them
+	EvalIters     int // timed forward passes per evaluation length
+}
+
+// FLOPs is the work of a forward pass (times 3 for a training step) as
+// python/posformer_torch.py counts it: 2 FLOPs per dense parameter (every parameter but the
+// token embedding, for the schemes without parameters of their own) per token, plus
+// 4·B·T²·d_model per layer for attention's two products.
+func FLOPs(c model.Config, batch, T int) float64 {
+	D, V, L := float64(c.DModel), float64(c.Vocab), float64(c.Layers)
+	dense := model.Params(c, 0) - V*D // every parameter but the token embedding
+	tokens := float64(batch * T)
+	return 2*dense*tokens + 4*tokens*float64(T)*D*L
+}
+
+// speedInput is a batch of random tokens (next-token targets, every position scored).
+func speedInput(batch, length, vocab int) model.Input {
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := batch * length
+	in := model.Input{Tokens: make([]int, n), Targets: make([]int, n), Weights: make([]float64, n)}
+	for i := range in.Tokens {
+		in.Tokens[i], in.Targets[i], in.Weights[i] = rng.IntN(vocab), rng.IntN(vocab), 1
+	}
+	return in
+}
+
+// chunkSizes splits n iterations into k chunks as evenly as possible.
+func chunkSizes(n, k int) []int {
+	s := make([]int, k)
+	for i := range s {
+		s[i] = n / k
+		if i < n%k {
+			s[i]++
+		}
+	}
+	return s
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// MeasureTrain times training steps of m (forward, backward, AdamW) on a batch of random tokens
+// and returns its BENCH line: tokens per second, milliseconds, allocations and FLOPs per step, the
+// medians over o.Chunks timed chunks after o.Warmup untimed steps.
+func MeasureTrain(m *model.Model, scheme string, o SpeedOptions) (string, error) {
+	g, err := m.Build(o.Batch, o.Len, model.BuildOptions{Grad: true})
+	if err != nil {
+		return "", err
+	}
+	defer g.Close()
+	in := speedInput(o.Batch, o.Len, m.Cfg.Vocab)
+	adam := NewAdam(m.Params(), 0.9, 0.999, 1e-8, 0)
+	step := func() error {
+		if _, err := g.Run(in); err != nil {
+			return err
+		}
+		return adam.Update(m.Params(), g.Grads(), 1e-3, 1)
+	}
+	for i := 0; i < o.Warmup; i++ {
+		if err := step(); err != nil {
+			return "", err
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var msPerStep []float64
+	for _, n := range chunkSizes(o.Steps, o.Chunks) {
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			if err := step(); err != nil {
+				return "", err
+			}
+		}
+		msPerStep = append(msPerStep, float64(time.Since(start).Nanoseconds())/1e6/float64(n))
+	}
+	runtime.ReadMemStats(&after)
+	ms := median(msPerStep)
+	steps := float64(o.Steps)
+	fl := 3 * FLOPs(m.Cfg, o.Batch, o.Len)
+	return fmt.Sprintf("BENCH train scheme=%s tok/s=%.0f ms/step=%.2f alloc_MB/step=%.2f allocs/step=%.0f GFLOP/step=%.4f GFLOP/s=%.2f",
+		scheme, float64(o.Batch*o.Len)/(ms/1e3), ms,
+		float64(after.TotalAlloc-before.TotalAlloc)/1e6/steps, float64(after.Mallocs-before.Mallocs)/steps, fl/1e9, fl/1e6/ms), nil
+}
+
+// MeasureEval times forward passes of m at length T (no gradients) and returns its BENCH line:
+// tokens per second and GFLOP/s, medians over o.Chunks timed chunks.
+func MeasureEval(m *model.Model, scheme string, T int, o SpeedOptions) (string, error) {
+	g, err := m.Build(o.Batch, T, model.BuildOptions{})
+	if err != nil {
+		return "", err
+	}
+	defer g.Close()
+	in := speedInput(o.Batch, T, m.Cfg.Vocab)
+	for i := 0; i < max(o.Warmup, 1); i++ {
+		if _, err := g.Run(in); err != nil {
+			return "", err
+		}
+	}
+	var tokPerSec []float64
+	for _, n := range chunkSizes(o.EvalIters, o.Chunks) {
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			if _, err := g.Run(in); err != nil {
+				return "", err
+			}
+		}
+		tokPerSec = append(tokPerSec, float64(o.Batch*T*n)/time.Since(start).Seconds())
+	}
+	tps := median(tokPerSec)
+	fl := FLOPs(m.Cfg, o.Batch, T)
+	return fmt.Sprintf("BENCH eval scheme=%s T=%d tok/s=%.0f GFLOP/s=%.2f", scheme, T, tps, fl*tps/float64(o.Batch*T)/1e9), nil
+}
