@@ -1,8 +1,6 @@
 package position
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -10,9 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/posformer/posformer/internal/yamlkind"
-	"go.yaml.in/yaml/v3"
 )
 
 // A scheme's options are a struct of its own, declared in the scheme's file. Each exported field
@@ -23,7 +18,9 @@ import (
 //	doc:"frequency base"  one line for configs/README.md and the `pe` flags' help
 //
 // Field types are int, float64, string or bool. A written value is kept, 0 included; the
-// scheme's constructor refuses it, naming position.<key>, when it cannot be used.
+// scheme's constructor refuses it, naming position.<key>, when it cannot be used. The config reads
+// the YAML (package train/config decodes each written key into this struct, once); a Spec carries
+// the struct's value, typed.
 
 // Def registers a scheme: its kind, its options type O (struct{} for none) and how to build it.
 type Def[O any] struct {
@@ -72,7 +69,7 @@ func Register[O any](d Def[O]) {
 			panic("position: option " + f.key + " of " + d.Kind + " is a key of every scheme")
 		}
 		if f.def != "" {
-			if _, err := parseScalar(f.typ, f.def); err != nil {
+			if _, err := parseDefault(f.typ, f.def); err != nil {
 				panic(fmt.Sprintf("position: default of %s.%s: %v", d.Kind, f.key, err))
 			}
 		}
@@ -192,183 +189,167 @@ func AllKeys() []string {
 	return keys
 }
 
-// parseScalar reads a YAML scalar as a value of type t, strictly: an int must be a whole number,
-// a float a finite number, a bool true or false, a string a word.
-func parseScalar(t reflect.Type, text string) (reflect.Value, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		return reflect.Value{}, fmt.Errorf("the value is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	if len(doc.Content) > 0 {
-		n = doc.Content[0]
-	}
-	return scalarValue(t, n)
-}
-
-// scalarValue decodes n as a value of type t, with the config decoder's checks.
-func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
+// parseDefault reads a default tag as a value of type t: an int a whole number, a float a finite
+// number, a bool true or false, a string as it is.
+func parseDefault(t reflect.Type, text string) (reflect.Value, error) {
 	v := reflect.New(t).Elem()
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return v, fmt.Errorf("no value given; write a value or remove the key to use the default")
-	}
-	if n.Kind != yaml.ScalarNode {
-		return v, fmt.Errorf("want a single value, got %s", yamlkind.Of(n))
-	}
 	switch t.Kind() {
 	case reflect.Int:
-		x, err := strconv.ParseInt(n.Value, 10, 64)
-		if err != nil || n.Tag != "!!int" {
-			return v, fmt.Errorf("want a whole number, got %s", yamlkind.Of(n))
+		x, err := strconv.Atoi(text)
+		if err != nil {
+			return v, err
 		}
-		v.SetInt(x)
+		v.SetInt(int64(x))
 	case reflect.Float64:
-		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
-		if err != nil || (n.Tag != "!!float" && n.Tag != "!!int") {
-			return v, fmt.Errorf("want a number, got %s", yamlkind.Of(n))
-		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return v, fmt.Errorf("want a finite number, got %s", yamlkind.Of(n))
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return v, fmt.Errorf("want a finite number, got %q", text)
 		}
 		v.SetFloat(x)
 	case reflect.String:
-		if n.Tag != "!!str" {
-			return v, fmt.Errorf("want a word, got %s; quote it if you mean the text", yamlkind.Of(n))
-		}
-		v.SetString(n.Value)
+		v.SetString(text)
 	case reflect.Bool:
-		x, err := strconv.ParseBool(n.Value)
-		if err != nil || n.Tag != "!!bool" {
-			return v, fmt.Errorf("want true or false, got %s", yamlkind.Of(n))
+		x, err := strconv.ParseBool(text)
+		if err != nil {
+			return v, err
 		}
 		v.SetBool(x)
 	}
 	return v, nil
 }
 
-// rawOptions are the option keys written under position:, each with its value as one line of
-// YAML ("key\tvalue\n" lines, sorted by key). A string, so a Spec copies as a value: setting an
-// option in a copy (a grid's cell) never changes the original.
-type rawOptions string
-
-func (r rawOptions) entries() [][2]string {
-	var out [][2]string
-	for _, line := range strings.Split(string(r), "\n") {
-		if k, v, ok := strings.Cut(line, "\t"); ok {
-			out = append(out, [2]string{k, v})
+// DefaultOptions is kind's options struct with every default filled; false for an unknown kind.
+func DefaultOptions(kind string) (any, bool) {
+	k, ok := registry[kind]
+	if !ok {
+		return nil, false
+	}
+	v := reflect.New(k.optType).Elem()
+	for _, f := range optionFields(k.optType) {
+		if f.def != "" {
+			d, _ := parseDefault(f.typ, f.def)
+			v.Field(f.index).Set(d)
 		}
+	}
+	return v.Interface(), true
+}
+
+// OptionType is the Go type of kind's option key (int, float64, string or bool); false when kind
+// has no such option.
+func OptionType(kind, key string) (reflect.Type, bool) {
+	k, ok := registry[kind]
+	if !ok {
+		return nil, false
+	}
+	for _, f := range optionFields(k.optType) {
+		if f.key == key {
+			return f.typ, true
+		}
+	}
+	return nil, false
+}
+
+// OmitEmpty tells whether a resolved config leaves kind's option key out when its value is the
+// zero value (its yaml tag's omitempty).
+func OmitEmpty(kind, key string) bool {
+	k, ok := registry[kind]
+	if !ok {
+		return false
+	}
+	for _, f := range optionFields(k.optType) {
+		if f.key == key {
+			return f.omitempty
+		}
+	}
+	return false
+}
+
+// OptionTypes are the Go types key has in the schemes that have it.
+func OptionTypes(key string) []reflect.Type {
+	var out []reflect.Type
+	for _, kind := range kindsWith(key) {
+		t, _ := OptionType(kind, key)
+		out = append(out, t)
 	}
 	return out
 }
 
-func (r rawOptions) get(key string) (string, bool) {
-	for _, e := range r.entries() {
-		if e[0] == key {
-			return e[1], true
-		}
+// NotAnOption is the error of an option key written for a kind that does not have it.
+func NotAnOption(kind, key string) error {
+	var own []string
+	for _, o := range Options(kind) {
+		own = append(own, o.Key)
 	}
-	return "", false
+	has := "no options"
+	if len(own) > 0 {
+		has = "options " + strings.Join(own, ", ")
+	}
+	return fmt.Errorf("position.%s: not an option of %s (it has %s; %s is an option of %s); remove it or change position.kind", key, kind, has, key, strings.Join(kindsWith(key), ", "))
 }
 
-func (r rawOptions) with(key, value string) rawOptions {
-	m := map[string]string{key: value}
-	for _, e := range r.entries() {
-		if e[0] != key {
-			m[e[0]] = e[1]
+// SetOption returns opts (an options struct of kind) with key set to v, converted to the field's
+// type where Go converts it (an int to a float); an error names the key when it is not one of
+// kind's or v does not convert.
+func SetOption(kind string, opts any, key string, v any) (any, error) {
+	t, ok := OptionType(kind, key)
+	if !ok {
+		return nil, NotAnOption(kind, key)
+	}
+	x := reflect.ValueOf(v)
+	if !x.IsValid() || !x.Type().ConvertibleTo(t) || (t.Kind() == reflect.String) != (x.Kind() == reflect.String) {
+		return nil, fmt.Errorf("position.%s: want a %s, got %v", key, t, v)
+	}
+	out := reflect.New(reflect.TypeOf(opts)).Elem()
+	out.Set(reflect.ValueOf(opts))
+	for _, f := range optionFields(out.Type()) {
+		if f.key == key {
+			out.Field(f.index).Set(x.Convert(t))
 		}
 	}
-	return fromMap(m)
+	return out.Interface(), nil
 }
 
-func (r rawOptions) without(key string) rawOptions {
-	m := map[string]string{}
-	for _, e := range r.entries() {
-		if e[0] != key {
-			m[e[0]] = e[1]
+// OptionOf is the value of key in opts, an options struct; false when it has no such key.
+func OptionOf(opts any, key string) (any, bool) {
+	v := reflect.ValueOf(opts)
+	if !v.IsValid() || v.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for _, f := range optionFields(v.Type()) {
+		if f.key == key {
+			return v.Field(f.index).Interface(), true
 		}
 	}
-	return fromMap(m)
-}
-
-func fromMap(m map[string]string) rawOptions {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k + "\t" + m[k] + "\n")
-	}
-	return rawOptions(b.String())
-}
-
-// flow is a YAML node as one line of flow YAML.
-func flow(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode {
-		c := *n
-		if c.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-			c.Style = yaml.DoubleQuotedStyle
-		}
-		b, _ := yaml.Marshal(&c)
-		return strings.TrimSpace(string(b))
-	}
-	c := *n
-	c.Style = yaml.FlowStyle
-	b, _ := yaml.Marshal(&c)
-	return strings.TrimSpace(string(b))
-}
-
-// DecodeOption sets one option key of the section (the config decoder calls it for every key
-// that is not a field of Spec). The value must have the key's type in every scheme that has
-// the key; whether the key belongs to the chosen kind is checked when the scheme is built (the
-// kind may be written after it, or swept).
-func (s *Spec) DecodeOption(key string, n *yaml.Node) error {
-	kinds := kindsWith(key)
-	if len(kinds) == 0 {
-		return fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(AllKeys(), ", "))
-	}
-	for _, kind := range kinds {
-		for _, f := range optionFields(registry[kind].optType) {
-			if f.key == key {
-				if _, err := scalarValue(f.typ, n); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	s.raw = s.raw.with(key, flow(n))
-	return nil
+	return nil, false
 }
 
 // With returns the spec with an option set to a Go value (for code and tests):
-// Spec{Kind: "rope"}.With("base", 500). An error in the value shows when the scheme is built.
+// Spec{Kind: "rope"}.With("base", 500.0). A key the kind does not have, or a value of the wrong
+// type, is an error when the scheme is built (New).
 func (s Spec) With(key string, value any) Spec {
-	var n yaml.Node
-	if err := n.Encode(value); err != nil {
-		panic(err)
+	kind := s.Kind
+	if kind == "" {
+		kind = DefaultKind
 	}
-	s.raw = s.raw.with(key, flow(&n))
+	opts := s.Options
+	if opts == nil {
+		var ok bool
+		if opts, ok = DefaultOptions(kind); !ok {
+			s.bad = append(slices.Clip(s.bad), fmt.Errorf("position.kind: unknown scheme %q (known: %s)", kind, strings.Join(Kinds(), ", ")))
+			return s
+		}
+	}
+	o, err := SetOption(kind, opts, key, value)
+	if err != nil {
+		s.bad = append(slices.Clip(s.bad), err)
+		return s
+	}
+	s.Options = o
 	return s
 }
 
-// Without returns the spec without an option key.
-func (s Spec) Without(key string) Spec {
-	s.raw = s.raw.without(key)
-	return s
-}
-
-// OptionKeys lists the option keys written, sorted.
-func (s Spec) OptionKeys() []string {
-	var out []string
-	for _, e := range s.raw.entries() {
-		out = append(out, e[0])
-	}
-	return out
-}
-
-// Option returns the value of an option of the spec's kind, its default when not written; false
-// when the kind has no such option or the written value does not decode.
+// Option returns the value of an option of the spec's kind, its default when not set; false when
+// the kind has no such option.
 func (s Spec) Option(key string) (any, bool) {
 	s = s.WithDefaults()
 	k, ok := registry[s.Kind]
@@ -379,146 +360,23 @@ func (s Spec) Option(key string) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	for _, f := range optionFields(k.optType) {
-		if f.key == key {
-			return reflect.ValueOf(o).Field(f.index).Interface(), true
-		}
-	}
-	return nil, false
+	return OptionOf(o, key)
 }
 
-// options decodes the written options of kind k over its defaults. A key that is not one of
-// k's options is an error naming it.
+// options is the spec's options struct for kind k: Options, or k's defaults when nil; an error
+// when Options is another kind's or With refused a key.
 func (s Spec) options(k *kindDef) (any, error) {
-	fields := optionFields(k.optType)
-	v := reflect.New(k.optType).Elem()
-	for _, f := range fields {
-		if f.def != "" {
-			d, _ := parseScalar(f.typ, f.def)
-			v.Field(f.index).Set(d)
-		}
+	if len(s.bad) > 0 {
+		return nil, s.bad[0]
 	}
-	for _, e := range s.raw.entries() {
-		i := slices.IndexFunc(fields, func(f optionField) bool { return f.key == e[0] })
-		if i < 0 {
-			var own []string
-			for _, f := range fields {
-				own = append(own, f.key)
-			}
-			has := "no options"
-			if len(own) > 0 {
-				has = "options " + strings.Join(own, ", ")
-			}
-			return nil, fmt.Errorf("position.%s: not an option of %s (it has %s; %s is an option of %s); remove it or change position.kind", e[0], k.kind, has, e[0], strings.Join(kindsWith(e[0]), ", "))
-		}
-		x, err := parseScalar(fields[i].typ, e[1])
-		if err != nil {
-			return nil, fmt.Errorf("position.%s: %w", e[0], err)
-		}
-		v.Field(fields[i].index).Set(x)
+	if s.Options == nil {
+		o, _ := DefaultOptions(k.kind)
+		return o, nil
 	}
-	return v.Interface(), nil
-}
-
-// MarshalYAML writes the section as a resolved config holds it: kind, the kind's options (its
-// defaults filled, in their declared order) and the randomized-positions keys when set. A spec
-// of an unknown kind (or with options the kind does not have) is written as it was given.
-func (s Spec) MarshalYAML() (any, error) {
-	m := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(key string, value any) error {
-		var n yaml.Node
-		if err := n.Encode(value); err != nil {
-			return err
-		}
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &n)
-		return nil
+	if t := reflect.TypeOf(s.Options); t != k.optType {
+		return nil, fmt.Errorf("position: the options of %s are %s, got %s", k.kind, k.optType, t)
 	}
-	if err := add("kind", s.Kind); err != nil {
-		return nil, err
-	}
-	k, ok := registry[s.Kind]
-	var o any
-	var err error
-	if ok {
-		o, err = s.options(k)
-	}
-	if ok && err == nil {
-		for _, f := range optionFields(k.optType) {
-			fv := reflect.ValueOf(o).Field(f.index)
-			if f.omitempty && fv.IsZero() {
-				continue
-			}
-			if err := add(f.key, fv.Interface()); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		for _, e := range s.raw.entries() {
-			var n yaml.Node
-			if err := yaml.Unmarshal([]byte(e[1]), &n); err != nil || len(n.Content) == 0 {
-				return nil, fmt.Errorf("position.%s: %q", e[0], e[1])
-			}
-			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: e[0]}, n.Content[0])
-		}
-	}
-	if s.Randomized {
-		if err := add("randomized", true); err != nil {
-			return nil, err
-		}
-	}
-	if s.MaxRandom != 0 || s.Written.Has("max_random") {
-		if err := add("max_random", s.MaxRandom); err != nil {
-			return nil, err
-		}
-	}
-	if s.EvalPositions != "" || s.Written.Has("eval_positions") {
-		if err := add("eval_positions", s.EvalPositions); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
-}
-
-// MarshalWritten writes only the keys that were written, as a grid.yaml holds them.
-func (s Spec) MarshalWritten() (*yaml.Node, error) {
-	m := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(key string, n *yaml.Node) {
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, n)
-	}
-	enc := func(v any) *yaml.Node {
-		var n yaml.Node
-		_ = n.Encode(v)
-		return &n
-	}
-	if s.Written.Has("kind") {
-		add("kind", enc(s.Kind))
-	}
-	for _, e := range s.raw.entries() {
-		var n yaml.Node
-		if err := yaml.Unmarshal([]byte(e[1]), &n); err != nil || len(n.Content) == 0 {
-			return nil, fmt.Errorf("position.%s: %q", e[0], e[1])
-		}
-		add(e[0], n.Content[0])
-	}
-	if s.Written.Has("randomized") {
-		add("randomized", enc(s.Randomized))
-	}
-	if s.Written.Has("max_random") {
-		add("max_random", enc(s.MaxRandom))
-	}
-	if s.Written.Has("eval_positions") {
-		add("eval_positions", enc(s.EvalPositions))
-	}
-	if len(m.Content) == 0 {
-		return nil, nil
-	}
-	return m, nil
-}
-
-// Written tells whether a key of the section was written (an option or a field of Spec).
-func (s Spec) IsWritten(key string) bool {
-	_, ok := s.raw.get(key)
-	return ok || s.Written.Has(key)
+	return s.Options, nil
 }
 
 // ParamCount is the number of trainable parameters the spec's scheme adds for the dimensions,
@@ -566,35 +424,4 @@ func OptionsMarkdown() string {
 		}
 	}
 	return b.String()
-}
-
-// MarshalJSON writes the section as MarshalYAML does (kind, the kind's options with their
-// defaults, the randomized-positions keys), as one JSON object in that order.
-func (s Spec) MarshalJSON() ([]byte, error) {
-	y, err := s.MarshalYAML()
-	if err != nil {
-		return nil, err
-	}
-	m := y.(*yaml.Node)
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		var v any
-		if err := m.Content[i+1].Decode(&v); err != nil {
-			return nil, err
-		}
-		k, _ := json.Marshal(m.Content[i].Value)
-		x, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(x)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }

@@ -25,7 +25,6 @@ import (
 
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
-	"github.com/posformer/posformer/internal/presence"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -164,30 +163,28 @@ type Dims struct {
 	Randomized bool
 }
 
-// Spec configures a scheme; it is the `position:` section of a run's YAML config: the kind, the
-// randomized-positions keys every scheme that reads positions shares, and the scheme's own
-// options, which the scheme declares and decodes (see Def and options.go; DecodeOption, With).
-// WithDefaults fills the fields that were not written (Written, see package internal/presence).
+// Spec configures a scheme with typed values: the kind, the randomized-positions keys every
+// scheme that reads positions shares, and the scheme's own options struct (see Def). Package
+// train/config reads the `position:` section of a YAML config, fills its defaults and hands a Spec
+// on; code and tests write one directly (Spec{Kind: "rope"}.With("base", 500.0)).
 type Spec struct {
-	// Kind is the scheme (Kinds()). Default: sinusoidal. Empty: refused.
-	Kind string `yaml:"kind" json:"kind"`
+	// Kind is the scheme (Kinds()). Default: sinusoidal.
+	Kind string
+	// Options is the kind's options struct (Def's O), by value; nil: the kind's defaults.
+	Options any
 	// Randomized trains on randomized positions (Ruoss et al. 2023), for the schemes that take
 	// them (Randomizable): a sequence of n tokens gets n distinct positions drawn uniformly from
-	// [0, max_random) and sorted. Default: false.
-	Randomized bool `yaml:"randomized,omitempty" json:"randomized,omitempty"`
+	// [0, max_random) and sorted.
+	Randomized bool
 	// MaxRandom is L_max, the bound of randomized positions; it must cover the longest test
 	// sequence, and a learned table must have at least max_random rows. Default: 256 (with
-	// randomized). 0: refused.
-	MaxRandom int `yaml:"max_random,omitempty" json:"max_random,omitempty"`
+	// Randomized).
+	MaxRandom int
 	// EvalPositions is how a randomized model is evaluated: random (positions sampled as in
-	// training, the paper's protocol) or plain (0..n-1). Default: random (with randomized).
-	// Empty: refused.
-	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
+	// training, the paper's protocol) or plain (0..n-1). Default: random (with Randomized).
+	EvalPositions string
 
-	// Written records the fields above that were written below position: ("kind", ...); the
-	// options written are in raw.
-	Written presence.Keys `yaml:"-" json:"-"`
-	raw     rawOptions
+	bad []error // what With refused, reported by New
 }
 
 // Defaults of Spec's fields.
@@ -197,14 +194,20 @@ const (
 	DefaultEvalPositions = "random"
 )
 
-// WithDefaults fills the fields that were not written (and hold zero) with their defaults; the
-// scheme's options take theirs when the scheme is built.
+// WithDefaults fills the fields that hold their zero value with their defaults (the config fills
+// its own first, keeping what was written); the scheme's options take theirs when the scheme is
+// built.
 func (s Spec) WithDefaults() Spec {
-	w := s.Written
-	presence.Fill(w, "kind", &s.Kind, DefaultKind)
+	if s.Kind == "" {
+		s.Kind = DefaultKind
+	}
 	if s.Randomized {
-		presence.Fill(w, "max_random", &s.MaxRandom, DefaultMaxRandom)
-		presence.Fill(w, "eval_positions", &s.EvalPositions, DefaultEvalPositions)
+		if s.MaxRandom == 0 {
+			s.MaxRandom = DefaultMaxRandom
+		}
+		if s.EvalPositions == "" {
+			s.EvalPositions = DefaultEvalPositions
+		}
 	}
 	return s
 }
@@ -224,13 +227,6 @@ func New(spec Spec, d Dims) (Scheme, error) {
 	}
 	if d.Dtype != tensor.Float32 && d.Dtype != tensor.Float64 {
 		return nil, fmt.Errorf("model.dtype: %v is not supported (use float32 or float64)", d.Dtype)
-	}
-	if !spec.Randomized {
-		for _, key := range []string{"max_random", "eval_positions"} {
-			if spec.Written.Has(key) {
-				return nil, fmt.Errorf("position.%s: applies to randomized positions only; remove it or set position.randomized: true", key)
-			}
-		}
 	}
 	opts, err := spec.options(k)
 	if err != nil {

@@ -11,15 +11,15 @@ import (
 // cell's, whichever comes first in the grid (rope's base 500000 is no sinusoidal base), and the
 // default when the grid has no cell of the kind.
 func TestSchemeBase(t *testing.T) {
-	cell := func(spec position.Spec) config.Cell {
+	cell := func(spec config.Position) config.Cell {
 		var c config.Config
 		c.Position = spec
 		return config.Cell{Config: c}
 	}
 	g := &Grid{Cells: []config.Cell{
-		cell(position.Spec{Kind: "rope"}.With("base", 500000.0)),
-		cell(position.Spec{Kind: "none"}),
-		cell(position.Spec{Kind: "sinusoidal"}.With("base", 2000.0)),
+		cell(config.Position{Kind: "rope"}.With("base", 500000.0)),
+		cell(config.Position{Kind: "none"}),
+		cell(config.Position{Kind: "sinusoidal"}.With("base", 2000.0)),
 	}}
 	if b := schemeBase(g, "sinusoidal"); b != 2000 {
 		t.Errorf("sinusoidal base %g, want 2000", b)

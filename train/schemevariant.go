@@ -13,7 +13,7 @@ import (
 // that differ from their defaults, as key=value joined by commas (randomized=true,max_random=2048;
 // rotary_fraction=0.25), "" for the plain scheme, whether the options were swept or not. A
 // string option written "none" where the default is empty is the default.
-func SchemeVariant(s position.Spec) string {
+func SchemeVariant(s config.Position) string {
 	var parts []string
 	for _, o := range position.Options(s.Kind) {
 		x, ok := s.Option(o.Key)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )
@@ -72,7 +73,7 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	if *heads < 1 || *dim%*heads != 0 {
 		return fmt.Errorf("pe: -heads must be positive and divide -dim %d, got %d", *dim, *heads)
 	}
-	spec := position.Spec{Kind: *kind}
+	sec := config.Position{Kind: *kind} // the options as the flags wrote them, decoded below
 	flagOf := map[string]string{}
 	var ferr error
 	fs.Visit(func(f *flag.Flag) {
@@ -85,7 +86,7 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 		if err := yaml.Unmarshal([]byte(*opts[f.Name]), &doc); err == nil && len(doc.Content) > 0 {
 			node = doc.Content[0]
 		}
-		if err := spec.DecodeOption(key, node); err != nil {
+		if err := sec.DecodeOption(key, node); err != nil {
 			ferr = fmt.Errorf("pe: -%s: %w", f.Name, err)
 		}
 		flagOf[key] = f.Name
@@ -94,15 +95,22 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 		return ferr
 	}
 	dims := position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir}
+	named := func(err error) error { // the flag that set the key the error names, if any
+		if key, _, ok := strings.Cut(strings.TrimPrefix(err.Error(), "position."), ":"); ok && flagOf[key] != "" {
+			return fmt.Errorf("pe: -%s: %w", flagOf[key], err)
+		}
+		return fmt.Errorf("pe: %w", err)
+	}
+	spec, err := sec.Spec()
+	if err != nil {
+		return named(err)
+	}
 	if p := position.ParamCount(spec, dims); p > 1<<26 {
 		return fmt.Errorf("pe: the %s options give a table of %d values, more than %d; lower them", *kind, p, 1<<26)
 	}
 	s, err := position.New(spec, dims)
 	if err != nil {
-		if key, _, ok := strings.Cut(strings.TrimPrefix(err.Error(), "position."), ":"); ok && flagOf[key] != "" {
-			return fmt.Errorf("pe: -%s: %w", flagOf[key], err)
-		}
-		return fmt.Errorf("pe: %w", err)
+		return named(err)
 	}
 	tb, ok := s.(position.Tabler)
 	if !ok {

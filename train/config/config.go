@@ -43,12 +43,12 @@ type Config struct {
 	// legal.
 	Seed uint64 `yaml:"seed" json:"seed"`
 	// Out is the output directory; the run writes to Out/Name. Default: runs. Empty: refused.
-	Out      string        `yaml:"out,omitempty" json:"out,omitempty"`
-	Task     TaskConfig    `yaml:"task" json:"task"`
-	Model    model.Config  `yaml:"model" json:"model"`
-	Position position.Spec `yaml:"position" json:"position"`
-	Train    TrainConfig   `yaml:"train" json:"train"`
-	Eval     EvalConfig    `yaml:"eval" json:"eval"`
+	Out      string       `yaml:"out,omitempty" json:"out,omitempty"`
+	Task     TaskConfig   `yaml:"task" json:"task"`
+	Model    model.Config `yaml:"model" json:"model"`
+	Position Position     `yaml:"position" json:"position"`
+	Train    TrainConfig  `yaml:"train" json:"train"`
+	Eval     EvalConfig   `yaml:"eval" json:"eval"`
 	// Sweep turns the config into a grid: every combination of the listed values of dotted
 	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
 	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
@@ -325,7 +325,11 @@ func (c Config) validate() error {
 	if err := mc.Validate(); err != nil {
 		return err
 	}
-	scheme, err := position.New(c.Position, mc.SchemeDims())
+	spec, err := c.Position.Spec()
+	if err != nil {
+		return err
+	}
+	scheme, err := position.New(spec, mc.SchemeDims())
 	if err != nil {
 		return err
 	}
@@ -351,7 +355,7 @@ func (c Config) checkSize(task data.Task) error {
 	}
 	mc.Vocab = max(mc.Vocab, task.Vocab())
 	fix := "model.d_model, model.d_ff or model.layers"
-	p := position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers}) // a learned table, a bias table, ...
+	p := c.Position.ParamCount(position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers}) // a learned table, a bias table, ...
 	n := model.Params(mc, float64(p))
 	if p > 0 {
 		var sizes []string
@@ -373,7 +377,11 @@ func (c Config) checkSize(task data.Task) error {
 // NewModel builds the config's model for its task (model.vocab defaulting to the task's
 // vocabulary): the one build of a run, after Validate.
 func (c Config) NewModel(task data.Task) (*model.Model, error) {
-	return model.New(c.modelConfig(task), c.Position)
+	spec, err := c.Position.Spec()
+	if err != nil {
+		return nil, err
+	}
+	return model.New(c.modelConfig(task), spec)
 }
 
 // modelConfig is the model: section with its defaults filled and model.vocab defaulting to the

@@ -11,7 +11,6 @@ import (
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/testutil"
-	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -97,6 +96,6 @@ func FuzzConfig(f *testing.F) {
 // every key written).
 func withoutPresence(c Config) Config {
 	c.Written, c.Model.Written = presence.Keys{}, presence.Keys{}
-	c.Position = position.Spec{} // compared by its encoding
+	c.Position = Position{} // compared by its encoding
 	return c
 }

@@ -84,7 +84,7 @@ func (c Config) PredictMemory(task data.Task) Memory {
 	if c.Position.Randomized {
 		maxPos = c.Position.MaxRandom
 	}
-	extra = int64(position.ParamCount(c.Position, position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})) // a learned table, t5's biases, ...
+	extra = int64(c.Position.ParamCount(position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})) // a learned table, t5's biases, ...
 	var m Memory
 	m.State = model.ParamCount(mc, extra) * (bytes + 16 + 16)
 	var sum int64

@@ -65,7 +65,7 @@ func holds(c Config, cond string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if f.Type() == reflect.TypeFor[position.Spec]() {
+	if f.Type() == reflect.TypeFor[Position]() {
 		key := strings.TrimPrefix(path, "position.")
 		return false, fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(position.AllKeys(), ", "))
 	}

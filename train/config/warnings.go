@@ -23,7 +23,11 @@ func (c Config) Warnings() []string {
 	if err != nil {
 		return nil
 	}
-	s, err := position.New(c.Position, position.Dims{DModel: c.Model.DModel, Heads: c.Model.Heads, Layers: c.Model.Layers, Dtype: dt, Seed: c.Model.Seed, Bidirectional: c.Model.Bidirectional})
+	spec, err := c.Position.Spec()
+	if err != nil {
+		return nil
+	}
+	s, err := position.New(spec, position.Dims{DModel: c.Model.DModel, Heads: c.Model.Heads, Layers: c.Model.Layers, Dtype: dt, Seed: c.Model.Seed, Bidirectional: c.Model.Bidirectional})
 	if err != nil {
 		return nil
 	}
