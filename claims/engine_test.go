@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -191,6 +192,8 @@ func TestMigrationKeepsNumbers(t *testing.T) {
 			}
 		}
 	}
+	checked += checkShapes(t, sections, migrated(paths), all)
+	t.Logf("%d means, intervals and verdicts compared", checked)
 	if checked < 60 {
 		t.Errorf("only %d numbers and verdicts compared", checked)
 	}
@@ -209,7 +212,7 @@ func sectionsOf(doc string) map[string]string {
 
 // migrated are the old sections the shipped claims files hold, by the files present.
 func migrated(paths []string) []string {
-	by := map[string][]string{"kazemnejad2023": {"9"}, "ruoss2023": {"10"}, "vaswani2017": {"4", "5", "7"}, "literature": {"8"}, "claims_grid": {"3", "6"}}
+	by := map[string][]string{"kazemnejad2023": {"9"}, "ruoss2023": {"10"}, "small_grid": {"3", "4", "5", "6", "7"}, "literature": {"8"}}
 	var out []string
 	for _, p := range paths {
 		out = append(out, by[strings.TrimSuffix(filepath.Base(p), ".yaml")]...)
@@ -251,4 +254,68 @@ func TestIndexKeepsHandWritten(t *testing.T) {
 	if _, err := WithIndex("# no markers\n", "x", "README.md"); err == nil {
 		t.Error("an index without markers was accepted")
 	}
+}
+
+// oldClass maps a verdict word of the former document to the engine's class: the shape and
+// equivalence rules said "observed" and "not (reproduced|observed)", NoPE's "yes" and "no: X is
+// ahead".
+func oldClass(v string) string {
+	v = strings.TrimSpace(v)
+	switch {
+	case strings.HasPrefix(v, "not "), strings.HasPrefix(v, "no:"):
+		return Contradicted
+	case v == "observed", v == "yes":
+		return Reproduced
+	}
+	return classOf(strings.TrimSuffix(strings.Fields(v)[0], ":"))
+}
+
+// checkShapes compares the verdicts of the former §4–§7 (equivalence, shape and NoPE rows, keyed
+// by task, scheme and numbers) with the new opening tables; it returns how many it compared.
+func checkShapes(t *testing.T, sections map[string]string, migrated []string, all string) int {
+	n := 0
+	rows := strings.Split(all, "\n")
+	find := func(what string, parts ...string) string {
+		for _, r := range rows {
+			ok := true
+			for _, p := range parts {
+				ok = ok && strings.Contains(r, p)
+			}
+			if ok {
+				cols := strings.Split(strings.Trim(r, "| "), " | ")
+				return classOf(cols[len(cols)-1])
+			}
+		}
+		t.Errorf("no row of the new documents has %q", parts)
+		return ""
+	}
+	for sec, kind := range map[string]string{"4": "equivalence", "5": "falls", "6": "nope", "7": "stays"} {
+		body := sections[sec]
+		if !slices.Contains(migrated, sec) {
+			continue
+		}
+		for _, line := range strings.Split(body, "\n") {
+			cols := strings.Split(strings.Trim(line, "| "), " | ")
+			if len(cols) < 5 || (cols[0] != "copy" && cols[0] != "reverse") {
+				continue
+			}
+			want := oldClass(cols[len(cols)-1])
+			var got string
+			switch kind {
+			case "equivalence":
+				got = find(line, "| "+cols[0]+": sinusoidal ≈ learned", cols[3])
+			case "falls":
+				got = find(line, "| "+cols[0]+": "+cols[1]+" extrapolates to ≤ 1.25·", "| "+cols[4]+" (")
+			case "stays":
+				got = find(line, "| "+cols[0]+": sinusoidal extrapolates to ≥ 1.25·", "| "+cols[3]+" (")
+			case "nope":
+				got = find(line, "NoPE extrapolates best ("+cols[0]+")")
+			}
+			n++
+			if got != want {
+				t.Errorf("§%s %s: was %s (%s), now %s", sec, strings.Join(cols[:2], " "), want, cols[len(cols)-1], got)
+			}
+		}
+	}
+	return n
 }
