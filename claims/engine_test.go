@@ -319,3 +319,49 @@ func checkShapes(t *testing.T, sections map[string]string, migrated []string, al
 	}
 	return n
 }
+
+// TestDivergedRun: a run that diverged (diverged_step > 0 in its table) is shown as diverged,
+// never as a number, and a claim on its cell is untested, naming the run.
+func TestDivergedRun(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "tiny.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
+	lines[0] += ",diverged_step"
+	for i := 1; i < len(lines); i++ {
+		step := "0"
+		if strings.HasPrefix(lines[i], "copy,alibi,,2,") {
+			step = "130"
+		}
+		lines[i] += "," + step
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "t.csv"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	path := filepath.Join(dir, "c.yaml")
+	os.WriteFile(path, []byte(`title: d
+tables: [{name: t, csv: t.csv, summary: true}]
+statistic: {metric: exact_match, past_training: 2, learned: 0.9}
+claims:
+  - {id: r, kind: ranking, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: alibi}}
+  - {id: s, kind: shape, stays_above: 1.5, cells: [{task: copy, scheme: alibi}]}
+`), 0o644)
+	j, err := judgeFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range j.Claims {
+		if v := o.Rows[0].Verdict; v != "untested (alibi diverged: seed 2 at step 130)" {
+			t.Errorf("%s: verdict %q", o.Claim.ID, v)
+		}
+	}
+	doc := Render(j, "test")
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.Contains(line, "| copy | alibi |") && !strings.Contains(line, "diverged (seed 2 at step 130)") {
+			t.Errorf("the summary shows the diverged cell as numbers: %s", line)
+		}
+		if strings.HasPrefix(line, "| t | copy | alibi |") && !strings.Contains(line, "| diverged |") {
+			t.Errorf("the cells table shows the diverged cell as numbers: %s", line)
+		}
+	}
+}

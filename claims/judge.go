@@ -75,6 +75,8 @@ type side struct {
 	lo, hi int
 	extrap int
 	c      *cell
+	// diverged names the runs that diverged: their scores are no result, the side is untested.
+	diverged []string
 }
 
 // FollowOutcome is a follow-up judged: per arm, the re-judged comparisons of its claims.
@@ -249,7 +251,7 @@ func (j *Judged) resolve(c Cell, path string, t *loaded, st Statistic, paper pap
 			return nil, f.errAt(path, "the range %d..%d is outside the lengths table %s tested for %s · %s (%d..%d): give a range within them", lo, hi, t.Name, k.Task, k, ls[0], ls[len(ls)-1])
 		}
 	}
-	s := &side{name: k.String(), k: k, lo: lo, hi: hi, c: cl, paper: math.NaN()}
+	s := &side{name: k.String(), k: k, lo: lo, hi: hi, c: cl, paper: math.NaN(), diverged: cl.diverged()}
 	s.scores, s.chance = cl.scores(lo, hi, inRange)
 	s.in, _ = cl.scores(0, 0, true)
 	s.extrap = cl.extrapolatesTo()
@@ -364,6 +366,9 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 			}
 			_, L := s.c.trainRange()
 			v := shape(s.name, s.extrap, L, s.in, c.StaysAbove, c.FallsBy, st.Learned)
+			if len(s.diverged) > 0 {
+				v = fmt.Sprintf("%s (%s diverged: %s)", Untested, s.name, strings.Join(s.diverged, ", "))
+			}
 			k, rel := c.StaysAbove, "≥"
 			if c.FallsBy > 0 {
 				k, rel = c.FallsBy, "≤"
@@ -392,6 +397,9 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 			}
 		}
 		v := aheadOfAll(A.name, A.scores, A.in, A.chance, st.Learned, others)
+		if len(A.diverged) > 0 {
+			v = fmt.Sprintf("%s (%s diverged: %s)", Untested, A.name, strings.Join(A.diverged, ", "))
+		}
 		text := fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name)
 		if c.Text != "" {
 			text = c.Text
@@ -472,6 +480,12 @@ func (j *Judged) compare(c *Claim, st Statistic, A, B *side) Comparison {
 	}
 	if c.Kind == KindRanking && c.Text != "" {
 		cmp.Text = c.Text
+	}
+	for _, x := range []*side{A, B} {
+		if len(x.diverged) > 0 {
+			cmp.Verdict = fmt.Sprintf("%s (%s diverged: %s)", Untested, x.name, strings.Join(x.diverged, ", "))
+			break
+		}
 	}
 	if !math.IsNaN(A.paper) && !math.IsNaN(B.paper) {
 		cmp.Paper = fmt.Sprintf("%+.3f", A.paper-B.paper)

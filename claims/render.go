@@ -217,6 +217,10 @@ func renderSummary(b *strings.Builder, t *loaded) {
 	for _, k := range t.order {
 		c := cells[k]
 		lo, hi := c.trainRange()
+		if d := c.diverged(); len(d) > 0 {
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d..%d | diverged (%s) | diverged | diverged | – | – |\n", k.Task, k.Scheme, orWord(k.Variant, "–"), c.runs(), lo, hi, strings.Join(d, ", "))
+			continue
+		}
 		ls := c.lengths()
 		in := train.NewStat(c.exactScores(0, 0, true))
 		bey := train.NewStat(c.exactScores(hi+1, ls[len(ls)-1], false))
@@ -273,6 +277,11 @@ func renderCells(b *strings.Builder, j *Judged) {
 		span := fmt.Sprintf("%d..%d", s.lo, s.hi)
 		if s.lo == 0 && s.hi == 0 {
 			span = "in range"
+		}
+		if len(s.diverged) > 0 {
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | diverged (%s) | diverged | diverged | – |\n", r.table, s.k.Task, s.k, len(s.scores), span, f3(s.paper),
+				strings.Join(s.diverged, ", "))
+			continue
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %.3f | %s | %.3f | %s |\n", r.table, s.k.Task, s.k, len(s.scores), span, f3(s.paper),
 			s.ours(r.st), fmtCI(s.scores), meanOf(s.in), lengthOrDash(s.extrap))

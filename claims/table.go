@@ -31,14 +31,18 @@ type Row struct {
 	// BestScore is the run's best validation score (the one early stopping and select: compare),
 	// 0 when the run had no validation or the table predates the column.
 	BestScore float64
+	// DivergedStep is the step at which the run's loss became non-finite or exploded (0: it
+	// did not diverge): its scores are not a result, and a claim on its cell is untested.
+	DivergedStep int
 }
 
 // Header is the column list of a per-seed table. best_val_score is optional on reading (tables
 // written before it lack it).
 var Header = []string{"task", "scheme", "variant", "seed", "length", "in_range", "exact_match", "token_accuracy", "n",
-	"lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score"}
+	"lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step"}
 
-const optionalColumn = "best_val_score"
+// optional are the columns a table may lack (tables written before them).
+var optional = map[string]bool{"best_val_score": true, "diverged_step": true}
 
 // ReadTable parses a per-seed table, checking its columns and the range of every number.
 func ReadTable(path string) ([]Row, error) { return readTable(path, nil) }
@@ -64,7 +68,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		col[h] = i
 	}
 	for _, h := range Header {
-		if _, ok := col[h]; !ok && h != optionalColumn {
+		if _, ok := col[h]; !ok && !optional[h] {
 			return nil, fmt.Errorf("%s: no column %q (the columns of a per-seed table: %s)", path, h, strings.Join(Header, ","))
 		}
 	}
@@ -108,11 +112,16 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			h   string
 			dst *float64
 		}{{"exact_match", &x.Exact}, {"token_accuracy", &x.Token}, {"chance_exact", &x.ChanceExact}, {"chance_token", &x.ChanceToken}}
-		if _, ok := col[optionalColumn]; ok {
+		if _, ok := col["best_val_score"]; ok {
 			fracs = append(fracs, struct {
 				h   string
 				dst *float64
-			}{optionalColumn, &x.BestScore})
+			}{"best_val_score", &x.BestScore})
+		}
+		if _, ok := col["diverged_step"]; ok {
+			if x.DivergedStep, err = strconv.Atoi(get("diverged_step")); err != nil || x.DivergedStep < 0 {
+				return nil, bad("diverged_step", "a whole number ≥ 0")
+			}
 		}
 		for _, c := range fracs {
 			v, err := strconv.ParseFloat(get(c.h), 64)
@@ -138,7 +147,7 @@ func TableCSV(rows []Row) []byte {
 	for _, r := range rows {
 		w.Write([]string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
 			g(r.Exact), g(r.Token), strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
-			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), g(r.BestScore)})
+			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), g(r.BestScore), strconv.Itoa(r.DivergedStep)})
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -226,6 +235,19 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 		chs += a.ch / float64(a.n)
 	}
 	return scores, chs / float64(max(len(ids), 1))
+}
+
+// diverged names the cell's runs that diverged ("seed 2 at step 130"), none when none did.
+func (c *cell) diverged() []string {
+	seen := map[runID]bool{}
+	var out []string
+	for _, r := range c.rows {
+		if id := (runID{r.Seed, r.LR}); r.DivergedStep > 0 && !seen[id] {
+			seen[id] = true
+			out = append(out, fmt.Sprintf("seed %d at step %d", r.Seed, r.DivergedStep))
+		}
+	}
+	return out
 }
 
 // runs counts the cell's runs.
