@@ -20,39 +20,35 @@ import (
 
 	"github.com/posformer/posformer/attention"
 	"github.com/posformer/posformer/internal/nn"
-	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/position"
 	"gorgonia.org/tensor"
 )
 
-// Config is the `model:` section of a run's config. WithDefaults fills the fields that were not
-// written (Written, see package internal/presence); each field's doc says whether 0 is legal.
+// Config is a model's sizes and options, typed (package train/config reads the `model:` section
+// of a YAML config, fills its defaults and hands a Config on). Each field's doc says whether 0 is
+// legal.
 type Config struct {
-	// Vocab is the vocabulary size. Default: the task's vocabulary (filled by train). 0:
-	// refused.
-	Vocab int `yaml:"vocab,omitempty" json:"vocab,omitempty"`
+	// Vocab is the vocabulary size. 0: refused.
+	Vocab int
 	// DModel is the width of every token's vector. Default: 64. 0: refused.
-	DModel int `yaml:"d_model" json:"d_model"`
+	DModel int
 	// Heads is the number of attention heads; it must divide DModel. Default: 4. 0: refused.
-	Heads int `yaml:"heads" json:"heads"`
+	Heads int
 	// Layers is the number of transformer blocks. Default: 2. 0: refused.
-	Layers int `yaml:"layers" json:"layers"`
+	Layers int
 	// DFF is the hidden width of each block's MLP. Default: 4·DModel. 0: refused.
-	DFF int `yaml:"d_ff" json:"d_ff"`
+	DFF int
 	// Dtype is float32 or float64. Default: float32. Empty: refused.
-	Dtype string `yaml:"dtype" json:"dtype"`
+	Dtype string
 	// Bidirectional turns off the causal mask (an encoder); alibi and t5 then bias keys on both
 	// sides of the query. Default: false (causal).
-	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
+	Bidirectional bool
 	// UnscaledLogits leaves the 1/√d_head scale of the attention logits out and initialises W_q
 	// √d_head times smaller, so the initial logits are the same (T5's convention;
 	// attention.Config.Unscaled). Default: false (scaled, Vaswani et al. 2017).
-	UnscaledLogits bool `yaml:"unscaled_logits,omitempty" json:"unscaled_logits,omitempty"`
-	// Seed initialises the weights. Default: the run's seed (filled by train). 0 is legal.
-	Seed uint64 `yaml:"init_seed" json:"init_seed"`
-
-	// Written records the keys written below model: ("d_model", ...).
-	Written presence.Keys `yaml:"-" json:"-"`
+	UnscaledLogits bool
+	// Seed initialises the weights. 0 is legal.
+	Seed uint64
 }
 
 // Defaults of Config's fields.
@@ -63,14 +59,24 @@ const (
 	DefaultDtype  = "float32"
 )
 
-// WithDefaults fills the fields that were not written (and hold zero) with their defaults.
+// WithDefaults fills the fields that hold their zero value with their defaults, for code and
+// tests (the config fills its own first, keeping what was written, and refuses a written 0).
 func (c Config) WithDefaults() Config {
-	w := c.Written
-	presence.Fill(w, "d_model", &c.DModel, DefaultDModel)
-	presence.Fill(w, "heads", &c.Heads, DefaultHeads)
-	presence.Fill(w, "layers", &c.Layers, DefaultLayers)
-	presence.Fill(w, "d_ff", &c.DFF, 4*c.DModel)
-	presence.Fill(w, "dtype", &c.Dtype, DefaultDtype)
+	if c.DModel == 0 {
+		c.DModel = DefaultDModel
+	}
+	if c.Heads == 0 {
+		c.Heads = DefaultHeads
+	}
+	if c.Layers == 0 {
+		c.Layers = DefaultLayers
+	}
+	if c.DFF == 0 {
+		c.DFF = 4 * c.DModel
+	}
+	if c.Dtype == "" {
+		c.Dtype = DefaultDtype
+	}
 	return c
 }
 

@@ -68,7 +68,9 @@ type ExportModel struct {
 // posformer name (model.Params; layouts in docs/export.md) in the model's dtype, little-endian,
 // with cfg (the run's resolved config) and the architecture in the header's __metadata__.
 func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
-	cfg.Model = m.Cfg // the resolved model section: the vocabulary filled in from the task
+	mc := m.Cfg // the resolved model section: the vocabulary filled in from the task
+	cfg.Model = config.Model{Vocab: mc.Vocab, DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers, DFF: mc.DFF, Dtype: mc.Dtype,
+		Bidirectional: mc.Bidirectional, UnscaledLogits: mc.UnscaledLogits, Seed: mc.Seed, Written: cfg.Model.Written}
 	pos, err := json.Marshal(cfg.Position)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/ops"
-	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/train"
@@ -69,8 +68,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	o.cfg.Dtype = o.dtype
 	o.cfg.Seed = 1
-	// Every model field comes from a flag (with its own default): written, never replaced.
-	o.cfg.Written = presence.Of("vocab", "d_model", "heads", "layers", "d_ff", "dtype", "init_seed")
+	// Every model field comes from a flag (with its own default), checked above: none is 0, so
+	// the model's defaults replace nothing.
 	fmt.Fprintf(stderr, "bench: %s GOMAXPROCS=%d matmul=%s; model layers=%d d_model=%d heads=%d d_ff=%d vocab=%d %s; batch=%d len=%d\n",
 		runtime.Version(), runtime.GOMAXPROCS(0), ops.Backend(), o.cfg.Layers, o.cfg.DModel, o.cfg.Heads, o.cfg.DFF, o.cfg.Vocab, o.dtype, o.batch, o.length)
 	if w := ops.BLASWarning(); w != "" {

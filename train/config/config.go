@@ -43,12 +43,12 @@ type Config struct {
 	// legal.
 	Seed uint64 `yaml:"seed" json:"seed"`
 	// Out is the output directory; the run writes to Out/Name. Default: runs. Empty: refused.
-	Out      string       `yaml:"out,omitempty" json:"out,omitempty"`
-	Task     TaskConfig   `yaml:"task" json:"task"`
-	Model    model.Config `yaml:"model" json:"model"`
-	Position Position     `yaml:"position" json:"position"`
-	Train    TrainConfig  `yaml:"train" json:"train"`
-	Eval     EvalConfig   `yaml:"eval" json:"eval"`
+	Out      string      `yaml:"out,omitempty" json:"out,omitempty"`
+	Task     TaskConfig  `yaml:"task" json:"task"`
+	Model    Model       `yaml:"model" json:"model"`
+	Position Position    `yaml:"position" json:"position"`
+	Train    TrainConfig `yaml:"train" json:"train"`
+	Eval     EvalConfig  `yaml:"eval" json:"eval"`
 	// Sweep turns the config into a grid: every combination of the listed values of dotted
 	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
 	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
@@ -57,7 +57,7 @@ type Config struct {
 	Select Select `yaml:"select,omitempty" json:"select,omitempty"`
 
 	// Written records the keys written (in the file, by -set, by a sweep cell) below the root,
-	// model: and position: excepted (model.Config and position.Spec keep their own): "seed",
+	// model: and position: excepted (Model and Position keep their own): "seed",
 	// "train.lr", "eval.lengths", ...
 	Written presence.Keys `yaml:"-" json:"-"`
 }
@@ -321,15 +321,15 @@ func (c Config) validate() error {
 	if err := c.checkSize(task); err != nil {
 		return err
 	}
-	mc = c.modelConfig(task)
-	if err := mc.Validate(); err != nil {
+	typed := c.modelConfig(task)
+	if err := typed.Validate(); err != nil {
 		return err
 	}
 	spec, err := c.Position.Spec()
 	if err != nil {
 		return err
 	}
-	scheme, err := position.New(spec, mc.SchemeDims())
+	scheme, err := position.New(spec, typed.SchemeDims())
 	if err != nil {
 		return err
 	}
@@ -349,7 +349,7 @@ var MaxParams = 1 << 28
 // checkSize estimates the parameter count from the sizes alone and rejects a model beyond
 // MaxParams, naming the sizes to lower.
 func (c Config) checkSize(task data.Task) error {
-	mc := c.Model.WithDefaults()
+	mc := c.Model.Config()
 	if mc.DModel < 1 || mc.DFF < 1 || mc.Layers < 1 {
 		return nil // model.Validate names the field
 	}
@@ -389,7 +389,7 @@ func (c Config) NewModel(task data.Task) (*model.Model, error) {
 func (c Config) modelConfig(task data.Task) model.Config {
 	mc := c.Model
 	presence.Fill(mc.Written, "vocab", &mc.Vocab, task.Vocab())
-	return mc.WithDefaults()
+	return mc.Config()
 }
 
 // ReadConfig reads a config file a person wrote: strictly (see Decode), then fills the

@@ -70,7 +70,7 @@ func evalGraphs(mc model.Config, hooks position.Hooks, maxPos, T, n, b int) int6
 // GraphCacheBytes (or the largest one); randomized positions build every graph for
 // position.max_random positions.
 func (c Config) PredictMemory(task data.Task) Memory {
-	mc := c.Model.WithDefaults()
+	mc := c.Model.Config()
 	if mc.Vocab == 0 {
 		mc.Vocab = task.Vocab()
 	}
