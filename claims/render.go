@@ -440,6 +440,24 @@ func shows(fo *FollowOutcome) string {
 	return strings.Join(parts, "; ") + "."
 }
 
+// followCounts tallies the follow-ups' re-judged comparisons and headlines, arm by arm.
+func followCounts(j *Judged) map[string]int {
+	n := map[string]int{}
+	for _, fo := range j.Follow {
+		for ai := range fo.Arms {
+			for _, r := range fo.Arms[ai] {
+				if r.Verdict != "" {
+					n[classOf(r.Verdict)]++
+				}
+			}
+			if ai < len(fo.Headline) {
+				n[classOf(fo.Headline[ai].Verdict)]++
+			}
+		}
+	}
+	return n
+}
+
 // counts is a document's tally of its claims' verdicts (the index's line): each comparison
 // of a claim, and a family's headline.
 func counts(j *Judged) map[string]int {

@@ -12,8 +12,9 @@ import (
 type Doc struct {
 	Path, Title string
 	Content     []byte
-	// Counts of the document's verdicts by class (nil: no index line).
-	Counts map[string]int
+	// Counts of the document's verdicts by class (nil: no index line); Follow those of its
+	// follow-ups' arms.
+	Counts, Follow map[string]int
 }
 
 // Docs loads and judges the claims files and renders their documents (nothing is written);
@@ -30,7 +31,7 @@ func Docs(paths []string, command string, overlay map[string][]byte) ([]Doc, err
 			return nil, err
 		}
 		cmd := command + " " + p
-		docs = append(docs, Doc{Path: docName(f), Title: f.Title, Content: []byte(Render(j, cmd)), Counts: counts(j)})
+		docs = append(docs, Doc{Path: docName(f), Title: f.Title, Content: []byte(Render(j, cmd)), Counts: counts(j), Follow: followCounts(j)})
 	}
 	return docs, nil
 }
@@ -46,7 +47,7 @@ const (
 func Index(docs []Doc, dir string) string {
 	var b strings.Builder
 	b.WriteString(IndexBegin + "\n\n")
-	b.WriteString("| claims | reproduced | contradicted | inconclusive | untested |\n| --- | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| claims | reproduced | contradicted | inconclusive | untested | follow-ups: reproduced, contradicted, inconclusive, untested |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
 	for _, d := range docs {
 		if d.Counts == nil {
 			continue
@@ -55,7 +56,11 @@ func Index(docs []Doc, dir string) string {
 		if err != nil {
 			rel = d.Path
 		}
-		fmt.Fprintf(&b, "| [%s](%s) | %d | %d | %d | %d |\n", d.Title, filepath.ToSlash(rel), d.Counts[Reproduced], d.Counts[Contradicted], d.Counts[Inconclusive], d.Counts[Untested])
+		follow := "–"
+		if f := d.Follow; len(f) > 0 {
+			follow = fmt.Sprintf("%d, %d, %d, %d", f[Reproduced], f[Contradicted], f[Inconclusive], f[Untested])
+		}
+		fmt.Fprintf(&b, "| [%s](%s) | %d | %d | %d | %d | %s |\n", d.Title, filepath.ToSlash(rel), d.Counts[Reproduced], d.Counts[Contradicted], d.Counts[Inconclusive], d.Counts[Untested], follow)
 	}
 	b.WriteString("\n## How verdicts are reached\n\n")
 	b.WriteString(Rules())
