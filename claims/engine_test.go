@@ -365,3 +365,27 @@ claims:
 		}
 	}
 }
+
+// TestOwnClaimExample: the worked example of docs/own-claim (README, "Testing your own claim")
+// regenerates its committed document from its committed table, so what the page shows is what
+// the command prints.
+func TestOwnClaimExample(t *testing.T) {
+	t.Chdir("..")
+	docs, err := Docs([]string{filepath.Join("docs", "own-claim", "my-claims.yaml")}, "go run ./cmd/train claims", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(docs[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(docs[0].Content) != string(want) {
+		t.Errorf("%s is not what the claims file gives from its table: regenerate it with go run ./cmd/train claims docs/own-claim/my-claims.yaml", docs[0].Path)
+	}
+	page, _ := os.ReadFile(filepath.Join("docs", "own-claim", "README.md"))
+	for _, line := range strings.Split(string(docs[0].Content), "\n")[4:9] {
+		if !strings.Contains(string(page), line) {
+			t.Errorf("docs/own-claim/README.md does not show %q", line)
+		}
+	}
+}
