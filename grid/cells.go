@@ -2,6 +2,7 @@ package grid
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -33,7 +34,8 @@ func runShared(ctx context.Context, cfg config.Config, opt train.Options, shared
 }
 
 // RunCells runs every cell, Jobs at a time. Each run is deterministic, so the results do not
-// depend on Jobs. It returns the results in cell order; the first error stops new runs.
+// depend on Jobs. It returns the results in cell order; the first error stops new runs. A run
+// that diverges (train.DivergedError) is a result, not an error: the other cells run.
 func RunCells(ctx context.Context, cells []config.Cell, opt CellOptions) ([]*train.Result, error) {
 	jobs := max(opt.Jobs, 1)
 	results := make([]*train.Result, len(cells))
@@ -54,7 +56,8 @@ func RunCells(ctx context.Context, cells []config.Cell, opt CellOptions) ([]*tra
 				res, err := runShared(ctx, cells[i].Config, train.Options{Force: opt.Force, Resume: opt.Resume, CopyFrom: opt.CopyFrom[cells[i].Name]}, jobs > 1)
 				mu.Lock()
 				done++
-				if err != nil && firstErr == nil {
+				var d *train.DivergedError
+				if err != nil && !errors.As(err, &d) && firstErr == nil {
 					firstErr = fmt.Errorf("run %s: %w", cells[i].Name, err)
 					cancel()
 				}

@@ -134,6 +134,11 @@ func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Option
 			if trained > 0 {
 				eta = time.Duration(float64(el) / float64(trained) * float64(toTrain-trained)).Round(time.Second).String()
 			}
+			var d *train.DivergedError
+			if errors.As(err, &d) {
+				fmt.Fprintf(log, "[%d/%d] %s: %s · elapsed %s, eta %s\n", done, total, c.Name, divergedLine(d), el.Round(time.Second), eta)
+				return
+			}
 			if err != nil {
 				fmt.Fprintf(log, "[%d/%d] %s failed: %v\n", done, total, c.Name, err)
 				return
@@ -201,7 +206,11 @@ func runSelection(ctx context.Context, cfg config.Config, dir string, opt Option
 	if len(mine) > 0 {
 		_, err = RunCells(ctx, mine, CellOptions{Jobs: min(jobs, len(mine)), Force: opt.Force, Resume: true,
 			Progress: func(done, total int, c config.Cell, r *train.Result, err error) {
-				if err == nil {
+				var d *train.DivergedError
+				switch {
+				case errors.As(err, &d):
+					fmt.Fprintf(log, "[select %d/%d] %s: %s (the value loses)\n", done, total, c.Name, divergedLine(d))
+				case err == nil:
 					fmt.Fprintf(log, "[select %d/%d] %s: %s\n", done, total, c.Name, scoreLine(c.Config, r))
 				}
 			}})
@@ -239,9 +248,18 @@ func selectionLine(sel *config.Selection, g config.SelectionGroup) string {
 		vals = []string{"all cells"}
 	}
 	for i, x := range g.Scores {
+		if g.Diverged != nil && g.Diverged[i] {
+			scores = append(scores, fmt.Sprintf("%g: diverged", sel.Values[i]))
+			continue
+		}
 		scores = append(scores, fmt.Sprintf("%g: %.3f", sel.Values[i], x))
 	}
 	return fmt.Sprintf("select: %s: %s = %g (mean validation %s %s)", strings.Join(vals, ", "), sel.Field, g.Chosen, sel.Metric, strings.Join(scores, ", "))
+}
+
+// divergedLine is a grid cell that diverged, as its progress line says it: a result, no scores.
+func divergedLine(d *train.DivergedError) string {
+	return fmt.Sprintf("diverged at step %d (%s; %s), recorded as its result without scores", d.Step, d.Reason, d.Fix)
 }
 
 // scoreLine is a finished run's in-range and beyond scores for the progress lines, in the metric

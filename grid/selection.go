@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
@@ -18,20 +19,32 @@ import (
 const LearnedScore = 0.9
 
 // Choose scores the finished tuning runs (train.ValidationScore) and picks each group's value:
-// the highest mean score over the tuning seeds, ties to the value listed first. Every tuning
-// run must be finished.
+// the highest mean score over the tuning seeds, ties to the value listed first. A value any
+// tuning run of which diverged loses (SelectionGroup.Diverged); a group whose every value
+// diverged is an error. Every tuning run must be finished.
 func Choose(c config.Config, cells []config.Cell) (*config.Selection, error) {
 	s := c.Select.WithDefaults()
 	sel := &config.Selection{Field: s.Field, Values: s.Values, Metric: s.Metric, Seeds: s.Seeds}
 	index := map[string]int{}
 	sums := map[string][]float64{}
+	diverged := map[string][]bool{}
 	for _, cell := range cells {
 		dir := filepath.Join(cell.Config.Out, cell.Name)
-		score, err := train.ValidationScore(dir, s.Metric)
-		if err != nil {
-			return nil, fmt.Errorf("select: tuning run %s: %w", dir, err)
-		}
 		key := config.TuningGroup(cell.Values, s.Field)
+		v, _ := strconv.ParseFloat(cell.Values[s.Field], 64)
+		if res, err := train.ReadResult(dir); err == nil && res.Diverged != nil {
+			if diverged[key] == nil {
+				diverged[key] = make([]bool, len(s.Values))
+			}
+			diverged[key][slices.Index(s.Values, v)] = true
+		}
+		score := 0.0
+		if diverged[key] == nil || !diverged[key][slices.Index(s.Values, v)] {
+			var err error
+			if score, err = train.ValidationScore(dir, s.Metric); err != nil {
+				return nil, fmt.Errorf("select: tuning run %s: %w", dir, err)
+			}
+		}
 		if _, ok := index[key]; !ok {
 			index[key] = len(sel.Groups)
 			vals := map[string]string{}
@@ -43,15 +56,21 @@ func Choose(c config.Config, cells []config.Cell) (*config.Selection, error) {
 			sel.Groups = append(sel.Groups, config.SelectionGroup{Values: vals, Scores: make([]float64, len(s.Values))})
 			sums[key] = make([]float64, len(s.Values))
 		}
-		v, _ := strconv.ParseFloat(cell.Values[s.Field], 64)
 		sums[key][slices.Index(s.Values, v)] += score
 	}
 	for key, i := range index {
 		g := &sel.Groups[i]
+		g.Diverged = diverged[key]
 		for j := range s.Values {
 			g.Scores[j] = sums[key][j] / float64(len(s.Seeds))
+			if g.Diverged != nil && g.Diverged[j] {
+				g.Scores[j] = 0 // it loses: bestIndex skips it
+			}
 		}
-		best := bestIndex(g.Scores)
+		best := bestIndex(g.Scores, g.Diverged)
+		if best < 0 {
+			return nil, fmt.Errorf("select: every candidate %s of the group %s diverged in training: give smaller values in select.values", s.Field, strings.ReplaceAll(key, "\n", ", "))
+		}
 		g.Chosen, g.Learned = s.Values[best], g.Scores[best] >= LearnedScore
 	}
 	return sel, nil
@@ -80,11 +99,15 @@ func ReadSelection(gridDir string) (*config.Selection, error) {
 	return &sel, nil
 }
 
-// bestIndex is the index of the highest score, the first of equal ones.
-func bestIndex(scores []float64) int {
-	best := 0
+// bestIndex is the index of the highest score that did not diverge, the first of equal ones;
+// -1 when every one diverged.
+func bestIndex(scores []float64, diverged []bool) int {
+	best := -1
 	for j, x := range scores {
-		if x > scores[best] {
+		if diverged != nil && diverged[j] {
+			continue
+		}
+		if best < 0 || x > scores[best] {
 			best = j
 		}
 	}

@@ -30,9 +30,12 @@ func lastMetric(t *testing.T, path string) train.Metric {
 func TestBestIndexTies(t *testing.T) {
 	for _, c := range []struct {
 		s    []float64
+		d    []bool
 		want int
-	}{{[]float64{0.2, 0.5, 0.5}, 1}, {[]float64{0.7, 0.7}, 0}, {[]float64{0, 0, 0.1}, 2}} {
-		if got := bestIndex(c.s); got != c.want {
+	}{{[]float64{0.2, 0.5, 0.5}, nil, 1}, {[]float64{0.7, 0.7}, nil, 0}, {[]float64{0, 0, 0.1}, nil, 2},
+		// A diverged candidate loses, whatever its score; none left: -1.
+		{[]float64{0.2, 0.9, 0.5}, []bool{false, true, false}, 2}, {[]float64{0, 0}, []bool{true, false}, 1}, {[]float64{1, 1}, []bool{true, true}, -1}} {
+		if got := bestIndex(c.s, c.d); got != c.want {
 			t.Errorf("bestIndex(%v) = %d, want %d", c.s, got, c.want)
 		}
 	}
@@ -104,7 +107,7 @@ func TestSelection(t *testing.T) {
 	}
 	for _, g := range sel.Groups {
 		k := g.Values["position.kind"]
-		want := []float64{0.0001, 0.02}[bestIndex(mean[k])]
+		want := []float64{0.0001, 0.02}[bestIndex(mean[k], nil)]
 		if g.Chosen != want || g.Scores[0] != mean[k][0] || g.Scores[1] != mean[k][1] {
 			t.Errorf("%s: chose %g with scores %v; the means are %v", k, g.Chosen, g.Scores, mean[k])
 		}

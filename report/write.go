@@ -102,9 +102,9 @@ func SummaryTable(sums []train.GroupSummary) string {
 				v = "–"
 			}
 			x, ratio := extrapolation(s)
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %s | %s | %s | %s |\n",
-				s.Task, s.Scheme, v, s.Seeds, s.MinLen, s.MaxLen, PM(s.InRangeTok), PM(s.BeyondTok), f3(s.BeyondTok.Min), f3(s.BeyondTok.Max),
-				PM(s.InRange), PM(s.Beyond), x, ratio)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d..%d | %s | %s | [%s, %s] | %s | %s | %s | %s |\n",
+				s.Task, s.Scheme, v, seedsCell(s), s.MinLen, s.MaxLen, pmOf(s, s.InRangeTok), pmOf(s, s.BeyondTok), f3(s.BeyondTok.Min), f3(s.BeyondTok.Max),
+				pmOf(s, s.InRange), pmOf(s, s.Beyond), x, ratio)
 		}
 		return b.String()
 	}
@@ -116,10 +116,27 @@ func SummaryTable(sums []train.GroupSummary) string {
 			v = "–"
 		}
 		x, ratio := extrapolation(s)
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d..%d | %s | %s | [%s, %s] | %s | %s |\n",
-			s.Task, s.Scheme, v, s.Seeds, s.MinLen, s.MaxLen, PM(s.InRange), PM(s.Beyond), f3(s.Beyond.Min), f3(s.Beyond.Max), x, ratio)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d..%d | %s | %s | [%s, %s] | %s | %s |\n",
+			s.Task, s.Scheme, v, seedsCell(s), s.MinLen, s.MaxLen, pmOf(s, s.InRange), pmOf(s, s.Beyond), f3(s.Beyond.Min), f3(s.Beyond.Max), x, ratio)
 	}
 	return b.String()
+}
+
+// seedsCell is a group's seeds column: the count, and how many of them diverged in training.
+func seedsCell(s train.GroupSummary) string {
+	if s.Diverged > 0 {
+		return fmt.Sprintf("%d (%d diverged)", s.Seeds, s.Diverged)
+	}
+	return strconv.Itoa(s.Seeds)
+}
+
+// pmOf is PM of a group's statistic, or "diverged" when every seed of the group diverged: a
+// diverged run has no scores, never numbers.
+func pmOf(s train.GroupSummary, st train.Stat) string {
+	if s.Diverged > 0 && s.Diverged == s.Seeds {
+		return "diverged"
+	}
+	return PM(st)
 }
 
 // extrapolation formats a group's "extrapolates to" and ratio columns: "–" for both when the

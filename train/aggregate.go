@@ -72,6 +72,9 @@ type GroupSummary struct {
 	Group
 	MinLen, MaxLen int
 	Seeds          int
+	// Diverged counts the seeds whose training diverged (Result.Diverged): they have no scores,
+	// so the statistics are over the others.
+	Diverged int
 	// Metric is the group's headline score, the one its protocol reports: MetricToken for a
 	// task in the slots format (Delétang et al. 2023 and Ruoss et al. 2023 score per-token
 	// accuracy on the output slots), MetricExact otherwise.
@@ -208,6 +211,11 @@ func Aggregate(cells []config.Cell, results []*Result) ([]GroupSummary, []Length
 		sort.Ints(lengths)
 		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: a.metric,
 			InRange: NewStat(in), Beyond: NewStat(beyond), InRangeTok: NewStat(inTok), BeyondTok: NewStat(beyondTok)}
+		for _, r := range a.runs {
+			if r.Diverged != nil {
+				s.Diverged++
+			}
+		}
 		for _, L := range lengths {
 			var ex, tok []float64
 			for _, p := range byLen[L] {

@@ -79,15 +79,52 @@ type Result struct {
 	TokensPerSec float64 `json:"-"`
 	// BestStep, BestScore and StopStep are set with train.early_stop: the step of the best
 	// validation (the checkpoint evaluated), its score, and the step where training ended.
-	BestStep     int            `json:"best_step,omitempty"`
-	BestScore    float64        `json:"best_val_score,omitempty"`
-	StopStep     int            `json:"stop_step,omitempty"`
+	BestStep  int     `json:"best_step,omitempty"`
+	BestScore float64 `json:"best_val_score,omitempty"`
+	StopStep  int     `json:"stop_step,omitempty"`
+	// Diverged is set for a run whose training diverged (DivergedLossFactor): it has no scores.
+	Diverged     *Divergence    `json:"diverged,omitempty"`
 	InRangeExact float64        `json:"in_range_exact_match"`
 	BeyondExact  float64        `json:"beyond_range_exact_match"`
 	InRangeToken float64        `json:"in_range_token_accuracy"`
 	BeyondToken  float64        `json:"beyond_range_token_accuracy"`
 	Lengths      []LengthResult `json:"lengths"`
 	Dir          string         `json:"-"`
+}
+
+// Divergence is how a run's training diverged: the step (1-based) where the loss or a gradient
+// stopped being finite or the loss exploded, what happened, and the field to change.
+type Divergence struct {
+	Step   int    `json:"step"`
+	Reason string `json:"reason"`
+	Fix    string `json:"fix"`
+}
+
+// DivergedLossFactor states when a run diverged besides a non-finite loss or gradient: its
+// training loss at a step (the mean cross-entropy per target token) passes DivergedLossFactor
+// times ln(vocabulary), the loss of a uniform guess. A model that bad has blown its weights up
+// (train.lr: 1000 reaches 1e8) and does not come back; training stops there and the run is a
+// result, diverged, with no scores.
+const DivergedLossFactor = 100
+
+// DivergedError is Run's error for a run that diverged. Its results.json records the divergence
+// (Result.Diverged): a grid counts it as a finished cell and goes on; a single run fails with it.
+type DivergedError struct {
+	Dir string
+	Divergence
+}
+
+func (e *DivergedError) Error() string {
+	kept := "no checkpoint had been written yet"
+	if ckpt := filepath.Join(e.Dir, "checkpoint.bin"); fileExists(ckpt) {
+		kept = "the last good checkpoint is kept in " + ckpt
+	}
+	return fmt.Sprintf("step %d: %s; %s; %s, then start over with -force (the run is recorded as diverged)", e.Step, e.Reason, kept, e.Fix)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // Metric is one line of metrics.jsonl.
@@ -142,6 +179,9 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 		}
 	}
 	st, done, err := openRunDir(dir, resolved, m, adam, opt)
+	if err == nil && done != nil && done.Diverged != nil {
+		return done, &DivergedError{Dir: dir, Divergence: *done.Diverged}
+	}
 	if err != nil || done != nil {
 		return done, err
 	}
@@ -149,7 +189,17 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 		MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, Params: m.NumParams(), Steps: cfg.Train.Steps, Dir: dir}
 	t0 := time.Now()
 	if err := trainLoop(ctx, cfg, task, m, adam, st, dir, opt); err != nil {
-		return nil, err
+		var d *DivergedError
+		if !errors.As(err, &d) {
+			return nil, err
+		}
+		// A result: results.json records the divergence, without scores.
+		res.Diverged, res.FinalLoss, res.TrainSeconds = &d.Divergence, st.LastLoss, time.Since(t0).Seconds()
+		res.InRangeExact, res.BeyondExact, res.InRangeToken, res.BeyondToken = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		if werr := writeResults(dir, res); werr != nil {
+			return nil, werr
+		}
+		return res, err
 	}
 	res.FinalLoss, res.TokensPerSec = st.LastLoss, st.tokensPerSec
 	res.TrainSeconds = time.Since(t0).Seconds()
@@ -285,13 +335,10 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	startTokens := st.Tokens
 	elapsed := func() float64 { return st.elapsed + time.Since(start).Seconds() }
 	save := func() error { return SaveCheckpoint(ckpt, m, adam, st) }
-	// kept says what a run that stops on a non-finite number leaves behind.
-	kept := func() string {
-		if _, err := os.Stat(ckpt); err == nil {
-			return "the last good checkpoint is kept in " + ckpt
-		}
-		return "no checkpoint had been written yet"
+	diverged := func(step int, reason string) error {
+		return &DivergedError{Dir: dir, Divergence: Divergence{Step: step, Reason: reason, Fix: divergenceFix(cfg, step)}}
 	}
+	explodes := DivergedLossFactor * math.Log(float64(max(task.Vocab(), 2)))
 	es := tc.EarlyStop
 	for ; st.Step < tc.Steps && !st.Stopped; st.Step++ {
 		step := st.Step
@@ -318,12 +365,15 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 			return fmt.Errorf("step %d: %w", step+1, err)
 		}
 		if math.IsNaN(loss) || math.IsInf(loss, 0) {
-			return fmt.Errorf("step %d: the loss is %v; %s; lower train.lr or set train.grad_clip, then start over with -force", step+1, loss, kept())
+			return diverged(step+1, fmt.Sprintf("the loss is %v", loss))
+		}
+		if loss > explodes {
+			return diverged(step+1, fmt.Sprintf("the loss is %.3g, past %d × ln(vocabulary) = %.3g (it exploded)", loss, DivergedLossFactor, explodes))
 		}
 		grads := g.Grads()
 		norm := GradNorm(grads)
 		if math.IsNaN(norm) || math.IsInf(norm, 0) {
-			return fmt.Errorf("step %d: the gradient of %s is not finite; %s; lower train.lr or set train.grad_clip, then start over with -force", step+1, nonFinite(params, grads), kept())
+			return diverged(step+1, fmt.Sprintf("the gradient of %s is not finite", nonFinite(params, grads)))
 		}
 		scale := 1.0
 		if tc.GradClip > 0 && norm > tc.GradClip {
@@ -412,6 +462,29 @@ func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchS
 		token += r.TokenAccuracy
 	}
 	return exact / float64(len(val)), token / float64(len(val)), nil
+}
+
+// divergenceFix names what to change for a run that diverged at step (1-based): the
+// initialisation when the untrained model already fails (no update has been made, so the
+// learning rate is not the cause), train.weight_decay when each update scales the weights by
+// 1 − lr·weight_decay ≤ 0 at a sane learning rate, else the learning rate.
+func divergenceFix(cfg config.Config, step int) string {
+	tc := cfg.Train
+	switch {
+	case step == 1:
+		var opts []string
+		for _, k := range cfg.Position.OptionKeys() {
+			opts = append(opts, "position."+k)
+		}
+		what := "the model's initialisation"
+		if len(opts) > 0 {
+			what = "the scheme's options (" + strings.Join(opts, ", ") + ")"
+		}
+		return fmt.Sprintf("the untrained model already gives it, before any update, so train.lr is not the cause: check %s", what)
+	case tc.LR < 1 && tc.LR*tc.WeightDecay >= 1:
+		return fmt.Sprintf("train.lr × train.weight_decay = %g ≥ 1 makes each update scale the weights by 1 − lr·weight_decay ≤ 0: lower train.weight_decay", tc.LR*tc.WeightDecay)
+	}
+	return "lower train.lr or set train.grad_clip"
 }
 
 func nonFinite(params []nn.Param, grads []*tensor.Dense) string {

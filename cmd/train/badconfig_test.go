@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/train"
 )
 
 // badDir holds the malformed and inconsistent configs, each with its golden error message
@@ -197,8 +199,8 @@ func TestUnwritableOut(t *testing.T) {
 
 // TestNaNStops: a learning rate of 1e30 blows the weights up within a few steps; training stops
 // with one line naming the step and what is not finite (the loss, or the tensor whose gradient
-// is), exits non-zero, and keeps the checkpoint of the step before (checkpoints every step here),
-// which loads with finite weights and moments.
+// is), exits non-zero, keeps the checkpoint of the step before (checkpoints every step here),
+// which loads with finite weights and moments, and records the run as diverged in results.json.
 func TestNaNStops(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, filepath.Join(dir, "cfg.yaml"), tinyConfig)
@@ -221,8 +223,10 @@ func TestNaNStops(t *testing.T) {
 	if got, finite := ck(); got != step-1 || !finite {
 		t.Fatalf("the checkpoint holds step %d (finite: %v); want the state after step %d, finite", got, finite, step-1)
 	}
-	if _, err := os.Stat(filepath.Join(out, "copy_rope_s1", "results.json")); err == nil {
-		t.Error("a run stopped by a NaN wrote results")
+	// Divergence is a result: results.json records it, with the step, and no scores.
+	res, rerr := train.ReadResult(filepath.Join(out, "copy_rope_s1"))
+	if rerr != nil || res.Diverged == nil || res.Diverged.Step != step || len(res.Lengths) != 0 || !math.IsNaN(res.InRangeExact) {
+		t.Errorf("results.json of the diverged run: %+v, %v; want it recorded as diverged at step %d, without scores", res, rerr, step)
 	}
 	// Without a checkpoint yet (the default is every 500 steps), the message says so.
 	_, stderr, code := runChild(t, "-config", cfg, "-out", filepath.Join(dir, "child"), "-set", "train.lr=1e30")

@@ -196,6 +196,43 @@ type SelectionGroup struct {
 	Scores  []float64         `json:"scores"` // aligned with the select: values
 	Chosen  float64           `json:"chosen"`
 	Learned bool              `json:"learned"`
+	// Diverged marks the candidates some tuning run of which diverged (aligned with the values;
+	// absent when none did): they lose, whatever their score.
+	Diverged []bool `json:"diverged,omitempty"`
+}
+
+// check refuses a selection (read back from selection.json) that is not one the grid's select:
+// section could have made: another field or candidates, a group whose chosen value is not among
+// the candidates or is one that diverged, scores that are not one per candidate or not in [0, 1].
+func (sel *Selection) check(c Config) error {
+	s := c.Select.WithDefaults()
+	if sel.Field != s.Field {
+		return fmt.Errorf("it selects %s, the grid's select.field is %s", sel.Field, s.Field)
+	}
+	if !slices.Equal(sel.Values, s.Values) {
+		return fmt.Errorf("its candidates %v are not the grid's select.values %v", sel.Values, s.Values)
+	}
+	for _, g := range sel.Groups {
+		name := strings.ReplaceAll(TuningGroup(g.Values, s.Field), "\n", ", ")
+		if name == "" {
+			name = "all cells"
+		}
+		i := slices.Index(s.Values, g.Chosen)
+		switch {
+		case i < 0:
+			return fmt.Errorf("group %s: the chosen %s = %g is not among the candidates %v", name, s.Field, g.Chosen, s.Values)
+		case len(g.Scores) != len(s.Values) || g.Diverged != nil && len(g.Diverged) != len(s.Values):
+			return fmt.Errorf("group %s: %d scores for %d candidates", name, len(g.Scores), len(s.Values))
+		case g.Diverged != nil && g.Diverged[i]:
+			return fmt.Errorf("group %s: the chosen %s = %g diverged", name, s.Field, g.Chosen)
+		}
+		for _, x := range g.Scores {
+			if !(x >= 0 && x <= 1) {
+				return fmt.Errorf("group %s: a score of %g, outside [0, 1]", name, x)
+			}
+		}
+	}
+	return nil
 }
 
 // TuningGroup is a cell's group for select: (its swept values but the seed and the selected
@@ -217,6 +254,9 @@ func ExpandSelected(c Config, sel *Selection) ([]Cell, error) {
 	cells, err := Expand(withoutSelect(c))
 	if err != nil || sel == nil {
 		return cells, err
+	}
+	if err := sel.check(c); err != nil {
+		return nil, fmt.Errorf("%s: %w; it was edited or is from another grid: remove it to select again", SelectionFile, err)
 	}
 	chosen := map[string]float64{}
 	for _, g := range sel.Groups {
