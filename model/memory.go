@@ -21,6 +21,9 @@ type Shape struct {
 	// Workers is the number of workers an evaluation's attention keeps one block of
 	// ops.AttentionEvalRows × T weights for (0: GOMAXPROCS).
 	Workers int
+	// Extra is the position scheme's own parameters (position.ParamCount: a learned table,
+	// T5's bucket biases, ...): a training graph holds their gradient.
+	Extra int64
 }
 
 // GraphBytes predicts, from the sizes alone and before anything is allocated, the memory a graph
@@ -85,7 +88,7 @@ func GraphBytes(c Config, s Shape) int64 {
 	} else {
 		pc := c
 		pc.Vocab = int(V)
-		params := int64(Params(pc, 0)) + maxPos*D + H*T // the model's, and at most a scheme's table and biases
+		params := int64(Params(pc, 0)) + maxPos*D + H*T + s.Extra // the model's, at most a scheme's table and biases, and its own parameters
 		elems = N*(7*D+4*V+L*(24*D+5*F)) + 2*L*B*H*T*T + 2*pos + 2*params
 	}
 	if s.Capture {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/train/config"
 )
 
 // Decoded is one test example with the model's answer.
@@ -150,13 +151,12 @@ type AttentionStats struct {
 // captureBytes bounds the attention weights an inspection graph keeps (layers × batch × heads
 // × T², in the model's dtype and once more as the float64 copy Graph.Attention returns): it
 // takes up to 16 examples at a time, fewer on long sequences.
-var captureBytes = 256 << 20 // a variable only so that tests can lower it
+var captureBytes = config.CaptureBytes // a variable only so that tests can lower it
 
 // captureBatch is the number of examples an inspection graph of T tokens takes at once; 0 when
 // even one example's weights exceed captureBytes.
 func captureBatch(m *model.Model, T int) int {
-	per := float64(m.Cfg.Layers*m.Cfg.Heads*(int(m.Dtype.Size())+8)) * float64(T) * float64(T)
-	return int(min(16, float64(captureBytes)/per))
+	return config.CaptureBatch(m.Cfg.Layers, m.Cfg.Heads, int(m.Dtype.Size()), T, captureBytes)
 }
 
 // attentionStats runs examples (all of one length; positions per example, or nil) through

@@ -325,6 +325,11 @@ func (c Config) validate() error {
 	if err := typed.Validate(); err != nil {
 		return err
 	}
+	// The scheme's own parameters are bounded before it is built: a table of 10^8 biases is
+	// refused, not allocated.
+	if err := c.checkSchemeParams(task); err != nil {
+		return err
+	}
 	spec, err := c.Position.Spec()
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
@@ -19,9 +20,36 @@ var MaxMemoryBytes int64 = 8 << 30
 // current batch is always kept.
 var GraphCacheBytes int64 = 1 << 30
 
-// runtimeBytes is the memory of the process before any model: the binary, the Go runtime, the
-// test sets and the progress output.
+// runtimeBytes is the memory of the process before any model: the binary, the Go runtime and
+// the progress output.
 const runtimeBytes = 32 << 20
+
+// checkpointBytesPerParam is what a checkpoint costs per parameter while it is written or read,
+// besides the weights and Adam's moments: a float64 copy of the weights and the gob encoding of
+// weights and moments (at most 9 bytes per float64), up to twice that while its buffer grows
+// (train.SaveCheckpoint); or the file's bytes and their decoded float64s (train.LoadCheckpoint).
+const checkpointBytesPerParam = 8 + 2*3*9
+
+// CaptureBytes bounds the attention weights an inspection graph keeps (train's diagnostics and
+// inspect): a length where one example's weights pass it is not captured.
+const CaptureBytes = 256 << 20
+
+// CaptureBatch is how many examples of T tokens an inspection graph of a model with layers and
+// heads of the dtype's bytes takes at once under a bound of the attention weights it keeps
+// (CaptureBytes; their dtype copy and the float64 one): at most 16; 0 when one example's
+// weights alone pass the bound.
+func CaptureBatch(layers, heads, bytes, T, bound int) int {
+	per := float64(layers*heads*(bytes+8)) * float64(T) * float64(T)
+	return int(min(16, float64(bound)/per))
+}
+
+// exampleBytes is the memory of n examples (data.Example) of sequences of T tokens: two int
+// slices of T−1 tokens in all (8 bytes each) and their headers (48 bytes), with room for Go's
+// rounding of allocations (the heap measured for copy and reverse at lengths 1 to 200 is
+// 48 + 8·T + at most 12%).
+func exampleBytes(n, T int) int64 {
+	return int64(n) * (64 + 10*int64(T))
+}
 
 // Memory is a run's predicted memory, in bytes, from its config alone.
 type Memory struct {
@@ -31,11 +59,13 @@ type Memory struct {
 	// TrainGraphs the training graphs kept at once (every training length's, up to
 	// GraphCacheBytes).
 	TrainGraph, TrainGraphs int64
-	// Validation is the evaluation graphs of validation at the longest training length.
-	Validation int64
+	// Validation is the evaluation graphs of validation at the longest training length;
+	// ValData the validation sets of every training length, held through training.
+	Validation, ValData int64
 	// Eval is the larger of the evaluation graphs at the longest test length (a full batch and
-	// the last, partial one) and the diagnostics' graphs there (inspection, greedy decoding).
-	Eval int64
+	// the last, partial one) and the diagnostics' graphs there (inspection, greedy decoding);
+	// TestData the test set there (eval.examples examples).
+	Eval, TestData int64
 	// Peak is the runtime, the state and the larger of training (its graphs and validation's)
 	// and evaluation.
 	Peak int64
@@ -50,8 +80,8 @@ func mb(b int64) string {
 
 // String is the prediction as the run prints it.
 func (m Memory) String() string {
-	return fmt.Sprintf("predicted peak memory %s (weights and optimiser %s, training graphs %s, validation %s, evaluation %s)",
-		mb(m.Peak), mb(m.State), mb(m.TrainGraphs), mb(m.Validation), mb(m.Eval))
+	return fmt.Sprintf("predicted peak memory %s (weights and optimiser %s, training graphs %s, validation %s, evaluation %s, test set %s)",
+		mb(m.Peak), mb(m.State), mb(m.TrainGraphs), mb(m.Validation+m.ValData), mb(m.Eval), mb(m.TestData))
 }
 
 // evalGraphs is the memory of train.Evaluate's graphs for n examples of sequences of T tokens in
@@ -86,16 +116,19 @@ func (c Config) PredictMemory(task data.Task) Memory {
 	}
 	extra = int64(c.Position.ParamCount(position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})) // a learned table, t5's biases, ...
 	var m Memory
-	m.State = model.ParamCount(mc, extra) * (bytes + 16 + 16)
+	m.State = model.ParamCount(mc, extra) * (bytes + 16 + checkpointBytesPerParam)
 	var sum int64
 	for L := c.Task.MinLen; L <= c.Task.MaxLen; L++ {
-		g := model.GraphBytes(mc, model.Shape{Batch: c.Train.BatchSize, Len: data.SeqLen(task, L), Grad: true, Hooks: hooks, MaxPos: maxPos})
+		g := model.GraphBytes(mc, model.Shape{Batch: c.Train.BatchSize, Len: data.SeqLen(task, L), Grad: true, Hooks: hooks, MaxPos: maxPos, Extra: extra})
 		sum += g
 		m.TrainGraph = max(m.TrainGraph, g)
 	}
 	m.TrainGraphs = min(sum, max(GraphCacheBytes, m.TrainGraph))
 	if c.Train.ValEvery > 0 {
 		m.Validation = evalGraphs(mc, hooks, maxPos, data.SeqLen(task, c.Task.MaxLen), c.Train.ValExamples, c.Eval.BatchSize)
+		for L := c.Task.MinLen; L <= c.Task.MaxLen; L++ {
+			m.ValData += exampleBytes(c.Train.ValExamples, data.SeqLen(task, L))
+		}
 	}
 	if lm, ok := task.(*data.LM); ok && len(c.Eval.Lengths) > 0 {
 		// The lm task's evaluation (train/lm.go): the sliding window's graphs at the longest
@@ -108,16 +141,21 @@ func (c Config) PredictMemory(task data.Task) Memory {
 	} else if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
 		m.Eval = evalGraphs(mc, hooks, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
+		m.TestData = exampleBytes(c.Eval.Examples, T)
 		// Then the diagnostics (train/diagnostics.go), one after the other: an inspection graph of
-		// the first DiagnosticExamples examples, which keeps every layer's attention weights,
-		// with the first example's weights copied out in float64; greedy decoding of failures.
-		k := int64(min(DiagnosticExamples, c.Eval.Examples))
-		first := int64(mc.Layers) * int64(mc.Heads) * int64(T) * int64(T) * 8
-		inspect := model.GraphBytes(mc, model.Shape{Batch: int(k), Len: T, Capture: true, Hooks: hooks, MaxPos: maxPos}) + first
+		// the first DiagnosticExamples examples in batches of CaptureBatch (none where one
+		// example's attention weights pass CaptureBytes), which keeps every layer's attention
+		// weights, with the first example's weights copied out in float64; greedy decoding of
+		// failures.
+		if k := min(DiagnosticExamples, c.Eval.Examples, CaptureBatch(mc.Layers, mc.Heads, int(bytes), T, CaptureBytes)); k >= 1 {
+			first := int64(mc.Layers) * int64(mc.Heads) * int64(T) * int64(T) * 8
+			inspect := model.GraphBytes(mc, model.Shape{Batch: k, Len: T, Capture: true, Hooks: hooks, MaxPos: maxPos}) + first
+			m.Eval = max(m.Eval, inspect)
+		}
 		decode := model.GraphBytes(mc, model.Shape{Batch: min(FailuresPerLength, c.Eval.Examples), Len: T, Hooks: hooks, MaxPos: maxPos})
-		m.Eval = max(m.Eval, inspect, decode)
+		m.Eval = max(m.Eval, decode)
 	}
-	m.Peak = runtimeBytes + m.State + max(m.TrainGraphs+m.Validation, m.Eval)
+	m.Peak = runtimeBytes + m.State + max(m.TrainGraphs+m.Validation+m.ValData, m.Eval+m.TestData)
 	return m
 }
 
@@ -131,6 +169,13 @@ func (c Config) checkMemory(task data.Task) error {
 	limit := fmt.Sprintf("posformer's limit of %s", mb(MaxMemoryBytes))
 	cores := fmt.Sprintf(" on %d cores", runtime.GOMAXPROCS(0)) // an evaluation's attention keeps a block of rows × T per core
 	switch {
+	case m.TestData >= max(m.Eval, m.TrainGraphs+m.Validation+m.ValData, m.State):
+		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
+		return fmt.Errorf("eval.examples: the test set of %d examples at length %d (%d tokens each) needs about %s (a predicted peak of %s), more than %s; lower eval.examples",
+			c.Eval.Examples, L, data.SeqLen(task, L), mb(m.TestData), mb(m.Peak), limit)
+	case m.ValData >= max(m.Eval+m.TestData, m.TrainGraphs+m.Validation, m.State):
+		return fmt.Errorf("train.val_examples: the validation sets of %d examples at each training length need about %s (a predicted peak of %s), more than %s; lower train.val_examples, or set train.val_every: 0",
+			c.Train.ValExamples, mb(m.ValData), mb(m.Peak), limit)
 	case m.Eval >= m.TrainGraphs+m.Validation:
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
 		return fmt.Errorf("eval.lengths: testing at length %d (%d tokens) in batches of %d needs about %s%s (a predicted peak of %s), more than %s; test shorter lengths or lower eval.batch_size",
@@ -142,7 +187,32 @@ func (c Config) checkMemory(task data.Task) error {
 		return fmt.Errorf("task.max_len: training on %d tokens in batches of %d needs about %s per step (activations and attention weights kept for the gradient; a predicted peak of %s), more than %s; lower task.max_len or train.batch_size",
 			data.SeqLen(task, c.Task.MaxLen), c.Train.BatchSize, mb(m.TrainGraph), mb(m.Peak), limit)
 	}
-	return fmt.Errorf("model: the weights and optimiser state need about %s (a predicted peak of %s), more than %s; lower model.d_model, model.d_ff or model.layers", mb(m.State), mb(m.Peak), limit)
+	fields := "model.d_model, model.d_ff or model.layers"
+	if c.Model.Vocab > 0 {
+		fields = "model.vocab, " + fields
+	}
+	return fmt.Errorf("model: the weights and optimiser state need about %s (a predicted peak of %s), more than %s; lower %s", mb(m.State), mb(m.Peak), limit, fields)
+}
+
+// checkSchemeParams refuses, before the scheme is built, a config whose position scheme's own
+// parameters (a learned table, T5's bucket biases: Position.ParamCount) with their optimiser
+// state and checkpoint pass MaxMemoryBytes, naming the scheme's options.
+func (c Config) checkSchemeParams(task data.Task) error {
+	mc := c.Model.Config()
+	if mc.Vocab == 0 {
+		mc.Vocab = task.Vocab()
+	}
+	bytes := int64(4)
+	if mc.Dtype == "float64" {
+		bytes = 8
+	}
+	extra := int64(c.Position.ParamCount(position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers}))
+	state := extra * (bytes + 16 + checkpointBytesPerParam)
+	if state <= MaxMemoryBytes || extra <= model.ParamCount(mc, 0) {
+		return nil
+	}
+	return fmt.Errorf("position: the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
+		c.Position.Kind, extra, strings.Join(c.Position.OptionKeys(), ", "), mb(state), mb(MaxMemoryBytes))
 }
 
 // PeakMemory is PredictMemory of a single run's config (defaults filled), 0 if its task is
