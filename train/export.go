@@ -194,6 +194,9 @@ func exportable(dir string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	switch {
+	case !has(filepath.Base(ckpt)) && has("results.json"):
+		// A finished run: -resume would keep it as it is, so only training it again helps.
+		return fmt.Errorf("export: %s has no %s, the weights its results come from: %s", dir, filepath.Base(ckpt), retrainFix(dir))
 	case !has(filepath.Base(ckpt)):
 		return fmt.Errorf("export: %s has no %s: the run has not saved the weights its results come from; train it (with -resume to continue it), then export", dir, filepath.Base(ckpt))
 	case !has("results.json"):

@@ -229,6 +229,11 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	if err := writeResults(dir, res); err != nil {
 		return nil, err
 	}
+	if st.reexport {
+		if _, err := Export(dir, "", true); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
 
@@ -297,6 +302,7 @@ type trainState struct {
 	Config string
 
 	elapsed      float64 // seconds of training before this process (from metrics.jsonl, not saved)
+	reexport     bool    // a re-evaluation of a run that had been exported: export it again (not saved)
 	tokensPerSec float64
 }
 
@@ -610,6 +616,8 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		if err := rundir.WriteFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
 			return nil, nil, err
 		}
+		// The export's metadata holds the config: Run writes it again once the run is evaluated.
+		st.reexport = fileExists(filepath.Join(dir, rundir.ExportName))
 	}
 	if st.elapsed, err = truncateMetrics(filepath.Join(dir, "metrics.jsonl"), st.Step); err != nil {
 		return nil, nil, err

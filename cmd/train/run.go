@@ -227,8 +227,12 @@ func fmtScore(x float64) string {
 
 // printTable writes the accuracy-by-length table and the in/beyond-range summary.
 func printTable(w io.Writer, r *train.Result) {
-	fmt.Fprintf(w, "%s · %s · seed %d · trained on lengths %d..%d for %d steps (%.1f s, %.0f tok/s), %d parameters\n\n",
-		r.Task, r.Scheme, r.Seed, r.MinLen, r.MaxLen, r.Steps, r.TrainSeconds, r.TokensPerSec, r.Params)
+	steps := fmt.Sprintf("%d steps", r.Steps)
+	if r.StopStep > 0 && r.StopStep < r.Steps {
+		steps = fmt.Sprintf("%d of %d steps (stopped early; the results are step %d's weights, the best validation)", r.StopStep, r.Steps, r.BestStep)
+	}
+	fmt.Fprintf(w, "%s · %s · seed %d · trained on lengths %d..%d for %s (%.1f s, %.0f tok/s), %d parameters\n\n",
+		r.Task, r.Scheme, r.Seed, r.MinLen, r.MaxLen, steps, r.TrainSeconds, r.TokensPerSec, r.Params)
 	if rows := r.LMRows(); rows != nil { // lm: bits per byte, no exact match
 		fmt.Fprintf(w, "%7s  %-6s  %13s  %13s  %10s  %11s\n", "context", "range", "bits/byte", "sliding", "next byte", "predictions")
 		for _, l := range r.Lengths {

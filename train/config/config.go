@@ -496,7 +496,8 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, error
 }
 
 // atLine is "name:line" when err leads with a dotted path (model.d_model: ...) that the file
-// wrote on that line and no override replaced, else name.
+// wrote on that line and no override replaced, "-set path=value" when an override gave it, else
+// name.
 func atLine(src []byte, name string, overrides []string, err error) string {
 	path, _, ok := strings.Cut(err.Error(), ": ")
 	if !ok || strings.ContainsAny(path, " ") {
@@ -504,14 +505,13 @@ func atLine(src []byte, name string, overrides []string, err error) string {
 	}
 	for _, o := range overrides {
 		if p, _, _ := strings.Cut(o, "="); strings.TrimSpace(p) == path {
-			return name
+			return "-set " + o // the value came from the command line, not the file
 		}
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+	n, perr := ParseYAML(src, name)
+	if perr != nil || n == nil {
 		return name
 	}
-	n := doc.Content[0]
 	var line int
 	for _, key := range strings.Split(path, ".") {
 		if n.Kind != yaml.MappingNode {

@@ -204,7 +204,25 @@ func Expand(c Config) ([]Cell, error) {
 		}
 		runs[string(b)] = i
 	}
-	return cells, nil
+	return cells, unmatchedVariant(c, cells)
+}
+
+// unmatchedVariant refuses an eval.variants entry whose when: holds for no cell of the grid (a
+// misspelt value, position.kind=ropee): it would be evaluated nowhere, without a word.
+func unmatchedVariant(c Config, cells []Cell) error {
+	for i, v := range c.Eval.Variants {
+		if len(v.When) == 0 {
+			continue
+		}
+		matched := false
+		for _, cell := range cells {
+			matched = matched || v.applies(cell.Config)
+		}
+		if !matched {
+			return fmt.Errorf("eval.variants[%d].when: %s holds for no run of the grid, so the variant %s would be evaluated nowhere; correct the values (they are the runs' resolved fields, e.g. position.kind=rope) or remove the variant", i, strings.Join(v.When, " and "), v.Name)
+		}
+	}
+	return nil
 }
 
 // sameValues says which swept values of two cells that make the same run differ only in how

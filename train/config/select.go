@@ -99,6 +99,17 @@ func (s Select) validate(c Config) error {
 	if k := f.Kind(); k != reflect.Float64 && k != reflect.Int && k != reflect.Uint64 {
 		return fmt.Errorf("select.field: %s is not a number; select chooses numbers such as train.lr", s.Field)
 	}
+	// A field inside a section that is off unless written (train.early_stop): selecting it
+	// would write the section into every run with only that key, which Validate refuses after
+	// the tuning runs have trained.
+	keys := strings.Split(s.Field, ".")
+	for i := 1; i < len(keys); i++ {
+		section := strings.Join(keys[:i], ".")
+		sf, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), section)
+		if err == nil && sf.Addr().Type().Implements(switchSectionType) && !c.Written.HasUnder(section) {
+			return fmt.Errorf("select.field: %s is in %s, which this grid does not write (it is off); write the section in the base config, or select another field", s.Field, section)
+		}
+	}
 	for _, ax := range c.Sweep {
 		if ax.Path == s.Field || ax.Path == "seed" && s.Field == "seed" || strings.HasPrefix(s.Field, ax.Path+".") {
 			return fmt.Errorf("select.field: %s is swept too; either sweep it or select it", s.Field)

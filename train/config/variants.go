@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/posformer/posformer/position"
@@ -126,6 +127,9 @@ func (c Config) validateVariants() error {
 			}
 		}
 		if !v.applies(c) {
+			if err := c.unknownKindIn(v); err != nil {
+				return fmt.Errorf("%s.when: %w", field, err)
+			}
 			continue
 		}
 		switch {
@@ -141,6 +145,18 @@ func (c Config) validateVariants() error {
 		vc := c.VariantConfig(v)
 		if err := vc.Validate(); err != nil {
 			return fmt.Errorf("%s (%s): %w", field, v.Name, err)
+		}
+	}
+	return nil
+}
+
+// unknownKindIn refuses a when: condition on position.kind that names no scheme (ropee): it
+// can hold for no run, whatever the grid.
+func (c Config) unknownKindIn(v EvalVariant) error {
+	for _, w := range v.When {
+		path, want, _ := strings.Cut(w, "=")
+		if strings.TrimSpace(path) == "position.kind" && !slices.Contains(position.Kinds(), strings.TrimSpace(want)) {
+			return fmt.Errorf("%s names no position scheme, so the variant %s is evaluated for no run (known: %s)", w, v.Name, strings.Join(position.Kinds(), ", "))
 		}
 	}
 	return nil

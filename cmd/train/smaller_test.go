@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/train/config"
+)
+
+// TestSetErrorBlamesSet: a bad value given with -set is blamed on -set, not on the config file
+// that never wrote it; through the loader, the CLI and a real process.
+func TestSetErrorBlamesSet(t *testing.T) {
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "tiny.yaml"), tinyConfig)
+	const want = "-set train.lr=-1: train.lr: must be a positive number, got -1"
+	if _, err := config.ReadConfig(cfg, []string{"train.lr=-1"}); err == nil || err.Error() != want {
+		t.Errorf("loader: %v; want %q", err, want)
+	}
+	if err := runCaught("-config", cfg, "-set", "train.lr=-1", "-out", t.TempDir()); err == nil || err.Error() != want {
+		t.Errorf("CLI: %v; want %q", err, want)
+	}
+	_, stderr, code := runChild(t, "-config", cfg, "-set", "train.lr=-1", "-out", t.TempDir())
+	oneLineError(t, "-set train.lr=-1", stderr, code, "train: "+want)
+	if strings.Contains(stderr, "tiny.yaml") {
+		t.Errorf("the error blames the file: %s", stderr)
+	}
+}
+
+// TestEarlyStoppedSays: a run that early stopping ends says for how many of its steps it trained
+// and which step's weights its results are, not "for 3000 steps".
+func TestEarlyStoppedSays(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), strings.Replace(tinyConfig, "checkpoint_every: 5}", "checkpoint_every: 5, val_every: 5, log_every: 5, early_stop: {metric: exact_match, patience: 1, target: 0.0001}}", 1)+"\n")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-config", cfg, "-out", filepath.Join(base, "a")}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(out.String(), "\n", 2)[0]
+	res, err := train.ReadResult(filepath.Join(base, "a", "copy_rope_s1"))
+	if err != nil || res.StopStep >= res.Steps {
+		t.Fatalf("the run did not stop early (%v): %+v", err, res)
+	}
+	if strings.Contains(first, "for 20 steps") || !strings.Contains(first, "of 20 steps (stopped early") {
+		t.Errorf("the table's first line %q does not say the run stopped early", first)
+	}
+	o, _, code := runChild(t, "-config", cfg, "-out", filepath.Join(base, "b"))
+	if code != 0 || !strings.Contains(o, "of 20 steps (stopped early") {
+		t.Errorf("process: exit %d, stdout:\n%s", code, o)
+	}
+}
+
+// TestExportAdviceDoesNotLoop: a finished run whose checkpoint is gone is not told to -resume
+// (which keeps a finished run as it is) but to train it again; and after a re-evaluation
+// (-resume with another rope_scaling) an earlier export is written again with the new config,
+// not left with the old one's metadata.
+func TestExportAdviceDoesNotLoop(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	if err := runCaught("export", dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCaught("-config", cfg, "-out", out, "-resume", "-set", "position.rope_scaling=ntk"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, train.ExportName))
+	if err != nil || !bytes.Contains(b, []byte(`rope_scaling\":\"ntk`)) {
+		t.Errorf("after the re-evaluation the export does not carry rope_scaling ntk (%v)", err)
+	}
+	os.Remove(filepath.Join(dir, "checkpoint.bin"))
+	os.Remove(filepath.Join(dir, train.ExportName))
+	err = runCaught("export", dir)
+	if err == nil || strings.Contains(err.Error(), "-resume to continue") || !strings.Contains(err.Error(), "train it again") {
+		t.Errorf("export of a finished run without its checkpoint: %v", err)
+	}
+	_, stderr, code := runChild(t, "export", dir)
+	oneLineError(t, "export without a checkpoint", stderr, code, "has no checkpoint.bin", "train it again (the command that trained it, with -force; for a run of a grid, delete")
+}
