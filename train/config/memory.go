@@ -142,18 +142,17 @@ func (c Config) PredictMemory(task data.Task) Memory {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
 		m.Eval = evalGraphs(mc, hooks, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
 		m.TestData = exampleBytes(c.Eval.Examples, T)
-		// Then the diagnostics (train/diagnostics.go), one after the other: an inspection graph of
-		// the first DiagnosticExamples examples in batches of CaptureBatch (none where one
-		// example's attention weights pass CaptureBytes), which keeps every layer's attention
-		// weights, with the first example's weights copied out in float64; greedy decoding of
-		// failures.
+		// Then the diagnostics (train/diagnostics.go), one after the other, while the evaluation
+		// graphs' memory may not have been collected yet: an inspection graph of the first
+		// DiagnosticExamples examples in batches of CaptureBatch (none where one example's
+		// attention weights pass CaptureBytes), which keeps every layer's attention weights, with
+		// the first example's weights copied out in float64; greedy decoding of failures.
+		diag := model.GraphBytes(mc, model.Shape{Batch: min(FailuresPerLength, c.Eval.Examples), Len: T, Hooks: hooks, MaxPos: maxPos})
 		if k := min(DiagnosticExamples, c.Eval.Examples, CaptureBatch(mc.Layers, mc.Heads, int(bytes), T, CaptureBytes)); k >= 1 {
 			first := int64(mc.Layers) * int64(mc.Heads) * int64(T) * int64(T) * 8
-			inspect := model.GraphBytes(mc, model.Shape{Batch: k, Len: T, Capture: true, Hooks: hooks, MaxPos: maxPos}) + first
-			m.Eval = max(m.Eval, inspect)
+			diag = max(diag, model.GraphBytes(mc, model.Shape{Batch: k, Len: T, Capture: true, Hooks: hooks, MaxPos: maxPos})+first)
 		}
-		decode := model.GraphBytes(mc, model.Shape{Batch: min(FailuresPerLength, c.Eval.Examples), Len: T, Hooks: hooks, MaxPos: maxPos})
-		m.Eval = max(m.Eval, decode)
+		m.Eval += diag
 	}
 	m.Peak = runtimeBytes + m.State + max(m.TrainGraphs+m.Validation+m.ValData, m.Eval+m.TestData)
 	return m
