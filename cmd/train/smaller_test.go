@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -71,12 +72,12 @@ func TestExportAdviceDoesNotLoop(t *testing.T) {
 	if err := runCaught("-config", cfg, "-out", out, "-resume", "-set", "position.rope_scaling=ntk"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, train.ExportName))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.ExportName))
 	if err != nil || !bytes.Contains(b, []byte(`rope_scaling\":\"ntk`)) {
 		t.Errorf("after the re-evaluation the export does not carry rope_scaling ntk (%v)", err)
 	}
 	os.Remove(filepath.Join(dir, "checkpoint.bin"))
-	os.Remove(filepath.Join(dir, train.ExportName))
+	os.Remove(filepath.Join(dir, rundir.ExportName))
 	err = runCaught("export", dir)
 	if err == nil || strings.Contains(err.Error(), "-resume to continue") || !strings.Contains(err.Error(), "train it again") {
 		t.Errorf("export of a finished run without its checkpoint: %v", err)
