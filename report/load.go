@@ -18,6 +18,7 @@ import (
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
+	"go.yaml.in/yaml/v3"
 )
 
 // GridFile is the name of the grid's own config, written at the top of its directory.
@@ -47,7 +48,9 @@ type Grid struct {
 // Load reads a grid directory (with grid.yaml) or a single run directory (with config.yaml).
 func Load(dir string) (*Grid, error) {
 	g := &Grid{Dir: dir}
-	if _, err := os.Stat(filepath.Join(dir, GridFile)); err == nil {
+	_, statErr := os.Stat(filepath.Join(dir, GridFile))
+	isGrid := statErr == nil
+	if isGrid {
 		cfg, err := config.Load(filepath.Join(dir, GridFile), nil)
 		if err != nil {
 			return nil, err
@@ -92,10 +95,48 @@ func Load(dir string) (*Grid, error) {
 		if err := checkRun(rd, c, r.Result, len(g.Cells) > 1 || c.Name != filepath.Base(dir)); err != nil {
 			return nil, err
 		}
+		if isGrid {
+			if err := TrainedAs(runDirOf(rd, c), c); err != nil {
+				return nil, fmt.Errorf("%w: %s was changed after training (or the run copied from another grid); restore it, or retrain the cell", err, GridFile)
+			}
+		}
 		r.Cell = c
 		g.Runs = append(g.Runs, r)
 	}
 	return g, nil
+}
+
+// TrainedAs checks that a run directory's config.yaml is the cell's config as the grid's
+// grid.yaml gives it, by the fingerprint a checkpoint carries (rundir.Fingerprint: every field
+// training reads): a grid.yaml edited by hand after training (steps 20 → 3000) would otherwise
+// make the report state a set-up that never trained.
+func TrainedAs(dir string, c config.Cell) error {
+	path := filepath.Join(dir, "config.yaml")
+	got, err := config.Load(path, nil)
+	if err != nil {
+		return err
+	}
+	a, err := yaml.Marshal(got)
+	if err != nil {
+		return err
+	}
+	b, err := yaml.Marshal(c.Config)
+	if err != nil {
+		return err
+	}
+	if d := rundir.FingerprintDiff(rundir.Fingerprint(b), rundir.Fingerprint(a)); d != "" {
+		return fmt.Errorf("%s is not what the grid's cell %s trains (%s)", path, c.Name, d)
+	}
+	return nil
+}
+
+// runDirOf is the training run's directory of a cell's results directory rd (an eval variant's
+// results are in its run's eval-<name>/).
+func runDirOf(rd string, c config.Cell) string {
+	if _, ok := c.Values["eval"]; ok {
+		return filepath.Dir(rd)
+	}
+	return rd
 }
 
 func loadRun(dir string) (*Run, error) {
