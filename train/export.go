@@ -151,6 +151,9 @@ func Export(dir, out string, force bool) (string, error) {
 	if err := checkExportTarget(out, force); err != nil {
 		return "", err
 	}
+	if od := filepath.Dir(out); fileExists(filepath.Join(od, "config.yaml")) && !sameDir(od, dir) {
+		return "", fmt.Errorf("export: %s is in another run's directory (%s): the file would pass for that run's model; choose -o outside it", out, od)
+	}
 	m, err := LoadModel(dir)
 	if err != nil {
 		return "", fmt.Errorf("export: %w", err)
@@ -203,6 +206,13 @@ func exportable(dir string) error {
 		return fmt.Errorf("export: %s has not finished (no results.json), so %s is not yet the checkpoint its results come from; finish it with -resume, then export", dir, filepath.Base(ckpt))
 	}
 	return nil
+}
+
+// sameDir tells whether two paths name one directory.
+func sameDir(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
 // checkExportTarget refuses an existing output without force, and any existing file that is

@@ -85,3 +85,35 @@ func TestExportAdviceDoesNotLoop(t *testing.T) {
 	_, stderr, code := runChild(t, "export", dir)
 	oneLineError(t, "export without a checkpoint", stderr, code, "has no checkpoint.bin", "train it again (the command that trained it, with -force; for a run of a grid, delete")
 }
+
+// TestExportIntoAnotherRun: export -o naming a file in another run's directory is refused (the
+// file would pass for that run's model), with or without -force; a file outside run
+// directories, or in the run's own, is written.
+func TestExportIntoAnotherRun(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), strings.Replace(tinyConfig, "steps: 20", "steps: 4", 1))
+	out := filepath.Join(base, "out")
+	for _, seed := range []string{"1", "2"} {
+		if err := runCaught("-config", cfg, "-out", out, "-set", "seed="+seed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(out, "copy_rope_s1"), filepath.Join(out, "copy_rope_s2")
+	target := filepath.Join(b, rundir.ExportName)
+	for _, force := range [][]string{nil, {"-force"}} {
+		args := append([]string{"export", a, "-o", target}, force...)
+		if err := runCaught(args...); err == nil || !strings.Contains(err.Error(), "is in another run's directory") {
+			t.Errorf("%v: %v", args, err)
+		}
+		_, stderr, code := runChild(t, args...)
+		oneLineError(t, strings.Join(args, " "), stderr, code, "is in another run's directory", "choose -o outside it")
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Error("export wrote run 1's model into run 2's directory")
+	}
+	for _, o := range []string{filepath.Join(base, "m.safetensors"), filepath.Join(a, "own.safetensors")} {
+		if err := runCaught("export", a, "-o", o); err != nil {
+			t.Errorf("export -o %s: %v", o, err)
+		}
+	}
+}
