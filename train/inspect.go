@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,18 @@ type Inspection struct {
 // dir may also be an eval variant's directory (RUN_DIR/eval-<name>): the run's weights are then
 // inspected with the variant's evaluation options, against the variant's results.
 func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
+	return InspectLogged(ctx, dir, L, n, nil)
+}
+
+// InspectLogged is Inspect that writes to log (nil: nowhere), before anything is allocated, the
+// memory it predicts (refusing more than config.MaxMemoryBytes), and a line at each stage: at long
+// lengths the forward passes take minutes.
+func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection, error) {
+	say := func(format string, a ...any) {
+		if log != nil {
+			fmt.Fprintf(log, "inspect: "+format+"\n", a...)
+		}
+	}
 	runDir, variant, err := inspectedRun(dir)
 	if err != nil {
 		return nil, err
@@ -100,6 +113,14 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 		}
 		return nil, fmt.Errorf("inspect: -length %d (%d tokens): one example's attention weights (%d layers × %d heads × %d²) would take more than %d MB; inspect a length of at most %d", L, T, m.Cfg.Layers, m.Cfg.Heads, T, captureBytes>>20, longest)
 	}
+	// The memory of the evaluation at L with n examples: the run's prediction for that test.
+	ic := cfg
+	ic.Eval.Lengths, ic.Eval.Examples = config.Lengths{L}, n
+	mem := ic.PredictMemory(task)
+	need := mem.EvalPeak()
+	if need > config.MaxMemoryBytes {
+		return nil, fmt.Errorf("inspect: -length %d with %d examples (%d tokens each) needs about %.2f GB, more than posformer's limit of %.2f GB; inspect a shorter length or fewer -examples", L, n, T, float64(need)/1e9, float64(config.MaxMemoryBytes)/1e9)
+	}
 	ckpt, err := ResultsCheckpoint(runDir)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
@@ -124,6 +145,8 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if err != nil {
 		return nil, err
 	}
+	say("length %d (%d tokens), %d examples: predicted peak memory %.0f MB", L, T, n, float64(need)/1e6)
+	say("evaluating the %d examples as the run did (at long lengths this takes minutes)", n)
 	positions := make([][]int, 0, n)
 	var fails []failure
 	lr, err := evaluate(m, examples, task, cfg.Eval.BatchSize, cfg.Eval.Seed, func(eb evalBatch) error {
@@ -139,6 +162,7 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 	if len(positions) == 0 {
 		positions = nil
 	}
+	say("exact match %.3f; decoding the %d wrong answers greedily", lr.ExactMatch, len(fails))
 	decoded, err := decodeGreedy(m, task, examples, fails, cfg.Eval.BatchSize)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
@@ -157,6 +181,7 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 			in.ResultsExact, in.HasResult = r.ExactMatch, true
 		}
 	}
+	say("measuring the attention of the %d examples", n)
 	if in.Stats, err = attentionStats(m, task, examples, positions); err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}

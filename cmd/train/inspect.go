@@ -43,7 +43,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !flagSet(fs, "examples") { // the default, within the run's test set
 		n = train.InspectExamples(pos[0], DefaultInspectExamples)
 	}
-	in, err := train.Inspect(ctx, pos[0], *length, n)
+	in, err := train.InspectLogged(ctx, pos[0], *length, n, stderr)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +116,38 @@ func TestExportIntoAnotherRun(t *testing.T) {
 		if err := runCaught("export", a, "-o", o); err != nil {
 			t.Errorf("export -o %s: %v", o, err)
 		}
+	}
+}
+
+// TestInspectSaysWhatItDoes: inspect prints, before the forward passes, the memory it predicts
+// for the length and examples, then a line at each stage (at long lengths each takes minutes);
+// through the library's log (train.InspectLogged), the CLI and a real process.
+func TestInspectSaysWhatItDoes(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	wants := []string{"inspect: length 6 (12 tokens), 2 examples: predicted peak memory ", "inspect: evaluating the 2 examples", "inspect: measuring the attention of the 2 examples"}
+	var log bytes.Buffer
+	if _, err := train.InspectLogged(context.Background(), dir, 6, 2, &log); err != nil {
+		t.Fatal(err)
+	}
+	var cli bytes.Buffer
+	if err := run(context.Background(), []string{"inspect", dir, "-length", "6", "-examples", "2"}, io.Discard, &cli); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runChild(t, "inspect", dir, "-length", "6", "-examples", "2")
+	for what, got := range map[string]string{"library": log.String(), "CLI": cli.String(), "process": stderr} {
+		for _, w := range wants {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: the log does not say %q:\n%s", what, w, got)
+			}
+		}
+	}
+	if code != 0 {
+		t.Errorf("process: exit %d", code)
 	}
 }

@@ -78,6 +78,10 @@ func mb(b int64) string {
 	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
 }
 
+// EvalPeak is the peak of an evaluation alone (inspect's): the runtime, the state, the
+// evaluation's graphs and its test set.
+func (m Memory) EvalPeak() int64 { return runtimeBytes + m.State + m.Eval + m.TestData }
+
 // String is the prediction as the run prints it.
 func (m Memory) String() string {
 	return fmt.Sprintf("predicted peak memory %s (weights and optimiser %s, training graphs %s, validation %s, evaluation %s, test set %s)",
