@@ -167,6 +167,14 @@ func addSeries(p *plot.Plot, i, seeds int, line, lo, hi plotter.XYs) (*plotter.L
 	}
 	l.Color, l.Width, l.Dashes = c, vg.Points(1.5), seriesDashes(i)
 	p.Add(l)
+	if len(line) == 1 { // a single tested length: a line of one point draws nothing, so a dot
+		sc, err := plotter.NewScatter(line)
+		if err != nil {
+			return nil, err
+		}
+		sc.Color, sc.Radius = c, vg.Points(3)
+		p.Add(sc)
+	}
 	return l, nil
 }
 

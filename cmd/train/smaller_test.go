@@ -151,3 +151,23 @@ func TestInspectSaysWhatItDoes(t *testing.T) {
 		t.Errorf("process: exit %d", code)
 	}
 }
+
+// TestSingleLengthPlotted: a run tested at a single length draws its score as a dot in the
+// exact-match plot (a line of one point draws nothing, and the plot was empty).
+func TestSingleLengthPlotted(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), strings.Replace(tinyConfig, `lengths: "1..8"`, `lengths: "8"`, 1))
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	_, stderr, code := runChild(t, "report", dir)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "report", "exact_vs_length_copy.svg"))
+	if err != nil || !strings.Contains(string(svg), "A3,3 0 1 1") {
+		t.Errorf("the plot of a single tested length draws no dot (%v)", err)
+	}
+}
