@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/report"
-	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
@@ -50,33 +49,11 @@ func Export(runs string, t Table) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %d of %d runs missing (%s, ...): finish them with `%s -resume`", dir, len(g.Missing), len(g.Cells), g.Missing[0], train1)
 	}
 	for i := range g.Runs {
-		if err := trainedAs(filepath.Join(dir, runDirOf(g.Cells[i])), g.Cells[i]); err != nil {
+		if err := report.TrainedAs(filepath.Join(dir, runDirOf(g.Cells[i])), g.Cells[i]); err != nil {
 			return nil, fmt.Errorf("%w: train it again with `%s -resume`", err, train1)
 		}
 	}
 	return TableCSV(rowsOf(g, t.Variants)), nil
-}
-
-// trainedAs checks that a run directory's config.yaml is the cell's config, by the fingerprint a
-// checkpoint carries (rundir.Fingerprint: every field that training reads).
-func trainedAs(dir string, c config.Cell) error {
-	path := filepath.Join(dir, "config.yaml")
-	got, err := config.Load(path, nil)
-	if err != nil {
-		return err
-	}
-	a, err := yaml.Marshal(got)
-	if err != nil {
-		return err
-	}
-	b, err := yaml.Marshal(c.Config)
-	if err != nil {
-		return err
-	}
-	if d := rundir.FingerprintDiff(rundir.Fingerprint(b), rundir.Fingerprint(a)); d != "" {
-		return fmt.Errorf("%s is not what the grid's cell %s trains (%s)", path, c.Name, d)
-	}
-	return nil
 }
 
 // runDirOf is the directory of a cell's training run (an eval variant's parent).

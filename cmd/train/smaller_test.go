@@ -60,13 +60,7 @@ func TestEarlyStoppedSays(t *testing.T) {
 // (-resume with another rope_scaling) an earlier export is written again with the new config,
 // not left with the old one's metadata.
 func TestExportAdviceDoesNotLoop(t *testing.T) {
-	base := t.TempDir()
-	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
-	out := filepath.Join(base, "out")
-	if err := runCaught("-config", cfg, "-out", out); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(out, "copy_rope_s1")
+	cfg, out, dir := trainedTiny(t, tinyConfig)
 	if err := runCaught("export", dir); err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +117,7 @@ func TestExportIntoAnotherRun(t *testing.T) {
 // for the length and examples, then a line at each stage (at long lengths each takes minutes);
 // through the library's log (train.InspectLogged), the CLI and a real process.
 func TestInspectSaysWhatItDoes(t *testing.T) {
-	base := t.TempDir()
-	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
-	out := filepath.Join(base, "out")
-	if err := runCaught("-config", cfg, "-out", out); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(out, "copy_rope_s1")
+	_, _, dir := trainedTiny(t, tinyConfig)
 	wants := []string{"inspect: length 6 (12 tokens), 2 examples: predicted peak memory ", "inspect: evaluating the 2 examples", "inspect: measuring the attention of the 2 examples"}
 	var log bytes.Buffer
 	if _, err := train.InspectLogged(context.Background(), dir, 6, 2, &log); err != nil {
@@ -170,4 +158,17 @@ func TestSingleLengthPlotted(t *testing.T) {
 	if err != nil || !strings.Contains(string(svg), "A3,3 0 1 1") {
 		t.Errorf("the plot of a single tested length draws no dot (%v)", err)
 	}
+}
+
+// trainedTiny trains the config src (tinyConfig or a variant of it: copy · rope, seed 1) in a
+// new temporary directory and returns its config file, -out directory and run directory.
+func trainedTiny(t *testing.T, src string) (cfg, out, dir string) {
+	t.Helper()
+	base := t.TempDir()
+	cfg = writeFile(t, filepath.Join(base, "cfg.yaml"), src)
+	out = filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, out, filepath.Join(out, "copy_rope_s1")
 }

@@ -54,12 +54,7 @@ func TestSpecialFilesRefused(t *testing.T) {
 		oneLineError(t, "-config "+path, stderr, code, "cannot read the config", path+" "+what, "give the path of a file")
 	}
 
-	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
-	out := filepath.Join(base, "runs")
-	if err := runCaught("-config", cfg, "-out", out); err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(out, "copy_rope_s1")
+	cfg, out, run := trainedTiny(t, tinyConfig)
 	for _, c := range []struct {
 		file string
 		args []string
@@ -94,13 +89,7 @@ func TestSignalEndsAnyStage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	base := t.TempDir()
-	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
-	out := filepath.Join(base, "runs")
-	if err := runCaught("-config", cfg, "-out", out); err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(out, "copy_rope_s1")
+	_, _, run := trainedTiny(t, tinyConfig)
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		cmd := child("inspect", run, "-length", "1500", "-examples", "1")
 		var e bytes.Buffer
