@@ -138,11 +138,22 @@ func rowsOf(g *report.Grid, naming string) []Row {
 		case VariantsBoth:
 			variant = unionVariant(variant, train.GroupOf(g.Cells[i]).Variant)
 		}
-		for _, l := range r.Lengths {
+		lengths := r.Lengths
+		diverged := 0
+		if r.Diverged != nil {
+			// a diverged run has no scores: one row per tested length, each saying at which step
+			// it diverged (its scores 0, never read as a result: diverged_step)
+			diverged, lengths = max(r.Diverged.Step, 1), nil
+			for _, L := range c.Eval.Lengths {
+				lengths = append(lengths, train.LengthResult{Length: L, InRange: L >= c.Task.MinLen && L <= c.Task.MaxLen})
+			}
+		}
+		for _, l := range lengths {
 			ce, ct := train.Chance(c, l.Length)
 			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
-				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: r.MinLen, MaxLen: r.MaxLen, BestScore: r.BestScore})
+				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,
+				BestScore: r.BestScore, DivergedStep: diverged})
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {

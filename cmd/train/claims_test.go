@@ -218,3 +218,58 @@ func copyFile(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestClaimsDivergedRun: grid cells that diverged (lr 1000: the loss explodes) are exported as
+// diverged (diverged_step in the table) and the claims document shows them as diverged, never as
+// numbers, their claims untested (issue 28 finding 6).
+func TestClaimsDivergedRun(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	cfg := writeFile(t, filepath.Join(dir, "dv.yaml"), `name: dv
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+train: {steps: 20, batch_size: 4, val_every: 0}
+eval: {lengths: "1..6", examples: 8}
+sweep:
+  position.kind: [alibi, none]
+  train.lr: [0.003, 1000]
+  seed: [1, 2]
+`)
+	file := writeFile(t, filepath.Join(dir, "dv-claims.yaml"), `title: dv
+tables: [{name: t, csv: dv.csv, grid: dv.yaml, variants: swept, summary: true}]
+statistic: {metric: token_accuracy, past_training: 0, learned: 0}
+claims:
+  - {id: ok, kind: ranking, a: {task: copy, scheme: alibi, variant: train.lr=0.003}, b: {task: copy, scheme: none, variant: train.lr=0.003}}
+  - {id: dv, kind: ranking, a: {task: copy, scheme: alibi, variant: train.lr=1000}, b: {task: copy, scheme: none, variant: train.lr=1000}}
+`)
+	if err := run(context.Background(), []string{"-config", cfg, "-out", runs, "-jobs", "2"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := runCaught("claims", "-export", "-runs", runs, file); err != nil {
+		t.Fatal(err)
+	}
+	table, _ := os.ReadFile(filepath.Join(dir, "dv.csv"))
+	if !bytes.Contains(table, []byte("copy,alibi,train.lr=1000,1,1,true,0,0,0,1000,20,0,0,1,4,")) {
+		t.Errorf("the diverged run's rows:\n%s", table)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "dv-claims.md"))
+	for _, line := range strings.Split(string(md), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| copy: alibi (train.lr=1000) > none (train.lr=1000) |"):
+			if !strings.Contains(line, "| untested (alibi (train.lr=1000) diverged: seed 1 at step") {
+				t.Errorf("the diverged cells' claim: %s", line)
+			}
+		case strings.HasPrefix(line, "| copy | alibi | train.lr=1000 |"), strings.HasPrefix(line, "| t | copy | alibi (train.lr=1000) |"):
+			if !strings.Contains(line, "diverged") || strings.Contains(line, "0.000") {
+				t.Errorf("a diverged cell shown as numbers: %s", line)
+			}
+		case strings.HasPrefix(line, "| copy: alibi (train.lr=0.003) > none (train.lr=0.003) |"):
+			if strings.Contains(line, "diverged") {
+				t.Errorf("the healthy cells' claim: %s", line)
+			}
+		}
+	}
+	if !bytes.Contains(md, []byte("| copy: alibi (train.lr=1000) > none (train.lr=1000) |")) {
+		t.Errorf("no claim row for the diverged cells:\n%s", md)
+	}
+}
