@@ -73,6 +73,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		}
 	}
 	var rows []Row
+	var lines []int
 	for i, r := range recs[1:] {
 		line := i + 2
 		get := func(h string) string { return r[col[h]] }
@@ -134,8 +135,77 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			return nil, bad("lr", "a positive learning rate")
 		}
 		rows = append(rows, x)
+		lines = append(lines, line)
+	}
+	if err := checkRuns(path, rows, lines); err != nil {
+		return nil, err
 	}
 	return rows, nil
+}
+
+// checkRuns refuses a table whose row repeats another's task, scheme, variant, seed, rate and
+// length, or whose runs of one cell were tested at different lengths: either would move a
+// cell's mean without a word. lines[i] is rows[i]'s line in path.
+func checkRuns(path string, rows []Row, lines []int) error {
+	type rowKey struct {
+		key
+		runID
+		length int
+	}
+	type run struct {
+		runID
+		line    int
+		lengths map[int]bool
+	}
+	seen := map[rowKey]int{}
+	runs := map[key][]*run{}
+	var order []key
+	for i, r := range rows {
+		k, id := key{r.Task, r.Scheme, r.Variant}, runID{r.Seed, r.LR}
+		rk := rowKey{k, id, r.Length}
+		if first, ok := seen[rk]; ok {
+			return fmt.Errorf("%s:%d: repeats line %d (%s · %s, seed %d, lr %g, length %d): a run is tested once at a length, so one of the two rows must go",
+				path, lines[i], first, r.Task, k, r.Seed, r.LR, r.Length)
+		}
+		seen[rk] = lines[i]
+		if runs[k] == nil {
+			order = append(order, k)
+		}
+		var ru *run
+		for _, x := range runs[k] {
+			if x.runID == id {
+				ru = x
+			}
+		}
+		if ru == nil {
+			ru = &run{runID: id, line: lines[i], lengths: map[int]bool{}}
+			runs[k] = append(runs[k], ru)
+		}
+		ru.lengths[r.Length] = true
+	}
+	for _, k := range order {
+		for _, a := range runs[k] {
+			for _, b := range runs[k] {
+				for _, L := range sortedLengths(a.lengths) {
+					if !b.lengths[L] {
+						return fmt.Errorf("%s:%d: %s · %s, seed %d, lr %g has no row at length %d, which seed %d, lr %g (line %d) has: the runs of a cell are averaged over the same lengths, so the row is missing",
+							path, b.line, k.Task, k, b.seed, b.lr, L, a.seed, a.lr, a.line)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sortedLengths lists a set of lengths in ascending order.
+func sortedLengths(set map[int]bool) []int {
+	out := make([]int, 0, len(set))
+	for L := range set {
+		out = append(out, L)
+	}
+	sort.Ints(out)
+	return out
 }
 
 // TableCSV renders rows with Header.
