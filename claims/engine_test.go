@@ -389,3 +389,41 @@ func TestOwnClaimExample(t *testing.T) {
 		}
 	}
 }
+
+// handWritten copies testdata/handwritten (a claims file README.yaml beside a hand-written
+// README.md) and the table it names into a temporary directory, and returns that directory.
+func handWritten(t *testing.T, testdata string) string {
+	dir := t.TempDir()
+	for _, f := range []string{"handwritten/README.yaml", "handwritten/README.md", "tiny.csv"} {
+		b, err := os.ReadFile(filepath.Join(testdata, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
+	}
+	return dir
+}
+
+// TestHandWrittenKept: a claims file whose document would replace a hand-written page of the
+// same name (README.yaml beside README.md) is refused with the golden line; a page the engine
+// generated is replaced.
+func TestHandWrittenKept(t *testing.T) {
+	dir := handWritten(t, "testdata")
+	yaml := filepath.Join(dir, "README.yaml")
+	_, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil)
+	if err == nil {
+		t.Fatal("a hand-written README.md would be replaced")
+	}
+	msg := strings.ReplaceAll(err.Error(), dir, "DIR")
+	golden := filepath.Join("testdata", "handwritten", "README.golden")
+	if *update {
+		os.WriteFile(golden, []byte(msg+"\n"), 0o644)
+	}
+	if want, _ := os.ReadFile(golden); msg+"\n" != string(want) {
+		t.Errorf("got:  %s\nwant: %s", msg, want)
+	}
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# old\n\n"+GeneratedMark+" README.yaml` ...\n\n| stale |\n"), 0o644)
+	if _, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil); err != nil {
+		t.Errorf("a generated page is refused: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/claims"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/report"
 )
 
@@ -87,7 +88,7 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		docs = append([]claims.Doc{{Path: mpath, Title: "The mathematics of the encodings (float64)", Counts: counts}}, docs...)
 		index := filepath.Join(claimsDir, "README.md")
-		old, err := os.ReadFile(index)
+		old, err := regfile.ReadFile(index)
 		if err != nil {
 			return fmt.Errorf("claims: %w; nothing was written", err)
 		}

@@ -273,3 +273,44 @@ claims:
 		t.Errorf("no claim row for the diverged cells:\n%s", md)
 	}
 }
+
+// TestClaimsKeepsHandWritten: `train claims dir/README.yaml` beside a hand-written dir/README.md
+// is refused with the golden line (claims/testdata/handwritten/README.golden), through run and as
+// a process (exit 1, one line), and README.md is left as it was.
+func TestClaimsKeepsHandWritten(t *testing.T) {
+	src := filepath.Join("..", "..", "claims", "testdata")
+	want, _ := os.ReadFile(filepath.Join(src, "handwritten", "README.golden"))
+	copyOf := func() (dir, yaml string, page []byte) {
+		dir = t.TempDir()
+		for _, f := range []string{"handwritten/README.yaml", "handwritten/README.md", "tiny.csv"} {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
+		}
+		page, _ = os.ReadFile(filepath.Join(dir, "README.md"))
+		return dir, filepath.Join(dir, "README.yaml"), page
+	}
+	kept := func(dir string, page []byte) {
+		if got, _ := os.ReadFile(filepath.Join(dir, "README.md")); string(got) != string(page) {
+			t.Errorf("README.md was replaced:\n%s", got)
+		}
+	}
+	dir, yaml, page := copyOf()
+	err := runCaught("claims", yaml)
+	if err == nil || strings.ReplaceAll(claimsGolden(err.Error()), dir, "DIR")+"\n" != string(want) {
+		t.Errorf("got:  %v\nwant: %s", err, want)
+	}
+	kept(dir, page)
+	if testing.Short() {
+		return
+	}
+	dir, yaml, page = copyOf()
+	stdout, stderr, code := runChild(t, "claims", yaml)
+	if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 ||
+		strings.ReplaceAll(claimsGolden(strings.TrimSuffix(strings.TrimPrefix(stderr, "train: "), "\n")), dir, "DIR")+"\n" != string(want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
+	}
+	kept(dir, page)
+}
