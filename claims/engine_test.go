@@ -193,6 +193,14 @@ func TestMigrationKeepsNumbers(t *testing.T) {
 		}
 	}
 	checked += checkShapes(t, sections, migrated(paths), all)
+	byName := map[string]string{}
+	for _, d := range docs {
+		byName[strings.TrimSuffix(filepath.Base(d.Path), ".md")] = string(d.Content)
+	}
+	checked += checkSummaries(t, sections, migrated(paths), byName)
+	if slices.Contains(migrated(paths), "8") {
+		checked += checkAheadOfAll(t, sections["8"], byName["literature"])
+	}
 	t.Logf("%d means, intervals and verdicts compared", checked)
 	if checked < 60 {
 		t.Errorf("only %d numbers and verdicts compared", checked)
@@ -318,6 +326,119 @@ func checkShapes(t *testing.T, sections map[string]string, migrated []string, al
 		}
 	}
 	return n
+}
+
+// summaryDocs: the document that holds each old section's per-cell summary table.
+var summaryDocs = map[string]string{"3": "small_grid", "8": "literature"}
+
+// checkSummaries: every row of the per-cell summary tables of the former §3 and §8 (task, scheme,
+// variant, seeds, trained on, in-range and beyond mean ± standard deviation, beyond [min, max],
+// extrapolates to, ratio) is a row of the new document's summary, character for character; it
+// returns how many numbers it compared (7 a row).
+func checkSummaries(t *testing.T, sections map[string]string, migrated []string, byName map[string]string) int {
+	n := 0
+	for sec, name := range summaryDocs {
+		if !slices.Contains(migrated, sec) {
+			continue
+		}
+		rows := 0
+		for _, line := range strings.Split(sections[sec], "\n") {
+			cols := strings.Split(strings.Trim(line, "| "), " | ")
+			if len(cols) != 10 || !strings.Contains(cols[5], " ± ") {
+				continue
+			}
+			rows++
+			n += 7
+			if !slices.Contains(strings.Split(byName[name], "\n"), line) {
+				t.Errorf("§%s's summary row %q is not in %s.md", sec, line, name)
+			}
+		}
+		if rows == 0 {
+			t.Errorf("§%s has no summary row", sec)
+		}
+	}
+	return n
+}
+
+// checkAheadOfAll compares the former §8's rows "| task | ranking | further | not learned |
+// NoPE ahead of all? |" with the detail of the new document's claim on that task: the same
+// cells ranked with the same means and intervals, the same later means, the same cells not
+// learned with their in-range means, and the same verdict (naming the same cell ahead, or the
+// same in-range mean of NoPE). It returns how many it compared.
+func checkAheadOfAll(t *testing.T, old, doc string) int {
+	n, tasks := 0, 0
+	for _, line := range strings.Split(old, "\n") {
+		was := cells(line)
+		if len(was) != 5 || !strings.HasPrefix(was[4], "no:") && !strings.HasPrefix(was[4], "untested") && !strings.HasPrefix(was[4], "yes") && !strings.HasPrefix(was[4], "inconclusive") {
+			continue
+		}
+		tasks++
+		now := aheadRow(doc, was[0])
+		if now == nil {
+			t.Errorf("§8 %s: literature.md has no claim detail for it", was[0])
+			continue
+		}
+		for i, what := range []string{"ranking", "further", "not learned in range"} {
+			sep := ", "
+			if i == 0 {
+				sep = " > "
+			}
+			items := func(s string) []string {
+				if strings.TrimSpace(s) == "" || s == "–" {
+					return nil
+				}
+				x := strings.Split(s, sep)
+				slices.Sort(x)
+				return x
+			}
+			a, b := items(was[i+1]), items(now[i])
+			n += len(a)
+			if !slices.Equal(a, b) {
+				t.Errorf("§8 %s, %s: was %q, now %q", was[0], what, was[i+1], now[i])
+			}
+		}
+		want, got := oldClass(was[4]), classOf(now[3])
+		n++
+		if want != got {
+			t.Errorf("§8 %s: NoPE ahead of all was %s (%s), now %s", was[0], want, was[4], now[3])
+		}
+		// the cell ahead of NoPE, or NoPE's in-range mean, as the old verdict named it
+		var detail string
+		if ahead, ok := strings.CutPrefix(was[4], "no: "); ok {
+			detail = "(" + strings.TrimSuffix(ahead, " (interval of the difference below 0)") + ")"
+		} else if strings.HasPrefix(was[4], "untested: NoPE did not learn") {
+			detail = "not learned in range: " + strings.Trim(was[4][strings.LastIndex(was[4], "(")+1:], ")")
+		}
+		if detail != "" && !strings.Contains(now[3], detail) {
+			t.Errorf("§8 %s: the verdict was %q, now %q (without %q)", was[0], was[4], now[3], detail)
+		}
+	}
+	if tasks != 4 {
+		t.Errorf("§8: %d NoPE rows, want 4", tasks)
+	}
+	return n
+}
+
+// aheadRow is the data row of the detail table of the ahead_of_all claim on task: ranking,
+// further, not learned in range, verdict.
+func aheadRow(doc, task string) []string {
+	heading := false
+	for _, line := range strings.Split(doc, "\n") {
+		switch {
+		case strings.HasPrefix(line, "### "):
+			heading = strings.Contains(line, ": "+task+": NoPE ahead")
+		case heading && strings.HasPrefix(line, "| ") && !strings.HasPrefix(line, "| ranking") && !strings.HasPrefix(line, "| ---"):
+			if cols := cells(line); len(cols) == 4 {
+				return cols
+			}
+		}
+	}
+	return nil
+}
+
+// cells splits a markdown table row into its cells, keeping empty ones.
+func cells(row string) []string {
+	return strings.Split(strings.TrimSuffix(strings.TrimPrefix(row, "| "), " |"), " | ")
 }
 
 // TestDivergedRun: a run that diverged (diverged_step > 0 in its table) is shown as diverged,
