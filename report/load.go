@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
@@ -152,7 +153,7 @@ func loadRun(dir string) (*Run, error) {
 	if res.Variant != "" { // an eval variant: the training is its run's
 		mpath = filepath.Join(filepath.Dir(dir), "metrics.jsonl")
 	}
-	f, err := os.Open(mpath)
+	f, err := regfile.Open(mpath)
 	if errors.Is(err, os.ErrNotExist) {
 		return r, nil // a finished run (results.json is written last) whose log is gone: no loss curve
 	}

@@ -34,9 +34,10 @@ func runChildWithin(t *testing.T, limit time.Duration, args ...string) (stderr s
 }
 
 // TestSpecialFilesRefused: every file the CLI reads (the config, a run's checkpoint for inspect
-// and export, its results for report, a grid's grid.yaml on -resume) that is a FIFO with no
-// writer, a directory or a device is refused at once with one line naming the path and what it
-// is, through the CLI and a real process; before, a FIFO blocked the process forever.
+// and export, its results and metrics.jsonl for report, a grid's grid.yaml on -resume, the
+// document claims replaces) that is a FIFO with no writer, a directory or a device is refused at
+// once with one line naming the path and what it is, through the CLI and a real process; before,
+// a FIFO blocked the process forever.
 func TestSpecialFilesRefused(t *testing.T) {
 	base := t.TempDir()
 	fifo := filepath.Join(base, "fifo.yaml")
@@ -63,6 +64,7 @@ func TestSpecialFilesRefused(t *testing.T) {
 		{"checkpoint.bin", []string{"export", run, "-o", filepath.Join(base, "m.safetensors")}},
 		{"checkpoint.bin", []string{"-config", cfg, "-out", out, "-resume", "-set", "eval.lengths=1..6"}},
 		{"results.json", []string{"report", run}},
+		{"metrics.jsonl", []string{"report", run}},
 	} {
 		path := filepath.Join(run, c.file)
 		keep := path + ".keep"
@@ -79,6 +81,19 @@ func TestSpecialFilesRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+
+	// a claims file whose document is a FIFO
+	src := filepath.Join("..", "..", "claims", "testdata")
+	for _, f := range []string{"handwritten/README.yaml", "tiny.csv"} {
+		b, _ := os.ReadFile(filepath.Join(src, f))
+		os.WriteFile(filepath.Join(base, filepath.Base(f)), b, 0o644)
+	}
+	doc := filepath.Join(base, "README.md")
+	if err := syscall.Mkfifo(doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr, code := runChildWithin(t, 20*time.Second, "claims", filepath.Join(base, "README.yaml"))
+	oneLineError(t, "claims with a FIFO as its document", stderr, code, doc+" is a named pipe (FIFO), not a regular file")
 }
 
 // TestSignalEndsAnyStage: SIGTERM and SIGINT end a stage that does not watch for them (a long
