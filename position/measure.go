@@ -7,7 +7,7 @@ import (
 
 // The functions here measure the claims the seed articles make about these encodings, in
 // float64, over many positions and offsets. posformer's claims command reports their results
-// (docs/claims.md); the property tests check the same identities independently.
+// (docs/claims/mathematics.md); the property tests check the same identities independently.
 
 // ShiftRotationError is the largest |M(k)·PE(t) − PE(t+k)| over t < maxPos and the given offsets,
 // where M(k) rotates each (sin, cos) pair i by k·ωᵢ: a shift by k is a rotation.

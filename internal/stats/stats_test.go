@@ -37,7 +37,7 @@ func TestWelch(t *testing.T) {
 		{"wikipedia", []float64{27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4},
 			[]float64{27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4},
 			-2.166666666666668, 24.988529290231416, -3.9840962671409264, -0.34923706619240935, true},
-		// docs/claims.md §4 before this change: reverse, sinusoidal 0.931 ± 0.049 against learned
+		// docs/claims.md §4 (now docs/claims/small_grid.md) before this change: reverse, sinusoidal 0.931 ± 0.049 against learned
 		// 0.994 ± 0.011 over 3 seeds. The 0.063 gap is not significant (p = 0.15).
 		{"claims-4-reverse", []float64{0.98, 0.931, 0.882}, []float64{1.005, 0.994, 0.983},
 			-0.063, 2.2010720066054796, -0.177443076893122, 0.05144307689312233, false},
