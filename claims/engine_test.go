@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/internal/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden error messages of testdata/bad")
@@ -546,5 +548,22 @@ func TestHandWrittenKept(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# old\n\n"+GeneratedMark+" README.yaml` ...\n\n| stale |\n"), 0o644)
 	if _, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil); err != nil {
 		t.Errorf("a generated page is refused: %v", err)
+	}
+}
+
+// TestNoNegativeZero: an interval end, mean or difference that rounds to zero prints as 0.000
+// (+0.000 for a signed difference), never -0.000 (small_grid.md showed "0.000 [-0.000, 0.001]");
+// one that does not round to zero keeps its sign.
+func TestNoNegativeZero(t *testing.T) {
+	for i := -2000; i <= 2000; i++ {
+		x := float64(i) * 1e-6 // -0.002 .. 0.002, across the rounding edge at ±0.0005
+		d := fmtDiff(stats.Interval{Diff: x, Lo: x - 1e-4, Hi: x + 1e-4})
+		c := fmtCI([]float64{x, x, x})
+		if strings.Contains(d, "-0.000") || strings.Contains(c, "-0.000") {
+			t.Fatalf("x = %g: fmtDiff %q, fmtCI %q", x, d, c)
+		}
+		if x <= -0.00051 && !strings.HasPrefix(d, "-0.00") {
+			t.Fatalf("x = %g: fmtDiff %q lost its sign", x, d)
+		}
 	}
 }

@@ -488,7 +488,7 @@ func (j *Judged) compare(c *Claim, st Statistic, A, B *side) Comparison {
 		}
 	}
 	if !math.IsNaN(A.paper) && !math.IsNaN(B.paper) {
-		cmp.Paper = fmt.Sprintf("%+.3f", A.paper-B.paper)
+		cmp.Paper = fmt.Sprintf("%+.3f", z(A.paper-B.paper))
 	}
 	cmp.Ours = fmtDiff(cmp.Diff)
 	cmp.gain = A.ours(st) - B.ours(st)
@@ -584,16 +584,25 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 func fmtCI(xs []float64) string {
 	m, lo, hi := stats.MeanInterval(xs, train.Level)
 	if len(xs) < 2 {
-		return fmt.Sprintf("%.3f (1 run)", m)
+		return fmt.Sprintf("%.3f (1 run)", z(m))
 	}
-	return fmt.Sprintf("%.3f [%.3f, %.3f]", m, lo, hi)
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", z(m), z(lo), z(hi))
+}
+
+// z is x, or 0 when x rounds to zero at three decimals, so that it prints as 0.000 (+0.000),
+// never -0.000.
+func z(x float64) float64 {
+	if math.Abs(x) < 0.0005 {
+		return 0
+	}
+	return x
 }
 
 func fmtDiff(iv stats.Interval) string {
 	if math.IsNaN(iv.Lo) {
-		return fmt.Sprintf("%+.3f", iv.Diff)
+		return fmt.Sprintf("%+.3f", z(iv.Diff))
 	}
-	return fmt.Sprintf("%+.3f [%+.3f, %+.3f]", iv.Diff, iv.Lo, iv.Hi)
+	return fmt.Sprintf("%+.3f [%+.3f, %+.3f]", z(iv.Diff), z(iv.Lo), z(iv.Hi))
 }
 
 func lengthOrDash(x int) string {

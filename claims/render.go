@@ -355,7 +355,7 @@ func pairTable(b *strings.Builder, rows []Comparison, st Statistic) {
 	for _, r := range rows {
 		p := "–"
 		if !math.IsNaN(r.A.paper) && !math.IsNaN(r.B.paper) {
-			p = fmt.Sprintf("%.3f, %.3f, %+.3f", r.A.paper, r.B.paper, r.A.paper-r.B.paper)
+			p = fmt.Sprintf("%.3f, %.3f, %+.3f", r.A.paper, r.B.paper, z(r.A.paper-r.B.paper))
 		}
 		fmt.Fprintf(b, "| %s | %s | %.3f, %.3f | %s | %s |\n", r.Text, p, r.A.ours(st), r.B.ours(st), fmtDiff(r.Diff), r.Verdict)
 	}
