@@ -21,9 +21,15 @@ const (
 	VariantsBoth  = "both"  // the run's, then the swept values it does not already name
 )
 
-// GridDir is where a table's grid is looked for under runs: runs/<config's base name>.
-func GridDir(runs string, t Table) string {
-	return filepath.Join(runs, strings.TrimSuffix(filepath.Base(t.Grid), filepath.Ext(t.Grid)))
+// GridDir is where a table's grid is looked for under runs: where `train -config <grid> -out
+// runs` writes it (config.GridDir: runs/<the config's name:>, whatever the file is called).
+func GridDir(runs string, t Table) (string, error) {
+	cfg, err := config.ReadConfig(t.Grid, nil)
+	if err != nil {
+		return "", err
+	}
+	cfg.Out = runs
+	return config.GridDir(cfg), nil
 }
 
 // Export reads the finished grid of a table under runs, checks that it is the grid its config
@@ -33,7 +39,10 @@ func Export(runs string, t Table) ([]byte, error) {
 	if t.Grid == "" {
 		return nil, fmt.Errorf("table %s names no grid: it is not exported (give grid: <config>.yaml)", t.Name)
 	}
-	dir := GridDir(runs, t)
+	dir, err := GridDir(runs, t)
+	if err != nil {
+		return nil, err
+	}
 	train1 := fmt.Sprintf("go run ./cmd/train -config %s -out %s -jobs 2", t.Grid, runs)
 	if _, err := os.Stat(filepath.Join(dir, report.GridFile)); err != nil {
 		return nil, fmt.Errorf("%s holds no finished grid of %s (%v): train it with `%s`", dir, t.Grid, err, train1)

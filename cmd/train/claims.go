@@ -58,9 +58,13 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				if t.Grid == "" {
 					continue
 				}
-				if _, err := os.Stat(claims.GridDir(*runs, t)); err != nil {
+				dir, err := claims.GridDir(*runs, t)
+				if err != nil {
+					return fmt.Errorf("claims: %s: table %s: %w; nothing was written", p, t.Name, err)
+				}
+				if _, err := os.Stat(dir); err != nil {
 					fmt.Fprintf(stderr, "claims: %s: table %s keeps %s: no grid in %s (train it with `go run ./cmd/train -config %s -out %s -jobs 2`)\n",
-						p, t.Name, t.CSV, claims.GridDir(*runs, t), t.Grid, *runs)
+						p, t.Name, t.CSV, dir, t.Grid, *runs)
 					continue
 				}
 				csv, err := claims.Export(*runs, t)

@@ -79,7 +79,7 @@ sweep:
 
 const claimsFile = `title: mine
 tables:
-  - {name: t, csv: mine.csv, grid: mine.yaml}
+  - {name: t, csv: mine.csv, grid: mygrid.yaml}
 statistic: {metric: token_accuracy, past_training: 2, learned: 0}
 claims:
   - {id: r, kind: ranking, a: {task: copy, scheme: alibi}, b: {task: copy, scheme: none}}
@@ -91,7 +91,7 @@ claims:
 func TestClaimsExport(t *testing.T) {
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")
-	cfg := writeFile(t, filepath.Join(dir, "mine.yaml"), claimsGrid)
+	cfg := writeFile(t, filepath.Join(dir, "mygrid.yaml"), claimsGrid) // name: mine: trained to runs/mine
 	file := writeFile(t, filepath.Join(dir, "mine-claims.yaml"), claimsFile)
 	if err := run(context.Background(), []string{"-config", cfg, "-out", runs, "-jobs", "2"}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
