@@ -15,20 +15,26 @@ import (
 )
 
 // TestSetErrorBlamesSet: a bad value given with -set is blamed on -set, not on the config file
-// that never wrote it; through the loader, the CLI and a real process.
+// that never wrote it, also when the error's path lies below the -set key (eval.variants[0].when
+// inside -set eval.variants=[...]); through the loader, the CLI and a real process.
 func TestSetErrorBlamesSet(t *testing.T) {
 	cfg := writeFile(t, filepath.Join(t.TempDir(), "tiny.yaml"), tinyConfig)
-	const want = "-set train.lr=-1: train.lr: must be a positive number, got -1"
-	if _, err := config.ReadConfig(cfg, []string{"train.lr=-1"}); err == nil || err.Error() != want {
-		t.Errorf("loader: %v; want %q", err, want)
-	}
-	if err := runCaught("-config", cfg, "-set", "train.lr=-1", "-out", t.TempDir()); err == nil || err.Error() != want {
-		t.Errorf("CLI: %v; want %q", err, want)
-	}
-	_, stderr, code := runChild(t, "-config", cfg, "-set", "train.lr=-1", "-out", t.TempDir())
-	oneLineError(t, "-set train.lr=-1", stderr, code, "train: "+want)
-	if strings.Contains(stderr, "tiny.yaml") {
-		t.Errorf("the error blames the file: %s", stderr)
+	const variants = "eval.variants=[{name: a, when: [position.kind=ropee], rope_scaling: ntk}]"
+	for _, c := range []struct{ set, want string }{
+		{"train.lr=-1", "-set train.lr=-1: train.lr: must be a positive number, got -1"},
+		{variants, "-set " + variants + ": eval.variants[0].when: "},
+	} {
+		if _, err := config.ReadConfig(cfg, []string{c.set}); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("loader: %v; want %q", err, c.want)
+		}
+		if err := runCaught("-config", cfg, "-set", c.set, "-out", t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("CLI: %v; want %q", err, c.want)
+		}
+		_, stderr, code := runChild(t, "-config", cfg, "-set", c.set, "-out", t.TempDir())
+		oneLineError(t, "-set "+c.set, stderr, code, "train: "+c.want)
+		if strings.Contains(stderr, "tiny.yaml") {
+			t.Errorf("the error blames the file: %s", stderr)
+		}
 	}
 }
 

@@ -496,16 +496,17 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, error
 }
 
 // atLine is "name:line" when err leads with a dotted path (model.d_model: ...) that the file
-// wrote on that line and no override replaced, "-set path=value" when an override gave it, else
-// name.
+// wrote on that line and no override replaced, "-set path=value" when an override gave it or a
+// value containing it (-set eval.variants=[...] for eval.variants[0].when), else name.
 func atLine(src []byte, name string, overrides []string, err error) string {
 	path, _, ok := strings.Cut(err.Error(), ": ")
 	if !ok || strings.ContainsAny(path, " ") {
 		return name
 	}
-	for _, o := range overrides {
-		if p, _, _ := strings.Cut(o, "="); strings.TrimSpace(p) == path {
-			return "-set " + o // the value came from the command line, not the file
+	for i := len(overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
+		p, _, _ := strings.Cut(overrides[i], "=")
+		if p = strings.TrimSpace(p); path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
+			return "-set " + overrides[i] // the value (or a value below it) came from the command line, not the file
 		}
 	}
 	n, perr := ParseYAML(src, name)
