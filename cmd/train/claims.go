@@ -35,6 +35,9 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *runs == "" {
 		return fmt.Errorf("claims: -runs is empty: give the directory holding the grids, e.g. -runs runs: %w", errUsage)
 	}
+	if info, err := os.Stat(*runs); err == nil && !info.IsDir() {
+		return fmt.Errorf("claims: -runs %s is not a directory: give the directory the grids were trained into (their -out), e.g. -runs runs: %w", *runs, errUsage)
+	}
 	paths := fs.Args()
 	shipped := len(paths) == 0
 	if shipped {

@@ -153,6 +153,12 @@ func TestClaimsExport(t *testing.T) {
 	}
 	export := []string{"claims", "-export", "-runs", runs, file}
 	refused("-runs ''", []string{"claims", "-export", "-runs", "", file}, "-runs is empty")
+	refused("-runs a file", []string{"claims", "-export", "-runs", cfg, file}, "-runs "+cfg+" is not a directory", "e.g. -runs runs")
+	_, stderr, code := runChild(t, "claims", "-export", "-runs", cfg, file)
+	oneLineError(t, "-runs a file", stderr, code, "train: claims: -runs "+cfg+" is not a directory")
+	if strings.Contains(stderr, "-out "+cfg) {
+		t.Errorf("-runs a file: the advice trains into the file: %s", stderr)
+	}
 
 	// a results.json copied from another cell: its own name says so
 	cellA := filepath.Join(runs, "mine", "position.kind-alibi__seed-1")
