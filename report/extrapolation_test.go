@@ -1,6 +1,12 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,6 +96,54 @@ func TestExtrapolatesToSlotsSameAnswer(t *testing.T) {
 		}
 		if s.ExtrapLength != 4 {
 			t.Errorf("%s: report extrapolates to %d, want 4 (the claims engine's cross-check: claims/engine_test.go)", s.Group, s.ExtrapLength)
+		}
+	}
+}
+
+// TestSummaryCSVMissingIsEmpty: a group with no in-range length (every tested length past
+// max_len) has no in-range mean: summary.csv leaves those fields empty, as other tools read a
+// missing value, and never writes NaN (nor does by_length.csv).
+func TestSummaryCSVMissingIsEmpty(t *testing.T) {
+	src := strings.Replace(extrapFixture, `lengths: "1..16"`, `lengths: "9..12"`, 1)
+	g := fixtureGrid(t, t.TempDir(), src, extrapScores)
+	// as train writes a run with no in-range length: its in-range summaries null (NaN when read)
+	runs, _ := filepath.Glob(filepath.Join(g.Dir, "*", "results.json"))
+	for _, p := range runs {
+		var res map[string]any
+		b, _ := os.ReadFile(p)
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		res["in_range_exact_match"], res["in_range_token_accuracy"] = nil, nil
+		b, _ = json.Marshal(res)
+		os.WriteFile(p, b, 0o644)
+	}
+	g, err := Load(g.Dir)
+	if err != nil || len(runs) != 6 {
+		t.Fatalf("%v (%d runs)", err, len(runs))
+	}
+	if _, err := Write(g); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"summary.csv", "by_length.csv"} {
+		b, err := os.ReadFile(filepath.Join(g.Dir, "report", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(bytes.ToLower(b), []byte("nan")) {
+			t.Errorf("%s writes NaN:\n%s", name, b)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(g.Dir, "report", "summary.csv"))
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("summary.csv: %v, %d rows:\n%s", err, len(rows), b)
+	}
+	col := slices.Index(rows[0], "in_range_mean")
+	beyond := slices.Index(rows[0], "beyond_mean")
+	for _, r := range rows[1:] {
+		if r[col] != "" || r[beyond] == "" {
+			t.Errorf("%s: in_range_mean %q (want empty), beyond_mean %q (want a number)", r[0], r[col], r[beyond])
 		}
 	}
 }

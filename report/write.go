@@ -283,13 +283,22 @@ func markdown(g *Grid, r *Report) string {
 	return b.String()
 }
 
+// csvFloat is a CSV field for x: empty for a missing value (NaN: a group with no in-range
+// length, a diverged group), as other tools read a missing value, never the text NaN.
+func csvFloat(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
 func summaryCSV(sums []train.GroupSummary) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
 		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio",
 		"metric", "in_range_exact_mean", "beyond_exact_mean", "in_range_token_mean", "beyond_token_mean"})
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	g := csvFloat
 	for _, s := range sums {
 		in, beyond := s.Headline() // the group's own metric (the metric column)
 		w.Write([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MinLen), strconv.Itoa(s.MaxLen),
@@ -305,7 +314,7 @@ func byLengthCSV(rows []train.LengthStat) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "length", "in_range", "n", "exact_mean", "exact_std", "exact_min", "exact_max", "token_mean", "token_std", "token_min", "token_max"})
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	g := csvFloat
 	for _, r := range rows {
 		w.Write([]string{r.Task, r.Scheme, r.Variant, strconv.Itoa(r.Length), strconv.FormatBool(r.InRange), strconv.Itoa(r.Exact.N),
 			g(r.Exact.Mean), g(r.Exact.Std), g(r.Exact.Min), g(r.Exact.Max), g(r.Token.Mean), g(r.Token.Std), g(r.Token.Min), g(r.Token.Max)})
