@@ -11,8 +11,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"sync"
+
+	"github.com/posformer/posformer/internal/regfile"
 )
 
 // The lm task's built-in corpus: a fixed selection of the Go standard library's source (BSD
@@ -246,9 +247,10 @@ func LoadLM(path, want string) (*LM, error) {
 	return t, nil
 }
 
-// readCorpus reads a corpus file, refusing one larger than MaxCorpusBytes.
+// readCorpus reads a corpus file, refusing one larger than MaxCorpusBytes and, at once, anything
+// but a regular file (a FIFO would block, a device never end).
 func readCorpus(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

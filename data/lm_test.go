@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestLMBuiltinCorpus(t *testing.T) {
@@ -50,6 +52,10 @@ func TestLMCorpusRefused(t *testing.T) {
 	zw.Write([]byte("not a tar"))
 	zw.Close()
 	os.WriteFile(other, buf.Bytes(), 0o644)
+	fifo := filepath.Join(dir, "fifo.tar.gz")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		opt  Options
 		want []string
@@ -59,8 +65,18 @@ func TestLMCorpusRefused(t *testing.T) {
 		{Options{Corpus: other}, []string{"task.corpus_sha256: give the SHA-256 of " + other}},
 		{Options{Corpus: other, CorpusSHA256: BuiltinCorpusSHA256}, []string{"task.corpus: " + other + " has SHA-256 ", "set task.corpus_sha256 to the new hash"}},
 		{Options{Symbols: 5}, []string{"task.symbols: the lm task's tokens are the corpus's bytes"}},
+		// a FIFO with no writer blocked the open forever; /dev/zero was read for 64 MiB
+		{Options{Corpus: fifo, CorpusSHA256: BuiltinCorpusSHA256}, []string{"task.corpus: " + fifo + " is a named pipe (FIFO), not a regular file", "remove task.corpus"}},
+		{Options{Corpus: "/dev/zero", CorpusSHA256: BuiltinCorpusSHA256}, []string{"task.corpus: /dev/zero is a character device, not a regular file"}},
 	} {
-		_, err := New("lm", c.opt)
+		done := make(chan error, 1)
+		go func() { _, err := New("lm", c.opt); done <- err }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%+v: still reading after 10 s", c.opt)
+		}
 		if err == nil {
 			t.Errorf("%+v: no error", c.opt)
 			continue

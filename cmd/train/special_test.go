@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/posformer/posformer/data"
 )
 
 // runChildWithin is runChild that fails the test when the child is still running after limit
@@ -82,6 +84,10 @@ func TestSpecialFilesRefused(t *testing.T) {
 		}
 	}
 
+	// an lm config whose task.corpus is a FIFO
+	stderr, code := runChildWithin(t, 20*time.Second, "-config", writeFile(t, filepath.Join(base, "lm.yaml"), lmCorpusConfig(fifo)), "-out", filepath.Join(base, "out"))
+	oneLineError(t, "a FIFO as task.corpus", stderr, code, "task.corpus: "+fifo+" is a named pipe (FIFO), not a regular file")
+
 	// a claims file whose document is a FIFO
 	src := filepath.Join("..", "..", "claims", "testdata")
 	for _, f := range []string{"handwritten/README.yaml", "tiny.csv"} {
@@ -92,8 +98,13 @@ func TestSpecialFilesRefused(t *testing.T) {
 	if err := syscall.Mkfifo(doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stderr, code := runChildWithin(t, 20*time.Second, "claims", filepath.Join(base, "README.yaml"))
+	stderr, code = runChildWithin(t, 20*time.Second, "claims", filepath.Join(base, "README.yaml"))
 	oneLineError(t, "claims with a FIFO as its document", stderr, code, doc+" is a named pipe (FIFO), not a regular file")
+}
+
+// lmCorpusConfig is a small lm config reading the corpus at path (pinned to the built-in hash).
+func lmCorpusConfig(path string) string {
+	return "task: {name: lm, max_len: 16, corpus: " + path + ", corpus_sha256: " + data.BuiltinCorpusSHA256 + "}\n"
 }
 
 // TestSignalEndsAnyStage: SIGTERM and SIGINT end a stage that does not watch for them (a long
