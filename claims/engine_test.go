@@ -444,7 +444,10 @@ func cells(row string) []string {
 }
 
 // TestDivergedRun: a run that diverged (diverged_step > 0 in its table) is shown as diverged,
-// never as a number, and a claim on its cell is untested, naming the run.
+// never as a number, and a claim on its cell is untested, naming the run: in the summary and
+// cells tables, and in every number of a claim that depends on it (the opening table's ours, a
+// ranking's B and A − B, a shape's row, an ahead_of_all's rival), while its other side keeps its
+// number.
 func TestDivergedRun(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "tiny.csv"))
 	if err != nil {
@@ -468,23 +471,51 @@ statistic: {metric: exact_match, past_training: 2, learned: 0.9}
 claims:
   - {id: r, kind: ranking, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: alibi}}
   - {id: s, kind: shape, stays_above: 1.5, cells: [{task: copy, scheme: alibi}]}
+  - {id: all, kind: ahead_of_all, a: {task: copy, scheme: kerple}}
 `), 0o644)
 	j, err := judgeFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	const div = "diverged (seed 2 at step 130)"
 	for _, o := range j.Claims {
 		if v := o.Rows[0].Verdict; v != "untested (alibi diverged: seed 2 at step 130)" {
 			t.Errorf("%s: verdict %q", o.Claim.ID, v)
 		}
+		if o.Claim.ID != "all" && o.Rows[0].Ours != div {
+			t.Errorf("%s: ours %q; want %q", o.Claim.ID, o.Rows[0].Ours, div)
+		}
 	}
 	doc := Render(j, "test")
+	rows := map[string]bool{}
 	for _, line := range strings.Split(doc, "\n") {
-		if strings.Contains(line, "| copy | alibi |") && !strings.Contains(line, "diverged (seed 2 at step 130)") {
+		if strings.Contains(line, "| copy | alibi |") && !strings.Contains(line, div) {
 			t.Errorf("the summary shows the diverged cell as numbers: %s", line)
 		}
 		if strings.HasPrefix(line, "| t | copy | alibi |") && !strings.Contains(line, "| diverged |") {
 			t.Errorf("the cells table shows the diverged cell as numbers: %s", line)
+		}
+		// the claims' rows: the opening table, the ranking's and the shape's detail
+		for prefix, want := range map[string]string{
+			"| copy: kerple > alibi | – | " + div + " |":                        "opening ranking",
+			"| copy: kerple > alibi | – | 0.550, " + div + " | " + div + " |":   "ranking detail",
+			"| copy: alibi extrapolates to ≥ 1.5·8 | – | " + div + " |":         "opening shape",
+			"| copy · alibi | " + div + " | " + div + " | " + div + " | " + div: "shape detail",
+		} {
+			if strings.HasPrefix(line, prefix) {
+				rows[want] = true
+			}
+		}
+		if strings.HasPrefix(line, "| kerple ") { // the ahead_of_all detail: ranking | further | not learned | verdict
+			if !strings.Contains(line, "alibi "+div) || strings.Contains(line, "alibi 0.") || strings.Contains(line, "alibi (") {
+				t.Errorf("the ahead_of_all detail ranks the diverged cell by its numbers: %s", line)
+			}
+			rows["ahead detail"] = true
+		}
+	}
+	for _, want := range []string{"opening ranking", "ranking detail", "opening shape", "shape detail", "ahead detail"} {
+		if !rows[want] {
+			t.Errorf("no %s row showing the diverged side as %q:\n%s", want, div, doc)
 		}
 	}
 }

@@ -373,8 +373,12 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 			if c.FallsBy > 0 {
 				k, rel = c.FallsBy, "≤"
 			}
+			ours := fmt.Sprintf("%s (%s)", lengthOrDash(s.extrap), ratioOrDash(s.extrap, float64(s.extrap)/float64(L)))
+			if d := divergedOf(s); d != "" {
+				ours = d
+			}
 			o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, k, L), Paper: "–",
-				Ours: fmt.Sprintf("%s (%s)", lengthOrDash(s.extrap), ratioOrDash(s.extrap, float64(s.extrap)/float64(L))), Verdict: v, A: s})
+				Ours: ours, Verdict: v, A: s})
 		}
 	case KindAheadOfAll:
 		A, err := j.resolve(c.A, path+".a", t, st, paper, variant, override)
@@ -397,15 +401,22 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 			}
 		}
 		v := aheadOfAll(A.name, A.scores, A.in, A.chance, st.Learned, others)
-		if len(A.diverged) > 0 {
-			v = fmt.Sprintf("%s (%s diverged: %s)", Untested, A.name, strings.Join(A.diverged, ", "))
+		for _, x := range append([]*side{A}, sides...) { // a rival that diverged leaves the claim untested too
+			if len(x.diverged) > 0 {
+				v = fmt.Sprintf("%s (%s diverged: %s)", Untested, x.name, strings.Join(x.diverged, ", "))
+				break
+			}
 		}
 		text := fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name)
 		if c.Text != "" {
 			text = c.Text
 		}
+		ours := fmtCI(A.scores)
+		if d := divergedOf(A); d != "" {
+			ours = d
+		}
 		o.Rows = append(o.Rows, Comparison{Text: text, Paper: "–",
-			Ours: fmtCI(A.scores), Verdict: v, A: A})
+			Ours: ours, Verdict: v, A: A})
 		o.Rows[0].rivals = sides
 	case KindFamily:
 		where := strings.Split(c.Where, ",")
@@ -455,16 +466,22 @@ func familyHeadline(c *Claim, rows []Comparison) *Comparison {
 	count := map[string]int{}
 	for _, r := range rows {
 		verdicts = append(verdicts, r.Verdict)
-		gains = append(gains, r.gain)
+		if !math.IsNaN(r.gain) { // a pair with a diverged side has no gain
+			gains = append(gains, r.gain)
+		}
 		count[classOf(r.Verdict)]++
 	}
 	text := c.Headline.Text
 	if text == "" {
 		text = c.Text
 	}
+	mean := fmt.Sprintf("%+.1f points (mean over %d pairs of A − B in the paper's statistic)", 100*meanOf(gains), len(gains))
+	if len(gains) == 0 && len(rows) > 0 {
+		mean = "diverged (every pair has a side that diverged)"
+	}
 	return &Comparison{Text: text, Paper: orWord(c.Headline.Paper, "–"),
-		Ours: fmt.Sprintf("%+.1f points (mean over %d pairs of A − B in the paper's statistic); the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
-			100*meanOf(gains), len(gains), count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
+		Ours: fmt.Sprintf("%s; the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
+			mean, count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
 		Verdict: headline(verdicts, gains)}
 }
 
@@ -492,7 +509,21 @@ func (j *Judged) compare(c *Claim, st Statistic, A, B *side) Comparison {
 	}
 	cmp.Ours = fmtDiff(cmp.Diff)
 	cmp.gain = A.ours(st) - B.ours(st)
+	if d := divergedOf(A, B); d != "" { // no number that depends on a diverged side
+		cmp.Ours, cmp.gain = d, math.NaN()
+	}
 	return cmp
+}
+
+// divergedOf is what a number that depends on these sides shows when one of them diverged,
+// "diverged (seed 2 at step 130)" (the first such side's runs), or "" when none did.
+func divergedOf(sides ...*side) string {
+	for _, s := range sides {
+		if s != nil && len(s.diverged) > 0 {
+			return fmt.Sprintf("diverged (%s)", strings.Join(s.diverged, ", "))
+		}
+	}
+	return ""
 }
 
 // hasAll: the variant holds every option.

@@ -315,6 +315,10 @@ func renderClaim(b *strings.Builder, j *Judged, o *Outcome) {
 			_ = lo
 			ls := s.c.lengths()
 			bey, _ := s.c.scores(hi+1, ls[len(ls)-1], false)
+			if d := divergedOf(s); d != "" {
+				fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, d, d, d, d, r.Verdict)
+				continue
+			}
 			fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, fmtCI(s.in), fmtCI(bey), lengthOrDash(s.extrap),
 				strings.TrimSuffix(ratioOrDash(s.extrap, float64(s.extrap)/float64(hi)), "×"), r.Verdict)
 		}
@@ -324,6 +328,10 @@ func renderClaim(b *strings.Builder, j *Judged, o *Outcome) {
 		all := append([]*side{r.A}, r.rivals...)
 		sort.SliceStable(all, func(x, y int) bool { return meanOf(all[x].scores) > meanOf(all[y].scores) })
 		for _, s := range all {
+			if d := divergedOf(s); d != "" {
+				unlearned = append(unlearned, s.name+" "+d)
+				continue
+			}
 			if meanOf(s.in) < o.Stat.Learned {
 				unlearned = append(unlearned, fmt.Sprintf("%s (%.3f)", s.name, meanOf(s.in)))
 				continue
@@ -357,7 +365,13 @@ func pairTable(b *strings.Builder, rows []Comparison, st Statistic) {
 		if !math.IsNaN(r.A.paper) && !math.IsNaN(r.B.paper) {
 			p = fmt.Sprintf("%.3f, %.3f, %+.3f", r.A.paper, r.B.paper, z(r.A.paper-r.B.paper))
 		}
-		fmt.Fprintf(b, "| %s | %s | %.3f, %.3f | %s | %s |\n", r.Text, p, r.A.ours(st), r.B.ours(st), fmtDiff(r.Diff), r.Verdict)
+		ours := [2]string{}
+		for i, s := range []*side{r.A, r.B} {
+			if ours[i] = divergedOf(s); ours[i] == "" {
+				ours[i] = fmt.Sprintf("%.3f", s.ours(st))
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s, %s | %s | %s |\n", r.Text, p, ours[0], ours[1], r.Ours, r.Verdict)
 	}
 }
 
@@ -398,7 +412,7 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 	b.WriteString("\n" + sep + "\n")
 	for i, m := range fo.Main {
 		for si, s := range []*side{m.A, m.B} {
-			fmt.Fprintf(b, "| %s | %s | %s (%.3f) |", m.Text, s.name, fmtCI(s.scores), meanOf(s.in))
+			fmt.Fprintf(b, "| %s | %s | %s |", m.Text, s.name, sideCI(s))
 			for ai := range fu.Arms {
 				r := fo.Arms[ai][i]
 				if r.Verdict == "" {
@@ -409,7 +423,7 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 				if si == 1 {
 					o = r.B
 				}
-				fmt.Fprintf(b, " %s (%.3f) |", fmtCI(o.scores), meanOf(o.in))
+				fmt.Fprintf(b, " %s |", sideCI(o))
 			}
 			b.WriteString("\n")
 		}
@@ -419,6 +433,15 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 		fmt.Fprintf(b, "Headline with the pairs of %s in place: paper %s; ours %s; verdict **%s**.\n\n", fu.Arms[ai].Label, h.Paper, h.Ours, h.Verdict)
 	}
 	fmt.Fprintf(b, "What the follow-up shows: %s\n\n", shows(fo))
+}
+
+// sideCI is a side's mean [95% interval] over seeds with its in-range mean, or what it shows
+// when it diverged.
+func sideCI(s *side) string {
+	if d := divergedOf(s); d != "" {
+		return d
+	}
+	return fmt.Sprintf("%s (%.3f)", fmtCI(s.scores), meanOf(s.in))
 }
 
 // shows says, per claim, whether each arm moves its verdict.

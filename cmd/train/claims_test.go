@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -247,6 +248,7 @@ statistic: {metric: token_accuracy, past_training: 0, learned: 0}
 claims:
   - {id: ok, kind: ranking, a: {task: copy, scheme: alibi, variant: train.lr=0.003}, b: {task: copy, scheme: none, variant: train.lr=0.003}}
   - {id: dv, kind: ranking, a: {task: copy, scheme: alibi, variant: train.lr=1000}, b: {task: copy, scheme: none, variant: train.lr=1000}}
+  - {id: mix, kind: ranking, a: {task: copy, scheme: alibi, variant: train.lr=0.003}, b: {task: copy, scheme: alibi, variant: train.lr=1000}}
 `)
 	if err := run(context.Background(), []string{"-config", cfg, "-out", runs, "-jobs", "2"}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
@@ -259,6 +261,14 @@ claims:
 		t.Errorf("the diverged run's rows:\n%s", table)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "dv-claims.md"))
+	// the healthy side against the diverged one: every number that depends on the diverged side
+	// (B, A − B, the opening table's ours) is "diverged (seed s at step n)"; A keeps its number
+	mix := regexp.MustCompile(`(?m)^\| copy: alibi \(train\.lr=0\.003\) > alibi \(train\.lr=1000\) \| – \| (.*) \| untested \(alibi \(train\.lr=1000\) diverged: seed 1 at step \d+, seed 2 at step \d+\) \|$`)
+	div := `diverged \(seed 1 at step \d+, seed 2 at step \d+\)`
+	opening, detail := regexp.MustCompile(`^`+div+`$`), regexp.MustCompile(`^\d\.\d{3}, `+div+` \| `+div+`$`)
+	if m := mix.FindAllStringSubmatch(string(md), -1); len(m) != 2 || !opening.MatchString(m[0][1]) || !detail.MatchString(m[1][1]) {
+		t.Errorf("the healthy-against-diverged claim's rows (opening, detail) show numbers for the diverged side: %q\n%s", m, md)
+	}
 	for _, line := range strings.Split(string(md), "\n") {
 		switch {
 		case strings.HasPrefix(line, "| copy: alibi (train.lr=1000) > none (train.lr=1000) |"):
