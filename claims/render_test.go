@@ -1,0 +1,59 @@
+package claims
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// rulesLinkRE finds a document's link to the verdict rules.
+var rulesLinkRE = regexp.MustCompile(`The verdict rules: \[[^\]]*\]\(([^)#]*)#how-verdicts-are-reached\)`)
+
+// TestRulesLinkResolves: a generated document links the verdict rules by a path from its own
+// directory to the page that holds them, wherever it is written: every committed generated
+// document (docs/claims, docs/own-claim), and one written in a directory of its own.
+func TestRulesLinkResolves(t *testing.T) {
+	t.Chdir("..") // the repository's root, where the claims command runs
+	check := func(doc, content string) {
+		t.Helper()
+		m := rulesLinkRE.FindStringSubmatch(content)
+		if m == nil {
+			t.Errorf("%s links no verdict rules", doc)
+			return
+		}
+		page, err := os.ReadFile(filepath.Join(filepath.Dir(doc), filepath.FromSlash(m[1])))
+		if err != nil || !strings.Contains(string(page), "\n## How verdicts are reached\n") {
+			t.Errorf("%s: the rules link %q does not lead to the section How verdicts are reached (%v)", doc, m[1], err)
+		}
+	}
+	docs, _ := filepath.Glob(filepath.Join("docs", "*", "*.md"))
+	n := 0
+	for _, doc := range docs {
+		b, _ := os.ReadFile(doc)
+		if strings.Contains(string(b), GeneratedMark) && rulesLinkRE.Match(b) {
+			check(doc, string(b))
+			n++
+		}
+	}
+	if n < 4 {
+		t.Errorf("found %d generated documents in docs/*/; want the shipped ones and docs/own-claim's", n)
+	}
+	dir := filepath.Join(t.TempDir(), "mine")
+	os.MkdirAll(dir, 0o755)
+	table, _ := os.ReadFile(filepath.Join("claims", "testdata", "tiny.csv"))
+	os.WriteFile(filepath.Join(dir, "t.csv"), table, 0o644)
+	path := filepath.Join(dir, "c.yaml")
+	os.WriteFile(path, []byte(`title: mine
+tables: [{name: t, csv: t.csv}]
+statistic: {metric: exact_match, past_training: 2, learned: 0.9}
+claims:
+  - {id: r, kind: ranking, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: alibi}}
+`), 0o644)
+	out, err := Docs([]string{path}, "test", nil)
+	if err != nil || len(out) != 1 {
+		t.Fatalf("%v (%d documents)", err, len(out))
+	}
+	check(out[0].Path, string(out[0].Content))
+}
