@@ -52,7 +52,7 @@ func Lock(dir string) (release func(), err error) {
 // else (a process killed inside an atomic write also leaves ".<name>.tmp*" files).
 var runFiles = map[string]bool{
 	"config.yaml": true, "metrics.jsonl": true, "results.json": true, "results.csv": true, "timing.json": true,
-	"checkpoint.bin": true, "best.bin": true, DiagnosticsFile: true, "inspect": true,
+	"checkpoint.bin": true, "best.bin": true, DiagnosticsFile: true, LMFile: true, "inspect": true,
 	ExportName: true, "report": true, // train export's and train report's, from the old weights and results
 }
 

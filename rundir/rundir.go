@@ -15,6 +15,8 @@ const (
 	BestCheckpoint = "best.bin"
 	// ExportName is the file `train export` writes in the run directory when no -o is given.
 	ExportName = "model.safetensors"
+	// LMFile holds the lm task's scores per context length (train.LMFile).
+	LMFile = "lm.csv"
 )
 
 // VariantDir is the directory, inside a run directory, of an evaluation variant's results.

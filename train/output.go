@@ -36,7 +36,7 @@ func (r *Result) CSVRows() [][]string {
 // LMFile is the lm task's scores in a run (or variant) directory, LMHeader its columns: per
 // context length, bits per byte and perplexity with non-overlapping windows and with the sliding
 // window, the next byte's accuracy and the number of predictions scored.
-const LMFile = "lm.csv"
+const LMFile = rundir.LMFile
 
 var LMHeader = []string{"task", "scheme", "variant", "seed", "length", "in_range", "bits_per_byte", "perplexity",
 	"sliding_bits_per_byte", "sliding_perplexity", "next_byte_accuracy", "predictions"}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/posformer/posformer/rundir"
 )
 
 // smallCorpus is a committed corpus of 40 short documents (about 4.7 kB of training stream) and
@@ -40,5 +42,55 @@ func TestReportLMRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report", "report.md")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestForceRemovesEveryLMRunFile: every entry an lm run (and export and report on it) writes in
+// its run directory is removed by -force; checked with a -force run that diverges at once, so it
+// writes no scores of its own and nothing of the old run may be left beside it (an old lm.csv
+// was).
+func TestForceRemovesEveryLMRunFile(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "lm.yaml"), lmTinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "lm_rope_s1")
+	for _, args := range [][]string{{"export", dir}, {"report", dir}} {
+		if err := runCaught(args...); err != nil {
+			t.Fatalf("%s: %v", args[0], err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each old entry is held open, so that its inode cannot be reused by a new file of the
+	// -force run (os.SameFile below tells an old entry from a new one).
+	old := map[string]os.FileInfo{}
+	for _, e := range entries {
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		old[e.Name()], _ = f.Stat()
+	}
+	for _, want := range []string{rundir.LMFile, rundir.VariantDir("yarn"), rundir.ExportName, "report", "results.json"} {
+		if old[want] == nil {
+			t.Fatalf("the lm run wrote no %s (it wrote %v)", want, entries)
+		}
+	}
+	if err := runCaught("-config", cfg, "-out", out, "-force", "-set", "train.lr=1e30"); err == nil {
+		t.Fatal("a learning rate of 1e30 did not diverge")
+	}
+	for name, fi := range old {
+		if name == rundir.LockFile {
+			continue // the lock -force holds while it clears
+		}
+		if now, err := os.Stat(filepath.Join(dir, name)); err == nil && os.SameFile(fi, now) {
+			t.Errorf("-force left the old run's %s", name)
+		}
 	}
 }
