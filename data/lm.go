@@ -84,6 +84,10 @@ func (*LM) Name() string        { return lmName }
 func (*LM) Vocab() int          { return FirstSymbol + 256 }
 func (*LM) OutputLen(L int) int { return 0 }
 
+// LongestWindow is the longest training length the corpus allows: a training example of L
+// tokens reads L+1 consecutive tokens of the training stream (its next tokens too).
+func (t *LM) LongestWindow() int { return len(t.Streams[SplitTrain]) - 1 }
+
 // Generate draws L consecutive tokens of the training stream (Input; no Output).
 func (t *LM) Generate(rng *rand.Rand, L int) Example {
 	return Example{Input: t.window(rng, L, 0)}

@@ -260,6 +260,10 @@ func (c Config) validate() error {
 	case t.MaxLen > MaxLength:
 		return fmt.Errorf("task.max_len: %d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
 	}
+	if lm, ok := task.(*data.LM); ok && t.MaxLen > lm.LongestWindow() {
+		return fmt.Errorf("task.max_len: %d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
+			t.MaxLen, lm.Corpus, lm.LongestWindow()+1, lm.LongestWindow())
+	}
 	tr := c.Train
 	switch {
 	case tr.Steps < 1:
