@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/train"
 )
 
 // smallCorpus is a committed corpus of 40 short documents (about 4.7 kB of training stream) and
@@ -91,6 +93,36 @@ func TestForceRemovesEveryLMRunFile(t *testing.T) {
 		}
 		if now, err := os.Stat(filepath.Join(dir, name)); err == nil && os.SameFile(fi, now) {
 			t.Errorf("-force left the old run's %s", name)
+		}
+	}
+}
+
+// TestInspectRefusesLM: inspect on an lm run (or one of its eval variants) is refused with one
+// line pointing to lm.csv and train report, through train.Inspect, the CLI and a process, and
+// writes nothing; it printed exact match and empty answers of training-stream windows.
+func TestInspectRefusesLM(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "lm.yaml"), lmTinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "lm_rope_s1")
+	for _, dir := range []string{run, filepath.Join(run, rundir.VariantDir("yarn"))} {
+		want := "inspect: " + dir + " is a language-model run (task lm): inspect shows the answers of sequence tasks, and it has none; its scores per context length are " +
+			filepath.Join(run, rundir.LMFile) + ", and `train report " + run + "` tables and plots its bits per byte"
+		if _, err := train.Inspect(context.Background(), dir, 16, 2); err == nil || err.Error() != want {
+			t.Errorf("train.Inspect(%s): %v\nwant %s", dir, err, want)
+		}
+		if err := runCaught("inspect", dir, "-length", "16", "-examples", "2"); err == nil || err.Error() != want {
+			t.Errorf("inspect %s: %v\nwant %s", dir, err, want)
+		}
+		stdout, stderr, code := runChild(t, "inspect", dir, "-length", "16", "-examples", "2")
+		if code != 1 || stdout != "" || stderr != "train: "+want+"\n" {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "inspect")); err == nil {
+			t.Errorf("a refused inspect wrote %s/inspect", dir)
 		}
 	}
 }
