@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
@@ -25,6 +26,9 @@ type Report struct {
 	Summaries []train.GroupSummary
 	Rows      []train.LengthStat
 	Plots     []string // file names (without extension) written next to report.md
+	// Headline is the table a terminal shows for the grid (report.md's Summary): SummaryTable,
+	// or for a grid of lm runs only LMTable, bits per byte (exact match means nothing there).
+	Headline string
 }
 
 // Write aggregates a grid and writes Dir/report/: report.md, summary.csv, by_length.csv and the
@@ -41,7 +45,10 @@ func Write(g *Grid) (*Report, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	r := &Report{Dir: out, Summaries: sums, Rows: rows}
+	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(sums)}
+	if t := LMTable(LMCurves(g)); t != "" && lmOnly(sums) {
+		r.Headline = t
+	}
 	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
 		return nil, err
 	}
@@ -83,6 +90,17 @@ func PM(s train.Stat) string {
 func tokenHeadline(sums []train.GroupSummary) bool {
 	for _, s := range sums {
 		if s.Metric != train.MetricToken {
+			return false
+		}
+	}
+	return len(sums) > 0
+}
+
+// lmOnly tells whether every group is a task read from a corpus (lm: data.ReadsCorpus), scored
+// by bits per byte, whose exact match and decoded answers mean nothing.
+func lmOnly(sums []train.GroupSummary) bool {
+	for _, s := range sums {
+		if !data.ReadsCorpus(s.Task) {
 			return false
 		}
 	}
@@ -237,9 +255,13 @@ func markdown(g *Grid, r *Report) string {
 		fmt.Fprintf(&b, " Missing: %s.", strings.Join(g.Missing, ", "))
 	}
 	b.WriteString(" Regenerate with `go run ./cmd/train report " + g.Dir + "`.\n\n")
-	b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
-		"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
-		extrapolationRule() + "\n\n")
+	// A grid of lm runs only is scored by bits per byte alone: no exact match, no answers.
+	lm := r.Headline != SummaryTable(r.Summaries)
+	if !lm {
+		b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
+			"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
+			extrapolationRule() + "\n\n")
+	}
 	if tokenHeadline(r.Summaries) {
 		b.WriteString("Token accuracy: the fraction of output tokens that are the argmax. This grid's tasks write their answers in output slots " +
 			"(`task.format: slots`, the protocol of Delétang et al. 2023 and Ruoss et al. 2023, who score per-token accuracy), so token accuracy " +
@@ -253,13 +275,17 @@ func markdown(g *Grid, r *Report) string {
 		b.WriteString("\n")
 	}
 	b.WriteString("## Summary\n\n")
-	b.WriteString(SummaryTable(r.Summaries))
-	if g.Selection != nil {
-		b.WriteString(SelectionTable(g.Selection))
+	if !lm {
+		b.WriteString(SummaryTable(r.Summaries))
+		if g.Selection != nil {
+			b.WriteString(SelectionTable(g.Selection))
+		}
 	}
 	if t := LMTable(LMCurves(g)); t != "" {
-		b.WriteString("\n## Bits per byte against context length (lm)\n\n" +
-			"Mean over seeds on the test split; non-overlapping windows / the sliding window where they differ (`eval.stride`). " +
+		if !lm {
+			b.WriteString("\n## Bits per byte against context length (lm)\n\n")
+		}
+		b.WriteString("Bits per byte of the test split against context length, mean over seeds; non-overlapping windows / the sliding window where they differ (`eval.stride`). " +
 			"Per run: `lm.csv`.\n\n")
 		b.WriteString(t)
 		if ct := LMChangeTable(LMCurves(g)); ct != "" {
@@ -271,6 +297,9 @@ func markdown(g *Grid, r *Report) string {
 	b.WriteString("\n## Plots\n\n")
 	for _, p := range r.Plots {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)
+	}
+	if lm {
+		return b.String()
 	}
 	if tokenHeadline(r.Summaries) {
 		b.WriteString("## Token accuracy by length\n")

@@ -44,7 +44,7 @@ func runGrid(ctx context.Context, cfg config.Config, jobs int, force, resume boo
 		return err
 	}
 	fmt.Fprintf(stdout, "%d runs in %s\n\n", len(ran.Cells), ran.Elapsed.Round(time.Second))
-	fmt.Fprint(stdout, report.SummaryTable(rep.Summaries))
+	fmt.Fprint(stdout, rep.Headline)
 	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(rep.Dir, "report.md"))
 	return nil
 }
@@ -72,7 +72,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, report.SummaryTable(rep.Summaries))
+	fmt.Fprint(stdout, rep.Headline)
 	if len(g.Missing) > 0 {
 		fmt.Fprintf(stdout, "\n%d of %d cells missing: %v\n", len(g.Missing), len(g.Cells), g.Missing)
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/posformer/posformer/rundir"
@@ -25,7 +28,7 @@ train: {steps: 4, batch_size: 2, val_every: 2, val_examples: 2, checkpoint_every
 eval:
   lengths: [8, 16, 32]
   variants:
-    - {name: yarn, rope_scaling: yarn}
+    - {name: yarn, when: [position.kind=rope], rope_scaling: yarn}
 `
 
 // TestReportLMRun: train report on an lm run evaluated at contexts shorter than task.min_len
@@ -123,6 +126,29 @@ func TestInspectRefusesLM(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "inspect")); err == nil {
 			t.Errorf("a refused inspect wrote %s/inspect", dir)
+		}
+	}
+}
+
+// TestLMGridHeadline: an lm grid prints bits per byte against context length as its headline
+// (and report.md's Summary), not exact match, which means nothing for lm.
+func TestLMGridHeadline(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "lmgrid.yaml"), "name: lmgrid\n"+lmTinyConfig+"sweep:\n  position: [{kind: alibi}, {kind: rope}]\n")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-config", cfg, "-out", base}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(base, "lmgrid", "report", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"stdout": out.String(), "report.md": string(md)} {
+		if !strings.Contains(text, "| scheme | seeds | 8 | 16 | 32 |\n") || !strings.Contains(text, "| alibi | 1 |") {
+			t.Errorf("%s has no bits-per-byte table:\n%s", what, text)
+		}
+		if strings.Contains(text, "exact") || strings.Contains(text, "Exact") {
+			t.Errorf("%s shows exact match:\n%s", what, text)
 		}
 	}
 }
