@@ -55,3 +55,26 @@ func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L in
 	}
 	return g
 }
+
+// rewriteResults edits every run's results.json of a fixture grid and loads the grid again.
+func rewriteResults(t *testing.T, g *Grid, edit func(c config.Config, r *train.Result)) *Grid {
+	t.Helper()
+	for _, c := range g.Cells {
+		path := filepath.Join(g.Dir, c.Name, "results.json")
+		var r train.Result
+		b, err := os.ReadFile(path)
+		if err != nil || json.Unmarshal(b, &r) != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		edit(c.Config, &r)
+		b, _ = json.Marshal(r)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := Load(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

@@ -1,9 +1,6 @@
 package report
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -43,16 +40,10 @@ func slotsScores(c config.Config, L int) (exact, token float64) {
 func slotsGrid(t *testing.T, dir string) *Grid {
 	t.Helper()
 	g := fixtureGrid(t, dir, slotsFixture, func(c config.Config, L int) float64 { e, _ := slotsScores(c, L); return e })
-	for _, c := range g.Cells {
-		path := filepath.Join(g.Dir, c.Name, "results.json")
-		var r train.Result
-		b, err := os.ReadFile(path)
-		if err != nil || json.Unmarshal(b, &r) != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+	return rewriteResults(t, g, func(c config.Config, r *train.Result) {
 		var inE, inT, beE, beT []float64
 		for i, l := range r.Lengths {
-			e, tok := slotsScores(c.Config, l.Length)
+			e, tok := slotsScores(c, l.Length)
 			r.Lengths[i].ExactMatch, r.Lengths[i].TokenAccuracy = e, tok
 			if l.InRange {
 				inE, inT = append(inE, e), append(inT, tok)
@@ -61,16 +52,7 @@ func slotsGrid(t *testing.T, dir string) *Grid {
 			}
 		}
 		r.InRangeExact, r.InRangeToken, r.BeyondExact, r.BeyondToken = mean(inE), mean(inT), mean(beE), mean(beT)
-		b, _ = json.Marshal(r)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, err := Load(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	})
 }
 
 // TestReportGoldenSlots: a grid in the slots format headlines token accuracy, Protocol B's

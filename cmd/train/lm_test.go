@@ -31,17 +31,23 @@ eval:
     - {name: yarn, when: [position.kind=rope], rope_scaling: yarn}
 `
 
+// trainedLM trains lmTinyConfig and returns its config file, -out and run directory.
+func trainedLM(t *testing.T) (cfg, out, dir string) {
+	t.Helper()
+	base := t.TempDir()
+	cfg = writeFile(t, filepath.Join(base, "lm.yaml"), lmTinyConfig)
+	out = filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, out, filepath.Join(out, "lm_rope_s1")
+}
+
 // TestReportLMRun: train report on an lm run evaluated at contexts shorter than task.min_len
 // (in range for lm: every context up to the training windows') reports it; it was refused as
 // 'length 8 (...) is out of range'.
 func TestReportLMRun(t *testing.T) {
-	base := t.TempDir()
-	cfg := writeFile(t, filepath.Join(base, "lm.yaml"), lmTinyConfig)
-	out := filepath.Join(base, "out")
-	if err := runCaught("-config", cfg, "-out", out); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(out, "lm_rope_s1")
+	_, _, dir := trainedLM(t)
 	if err := runCaught("report", dir); err != nil {
 		t.Fatalf("report: %v", err)
 	}
@@ -55,13 +61,7 @@ func TestReportLMRun(t *testing.T) {
 // writes no scores of its own and nothing of the old run may be left beside it (an old lm.csv
 // was).
 func TestForceRemovesEveryLMRunFile(t *testing.T) {
-	base := t.TempDir()
-	cfg := writeFile(t, filepath.Join(base, "lm.yaml"), lmTinyConfig)
-	out := filepath.Join(base, "out")
-	if err := runCaught("-config", cfg, "-out", out); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(out, "lm_rope_s1")
+	cfg, out, dir := trainedLM(t)
 	for _, args := range [][]string{{"export", dir}, {"report", dir}} {
 		if err := runCaught(args...); err != nil {
 			t.Fatalf("%s: %v", args[0], err)
@@ -104,13 +104,7 @@ func TestForceRemovesEveryLMRunFile(t *testing.T) {
 // line pointing to lm.csv and train report, through train.Inspect, the CLI and a process, and
 // writes nothing; it printed exact match and empty answers of training-stream windows.
 func TestInspectRefusesLM(t *testing.T) {
-	base := t.TempDir()
-	cfg := writeFile(t, filepath.Join(base, "lm.yaml"), lmTinyConfig)
-	out := filepath.Join(base, "out")
-	if err := runCaught("-config", cfg, "-out", out); err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(out, "lm_rope_s1")
+	_, _, run := trainedLM(t)
 	for _, dir := range []string{run, filepath.Join(run, rundir.VariantDir("yarn"))} {
 		want := "inspect: " + dir + " is a language-model run (task lm): inspect shows the answers of sequence tasks, and it has none; its scores per context length are " +
 			filepath.Join(run, rundir.LMFile) + ", and `train report " + run + "` tables and plots its bits per byte"
