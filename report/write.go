@@ -264,7 +264,7 @@ func markdown(g *Grid, r *Report) string {
 	}
 	if tokenHeadline(r.Summaries) {
 		b.WriteString("Token accuracy: the fraction of output tokens that are the argmax. This grid's tasks write their answers in output slots " +
-			"(`task.format: slots`, the protocol of Delétang et al. 2023 and Ruoss et al. 2023, who score per-token accuracy), so token accuracy " +
+			"(`task.format: slots`, an encoder protocol scored per output token), so token accuracy " +
 			"is the headline of its tables (and of *extrapolates to*), with exact match beside it.\n\n")
 	}
 	if ws := Warnings(g); len(ws) > 0 {
