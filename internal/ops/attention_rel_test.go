@@ -81,12 +81,7 @@ func runAttention(t *testing.T, cfg AttentionConfig, q, k, v, bias []float64, bi
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm := G.NewTapeMachine(g)
-	defer vm.Close()
-	if err := vm.RunAll(); err != nil {
-		t.Fatal(err)
-	}
-	return append([]float64(nil), out.Value().Data().([]float64)...)
+	return runOut(t, g, out)
 }
 
 // TestAttentionByDistanceIsPairs: a table by distance gives the bits of the same bias spelled

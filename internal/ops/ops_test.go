@@ -165,12 +165,7 @@ func TestRopeMscale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vm := G.NewTapeMachine(g)
-		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		return append([]float64(nil), out.Value().Data().([]float64)...)
+		return runOut(t, g, out)
 	}
 	plain := run(RopeConfig{Heads: 2, Rot: 4, Base: 100, Scale: 1})
 	same := run(RopeConfig{Heads: 2, Rot: 4, Base: 7, Scale: 1, Freqs: Theta(100, 4)})
@@ -244,12 +239,7 @@ func TestAttentionUnscaled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vm := G.NewTapeMachine(g)
-		defer vm.Close()
-		if err := vm.RunAll(); err != nil {
-			t.Fatal(err)
-		}
-		return append([]float64(nil), out.Value().Data().([]float64)...)
+		return runOut(t, g, out)
 	}
 	qs := make([]float64, len(q))
 	for i := range q {
@@ -608,4 +598,15 @@ func TestLinearRefusesChangedShapes(t *testing.T) {
 			t.Errorf("x %v, W %v: got %v; want a shape error", in[0].Shape(), in[1].Shape(), err)
 		}
 	}
+}
+
+// runOut runs graph g once and returns a copy of out's float64 values (the machine is closed).
+func runOut(t *testing.T, g *G.ExprGraph, out *G.Node) []float64 {
+	t.Helper()
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	return append([]float64(nil), out.Value().Data().([]float64)...)
 }
