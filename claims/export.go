@@ -44,10 +44,10 @@ func Export(runs string, t Table) ([]byte, error) {
 		return nil, err
 	}
 	train1 := fmt.Sprintf("go run ./cmd/train -config %s -out %s -jobs 2", t.Grid, runs)
-	if _, err := os.Stat(filepath.Join(dir, report.GridFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, config.GridFile)); err != nil {
 		return nil, fmt.Errorf("%s holds no finished grid of %s (%v): train it with `%s`", dir, t.Grid, err, train1)
 	}
-	if err := sameGrid(t.Grid, filepath.Join(dir, report.GridFile)); err != nil {
+	if err := sameGrid(t.Grid, filepath.Join(dir, config.GridFile)); err != nil {
 		return nil, err
 	}
 	g, err := report.Load(dir)

@@ -46,7 +46,7 @@ func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L in
 		}
 	}
 	gy, _ := yaml.Marshal(cfg)
-	if err := os.WriteFile(filepath.Join(dir, GridFile), gy, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, config.GridFile), gy, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	g, err := Load(dir)

@@ -23,9 +23,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// GridFile is the name of the grid's own config, written at the top of its directory.
-const GridFile = config.GridFile
-
 // Run is one finished cell.
 type Run struct {
 	Cell    config.Cell
@@ -50,10 +47,10 @@ type Grid struct {
 // Load reads a grid directory (with grid.yaml) or a single run directory (with config.yaml).
 func Load(dir string) (*Grid, error) {
 	g := &Grid{Dir: dir}
-	_, statErr := os.Stat(filepath.Join(dir, GridFile))
+	_, statErr := os.Stat(filepath.Join(dir, config.GridFile))
 	isGrid := statErr == nil
 	if isGrid {
-		cfg, err := config.Load(filepath.Join(dir, GridFile), nil)
+		cfg, err := config.Load(filepath.Join(dir, config.GridFile), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +77,7 @@ func Load(dir string) (*Grid, error) {
 		cfg.Name = filepath.Base(dir)
 		g.Cells = []config.Cell{{Name: cfg.Name, Config: cfg}}
 	} else {
-		return nil, fmt.Errorf("%s holds neither %s (a grid) nor config.yaml (a run): give the directory a grid or a run wrote", dir, GridFile)
+		return nil, fmt.Errorf("%s holds neither %s (a grid) nor config.yaml (a run): give the directory a grid or a run wrote", dir, config.GridFile)
 	}
 	g.Cells = withEvalVariants(g.Cells)
 	for _, c := range g.Cells {
@@ -99,7 +96,7 @@ func Load(dir string) (*Grid, error) {
 		}
 		if isGrid {
 			if err := TrainedAs(runDirOf(rd, c), c); err != nil {
-				return nil, fmt.Errorf("%w: %s was changed after training (or the run copied from another grid); restore it, or retrain the cell", err, GridFile)
+				return nil, fmt.Errorf("%w: %s was changed after training (or the run copied from another grid); restore it, or retrain the cell", err, config.GridFile)
 			}
 		}
 		r.Cell = c

@@ -29,7 +29,7 @@ func tinyGrid(t *testing.T, dir, src string) *Grid {
 	}
 	b, _ := yaml.Marshal(cfg)
 	gdir := config.GridDir(cfg)
-	if err := os.WriteFile(filepath.Join(gdir, GridFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(gdir, config.GridFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	g, err := Load(gdir)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/train/config"
 )
 
 // TestEditedGridYAMLRefused: a grid.yaml edited by hand after its grid trained (train.steps
@@ -21,7 +22,7 @@ func TestEditedGridYAMLRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(out, "g")
-	path := filepath.Join(dir, report.GridFile)
+	path := filepath.Join(dir, config.GridFile)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
