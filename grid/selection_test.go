@@ -56,8 +56,7 @@ sweep:
 `
 
 // TestSelection: the tuning runs are every group × candidate × tuning seed; each run's
-// validation score (ValidationScore, recomputed from its checkpoint) equals the last validation
-// its training logged; each group's choice is the candidate with the highest mean score; the
+// validation score (ValidationScore) is the last validation its training logged; each group's choice is the candidate with the highest mean score; the
 // grid's cells take it.
 func TestSelection(t *testing.T) {
 	out := t.TempDir()

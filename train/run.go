@@ -136,6 +136,9 @@ type Metric struct {
 	TokPerSec float64  `json:"tokens_per_second"`
 	Elapsed   float64  `json:"elapsed_seconds"`
 	ValExact  *float64 `json:"val_exact_match,omitempty"`
+	// ValToken is the same validation's token accuracy (the select: rule scores a tuning run by
+	// either, ValidationScore).
+	ValToken *float64 `json:"val_token_accuracy,omitempty"`
 	// ValBitsPerByte is the lm task's validation score (validateLM) in place of ValExact.
 	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
 }
@@ -413,7 +416,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 				if err != nil {
 					return err
 				}
-				rec.ValExact = &v
+				rec.ValExact, rec.ValToken = &v, &tok
 				if es.On() {
 					score := v
 					if es.Metric == "token_accuracy" {

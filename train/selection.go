@@ -1,24 +1,70 @@
 package train
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/train/config"
 )
 
-// ValidationScore is a finished run's mean validation score over its training lengths (its
-// validation sets, as training validates), on the checkpoint its results came from.
+// ValidationScore is a finished run's mean validation score (metric exact_match or
+// token_accuracy) over its training lengths (their validation sets, as training validates), on
+// the checkpoint its results came from. It is the validation that training logged in
+// metrics.jsonl at that checkpoint's step (the last step, or with train.early_stop the best
+// one), so no model is built; a run that logged none there (train.val_every: 0, or a
+// token_accuracy score of a run logged before val_token_accuracy existed) is validated again
+// from its checkpoint.
 func ValidationScore(dir, metric string) (float64, error) {
-	if _, err := ReadResult(dir); err != nil {
+	res, err := ReadResult(dir)
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return 0, fmt.Errorf("not finished (no results.json)")
 		}
 		return 0, err
 	}
+	step := res.Steps
+	if res.BestStep > 0 {
+		step = res.BestStep
+	}
+	if v, ok := loggedValidation(filepath.Join(dir, "metrics.jsonl"), step, metric); ok {
+		return v, nil
+	}
+	return revalidate(dir, metric)
+}
+
+// loggedValidation is the validation score (metric) that metrics.jsonl logged at step; false
+// when no line of that step holds one.
+func loggedValidation(path string, step int, metric string) (float64, bool) {
+	b, err := regfile.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	var v *float64
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var m Metric
+		if json.Unmarshal(line, &m) != nil || m.Step != step {
+			continue
+		}
+		v = m.ValExact
+		if metric == "token_accuracy" {
+			v = m.ValToken
+		}
+	}
+	if v == nil {
+		return 0, false
+	}
+	return *v, true
+}
+
+// revalidate validates the checkpoint a finished run's results came from again, as its
+// training validated: ValidationScore for a run whose metrics.jsonl does not hold the score.
+func revalidate(dir, metric string) (float64, error) {
 	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
 	if err != nil {
 		return 0, err
