@@ -18,7 +18,7 @@ type CellOptions struct {
 	Force    bool // replace existing run directories
 	Resume   bool // keep finished runs, continue partial ones from their checkpoints
 	// CopyFrom maps a cell's name to a finished run of the same config to copy instead of
-	// training it (train.Options.CopyFrom; config.TuningCopies).
+	// training it (adopt; config.TuningCopies).
 	CopyFrom map[string]string
 }
 
@@ -31,6 +31,17 @@ func runShared(ctx context.Context, cfg config.Config, opt train.Options, shared
 		defer ops.JobFinished()
 	}
 	return train.Run(ctx, cfg, opt)
+}
+
+// runCell copies the cell's tuning run when it has one that is the same run (CopyFrom, adopt),
+// else trains it (runShared).
+func runCell(ctx context.Context, c config.Cell, opt CellOptions, shared bool) (*train.Result, error) {
+	if src := opt.CopyFrom[c.Name]; src != "" {
+		if res, err := adopt(src, c.Config, opt.Force); err != nil || res != nil {
+			return res, err
+		}
+	}
+	return runShared(ctx, c.Config, train.Options{Force: opt.Force, Resume: opt.Resume}, shared)
 }
 
 // RunCells runs every cell, Jobs at a time. Each run is deterministic, so the results do not
@@ -53,7 +64,7 @@ func RunCells(ctx context.Context, cells []config.Cell, opt CellOptions) ([]*tra
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				res, err := runShared(ctx, cells[i].Config, train.Options{Force: opt.Force, Resume: opt.Resume, CopyFrom: opt.CopyFrom[cells[i].Name]}, jobs > 1)
+				res, err := runCell(ctx, cells[i], opt, jobs > 1)
 				mu.Lock()
 				done++
 				var d *train.DivergedError

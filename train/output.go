@@ -80,7 +80,9 @@ func finite(x float64) *float64 {
 	return &x
 }
 
-func writeResults(dir string, r *Result) error {
+// WriteResults writes a run's results in dir: timing.json, results.csv, lm.csv for the lm task,
+// and last results.json, which marks the run finished.
+func WriteResults(dir string, r *Result) error {
 	js, err := json.MarshalIndent(jsonResult{r, finite(r.InRangeExact), finite(r.BeyondExact), finite(r.InRangeToken), finite(r.BeyondToken)}, "", "  ")
 	if err != nil {
 		return err

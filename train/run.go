@@ -46,10 +46,6 @@ type Options struct {
 	// Resume continues an existing run directory from its last checkpoint (and returns a
 	// finished run's results without running it again).
 	Resume bool
-	// CopyFrom is a finished run directory of the same config under another name (a grid's
-	// tuning run, see adopt.go): when the run directory is new (or with Force), its results are
-	// copied there instead of training again. Empty: train.
-	CopyFrom string
 
 	// evaluated, when set (by tests), is told every length an evaluation scores (its progress
 	// label and the length), not the lengths whose rows it reuses.
@@ -176,11 +172,6 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 		return nil, err
 	}
 	defer release()
-	if opt.CopyFrom != "" {
-		if res, err := adopt(opt.CopyFrom, dir, cfg.Name, resolved, opt.Force); err != nil || res != nil {
-			return res, err
-		}
-	}
 	st, done, err := openRunDir(dir, resolved, m, adam, opt)
 	if err == nil && done != nil && done.Diverged != nil {
 		return done, &DivergedError{Dir: dir, Divergence: *done.Diverged}
@@ -199,7 +190,7 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 		// A result: results.json records the divergence, without scores.
 		res.Diverged, res.FinalLoss, res.TrainSeconds = &d.Divergence, st.LastLoss, time.Since(t0).Seconds()
 		res.InRangeExact, res.BeyondExact, res.InRangeToken, res.BeyondToken = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-		if werr := writeResults(dir, res); werr != nil {
+		if werr := WriteResults(dir, res); werr != nil {
 			return nil, werr
 		}
 		return res, err
@@ -229,7 +220,7 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	if err := writeDiagnostics(dir, diag); err != nil {
 		return nil, err
 	}
-	if err := writeResults(dir, res); err != nil {
+	if err := WriteResults(dir, res); err != nil {
 		return nil, err
 	}
 	if st.reexport {

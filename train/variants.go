@@ -77,7 +77,7 @@ func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m 
 		if err := writeDiagnostics(dir, diag); err != nil {
 			return err
 		}
-		if err := writeResults(dir, &res); err != nil {
+		if err := WriteResults(dir, &res); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package train
+package grid
 
 import (
 	"errors"
@@ -8,17 +8,32 @@ import (
 
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/train/config"
+	"go.yaml.in/yaml/v3"
 )
 
 // A grid with select: trains each group's tuning runs in <grid>/select/; the tuning run of the
 // chosen value on a tuning seed is, but for its name, the grid cell of that seed: the same
-// training and evaluation config, so the same bits. The grid copies it (Options.CopyFrom)
-// instead of training it twice.
+// training and evaluation config, so the same bits. The grid copies it (CellOptions.CopyFrom)
+// instead of training it twice, and builds no model for it.
 
-// adopt fills the run directory dir with the finished run in src (copyRun) when dir holds
-// nothing but its lock (with force, after clearing what posformer wrote there); otherwise, or
-// when src is not the same run, it returns nil, nil and the run goes on as usual.
-func adopt(src, dir, name string, resolved []byte, force bool) (*Result, error) {
+// adopt fills the run directory of the cell config c with the finished run in src (copyRun)
+// when the directory holds nothing but its lock (with force, after clearing what posformer
+// wrote there), holding the directory's lock as train.Run does; otherwise, or when src is not
+// the same run, it returns nil, nil and the cell is trained (train.Run) as usual.
+func adopt(src string, c config.Config, force bool) (*train.Result, error) {
+	c = c.WithDefaults() // what train.Run writes as the run's config.yaml
+	resolved, err := yaml.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(c.Out, c.Name)
+	release, err := rundir.Lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	all, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("run directory: %w", err)
@@ -37,7 +52,7 @@ func adopt(src, dir, name string, resolved []byte, force bool) (*Result, error) 
 			return nil, err
 		}
 	}
-	return copyRun(src, dir, name, resolved)
+	return copyRun(src, dir, c.Name, resolved)
 }
 
 // copyRun fills the empty, locked run directory dir (config resolved, named name) with the
@@ -45,12 +60,12 @@ func adopt(src, dir, name string, resolved []byte, force bool) (*Result, error) 
 // metrics and diagnostics are copied, its results written again under the new name (results.json
 // last, as a run writes it). It returns nil, nil when src is not such a run (the caller then
 // trains); dir must hold nothing but its lock.
-func copyRun(src, dir, name string, resolved []byte) (*Result, error) {
+func copyRun(src, dir, name string, resolved []byte) (*train.Result, error) {
 	old, err := regfile.ReadFile(filepath.Join(src, "config.yaml"))
 	if err != nil || !rundir.SameBut(old, resolved, "name", "out") {
 		return nil, nil
 	}
-	res, err := ReadResult(src)
+	res, err := train.ReadResult(src)
 	if err != nil {
 		return nil, nil
 	}
@@ -79,7 +94,7 @@ func copyRun(src, dir, name string, resolved []byte) (*Result, error) {
 		}
 	}
 	res.Name, res.Dir = name, dir
-	if err := writeResults(dir, res); err != nil {
+	if err := train.WriteResults(dir, res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -87,18 +102,18 @@ func copyRun(src, dir, name string, resolved []byte) (*Result, error) {
 
 // copyVariant copies an eval variant's result directory, its results renamed.
 func copyVariant(src, dst, name string) error {
-	res, err := ReadResult(src)
+	res, err := train.ReadResult(src)
 	if err != nil {
 		return fmt.Errorf("copying the finished run's variant %s: %w", src, err)
 	}
-	if err := mkdir(dst); err != nil {
-		return err
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return fmt.Errorf("run directory: %w", err)
 	}
 	if err := copyFile(filepath.Join(src, rundir.DiagnosticsFile), filepath.Join(dst, rundir.DiagnosticsFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	res.Name, res.Dir = name, dst
-	return writeResults(dst, res)
+	return train.WriteResults(dst, res)
 }
 
 // copyFile copies a file's bytes atomically (rundir.WriteFileAtomic's temporary file and rename).
