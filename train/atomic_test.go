@@ -48,48 +48,6 @@ func noTempFiles(t *testing.T, dir string) {
 	}
 }
 
-// TestAtomicWriteFullDisk: a write that fails part-way leaves the old file whole, no temporary
-// file, and an error that says the disk is full and what to do.
-func TestAtomicWriteFullDisk(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "results.json")
-	if err := rundir.WriteFileAtomic(path, []byte("old\n")); err != nil {
-		t.Fatal(err)
-	}
-	fullDiskAfter(t, "results.json", 1)
-	err := rundir.WriteFileAtomic(path, bytes.Repeat([]byte("new\n"), 1000))
-	if err == nil || !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "the disk is full") ||
-		!strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("error %v: want one line wrapping ENOSPC that names the file and says the disk is full", err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "old\n" {
-		t.Fatalf("the old file was damaged: %q", b)
-	}
-	noTempFiles(t, dir)
-}
-
-// TestAtomicWriteReplaces: the new content replaces the old one, with mode 0644, and the
-// directory holds nothing else.
-func TestAtomicWriteReplaces(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "report.md")
-	for _, content := range []string{"first\n", "second, longer\n", ""} {
-		if err := rundir.WriteFileAtomic(path, []byte(content)); err != nil {
-			t.Fatal(err)
-		}
-		if b, err := os.ReadFile(path); err != nil || string(b) != content {
-			t.Fatalf("read back %q, %v; want %q", b, err, content)
-		}
-	}
-	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v, want 0644", st.Mode().Perm())
-	}
-	noTempFiles(t, dir)
-	if err := rundir.WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil); err == nil || !strings.Contains(err.Error(), "missing") {
-		t.Errorf("writing into a missing directory: %v; want an error naming the path", err)
-	}
-}
-
 // TestRunFullDiskThenResume: the disk fills up at the second checkpoint. The run stops with the
 // disk-full error, its first checkpoint intact (state after step 5); once there is room again,
 // -resume finishes it bit-identical to a run that never failed.
