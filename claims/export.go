@@ -2,11 +2,13 @@ package claims
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
@@ -149,20 +151,25 @@ func rowsOf(g *report.Grid, naming string) []Row {
 		}
 		lengths := r.Lengths
 		diverged := 0
+		lm := data.ReadsCorpus(c.Task.Name) // a language model: its rows carry bits per byte
 		if r.Diverged != nil {
 			// a diverged run has no scores: one row per tested length, each saying at which step
 			// it diverged (its scores 0, never read as a result: diverged_step)
 			diverged, lengths = max(r.Diverged.Step, 1), nil
 			for _, L := range c.Eval.Lengths {
-				lengths = append(lengths, train.LengthResult{Length: L, InRange: L >= c.Task.MinLen && L <= c.Task.MaxLen})
+				lengths = append(lengths, train.LengthResult{Length: L, InRange: L <= c.Task.MaxLen && (lm || L >= c.Task.MinLen)})
 			}
 		}
 		for _, l := range lengths {
+			bpb, sliding := math.NaN(), math.NaN()
+			if lm {
+				bpb, sliding = l.BitsPerByte, l.SlidingBitsPerByte
+			}
 			ce, ct := train.Chance(c, l.Length)
 			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
 				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,
-				BestScore: r.BestScore, DivergedStep: diverged})
+				BestScore: r.BestScore, DivergedStep: diverged, BitsPerByte: bpb, SlidingBitsPerByte: sliding})
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {

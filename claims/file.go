@@ -81,7 +81,8 @@ type Table struct {
 
 // Statistic is how a run's per-length scores become the numbers a verdict compares.
 type Statistic struct {
-	// Metric is exact_match or token_accuracy.
+	// Metric is exact_match, token_accuracy (higher is better), bits_per_byte or
+	// sliding_bits_per_byte (a language model's; lower is better).
 	Metric string `yaml:"metric"`
 	// Lengths is an explicit test range "lo..hi"; or PastTraining k: the lengths past the
 	// longest training length L up to k·L (k = 0: every tested length past L); or InRange: the
@@ -91,7 +92,8 @@ type Statistic struct {
 	InRange      bool    `yaml:"in_range"`
 	// Ours is our number in the paper's statistic: mean (over seeds) or best (over runs).
 	Ours string `yaml:"ours"`
-	// Learned is the in-range mean below which a cell has not learned the task: untested.
+	// Learned is the in-range mean below which (above which, for a metric where lower is
+	// better) a cell has not learned the task: untested.
 	Learned float64 `yaml:"learned"`
 
 	Written presence.Keys `yaml:"-"`
@@ -121,9 +123,12 @@ const (
 	KindAheadOfAll  = "ahead_of_all" // A > every other cell of its task that learned it
 	KindPaperOrder  = "paper_order"  // every pair of cells the paper ranks, A > B
 	KindFamily      = "family"       // each cell matching Where against its twin without Drop's options
+	// KindChange: a cell against itself, its score at each length past training minus its score
+	// at the training length, at most (or at least) a bound.
+	KindChange = "change_from_training"
 )
 
-var kinds = []string{KindRanking, KindEquivalence, KindShape, KindAheadOfAll, KindPaperOrder, KindFamily}
+var kinds = []string{KindRanking, KindEquivalence, KindShape, KindAheadOfAll, KindPaperOrder, KindFamily, KindChange}
 
 // Claim is one claim.
 type Claim struct {
@@ -152,6 +157,13 @@ type Claim struct {
 	// Headline is a family's headline: the mean over pairs of (ours in the paper's statistic)
 	// A − B, against the paper's (Value, Text).
 	Headline Headline `yaml:"headline"`
+	// AtMost and AtLeast bound a change_from_training claim: per run, A's score at each length
+	// past training minus its score at the longest training length, in the metric's units.
+	AtMost  float64 `yaml:"at_most"`
+	AtLeast float64 `yaml:"at_least"`
+	// Paper is the paper's number as it states it, for a claim whose paper number is not computed
+	// from its cells (printed in the opening table).
+	Paper string `yaml:"paper"`
 	// Statistic overrides the file's for this claim.
 	Statistic Statistic `yaml:"statistic"`
 
@@ -326,7 +338,10 @@ func (f *File) check() error {
 		return err
 	}
 	if f.Statistic.Metric == "" {
-		return f.errAt("statistic.metric", "missing: write exact_match or token_accuracy")
+		return f.errAt("statistic.metric", "missing: write one of %s", metricNames())
+	}
+	if err := f.Statistic.checkLearned(f, "statistic"); err != nil {
+		return err
 	}
 	if !f.Statistic.Written.Has("learned") {
 		return f.errAt("statistic.learned", "missing: give the in-range score below which a cell has not learned the task (0.9 in the shipped files)")
@@ -354,6 +369,9 @@ func (f *File) check() error {
 			return f.errAt(p+".table", "no table is named %q: name one of tables: (%s)", c.Table, f.tableNames())
 		}
 		if err := c.Statistic.check(f, p+".statistic"); err != nil {
+			return err
+		}
+		if err := f.Statistic.merged(c.Statistic).checkLearned(f, p+".statistic"); err != nil {
 			return err
 		}
 		if err := c.check(f, p); err != nil {
@@ -406,8 +424,8 @@ func (s Statistic) ranged() bool {
 }
 
 func (s Statistic) check(f *File, p string) error {
-	if s.Metric != "" && s.Metric != "exact_match" && s.Metric != "token_accuracy" {
-		return f.errAt(p+".metric", "%q is not a metric: write exact_match or token_accuracy", s.Metric)
+	if _, ok := metricOf(s.Metric); s.Metric != "" && !ok {
+		return f.errAt(p+".metric", "%q is not a metric: write one of %s", s.Metric, metricNames())
 	}
 	if s.Ours != "" && s.Ours != "mean" && s.Ours != "best" {
 		return f.errAt(p+".ours", "%q is not a statistic: write mean (over seeds) or best (over runs)", s.Ours)
@@ -429,7 +447,16 @@ func (s Statistic) check(f *File, p string) error {
 	if s.PastTraining < 0 || s.Written.Has("past_training") && s.PastTraining != 0 && s.PastTraining <= 1 {
 		return f.errAt(p+".past_training", "%g: give k > 1 (the lengths past the longest training length L up to k·L), or 0 for every length past L", s.PastTraining)
 	}
-	if s.Learned < 0 || s.Learned > 1 {
+	return nil
+}
+
+// checkLearned checks the learned bar against the metric (s merged with the file's): a score
+// in [0, 1] for an accuracy, a number of bits ≥ 0 for bits per byte.
+func (s Statistic) checkLearned(f *File, p string) error {
+	switch {
+	case lowerBetter(s.Metric) && !(s.Learned >= 0):
+		return f.errAt(p+".learned", "%g is not a number of bits: give the in-range %s above which a cell has not learned (≥ 0)", s.Learned, words(s.Metric))
+	case !lowerBetter(s.Metric) && !(s.Learned >= 0 && s.Learned <= 1):
 		return f.errAt(p+".learned", "%g is not a score: give a value in [0, 1]", s.Learned)
 	}
 	return nil
@@ -479,6 +506,12 @@ func (c *Claim) check(f *File, p string) error {
 		}
 		return nil
 	}
+	if c.Paper != "" && c.Kind != KindShape && c.Kind != KindAheadOfAll && c.Kind != KindChange {
+		return f.errAt(p+".paper", "a %s claim's paper number comes from its cells (their paper: or paper_value:): move it there", c.Kind)
+	}
+	if (c.Written.Has("at_most") || c.Written.Has("at_least")) && c.Kind != KindChange {
+		return f.errAt(p+".kind", "at_most and at_least bound a change_from_training claim, not a %s one: write kind: change_from_training or remove them", c.Kind)
+	}
 	switch c.Kind {
 	case KindRanking:
 		return needAB()
@@ -492,6 +525,9 @@ func (c *Claim) check(f *File, p string) error {
 			return f.errAt(p+".a", "missing task or scheme: give e.g. a: {task: copy, scheme: none}")
 		}
 	case KindShape:
+		if m := f.Statistic.merged(c.Statistic).Metric; !hasChance(m) {
+			return f.errAt(p+".kind", "a shape claim compares scores with chance, which %s has not: judge it in exact_match or token_accuracy", m)
+		}
 		if (c.StaysAbove > 0) == (c.FallsBy > 0) {
 			return f.errAt(p, "give one of stays_above: k and falls_by: k (k > 0, a multiple of the longest training length)")
 		}
@@ -510,6 +546,16 @@ func (c *Claim) check(f *File, p string) error {
 	case KindFamily:
 		if c.Where == "" || len(c.Drop) == 0 {
 			return f.errAt(p, "a family needs where: (the options of its A cells, e.g. randomized=true) and drop: (the options its B cells lack)")
+		}
+	case KindChange:
+		if c.A.Task == "" || c.A.Scheme == "" {
+			return f.errAt(p+".a", "missing task or scheme: give e.g. a: {task: lm, scheme: alibi}")
+		}
+		if c.Written.Has("at_most") == c.Written.Has("at_least") {
+			return f.errAt(p, "give one of at_most: m and at_least: m (the bound on the score at each length past training minus the score at the training length, e.g. at_most: 0)")
+		}
+		if st := f.Statistic.merged(c.Statistic); st.InRange {
+			return f.errAt(p+".statistic", "in_range: a change from training compares lengths past the training length: give past_training: k or lengths: \"lo..hi\"")
 		}
 	}
 	return nil

@@ -57,11 +57,22 @@ type Comparison struct {
 	Ours    string // ours: A − B [interval], or the shape's length
 	Verdict string
 	// detail columns
-	A, B   *side
-	Diff   stats.Interval
-	gain   float64 // a family pair's A − B in the paper's statistic
-	pairOf key     // a family pair's A cell
-	rivals []*side // an ahead_of_all claim's other cells
+	A, B    *side
+	Diff    stats.Interval
+	gain    float64  // a family pair's A − B in the paper's statistic
+	pairOf  key      // a family pair's A cell
+	rivals  []*side  // an ahead_of_all claim's other cells
+	changes []change // a change_from_training claim's lengths
+}
+
+// change is a change_from_training claim at one length: the cell's per-run scores there minus
+// its scores at the training length, their mean with its interval, and the verdict.
+type change struct {
+	length  int
+	score   float64   // the mean over runs of the score at length
+	d       []float64 // per run (seed, then rate): score at length − score at the training length
+	iv      stats.Interval
+	verdict string
 }
 
 // side is one cell of a comparison with its numbers.
@@ -211,8 +222,12 @@ func readPaper(f *File) (paperNumbers, error) {
 	for i, r := range recs[1:] {
 		L, err1 := strconv.Atoi(r[col["length"]])
 		x, err2 := strconv.ParseFloat(r[col[f.Paper.Column]], 64)
-		if err1 != nil || err2 != nil || L < 1 || !(x >= 0 && x <= 1) {
-			return nil, f.errAt("paper.numbers", "%s:%d: want a length ≥ 1 and a score in [0, 1], got %q and %q", f.Paper.Numbers, i+2, r[col["length"]], r[col[f.Paper.Column]])
+		if err1 != nil || err2 != nil || L < 1 || !(x >= 0 && (x <= 1 || lowerBetter(f.Statistic.Metric))) || math.IsInf(x, 0) {
+			want := "a score in [0, 1]"
+			if lowerBetter(f.Statistic.Metric) {
+				want = "a number ≥ 0 in " + words(f.Statistic.Metric)
+			}
+			return nil, f.errAt("paper.numbers", "%s:%d: want a length ≥ 1 and %s, got %q and %q", f.Paper.Numbers, i+2, want, r[col["length"]], r[col[f.Paper.Column]])
 		}
 		k := [2]string{r[col["task"]], r[col["scheme"]]}
 		if out[k] == nil {
@@ -234,6 +249,9 @@ func (j *Judged) resolve(c Cell, path string, t *loaded, st Statistic, paper pap
 	cl := t.cellsFor(st.Metric)[k]
 	if cl == nil {
 		return nil, noCell{f.errAt(path, "table %s has no cell %s · %s: name one of its cells (%s)", t.Name, k.Task, k, j.cellList(t, k.Task))}
+	}
+	if lm := slices.ContainsFunc(cl.rows, Row.lm); !hasChance(st.Metric) && !lm {
+		return nil, f.errAt(path, "cell %s · %s of table %s has no %s (a language model's score, task lm): judge it in exact_match or token_accuracy", k.Task, k, t.Name, st.Metric)
 	}
 	if n := cl.runs(); n < 2 {
 		return nil, f.errAt(path, "cell %s · %s of table %s has %d run: a verdict over seeds needs at least 2 (train more seeds in %s)", k.Task, k, t.Name, n, orWord(t.Grid, "its grid"))
@@ -282,10 +300,11 @@ func (j *Judged) cellList(t *loaded, task string) string {
 	return strings.Join(ns, "; ")
 }
 
-// ours is a side's number in the statistic's own sense: mean over seeds or best over runs.
+// ours is a side's number in the statistic's own sense: mean over seeds or best over runs (the
+// highest, or the lowest when lower is better).
 func (s *side) ours(st Statistic) float64 {
 	if st.Ours == "best" {
-		return maxOf(s.scores)
+		return best(st.Metric, s.scores)
 	}
 	return meanOf(s.scores)
 }
@@ -365,7 +384,7 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 				return nil, err
 			}
 			_, L := s.c.trainRange()
-			v := shape(s.name, s.extrap, L, s.in, c.StaysAbove, c.FallsBy, st.Learned)
+			v := shape(st.Metric, s.name, s.extrap, L, s.in, c.StaysAbove, c.FallsBy, st.Learned)
 			if len(s.diverged) > 0 {
 				v = fmt.Sprintf("%s (%s diverged: %s)", Untested, s.name, strings.Join(s.diverged, ", "))
 			}
@@ -377,7 +396,7 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 			if d := divergedOf(s); d != "" {
 				ours = d
 			}
-			o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, k, L), Paper: "–",
+			o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, k, L), Paper: orWord(c.Paper, "–"),
 				Ours: ours, Verdict: v, A: s})
 		}
 	case KindAheadOfAll:
@@ -396,11 +415,11 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 				return nil, err
 			}
 			sides = append(sides, s)
-			if meanOf(s.in) >= st.Learned {
+			if !notLearned(st.Metric, meanOf(s.in), st.Learned) {
 				others = append(others, rival{s.name, s.scores, s.in})
 			}
 		}
-		v := aheadOfAll(A.name, A.scores, A.in, A.chance, st.Learned, others)
+		v := aheadOfAll(st.Metric, A.name, A.scores, A.in, A.chance, st.Learned, others)
 		for _, x := range append([]*side{A}, sides...) { // a rival that diverged leaves the claim untested too
 			if len(x.diverged) > 0 {
 				v = fmt.Sprintf("%s (%s diverged: %s)", Untested, x.name, strings.Join(x.diverged, ", "))
@@ -415,9 +434,19 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 		if d := divergedOf(A); d != "" {
 			ours = d
 		}
-		o.Rows = append(o.Rows, Comparison{Text: text, Paper: "–",
+		o.Rows = append(o.Rows, Comparison{Text: text, Paper: orWord(c.Paper, "–"),
 			Ours: ours, Verdict: v, A: A})
 		o.Rows[0].rivals = sides
+	case KindChange:
+		A, err := j.resolve(c.A, path+".a", t, st, paper, variant, override)
+		if err != nil {
+			return nil, err
+		}
+		cmp, err := j.changeFromTraining(c, path, st, A)
+		if err != nil {
+			return nil, err
+		}
+		o.Rows = append(o.Rows, cmp)
 	case KindFamily:
 		where := strings.Split(c.Where, ",")
 		cells := t.cellsFor(st.Metric)
@@ -443,9 +472,57 @@ func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Out
 		if len(o.Rows) == 0 && in == nil {
 			return nil, j.File.errAt(path+".where", "no cell of table %s has the options %q with a twin without %v: name options its variants hold", t.Name, c.Where, c.Drop)
 		}
-		o.Headline = familyHeadline(c, o.Rows)
+		o.Headline = familyHeadline(c, st.Metric, o.Rows)
 	}
 	return o, nil
+}
+
+// changeFromTraining judges a change_from_training claim on its cell A: per run, the score at
+// each tested length of the claim's range minus the score at the longest training length L,
+// judged at each length (changeAt), then over the lengths (changeOverall).
+func (j *Judged) changeFromTraining(c *Claim, path string, st Statistic, A *side) (Comparison, error) {
+	f := j.File
+	_, L := A.c.trainRange()
+	ls := A.c.lengths()
+	if !slices.Contains(ls, L) {
+		return Comparison{}, f.errAt(path+".a", "cell %s · %s has no score at its training length %d, which a change from training is measured from: test it there (add %d to eval.lengths)", A.k.Task, A.k, L, L)
+	}
+	if A.lo <= L {
+		return Comparison{}, f.errAt(path+".statistic", "the range %d..%d does not lie past the training length %d: give past_training: k or lengths from %d", A.lo, A.hi, L, L+1)
+	}
+	bound, rel := c.AtMost, "≤"
+	if c.Written.Has("at_least") {
+		bound, rel = c.AtLeast, "≥"
+	}
+	base, _ := A.c.scores(L, L, false)
+	cmp := Comparison{A: A, Paper: orWord(c.Paper, "–")}
+	var verdicts []string
+	for _, x := range ls {
+		if x < A.lo || x > A.hi {
+			continue
+		}
+		at, _ := A.c.scores(x, x, false)
+		ch := change{length: x, score: meanOf(at)}
+		for i := range at {
+			ch.d = append(ch.d, at[i]-base[i])
+		}
+		ch.iv, ch.verdict = changeAt(ch.d, bound, rel == "≤")
+		cmp.changes = append(cmp.changes, ch)
+		verdicts = append(verdicts, ch.verdict)
+	}
+	last := cmp.changes[len(cmp.changes)-1]
+	cmp.Text = fmt.Sprintf("%s: %s, %s at each length %d..%d minus at %d %s %g", A.k.Task, A.name, words(st.Metric), cmp.changes[0].length, last.length, L, rel, bound)
+	if c.Text != "" {
+		cmp.Text = c.Text
+	}
+	cmp.Diff = last.iv
+	cmp.Ours = fmt.Sprintf("%s at %d", fmtDiff(last.iv), last.length)
+	cmp.Verdict = changeOverall(st.Metric, A.name, A.in, st.Learned, cmp.changes)
+	if d := divergedOf(A); d != "" {
+		cmp.Ours = d
+		cmp.Verdict = fmt.Sprintf("%s (%s diverged: %s)", Untested, A.name, strings.Join(A.diverged, ", "))
+	}
+	return cmp, nil
 }
 
 // errNoCell marks an error of a cell its table lacks.
@@ -460,7 +537,7 @@ func (noCell) Is(target error) bool { return target == errNoCell }
 var writtenVariant = presence.Of("variant")
 
 // familyHeadline is the headline comparison of a family's pairs.
-func familyHeadline(c *Claim, rows []Comparison) *Comparison {
+func familyHeadline(c *Claim, metric string, rows []Comparison) *Comparison {
 	var verdicts []string
 	var gains []float64
 	count := map[string]int{}
@@ -476,23 +553,26 @@ func familyHeadline(c *Claim, rows []Comparison) *Comparison {
 		text = c.Text
 	}
 	mean := fmt.Sprintf("%+.1f points (mean over %d pairs of A − B in the paper's statistic)", 100*meanOf(gains), len(gains))
+	if !hasChance(metric) { // not a fraction: in the metric's own units
+		mean = fmt.Sprintf("%+.3f %s (mean over %d pairs of A − B in the paper's statistic)", z(meanOf(gains)), words(metric), len(gains))
+	}
 	if len(gains) == 0 && len(rows) > 0 {
 		mean = "diverged (every pair has a side that diverged)"
 	}
 	return &Comparison{Text: text, Paper: orWord(c.Headline.Paper, "–"),
 		Ours: fmt.Sprintf("%s; the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
 			mean, count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
-		Verdict: headline(verdicts, gains)}
+		Verdict: headline(metric, verdicts, gains)}
 }
 
 // compare judges one pair of sides by the claim's kind.
 func (j *Judged) compare(c *Claim, st Statistic, A, B *side) Comparison {
 	cmp := Comparison{A: A, B: B, Paper: "–"}
 	if c.Kind == KindEquivalence {
-		cmp.Diff, cmp.Verdict = equivalence(A.name, B.name, A.scores, B.scores, A.in, B.in, c.Margin, st.Learned)
+		cmp.Diff, cmp.Verdict = equivalence(st.Metric, A.name, B.name, A.scores, B.scores, A.in, B.in, c.Margin, st.Learned)
 		cmp.Text = fmt.Sprintf("%s: %s ≈ %s (±%g)", A.k.Task, A.name, B.name, c.Margin)
 	} else {
-		cmp.Diff, cmp.Verdict = rank(A.name, B.name, A.scores, B.scores, A.in, B.in, A.chance, st.Learned)
+		cmp.Diff, cmp.Verdict = rank(st.Metric, A.name, B.name, A.scores, B.scores, A.in, B.in, A.chance, st.Learned)
 		cmp.Text = fmt.Sprintf("%s: %s > %s", A.k.Task, A.name, B.name)
 	}
 	if c.Kind == KindRanking && c.Text != "" {
@@ -606,7 +686,7 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 		fo.Arms = append(fo.Arms, rows)
 		if fu.Headline && len(all) > 0 {
 			c := &j.File.Claims[byID[fu.Of[0]]]
-			fo.Headline = append(fo.Headline, familyHeadline(c, all))
+			fo.Headline = append(fo.Headline, familyHeadline(c, j.File.Statistic.merged(c.Statistic).Metric, all))
 		}
 	}
 	return fo, nil

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -128,7 +129,12 @@ func renderStatistic(b *strings.Builder, f *File) {
 		}
 		b.WriteString(".\n")
 	}
-	fmt.Fprintf(b, "- Learned in range: a cell whose mean in-range %s is below %.2f is not judged (*untested*).\n\n", strings.ReplaceAll(s.Metric, "_", " "), s.Learned)
+	side := "below"
+	if lowerBetter(s.Metric) {
+		side = "above"
+		fmt.Fprintf(b, "- Lower %s is better: a ranking A > B says A's is lower, the best over runs is the lowest.\n", words(s.Metric))
+	}
+	fmt.Fprintf(b, "- Learned in range: a cell whose mean in-range %s is %s %.2f is not judged (*untested*).\n\n", words(s.Metric), side, s.Learned)
 }
 
 // renderTables lists the tables with their grids' set-ups and warnings, and the summaries.
@@ -161,7 +167,7 @@ func renderTables(b *strings.Builder, j *Judged) {
 	}
 	for _, t := range f.Tables {
 		if t.Summary {
-			renderSummary(b, j.Tables[t.Name])
+			renderSummary(b, j.Tables[t.Name], f.Statistic.Metric)
 		}
 	}
 	renderCells(b, j)
@@ -195,9 +201,14 @@ func describeGrid(path string) (string, []string) {
 	if e := c.Train.EarlyStop; e.On() {
 		stop = fmt.Sprintf(", early stopping on validation %s (patience %d, min_delta %g, target %g)", strings.ReplaceAll(e.Metric, "_", " "), e.Patience, e.MinDelta, e.Target)
 	}
-	setup := fmt.Sprintf("`%s`, %d cells: %d layers, d_model %d, %d heads, d_ff %d; %d steps of %d sequences, %s%s; trained on lengths %d..%d, tested on %d lengths in %d..%d, %d examples each.",
-		path, len(cells), c.Model.Layers, c.Model.DModel, c.Model.Heads, c.Model.DFF, c.Train.Steps, c.Train.BatchSize, lr, stop,
-		c.Task.MinLen, c.Task.MaxLen, len(L), L[0], L[len(L)-1], c.Eval.Examples)
+	tested := fmt.Sprintf("trained on lengths %d..%d, tested on %s in %d..%d, %s each", c.Task.MinLen, c.Task.MaxLen, count(len(L), "length"), L[0], L[len(L)-1], count(c.Eval.Examples, "example"))
+	if data.ReadsCorpus(c.Task.Name) {
+		tested = fmt.Sprintf("trained on windows of %d tokens, tested at %s in %d..%d on the whole test split (non-overlapping windows, and sliding windows scoring their last %d predictions)",
+			c.Task.MaxLen, count(len(L), "context length"), L[0], L[len(L)-1], c.Eval.Stride)
+	}
+	setup := fmt.Sprintf("`%s`, %s: %s, d_model %d, %s, d_ff %d; %s of %s, %s%s; %s.",
+		path, count(len(cells), "cell"), count(c.Model.Layers, "layer"), c.Model.DModel, count(c.Model.Heads, "head"), c.Model.DFF,
+		count(c.Train.Steps, "step"), count(c.Train.BatchSize, "sequence"), lr, stop, tested)
 	var order []string
 	groups := map[string][]string{}
 	for _, cl := range cells {
@@ -218,6 +229,14 @@ func describeGrid(path string) (string, []string) {
 	return setup, ws
 }
 
+// count is n and the noun, in the plural unless n is 1 ("1 layer", "2 layers").
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
@@ -227,15 +246,19 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// renderSummary is a table's per-cell summary in exact match: mean ± sample standard
-// deviation over seeds in range and past training, the range of the latter, and how far each
-// cell extrapolates in the table's metric.
-func renderSummary(b *strings.Builder, t *loaded) {
-	fmt.Fprintf(b, "Table **%s**, every cell: mean ± sample standard deviation over seeds of exact match in range and past the training lengths; "+
-		"*extrapolates to* in the statistic's metric.\n\n", t.Name)
-	b.WriteString("| task | scheme | variant | seeds | trained on | in-range exact | beyond exact | beyond [min, max] | extrapolates to | ratio |\n" +
-		"| --- | --- | --- | ---: | --- | --- | --- | --- | ---: | ---: |\n")
-	cells := t.cellsFor(train.MetricExact)
+// renderSummary is a table's per-cell summary in exact match (in the file's metric when that has
+// no chance level: bits per byte): mean ± sample standard deviation over seeds in range and past
+// training, the range of the latter, and how far each cell extrapolates in exact match.
+func renderSummary(b *strings.Builder, t *loaded, fileMetric string) {
+	metric, label := train.MetricExact, "exact"
+	if !hasChance(fileMetric) {
+		metric, label = fileMetric, words(fileMetric)
+	}
+	fmt.Fprintf(b, "Table **%s**, every cell: mean ± sample standard deviation over seeds of %s in range and past the training lengths; "+
+		"*extrapolates to* in the statistic's metric.\n\n", t.Name, words(metric))
+	fmt.Fprintf(b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] | extrapolates to | ratio |\n"+
+		"| --- | --- | --- | ---: | --- | --- | --- | --- | ---: | ---: |\n", label, label)
+	cells := t.cellsFor(metric)
 	for _, k := range t.order {
 		c := cells[k]
 		lo, hi := c.trainRange()
@@ -244,8 +267,9 @@ func renderSummary(b *strings.Builder, t *loaded) {
 			continue
 		}
 		ls := c.lengths()
-		in := train.NewStat(c.exactScores(0, 0, true))
-		bey := train.NewStat(c.exactScores(hi+1, ls[len(ls)-1], false))
+		inS, _ := c.scores(0, 0, true)
+		beyS, _ := c.scores(hi+1, ls[len(ls)-1], false)
+		in, bey := train.NewStat(inS), train.NewStat(beyS)
 		x := c.extrapolatesTo()
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d..%d | %.3f ± %.3f | %.3f ± %.3f | [%.3f, %.3f] | %s | %s |\n", k.Task, k.Scheme, orWord(k.Variant, "–"),
 			c.runs(), lo, hi, in.Mean, in.Std, bey.Mean, bey.Std, bey.Min, bey.Max, lengthOrDash(x), strings.TrimSuffix(ratioOrDash(x, float64(x)/float64(hi)), "×"))
@@ -348,13 +372,13 @@ func renderClaim(b *strings.Builder, j *Judged, o *Outcome) {
 		r := o.Rows[0]
 		var ranked, unlearned, far []string
 		all := append([]*side{r.A}, r.rivals...)
-		sort.SliceStable(all, func(x, y int) bool { return meanOf(all[x].scores) > meanOf(all[y].scores) })
+		sort.SliceStable(all, func(x, y int) bool { return ahead(o.Stat.Metric, meanOf(all[x].scores), meanOf(all[y].scores)) > 0 })
 		for _, s := range all {
 			if d := divergedOf(s); d != "" {
 				unlearned = append(unlearned, s.name+" "+d)
 				continue
 			}
-			if meanOf(s.in) < o.Stat.Learned {
+			if notLearned(o.Stat.Metric, meanOf(s.in), o.Stat.Learned) {
 				unlearned = append(unlearned, fmt.Sprintf("%s (%.3f)", s.name, meanOf(s.in)))
 				continue
 			}
@@ -367,6 +391,25 @@ func renderClaim(b *strings.Builder, j *Judged, o *Outcome) {
 		}
 		fmt.Fprintf(b, "| ranking over %d..%d (mean [95%% interval]) | further (mean) | not learned in range | verdict |\n| --- | --- | --- | --- |\n", r.A.lo, r.A.hi)
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", orWord(strings.Join(ranked, " > "), "–"), orWord(strings.Join(far, ", "), "–"), orWord(strings.Join(unlearned, ", "), "–"), r.Verdict)
+	case KindChange:
+		r := o.Rows[0]
+		_, L := r.A.c.trainRange()
+		if d := divergedOf(r.A); d != "" {
+			fmt.Fprintf(b, "%s · %s: %s; verdict: %s.\n", r.A.k.Task, r.A.name, d, r.Verdict)
+			break
+		}
+		base, _ := r.A.c.scores(L, L, false)
+		fmt.Fprintf(b, "%s · %s at the training length %d: %s (mean [95%% interval] over %s; in range: %s). Each length past it, the change per run (seed, then rate) from its own score at %d:\n\n",
+			r.A.k.Task, r.A.name, L, fmtCI(base), count(len(base), "run"), fmtCI(r.A.in), L)
+		fmt.Fprintf(b, "| length | ×%d | %s (mean) | change per run | change: mean [95%% interval] | verdict |\n| ---: | ---: | ---: | --- | --- | --- |\n", L, words(o.Stat.Metric))
+		for _, ch := range r.changes {
+			var per []string
+			for _, d := range ch.d {
+				per = append(per, fmt.Sprintf("%+.3f", z(d)))
+			}
+			fmt.Fprintf(b, "| %d | %.3g | %.3f | %s | %s | %s |\n", ch.length, float64(ch.length)/float64(L), ch.score, strings.Join(per, ", "), fmtDiff(ch.iv), ch.verdict)
+		}
+		fmt.Fprintf(b, "\nOver the lengths: **%s**.\n", r.Verdict)
 	default:
 		pairTable(b, o.Rows, o.Stat)
 		if len(o.LeftOut) > 0 {

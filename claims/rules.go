@@ -3,6 +3,7 @@ package claims
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
@@ -26,51 +27,59 @@ func classOf(v string) string {
 // Rules is the statement of the verdict rules, printed once in docs/claims/README.md; every
 // function below applies one of them.
 func Rules() string {
-	return fmt.Sprintf(`**How verdicts are reached** (claims/rules.go, train/chance.go, internal/stats). For each run, a score is its mean over the claim's test lengths in the claim's metric; scores are compared over runs (seeds). Every interval is a %.0f%% t interval.
+	return fmt.Sprintf(`**How verdicts are reached** (claims/rules.go, train/chance.go, internal/stats). For each run, a score is its mean over the claim's test lengths in the claim's metric; scores are compared over runs (seeds). Every interval is a %.0f%% t interval: of a mean over runs, the t interval with n − 1 degrees of freedom; of a difference of two cells' means, Welch's.
 
-- **Ranking A > B**: Welch's t interval of mean(A) − mean(B). *Reproduced* when it lies above 0, *contradicted* when it lies below 0, *inconclusive* otherwise (with three seeds only large gaps pass). Seeds whose scores do not vary at all give a zero-width interval.
-- **Learned in range**: a cell whose mean in-range score is below the file's learned bar (statistic.learned) has not learned the task and is not judged: *untested*, naming the cell and its in-range score. A cell with fewer than 2 runs is refused when the file is read.
-- **Chance**: what guessing scores, per output token 1/k for k possible values, exact match (1/k)^n for an n-token answer. A score is *within noise of chance* when the upper end of the interval of its mean is at most chance + %.2f, and *clearly above chance* when the lower end exceeds chance + %.2f. When both sides of a ranking are within noise of chance the verdict is *inconclusive (chance)*.
+- **Direction**: higher is better for exact match and token accuracy, lower for bits per byte (bits_per_byte, sliding_bits_per_byte: a language model's). *Ahead*, *learned*, *best* and *on A's side* below are in the metric's direction; numbers are printed in the metric's own units (A − B of bits per byte is negative when A is ahead).
+- **Ranking A > B** (A ahead of B): Welch's t interval of mean(A) − mean(B). *Reproduced* when it lies wholly on A's side of 0 (above 0; below 0 when lower is better), *contradicted* when it lies wholly on B's side, *inconclusive* otherwise (with three seeds only large gaps pass). Seeds whose scores do not vary at all give a zero-width interval.
+- **Learned in range**: a cell whose mean in-range score falls short of the file's learned bar (statistic.learned: below it, above it when lower is better) has not learned the task and is not judged: *untested*, naming the cell and its in-range score. A cell with fewer than 2 runs is refused when the file is read.
+- **Chance**: what guessing scores, per output token 1/k for k possible values, exact match (1/k)^n for an n-token answer. A score is *within noise of chance* when the upper end of the interval of its mean is at most chance + %.2f, and *clearly above chance* when the lower end exceeds chance + %.2f. When both sides of a ranking are within noise of chance the verdict is *inconclusive (chance)*. Bits per byte have no chance level here: neither this rule nor *extrapolates to* nor a shape claim applies to them.
 - **Extrapolates to**: the longest tested length up to which the score stays clearly above chance at every tested length.
 - **Equivalence A ≈ B (margin m)**: *reproduced* when the Welch interval of A − B lies within ±m; *contradicted* when it excludes 0 and |A − B| ≥ m; *inconclusive* otherwise.
 - **Shape**: *stays above to k·L*: reproduced when the cell extrapolates to at least k·L (L the longest training length), contradicted otherwise; *falls by k·L*: reproduced when it extrapolates to at most k·L, contradicted otherwise.
 - **A ahead of all**: A against every other cell of its task that learned it, each a ranking: *reproduced* when every ranking is reproduced; *contradicted* when one is (naming the first cell ahead of A); *inconclusive (chance)* when A and all the others are within noise of chance; *inconclusive* otherwise.
 - **Paper order**: every pair the paper ranks A > B is a ranking; a pair whose paper gap is below the claim's min_gap is listed with our numbers but not judged or counted.
-- **Family headline**: the mean over the family's pairs of (ours in the paper's statistic) A − B. *Reproduced* when that mean is positive, at least one pair is reproduced and none is contradicted (with the number of untested pairs said); *contradicted* when a pair is contradicted; *untested* when every pair is untested; *inconclusive* otherwise.
+- **Family headline**: the mean over the family's pairs of (ours in the paper's statistic) A − B. *Reproduced* when that mean is on A's side of 0, at least one pair is reproduced and none is contradicted (with the number of untested pairs said); *contradicted* when a pair is contradicted; *untested* when every pair is untested; *inconclusive* otherwise.
+- **Change from training** (at_most m, or at_least m): a cell against itself. Per run, its score at each tested length past the longest training length L minus its own score at L; at each length the t interval of the mean of these changes over runs. At a length, at most m is *reproduced* when the interval lies below m, *contradicted* when it lies above m, *inconclusive* otherwise (at least m: the other way round). Over the lengths: *contradicted* when a length is, *reproduced* when every length is, *inconclusive* otherwise; *untested* when the cell did not learn in range.
 
 Each claim is judged on its own at %.0f%%, without a correction for the many claims of a table: where the two sides do not differ, about one claim in twenty still reads *reproduced* or *contradicted* by chance alone.
 `, train.Level*100, train.ChanceMargin, train.ChanceMargin, train.Level*100)
 }
 
-// rank judges "A > B" from the two cells' per-run scores in the range (a, b, with the mean
-// chance there) and in range (inA, inB) against the learned bar.
-func rank(nameA, nameB string, a, b, inA, inB []float64, chance, learned float64) (stats.Interval, string) {
+// rank judges "A > B" (A ahead of B in the metric's direction) from the two cells' per-run
+// scores in the range (a, b, with the mean chance there) and in range (inA, inB) against the
+// learned bar. The interval is of A − B in the metric's units: A is ahead when it lies above 0,
+// or below 0 when lower is better.
+func rank(metric, nameA, nameB string, a, b, inA, inB []float64, chance, learned float64) (stats.Interval, string) {
 	iv := stats.Welch(a, b, train.Level)
 	ma, mb := meanOf(inA), meanOf(inB)
+	aheadLo, aheadHi := iv.Lo, iv.Hi // the interval of A's advantage over B
+	if lowerBetter(metric) {
+		aheadLo, aheadHi = -iv.Hi, -iv.Lo
+	}
 	switch {
 	case len(a) == 0 || len(b) == 0:
 		return iv, Untested + " (no runs in the range)"
-	case ma < learned:
+	case notLearned(metric, ma, learned):
 		return iv, fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, nameA, ma)
-	case mb < learned:
+	case notLearned(metric, mb, learned):
 		return iv, fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, nameB, mb)
-	case train.AtChance(a, chance) && train.AtChance(b, chance):
+	case hasChance(metric) && train.AtChance(a, chance) && train.AtChance(b, chance):
 		return iv, Inconclusive + " (chance)"
-	case iv.Lo > 0:
+	case aheadLo > 0:
 		return iv, Reproduced
-	case iv.Hi < 0:
+	case aheadHi < 0:
 		return iv, Contradicted
 	}
 	return iv, Inconclusive
 }
 
 // equivalence judges "A ≈ B within ±margin".
-func equivalence(nameA, nameB string, a, b, inA, inB []float64, margin, learned float64) (stats.Interval, string) {
+func equivalence(metric, nameA, nameB string, a, b, inA, inB []float64, margin, learned float64) (stats.Interval, string) {
 	iv := stats.Welch(a, b, train.Level)
 	switch {
-	case meanOf(inA) < learned:
+	case notLearned(metric, meanOf(inA), learned):
 		return iv, fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, nameA, meanOf(inA))
-	case meanOf(inB) < learned:
+	case notLearned(metric, meanOf(inB), learned):
 		return iv, fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, nameB, meanOf(inB))
 	case iv.Lo > -margin && iv.Hi < margin:
 		return iv, Reproduced
@@ -81,9 +90,9 @@ func equivalence(nameA, nameB string, a, b, inA, inB []float64, margin, learned 
 }
 
 // shape judges a cell's extrapolation length x against k·L.
-func shape(name string, x, L int, in []float64, staysAbove, fallsBy, learned float64) string {
+func shape(metric, name string, x, L int, in []float64, staysAbove, fallsBy, learned float64) string {
 	switch {
-	case meanOf(in) < learned:
+	case notLearned(metric, meanOf(in), learned):
 		return fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, name, meanOf(in))
 	case staysAbove > 0 && float64(x) >= staysAbove*float64(L), fallsBy > 0 && float64(x) <= fallsBy*float64(L):
 		return Reproduced
@@ -98,13 +107,13 @@ type rival struct {
 }
 
 // aheadOfAll judges "A is ahead of every other learned cell".
-func aheadOfAll(name string, near, in []float64, chance, learned float64, others []rival) string {
-	if meanOf(in) < learned {
+func aheadOfAll(metric, name string, near, in []float64, chance, learned float64, others []rival) string {
+	if notLearned(metric, meanOf(in), learned) {
 		return fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, name, meanOf(in))
 	}
-	allChance, ahead, behind := train.AtChance(near, chance), true, ""
+	allChance, ahead, behind := hasChance(metric) && train.AtChance(near, chance), true, ""
 	for _, o := range others {
-		_, v := rank(name, o.name, near, o.near, in, o.in, chance, learned)
+		_, v := rank(metric, name, o.name, near, o.near, in, o.in, chance, learned)
 		if !train.AtChance(o.near, chance) {
 			allChance = false
 		}
@@ -128,8 +137,9 @@ func aheadOfAll(name string, near, in []float64, chance, learned float64, others
 	return Inconclusive
 }
 
-// headline judges a family's headline from its pairs' verdicts and gains.
-func headline(verdicts []string, gains []float64) string {
+// headline judges a family's headline from its pairs' verdicts and gains (A − B in the
+// metric's units).
+func headline(metric string, verdicts []string, gains []float64) string {
 	count := map[string]int{}
 	for _, v := range verdicts {
 		count[classOf(v)]++
@@ -139,11 +149,54 @@ func headline(verdicts []string, gains []float64) string {
 		return Untested + " (no pair could be judged)"
 	case count[Contradicted] > 0:
 		return Contradicted
-	case count[Reproduced] > 0 && meanOf(gains) > 0:
+	case count[Reproduced] > 0 && ahead(metric, meanOf(gains), 0) > 0:
 		if n := count[Untested]; n > 0 {
 			return fmt.Sprintf("%s in the %d of %d pairs that could be judged (%d untested)", Reproduced, len(verdicts)-n, len(verdicts), n)
 		}
 		return Reproduced
 	}
 	return Inconclusive
+}
+
+// changeAt judges a cell's change from its training length at one length, from its per-run
+// changes d (score there minus score at the training length): with atMost, *reproduced* when
+// the t interval of their mean lies below the bound, *contradicted* when it lies above it; else
+// (at least) the other way round; *inconclusive* when it holds the bound.
+func changeAt(d []float64, bound float64, atMost bool) (stats.Interval, string) {
+	m, lo, hi := stats.MeanInterval(d, train.Level)
+	iv := stats.Interval{Diff: m, Lo: lo, Hi: hi}
+	below, above := hi < bound, lo > bound
+	switch {
+	case atMost && below, !atMost && above:
+		return iv, Reproduced
+	case atMost && above, !atMost && below:
+		return iv, Contradicted
+	}
+	return iv, Inconclusive
+}
+
+// changeOverall is a change_from_training claim's verdict over its lengths: *untested* when the
+// cell did not learn in range; *contradicted* when a length is (naming those that are);
+// *reproduced* when every length is; *inconclusive* otherwise (naming the lengths that are not
+// reproduced).
+func changeOverall(metric, name string, in []float64, learned float64, at []change) string {
+	if notLearned(metric, meanOf(in), learned) {
+		return fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, name, meanOf(in))
+	}
+	var contra, open []string
+	for _, c := range at {
+		switch c.verdict {
+		case Contradicted:
+			contra = append(contra, strconv.Itoa(c.length))
+		case Inconclusive:
+			open = append(open, strconv.Itoa(c.length))
+		}
+	}
+	switch {
+	case len(contra) > 0:
+		return fmt.Sprintf("%s (at %s)", Contradicted, strings.Join(contra, ", "))
+	case len(open) > 0:
+		return fmt.Sprintf("%s (at %s)", Inconclusive, strings.Join(open, ", "))
+	}
+	return Reproduced
 }

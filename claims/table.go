@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,15 +35,28 @@ type Row struct {
 	// DivergedStep is the step at which the run's loss became non-finite or exploded (0: it
 	// did not diverge): its scores are not a result, and a claim on its cell is untested.
 	DivergedStep int
+	// BitsPerByte and SlidingBitsPerByte are a language model's scores (the lm task; lower is
+	// better), with non-overlapping windows and with a sliding window; NaN for other tasks.
+	BitsPerByte, SlidingBitsPerByte float64
 }
 
-// Header is the column list of a per-seed table. best_val_score is optional on reading (tables
-// written before it lack it).
-var Header = []string{"task", "scheme", "variant", "seed", "length", "in_range", "exact_match", "token_accuracy", "n",
-	"lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step"}
+// lm: the row is a language model's (it has bits per byte).
+func (r Row) lm() bool { return !math.IsNaN(r.BitsPerByte) }
 
-// optional are the columns a table may lack (tables written before them).
-var optional = map[string]bool{"best_val_score": true, "diverged_step": true}
+// Header is the column list of a per-seed table. The last ones are optional on reading (tables
+// written before them lack them); the language model's two, bits_per_byte and
+// sliding_bits_per_byte, are written only by a table that has a language model's rows (empty
+// fields in its other rows).
+var Header = []string{"task", "scheme", "variant", "seed", "length", "in_range", "exact_match", "token_accuracy", "n",
+	"lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step",
+	MetricBitsPerByte, MetricSlidingBitsPerByte}
+
+// optional are the columns a table may lack (tables written before them, tables without a
+// language model's rows).
+var optional = map[string]bool{"best_val_score": true, "diverged_step": true, MetricBitsPerByte: true, MetricSlidingBitsPerByte: true}
+
+// lmColumns counts the language model's columns at the end of Header.
+const lmColumns = 2
 
 // ReadTable parses a per-seed table, checking its columns and the range of every number.
 func ReadTable(path string) ([]Row, error) { return readTable(path, nil) }
@@ -102,10 +116,28 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			}
 			*c.dst = v
 		}
+		x.BitsPerByte, x.SlidingBitsPerByte = math.NaN(), math.NaN()
+		for _, c := range []struct {
+			h   string
+			dst *float64
+		}{{MetricBitsPerByte, &x.BitsPerByte}, {MetricSlidingBitsPerByte, &x.SlidingBitsPerByte}} {
+			if _, ok := col[c.h]; !ok || get(c.h) == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(get(c.h), 64)
+			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+				return nil, bad(c.h, "a number of bits ≥ 0 (empty for a task other than lm)")
+			}
+			*c.dst = v
+		}
+		if x.lm() != !math.IsNaN(x.SlidingBitsPerByte) {
+			return nil, fmt.Errorf("%s:%d: %s and %s are both given (a language model's row) or both empty", path, line, MetricBitsPerByte, MetricSlidingBitsPerByte)
+		}
 		if x.InRange, err = strconv.ParseBool(get("in_range")); err != nil {
 			return nil, bad("in_range", "true or false")
 		}
-		if x.InRange != (x.Length >= x.MinLen && x.Length <= x.MaxLen) {
+		// a language model has seen every context up to its training windows'
+		if want := x.Length <= x.MaxLen && (x.lm() || x.Length >= x.MinLen); x.InRange != want {
 			return nil, fmt.Errorf("%s:%d: in_range is %v at length %d, trained on %d..%d",
 				path, line, x.InRange, x.Length, x.MinLen, x.MaxLen)
 		}
@@ -208,16 +240,32 @@ func sortedLengths(set map[int]bool) []int {
 	return out
 }
 
-// TableCSV renders rows with Header.
+// TableCSV renders rows with Header (without the language model's columns when no row is a
+// language model's, so that other tables keep their bits).
 func TableCSV(rows []Row) []byte {
+	lm := slices.ContainsFunc(rows, Row.lm)
+	header := Header
+	if !lm {
+		header = Header[:len(Header)-lmColumns]
+	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write(Header)
+	w.Write(header)
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	orEmpty := func(x float64) string {
+		if math.IsNaN(x) {
+			return ""
+		}
+		return g(x)
+	}
 	for _, r := range rows {
-		w.Write([]string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
+		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
 			g(r.Exact), g(r.Token), strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
-			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), g(r.BestScore), strconv.Itoa(r.DivergedStep)})
+			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), g(r.BestScore), strconv.Itoa(r.DivergedStep)}
+		if lm {
+			rec = append(rec, orEmpty(r.BitsPerByte), orEmpty(r.SlidingBitsPerByte))
+		}
+		w.Write(rec)
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -262,9 +310,16 @@ func cellsOf(rows []Row, metric string) (map[key]*cell, []key) {
 	return out, order
 }
 
+// score is a row's score in the cell's metric and what guessing scores there (NaN for a metric
+// without a chance level).
 func (c *cell) score(r Row) (score, chance float64) {
-	if c.metric == train.MetricToken {
+	switch c.metric {
+	case train.MetricToken:
 		return r.Token, r.ChanceToken
+	case MetricBitsPerByte:
+		return r.BitsPerByte, math.NaN()
+	case MetricSlidingBitsPerByte:
+		return r.SlidingBitsPerByte, math.NaN()
 	}
 	return r.Exact, r.ChanceExact
 }
@@ -326,14 +381,6 @@ func (c *cell) runs() int {
 	return len(s)
 }
 
-// exactScores is scores in exact match, whatever the cell's metric (the summary table's).
-func (c *cell) exactScores(lo, hi int, inRange bool) []float64 {
-	e := *c
-	e.metric = train.MetricExact
-	s, _ := e.scores(lo, hi, inRange)
-	return s
-}
-
 // lengths lists the tested lengths, ascending.
 func (c *cell) lengths() []int {
 	seen := map[int]bool{}
@@ -351,8 +398,12 @@ func (c *cell) lengths() []int {
 // trainRange is the cell's training lengths.
 func (c *cell) trainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].MaxLen }
 
-// extrapolatesTo is train.ExtrapolatesTo over the cell's tested lengths, in its metric.
+// extrapolatesTo is train.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
+// for a metric without a chance level.
 func (c *cell) extrapolatesTo() int {
+	if !hasChance(c.metric) {
+		return 0 // no chance level to stay above
+	}
 	return train.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, float64) { return c.scores(L, L, false) })
 }
 
@@ -376,13 +427,5 @@ func (c *cell) span(s Statistic) (lo, hi int, inRange bool) {
 
 func meanOf(xs []float64) float64 {
 	m, _ := stats.MeanVar(xs)
-	return m
-}
-
-func maxOf(xs []float64) float64 {
-	m := math.Inf(-1)
-	for _, x := range xs {
-		m = math.Max(m, x)
-	}
 	return m
 }

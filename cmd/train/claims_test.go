@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -129,6 +132,10 @@ func TestClaimsExport(t *testing.T) {
 	md, _ := os.ReadFile(doc)
 	if !bytes.Contains(md, []byte("| copy: alibi > none |")) || !strings.Contains(out.String(), "mine-claims.md: ") {
 		t.Errorf("document:\n%s\nstdout: %s", md, out.String())
+	}
+	// the grid's set-up in words, each count agreeing with its noun (it said "1 layers")
+	if want := "4 cells: 1 layer, d_model 16, 2 heads, d_ff 32; 2 steps of 4 sequences"; !bytes.Contains(md, []byte(want)) {
+		t.Errorf("the document does not describe the grid as %q:\n%s", want, md)
 	}
 	refused := func(what string, args []string, wants ...string) {
 		t.Helper()
@@ -329,4 +336,73 @@ func TestClaimsKeepsHandWritten(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
 	}
 	kept(dir, page)
+}
+
+// TestClaimsExportLM: a grid of language models (the lm task on the small test corpus: alibi,
+// and rope with its yarn evaluation variant, 2 seeds) exported by claims -export: each row
+// carries its run's bits per byte of both kinds from results.json, a context shorter than the
+// training windows is in range, and change_from_training claims in either kind are judged
+// from the table (issue 27 point 5).
+func TestClaimsExportLM(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	cfg := writeFile(t, filepath.Join(dir, "lmgrid.yaml"), "name: lmgrid\n"+lmTinyConfig+"sweep:\n  position: [{kind: alibi}, {kind: rope}]\n  seed: [1, 2]\n")
+	file := writeFile(t, filepath.Join(dir, "lm-claims.yaml"), `title: lm
+tables: [{name: t, csv: lm.csv, grid: lmgrid.yaml}]
+statistic: {metric: bits_per_byte, past_training: 0, learned: 20}
+claims:
+  - {id: c, kind: change_from_training, a: {task: lm, scheme: alibi}, at_most: 0}
+  - id: s
+    kind: change_from_training
+    a: {task: lm, scheme: rope, variant: "rope_scaling=yarn,eval=yarn"}
+    at_least: 0
+    statistic: {metric: sliding_bits_per_byte}
+`)
+	if err := run(context.Background(), []string{"-config", cfg, "-out", runs, "-jobs", "2"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), []string{"claims", "-export", "-runs", runs, file}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	table, err := os.ReadFile(filepath.Join(dir, "lm.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(table)), "\n")
+	if len(lines) != 1+2*3*3 || !strings.HasSuffix(lines[0], ",bits_per_byte,sliding_bits_per_byte") {
+		t.Fatalf("want a header with the bits-per-byte columns and 2 seeds × (alibi, rope, rope yarn) × 3 lengths:\n%s", table)
+	}
+	res, err := os.ReadFile(filepath.Join(runs, "lmgrid", "position-alibi__seed-2", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Lengths []struct {
+			Length              int
+			InRange             bool    `json:"in_range"`
+			BitsPerByte         float64 `json:"bits_per_byte"`
+			SlidingBitsPerBytes float64 `json:"sliding_bits_per_byte"`
+		}
+	}
+	json.Unmarshal(res, &r)
+	if len(r.Lengths) != 3 {
+		t.Fatalf("results.json: %s", res)
+	}
+	for _, l := range r.Lengths {
+		want := fmt.Sprintf("lm,alibi,,2,%d,%v,", l.Length, l.InRange)
+		tail := fmt.Sprintf(",%s,%s", strconv.FormatFloat(l.BitsPerByte, 'g', -1, 64), strconv.FormatFloat(l.SlidingBitsPerBytes, 'g', -1, 64))
+		if !slices.ContainsFunc(lines, func(s string) bool { return strings.HasPrefix(s, want) && strings.HasSuffix(s, tail) }) {
+			t.Errorf("no row %s...%s in the table:\n%s", want, tail, table)
+		}
+		if l.Length == 8 && !l.InRange {
+			t.Errorf("context 8 of a model trained on windows of 16 is not in range")
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "lm-claims.md"))
+	for _, want := range []string{"| lm: alibi, bits per byte at each length 32..32 minus at 16 ≤ 0 |",
+		"| lm: rope (rope_scaling=yarn,eval=yarn), sliding bits per byte at each length 32..32 minus at 16 ≥ 0 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the document has no row %q:\n%s", want, md)
+		}
+	}
 }
