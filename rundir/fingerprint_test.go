@@ -70,10 +70,13 @@ func TestFingerprint(t *testing.T) {
 			t.Errorf("%s → %s (evaluation only): the fingerprint changed: %s", c[0], c[1], FingerprintDiff(fp, Fingerprint([]byte(changed))))
 		}
 	}
-	// rope_scaling added beside max_positions: only max_positions' presence matters.
-	withScaling := fmt.Sprintf(resolved, "    max_positions: 64\n    rope_scaling: ntk")
-	if Fingerprint([]byte(withScaling)) != fp {
-		t.Errorf("position.rope_scaling changed the fingerprint: %s", FingerprintDiff(fp, Fingerprint([]byte(withScaling))))
+	// rope_scaling (and dynamic_ntk's rope_factor, which an eval variant sets) added beside
+	// max_positions: only max_positions' presence matters.
+	for _, scaling := range []string{"rope_scaling: ntk", "rope_scaling: dynamic_ntk\n    rope_factor: 2"} {
+		withScaling := fmt.Sprintf(resolved, "    max_positions: 64\n    "+scaling)
+		if Fingerprint([]byte(withScaling)) != fp {
+			t.Errorf("position.%s changed the fingerprint: %s", scaling, FingerprintDiff(fp, Fingerprint([]byte(withScaling))))
+		}
 	}
 	variants := base + "    variants:\n        - {name: ntk, rope_scaling: ntk}\n"
 	if Fingerprint([]byte(variants)) != fp {

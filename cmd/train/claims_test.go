@@ -339,14 +339,17 @@ func TestClaimsKeepsHandWritten(t *testing.T) {
 }
 
 // TestClaimsExportLM: a grid of language models (the lm task on the small test corpus: alibi,
-// and rope with its yarn evaluation variant, 2 seeds) exported by claims -export: each row
+// and rope with its dynamic_ntk and yarn evaluation variants, 2 seeds) exported by claims -export: each row
 // carries its run's bits per byte of both kinds from results.json, a context shorter than the
 // training windows is in range, and change_from_training claims in either kind are judged
 // from the table (issue 27 point 5).
 func TestClaimsExportLM(t *testing.T) {
 	dir := t.TempDir()
 	runs := filepath.Join(dir, "runs")
-	cfg := writeFile(t, filepath.Join(dir, "lmgrid.yaml"), "name: lmgrid\n"+lmTinyConfig+"sweep:\n  position: [{kind: alibi}, {kind: rope}]\n  seed: [1, 2]\n")
+	// with dynamic_ntk's factor set by a variant, as configs/press2022.yaml does (report and
+	// export refused its runs as trained by another config: position.rope_factor (2 → unset))
+	grid := strings.Replace(lmTinyConfig, "    - {name: yarn,", "    - {name: dynamic_ntk, when: [position.kind=rope], rope_scaling: dynamic_ntk, rope_factor: 2}\n    - {name: yarn,", 1)
+	cfg := writeFile(t, filepath.Join(dir, "lmgrid.yaml"), "name: lmgrid\n"+grid+"sweep:\n  position: [{kind: alibi}, {kind: rope}]\n  seed: [1, 2]\n")
 	file := writeFile(t, filepath.Join(dir, "lm-claims.yaml"), `title: lm
 tables: [{name: t, csv: lm.csv, grid: lmgrid.yaml}]
 statistic: {metric: bits_per_byte, past_training: 0, learned: 20}
@@ -369,8 +372,8 @@ claims:
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(table)), "\n")
-	if len(lines) != 1+2*3*3 || !strings.HasSuffix(lines[0], ",bits_per_byte,sliding_bits_per_byte") {
-		t.Fatalf("want a header with the bits-per-byte columns and 2 seeds × (alibi, rope, rope yarn) × 3 lengths:\n%s", table)
+	if len(lines) != 1+2*4*3 || !strings.HasSuffix(lines[0], ",bits_per_byte,sliding_bits_per_byte") {
+		t.Fatalf("want a header with the bits-per-byte columns and 2 seeds × (alibi, rope, rope dynamic_ntk, rope yarn) × 3 lengths:\n%s", table)
 	}
 	res, err := os.ReadFile(filepath.Join(runs, "lmgrid", "position-alibi__seed-2", "results.json"))
 	if err != nil {
