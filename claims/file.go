@@ -164,6 +164,9 @@ type Claim struct {
 	// Paper is the paper's number as it states it, for a claim whose paper number is not computed
 	// from its cells (printed in the opening table).
 	Paper string `yaml:"paper"`
+	// Beside marks a comparison shown beside the paper's claims, judged by the same rules but
+	// not one of them (a scheme the paper did not test): the index does not count it.
+	Beside bool `yaml:"beside"`
 	// Statistic overrides the file's for this claim.
 	Statistic Statistic `yaml:"statistic"`
 

@@ -13,7 +13,8 @@ import (
 
 // TestLMClaims judges the bits-per-byte fixture (testdata/lm/lm.csv: alibi falling, sinusoidal
 // rising and rope wandering past the training length 16, none above the learned bar of 8 bits;
-// 3 seeds, contexts 8..64) lower-is-better, and renders the committed document
+// 3 seeds, contexts 8..64) lower-is-better, with rope's claim beside the others (not counted),
+// and renders the committed document
 // testdata/lm/lm.md byte for byte (what `go run ./cmd/train claims claims/testdata/lm/lm.yaml`
 // writes; -update rewrites it).
 func TestLMClaims(t *testing.T) {
@@ -49,6 +50,13 @@ func TestLMClaims(t *testing.T) {
 		"rank":          "-0.943 [-1.300, -0.586] | reproduced",
 		"rank_rev":      "+0.943 [+0.586, +1.300] | contradicted",
 		"ahead":         "2.957 [2.888, 3.025] | contradicted (rope is ahead)",
+	}
+	// rope's claim is beside the others: shown, not counted
+	if n := counts(j); n[Reproduced] != 4 || n[Contradicted] != 3 || n[Inconclusive] != 0 || n[Untested] != 1 {
+		t.Errorf("counts %v, want 4 reproduced, 3 contradicted, 1 untested (rope's inconclusive claim is beside them)", n)
+	}
+	if !bytes.Contains(docs[0].Content, []byte("| *beside*: lm: rope, bits per byte at each length 32..64 minus at 16 ≤ 0 |")) {
+		t.Error("the opening table does not mark rope's claim as beside the others")
 	}
 	for _, o := range j.Claims {
 		if got := o.Rows[0].Ours + " | " + o.Rows[0].Verdict; got != want[o.Claim.ID] {
@@ -160,6 +168,18 @@ claims:
 	for _, c := range []string{Reproduced, Contradicted, Inconclusive, Untested} {
 		if seen[c] == 0 {
 			t.Errorf("no %s verdict in 300 tables (%v): the comparison is vacuous there", c, seen)
+		}
+	}
+}
+
+// TestPendingClaimsFiles: each claims file waiting in docs/claims/pending/ for its grid's table
+// is a valid claims file now (it loads), so that exporting the table is what it waits for.
+func TestPendingClaimsFiles(t *testing.T) {
+	t.Chdir("..")
+	paths, _ := filepath.Glob(filepath.Join("docs", "claims", "pending", "*.yaml"))
+	for _, p := range paths {
+		if _, err := Load(p); err != nil {
+			t.Errorf("%v", err)
 		}
 	}
 }
