@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -223,13 +224,13 @@ func describeGrid(path string) (string, []string) {
 		tested = fmt.Sprintf("trained on windows of %d tokens, tested at %s in %d..%d on the whole test split (non-overlapping windows, and sliding windows scoring their last %d predictions)",
 			c.Task.MaxLen, count(len(L), "context length"), L[0], L[len(L)-1], c.Eval.Stride)
 	}
-	setup := fmt.Sprintf("`%s`, %s: %s, d_model %d, %s, d_ff %d; %s of %s, %s%s; %s.",
+	desc := fmt.Sprintf("`%s`, %s: %s, d_model %d, %s, d_ff %d; %s of %s, %s%s; %s.",
 		path, count(len(cells), "cell"), count(c.Model.Layers, "layer"), c.Model.DModel, count(c.Model.Heads, "head"), c.Model.DFF,
 		count(c.Train.Steps, "step"), count(c.Train.BatchSize, "sequence"), lr, stop, tested)
 	var order []string
 	groups := map[string][]string{}
 	for _, cl := range cells {
-		for _, w := range cl.Config.Warnings() {
+		for _, w := range setup.Warnings(cl.Config) {
 			if _, ok := groups[w]; !ok {
 				order = append(order, w)
 			}
@@ -243,7 +244,7 @@ func describeGrid(path string) (string, []string) {
 	for _, w := range order {
 		ws = append(ws, strings.Join(groups[w], "; ")+": "+w)
 	}
-	return setup, ws
+	return desc, ws
 }
 
 // count is n and the noun, in the plural unless n is 1 ("1 layer", "2 layers").

@@ -20,6 +20,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -104,7 +105,7 @@ func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Option
 	jobs := min(max(opt.Jobs, 1), len(cells))
 	var peak int64 // the jobs largest runs at once
 	for _, c := range cells {
-		peak = max(peak, c.Config.PeakMemory())
+		peak = max(peak, setup.PeakMemory(c.Config))
 	}
 	if opt.LimitMemory != nil {
 		opt.LimitMemory(peak * int64(jobs))

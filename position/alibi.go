@@ -10,10 +10,10 @@ import (
 )
 
 func init() {
-	Register(Def[ALiBiOptions]{
+	Register(Def[ALiBiOptions, *ALiBi]{
 		Kind: "alibi",
 		Doc:  "linear distance bias per head with fixed slopes (Press et al. 2022)",
-		New: func(o ALiBiOptions, d Dims) (Scheme, error) {
+		New: func(o ALiBiOptions, d Dims) (*ALiBi, error) {
 			if o.Symmetric && !d.Bidirectional {
 				return nil, fmt.Errorf("position.symmetric: applies to an encoder (model.bidirectional) only; remove it or set model.bidirectional: true")
 			}

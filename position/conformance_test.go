@@ -16,7 +16,8 @@ import (
 
 // TestConformance runs every registered scheme (position.Kinds(), so a new scheme is tested by
 // registering it) through what the model relies on, causal and bidirectional, in float64:
-//   - New with the defaults works, and the scheme is named by its kind;
+//   - New with the defaults works, the scheme is named by its kind, and its hooks are those
+//     KindHooks reads from its registered type (the memory prediction's, without a scheme);
 //   - each hook it implements returns its documented shape ([B·T, D] embeddings and q, k;
 //     a logit bias [H, T, T] or by distance [H, 2T−1] (or [B·H, 2T−1]); relative keys [B·T, D]
 //     queries and [2T−1, D] (or [B·(2T−1), D]) keys) and finite values, in a graph that runs;
@@ -43,6 +44,9 @@ func TestConformance(t *testing.T) {
 				}
 				if s.Name() != kind {
 					t.Errorf("Name() = %q", s.Name())
+				}
+				if got, want := position.KindHooks(kind), position.HooksOf(s); got != want {
+					t.Errorf("KindHooks (from the registered type) = %+v, the built scheme's hooks are %+v", got, want)
 				}
 				b := nn.NewBuilder(tensor.Float64)
 				pos, err := b.Input("pos", B*T)

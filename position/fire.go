@@ -11,10 +11,10 @@ import (
 )
 
 func init() {
-	Register(Def[FIREOptions]{
+	Register(Def[FIREOptions, *FIRE]{
 		Kind: "fire",
 		Doc:  "FIRE: learnable bias MLP(ψ(i − j)/ψ(max(L, i))) per head, ψ(x) = log(cx + 1) (Li et al. 2024)",
-		New: func(o FIREOptions, d Dims) (Scheme, error) {
+		New: func(o FIREOptions, d Dims) (*FIRE, error) {
 			switch {
 			case o.MLPWidth < 1:
 				return nil, fmt.Errorf("position.mlp_width: must be positive, got %d", o.MLPWidth)

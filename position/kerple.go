@@ -11,10 +11,10 @@ import (
 )
 
 func init() {
-	Register(Def[struct{}]{
+	Register(Def[struct{}, *Kerple]{
 		Kind: "kerple",
 		Doc:  "KERPLE, logarithmic kernel: learnable bias −r₁·log(1 + r₂·|i − j|) per head (Chi et al. 2022)",
-		New: func(_ struct{}, d Dims) (Scheme, error) {
+		New: func(_ struct{}, d Dims) (*Kerple, error) {
 			k := &Kerple{Heads: d.Heads, Bidirectional: d.Bidirectional}
 			// Initialisation as the authors' released code (github.com/chijames/KERPLE@25be3d7,
 			// megatron/mpu/layers.py:226-227, ParallelKerpleLog: bias_p = r₁ = 2·torch.rand,

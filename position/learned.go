@@ -10,10 +10,10 @@ import (
 )
 
 func init() {
-	Register(Def[LearnedOptions]{
+	Register(Def[LearnedOptions, *Learned]{
 		Kind: "learned",
 		Doc:  "trainable absolute table added to the embeddings",
-		New: func(o LearnedOptions, d Dims) (Scheme, error) {
+		New: func(o LearnedOptions, d Dims) (*Learned, error) {
 			if o.MaxPositions < 1 {
 				return nil, fmt.Errorf("position.max_positions: must be positive, got %d", o.MaxPositions)
 			}

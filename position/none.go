@@ -1,10 +1,10 @@
 package position
 
 func init() {
-	Register(Def[struct{}]{
+	Register(Def[struct{}, None]{
 		Kind: "none",
 		Doc:  "NoPE: no position information (Kazemnejad et al. 2023)",
-		New:  func(struct{}, Dims) (Scheme, error) { return None{}, nil },
+		New:  func(struct{}, Dims) (None, error) { return None{}, nil },
 	})
 }
 

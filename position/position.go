@@ -21,9 +21,9 @@ package position
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -125,16 +125,6 @@ func HooksOf(s Scheme) Hooks {
 	return Hooks{AddsEmbedding: add, RotatesQK: rot, BiasesLogits: bias, RelativeKeys: rel, BiasByDistance: dist}
 }
 
-// HooksOfKind returns the hooks of a kind built with its defaults; every hook for an unknown
-// kind or one that does not build with the defaults.
-func HooksOfKind(kind string) Hooks {
-	s, err := New(Spec{Kind: kind}, Dims{DModel: 8, Heads: 2, Layers: 1, Dtype: tensor.Float64})
-	if err != nil {
-		return Hooks{AddsEmbedding: true, RotatesQK: true, BiasesLogits: true, RelativeKeys: true}
-	}
-	return HooksOf(s)
-}
-
 // Table is a scheme's raw numbers: one row per position, one column per named quantity.
 type Table struct {
 	Columns []string
@@ -217,7 +207,7 @@ func New(spec Spec, d Dims) (Scheme, error) {
 	spec = spec.WithDefaults()
 	k, ok := registry[spec.Kind]
 	if !ok {
-		return nil, fmt.Errorf("position.kind: unknown scheme %q (known: %s)", spec.Kind, strings.Join(Kinds(), ", "))
+		return nil, schemes.UnknownKind(spec.Kind)
 	}
 	if d.DModel < 1 || d.Heads < 1 {
 		return nil, fmt.Errorf("position: model.d_model (%d) and model.heads (%d) must be positive", d.DModel, d.Heads)

@@ -11,10 +11,10 @@ import (
 )
 
 func init() {
-	Register(Def[RelativeOptions]{
+	Register(Def[RelativeOptions, *Relative]{
 		Kind: "relative",
 		Doc:  "Transformer-XL's relative encoding: (q_i + u)·k_j + (q_i + v)·W_R·R_{i−j}, R sinusoidal, u, v, W_R learned per layer (Dai et al. 2019)",
-		New: func(o RelativeOptions, d Dims) (Scheme, error) {
+		New: func(o RelativeOptions, d Dims) (*Relative, error) {
 			if err := checkBase(o.Base); err != nil {
 				return nil, err
 			}

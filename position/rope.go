@@ -9,10 +9,10 @@ import (
 )
 
 func init() {
-	Register(Def[RoPEOptions]{
+	Register(Def[RoPEOptions, *RoPE]{
 		Kind: "rope",
 		Doc:  "rotary encoding of q and k (Su et al. 2021, RoFormer)",
-		New: func(o RoPEOptions, d Dims) (Scheme, error) {
+		New: func(o RoPEOptions, d Dims) (*RoPE, error) {
 			if err := checkBase(o.Base); err != nil {
 				return nil, err
 			}

@@ -10,10 +10,10 @@ import (
 )
 
 func init() {
-	Register(Def[SinusoidalOptions]{
+	Register(Def[SinusoidalOptions, *Sinusoidal]{
 		Kind: "sinusoidal",
 		Doc:  "fixed sin/cos table added to the embeddings (Vaswani et al. 2017)",
-		New: func(o SinusoidalOptions, d Dims) (Scheme, error) {
+		New: func(o SinusoidalOptions, d Dims) (*Sinusoidal, error) {
 			if err := checkBase(o.Base); err != nil {
 				return nil, err
 			}

@@ -11,10 +11,10 @@ import (
 )
 
 func init() {
-	Register(Def[T5Options]{
+	Register(Def[T5Options, *T5]{
 		Kind: "t5",
 		Doc:  "learned relative bias per head and distance bucket (Raffel et al. 2020)",
-		New: func(o T5Options, d Dims) (Scheme, error) {
+		New: func(o T5Options, d Dims) (*T5, error) {
 			minBuckets := 2
 			if d.Bidirectional {
 				minBuckets = 4 // two directions, each with at least one exact bucket

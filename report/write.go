@@ -16,6 +16,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
@@ -352,13 +353,13 @@ func byLengthCSV(rows []train.LengthStat) []byte {
 	return buf.Bytes()
 }
 
-// Warnings collects the config warnings of a grid's cells (config.Config.Warnings), each once,
+// Warnings collects the config warnings of a grid's cells (setup.Warnings), each once,
 // prefixed with the groups it concerns.
 func Warnings(g *Grid) []string {
 	var order []string
 	groups := map[string][]string{}
 	for _, c := range g.Cells {
-		for _, w := range c.Config.Warnings() {
+		for _, w := range setup.Warnings(c.Config) {
 			if _, ok := groups[w]; !ok {
 				order = append(order, w)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 )
 
 // fullDiskAfter makes atomic writes of files named name fail like a full disk, half-way through
@@ -72,7 +73,7 @@ func TestRunFullDiskThenResume(t *testing.T) {
 		t.Fatal("results written by a failed run")
 	}
 	task, _ := data.New("copy", data.Options{})
-	m, err := cfg.WithDefaults().NewModel(task)
+	m, err := setup.NewModel(cfg.WithDefaults(), task)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -229,6 +230,9 @@ eval: {lengths: "1..2", examples: 2}
 `, maxLen, format, dtype, bidir, modelKeys, pos)
 	out := filepath.Join(dir, strings.ReplaceAll(label, "/", "_"))
 	cfg, err := config.Parse([]byte(src), label, []string{"out=" + out})
+	if err == nil {
+		_, err = setup.Check(cfg) // fire refuses an encoder when it is built
+	}
 	if err != nil && bidir && strings.Contains(err.Error(), "but model.bidirectional is set") {
 		t.Logf("%s: refused by posformer, causal only (%v)", label, err)
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 	"gorgonia.org/tensor"
 )
@@ -332,7 +333,7 @@ func minimalModel(t *testing.T, set ...string) (*model.Model, config.Config, dat
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := cfg.NewModel(task)
+	m, err := setup.NewModel(cfg, task)
 	if err != nil {
 		t.Fatal(err)
 	}

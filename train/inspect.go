@@ -12,6 +12,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -49,7 +50,7 @@ func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
 }
 
 // InspectLogged is Inspect that writes to log (nil: nowhere), before anything is allocated, the
-// memory it predicts (refusing more than config.MaxMemoryBytes), and a line at each stage: at long
+// memory it predicts (refusing more than setup.MaxMemoryBytes), and a line at each stage: at long
 // lengths the forward passes take minutes.
 func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection, error) {
 	say := func(format string, a ...any) {
@@ -100,7 +101,7 @@ func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*I
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	m, err := cfg.NewModel(task)
+	m, err := setup.NewModel(cfg, task)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
@@ -119,10 +120,10 @@ func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*I
 	// The memory of the evaluation at L with n examples: the run's prediction for that test.
 	ic := cfg
 	ic.Eval.Lengths, ic.Eval.Examples = config.Lengths{L}, n
-	mem := ic.PredictMemory(task)
+	mem := setup.PredictMemory(ic, task)
 	need := mem.EvalPeak()
-	if need > config.MaxMemoryBytes {
-		return nil, fmt.Errorf("inspect: -length %d with %d examples (%d tokens each) needs about %.2f GB, more than posformer's limit of %.2f GB; inspect a shorter length or fewer -examples", L, n, T, float64(need)/1e9, float64(config.MaxMemoryBytes)/1e9)
+	if need > setup.MaxMemoryBytes {
+		return nil, fmt.Errorf("inspect: -length %d with %d examples (%d tokens each) needs about %.2f GB, more than posformer's limit of %.2f GB; inspect a shorter length or fewer -examples", L, n, T, float64(need)/1e9, float64(setup.MaxMemoryBytes)/1e9)
 	}
 	ckpt, err := ResultsCheckpoint(runDir)
 	if err != nil {

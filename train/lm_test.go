@@ -19,6 +19,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -145,7 +146,7 @@ func TestLMScoreMatchesLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := cfg.NewModel(task)
+	m, err := setup.NewModel(cfg, task)
 	if err != nil {
 		t.Fatal(err)
 	}

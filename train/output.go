@@ -16,6 +16,7 @@ import (
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -287,7 +288,7 @@ func LoadModel(dir string) (*model.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := cfg.NewModel(task)
+	m, err := setup.NewModel(cfg, task)
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
@@ -139,21 +140,24 @@ type Metric struct {
 	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
 }
 
-// Run trains and evaluates one config (defaults filled and validated by config.Load or
-// config.Parse) and writes its run directory Out/Name.
+// Run checks one config (setup.Check: defaults filled, validated, checked against its model) and
+// trains it (Train).
 func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	if len(cfg.Sweep) > 0 {
 		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, grid.RunCells)")
 	}
-	cfg = cfg.WithDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	task, err := cfg.NewTask()
+	r, err := setup.Check(cfg)
 	if err != nil {
 		return nil, err
 	}
-	m, err := cfg.NewModel(task) // the run's one model
+	return Train(ctx, r, opt)
+}
+
+// Train trains and evaluates a checked run, building its model once, and writes its run
+// directory Out/Name.
+func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
+	cfg, task := r.Config, r.Task
+	m, err := r.Build() // the run's one model
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +168,7 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if opt.Progress != nil {
-		fmt.Fprintf(opt.Progress, "%s: %s\n", cfg.Name, cfg.PredictMemory(task))
+		fmt.Fprintf(opt.Progress, "%s: %s\n", cfg.Name, r.Memory)
 	}
 	adam := NewAdam(m.Params(), cfg.Train.Beta1, cfg.Train.Beta2, cfg.Train.Eps, cfg.Train.WeightDecay)
 	release, err := rundir.Lock(dir)

@@ -10,6 +10,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
@@ -51,7 +52,7 @@ func reusable(cfg config.Config, v config.EvalVariant, task data.Task, m *model.
 func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, base *Result, baseDiag *Diagnostics, opt Options) error {
 	for _, v := range cfg.ActiveVariants() {
 		vc := cfg.VariantConfig(v)
-		vm, err := vc.NewModel(task)
+		vm, err := setup.NewModel(vc, task)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 )
 
 // TestEvalVariantEqualsRetraining: evaluating the trained weights with rope_scaling ntk as an
@@ -126,7 +127,7 @@ func TestEvalVariantReusesInRange(t *testing.T) {
 		}
 		// Evaluating the variant at every length, nothing reused, gives the same bits.
 		vc := cfg.WithDefaults().VariantConfig(v)
-		vm, err := vc.NewModel(task)
+		vm, err := setup.NewModel(vc, task)
 		if err != nil {
 			t.Fatal(err)
 		}

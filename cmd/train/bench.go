@@ -12,8 +12,8 @@ import (
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
 )
 
 // benchOptions are the flags of `train bench`.
@@ -167,18 +167,18 @@ func (o *benchOptions) check() error {
 }
 
 // checkMemory refuses sizes whose graphs (model.GraphBytes, for the most demanding of the
-// schemes) would not fit in config.MaxMemoryBytes, naming the flags, before anything is allocated.
+// schemes) would not fit in setup.MaxMemoryBytes, naming the flags, before anything is allocated.
 func (o *benchOptions) checkMemory() error {
 	cfg := o.cfg
 	cfg.Dtype = o.dtype
 	need := func(T int, grad bool) int64 {
 		var b int64
 		for _, s := range o.schemes {
-			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.batch, Len: T, Grad: grad, Hooks: position.HooksOfKind(s)}))
+			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.batch, Len: T, Grad: grad, Hooks: position.KindHooks(s)}))
 		}
 		return b
 	}
-	limit := config.MaxMemoryBytes
+	limit := setup.MaxMemoryBytes
 	if b := need(o.length, true); o.train && b > limit {
 		return fmt.Errorf("-len %d with -batch %d, -d-model %d, -heads %d and -layers %d needs about %.3g GB for a training step, more than posformer's limit of %.3g GB; lower one of them",
 			o.length, o.batch, o.cfg.DModel, o.cfg.Heads, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)

@@ -14,15 +14,11 @@ import (
 	"github.com/posformer/posformer/train/config"
 )
 
-// runGrid trains every cell of a grid, jobs at a time (package grid), then writes and prints its
-// report.
-func runGrid(ctx context.Context, cfg config.Config, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
+// runGrid trains every cell of a grid (config.ReadCells's, checked), jobs at a time (package
+// grid), then writes and prints its report.
+func runGrid(ctx context.Context, cfg config.Config, cells []config.Cell, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
 	if force && resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
-	}
-	cells, err := config.Expand(cfg)
-	if err != nil {
-		return err
 	}
 	for _, w := range report.Warnings(&report.Grid{Cells: cells}) {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)

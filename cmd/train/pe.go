@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
@@ -33,8 +35,8 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	bidir := fs.Bool("bidirectional", false, "the bidirectional variant (model.bidirectional)")
 	opts := map[string]*string{} // flag name → value as given
 	keyOf := map[string]string{} // flag name → option key
-	for _, key := range position.AllKeys() {
-		if !position.IsOption(key) {
+	for _, key := range schemes.AllKeys() {
+		if !schemes.IsOption(key) {
 			continue
 		}
 		name := strings.ReplaceAll(key, "_", "-")
@@ -101,10 +103,11 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("pe: %w", err)
 	}
-	spec, err := sec.Spec()
-	if err != nil {
+	sec = sec.WithDefaults()
+	if err := sec.Validate(); err != nil {
 		return named(err)
 	}
+	spec := setup.Spec(sec)
 	if p := position.ParamCount(spec, dims); p > 1<<26 {
 		return fmt.Errorf("pe: the %s options give a table of %d values, more than %d; lower them", *kind, p, 1<<26)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 	"golang.org/x/term"
@@ -137,17 +138,28 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("-config: empty; give a file, or leave the flag out for the embedded configs/default.yaml")
 	}
 	var (
-		cfg config.Config
-		err error
+		cfg   config.Config
+		cells []config.Cell // expanded once, here
+		err   error
 	)
 	if *cfgPath == "" {
 		src, rerr := configs.FS.ReadFile(configs.Default)
 		if rerr != nil {
 			return rerr
 		}
-		cfg, err = config.Parse(src, "configs/"+configs.Default+" (embedded)", sets)
+		cfg, cells, err = config.ParseCells(src, "configs/"+configs.Default+" (embedded)", sets)
 	} else {
-		cfg, err = config.ReadConfig(*cfgPath, sets)
+		cfg, cells, err = config.ReadCells(*cfgPath, sets)
+	}
+	if err != nil {
+		return err
+	}
+	// What needs the model is checked once, before anything is written.
+	var checked *setup.Run
+	if len(cfg.Sweep) == 0 {
+		checked, err = setup.Check(cfg)
+	} else {
+		_, err = setup.CheckGrid(cfg, cells)
 	}
 	if err != nil {
 		return err
@@ -159,8 +171,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkWritable(outDir); err != nil {
 		return err
 	}
-	if len(cfg.Sweep) == 0 {
-		for _, w := range cfg.Warnings() {
+	if checked != nil {
+		for _, w := range checked.Warnings() {
 			fmt.Fprintf(stderr, "train: warning: %s\n", w)
 		}
 	}
@@ -175,13 +187,13 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		return runGrid(ctx, cfg, *jobs, *force, *resume, shard, stdout, stderr)
+		return runGrid(ctx, cfg, cells, *jobs, *force, *resume, shard, stdout, stderr)
 	}
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
 	}
-	limitMemory(cfg.PeakMemory())
-	res, err := train.Run(ctx, cfg, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force, Resume: *resume})
+	limitMemory(checked.Memory.Peak)
+	res, err := train.Train(ctx, checked, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force, Resume: *resume})
 	if err != nil {
 		return err
 	}
@@ -190,7 +202,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // limitMemory sets the Go runtime's soft memory limit to the runs' predicted peak memory
-// (config.Memory), unless GOMEMLIMIT sets one: the collector then frees garbage before the process
+// (setup.Memory), unless GOMEMLIMIT sets one: the collector then frees garbage before the process
 // outgrows the prediction rather than when its heap has doubled.
 func limitMemory(peak int64) {
 	if os.Getenv("GOMEMLIMIT") == "" && peak > 0 {

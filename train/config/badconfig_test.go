@@ -1,31 +1,16 @@
 package config
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden error messages in testdata/bad/*.golden")
-
-// knownList matches the "(known: a, b, c)" lists of an error. The goldens hold them as
-// "(known: …)": schemes, tasks and fields are added often, and a golden file should change only
-// when a message does. TestBadConfigs checks the lists are not empty.
-var knownList = regexp.MustCompile(`\(known: [^)]+\)`)
-
-// goldenMessage is an error as its golden file holds it: without the directory of the config
-// and with the lists of known names elided.
-func goldenMessage(err error, dir string) string {
-	return knownList.ReplaceAllString(strings.ReplaceAll(err.Error(), dir, ""), "(known: …)")
-}
-
 // badConfigs lists testdata/bad/*.yaml, each a malformed or inconsistent config whose error
-// message is in the .golden file of the same name. cmd/train runs the same files through the
-// CLI.
+// message is in the .golden file of the same name: package setup's TestBadConfigs reads each
+// through the loader and the model's checks, cmd/train through the CLI; the fuzzer here starts
+// from them.
 func badConfigs(t testing.TB) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "bad", "*.yaml"))
@@ -33,52 +18,6 @@ func badConfigs(t testing.TB) []string {
 		t.Fatalf("no bad configs in testdata/bad: %v", err)
 	}
 	return files
-}
-
-// TestBadConfigs loads every config of testdata/bad and compares its error with the golden file
-// (go test ./train/config -run TestBadConfigs -update rewrites them). Each must fail with one line that
-// starts with the file's name and names a field or the problem.
-func TestBadConfigs(t *testing.T) {
-	// A memory error counts the cores (an evaluation's attention keeps a block per core): the
-	// goldens are written for two.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	files := badConfigs(t)
-	if len(files) < 30 {
-		t.Errorf("only %d bad configs; the suite promises at least 30", len(files))
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
-		t.Run(name, func(t *testing.T) {
-			_, err := ReadConfig(file, nil)
-			if err == nil {
-				t.Fatalf("%s loads without an error", file)
-			}
-			msg := goldenMessage(err, filepath.Join("testdata", "bad")+string(filepath.Separator))
-			if strings.Contains(msg, "(known: )") {
-				t.Errorf("the error lists no known names: %s", err)
-			}
-			if strings.Contains(msg, "\n") {
-				t.Errorf("the error has several lines:\n%s", msg)
-			}
-			if !strings.HasPrefix(msg, name+".yaml") {
-				t.Errorf("the error %q does not start with the file's name", msg)
-			}
-			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(msg+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./train/config -run TestBadConfigs -update to write it)", err)
-			}
-			if got := msg + "\n"; got != string(want) {
-				t.Errorf("error message changed:\n got: %s want: %s(go test ./train/config -run TestBadConfigs -update rewrites the goldens)", got, want)
-			}
-		})
-	}
 }
 
 // oldGridYAML is a grid.yaml as posformer wrote it before grid.yaml recorded presence: every

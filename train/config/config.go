@@ -26,8 +26,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
-	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/internal/schemes"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -60,6 +59,29 @@ type Config struct {
 	// model: and position: excepted (Model and Position keep their own): "seed",
 	// "train.lr", "eval.lengths", ...
 	Written presence.Keys `yaml:"-" json:"-"`
+
+	// origin is the file (and -set overrides) the config was read from, for At; nil for a
+	// config built in code.
+	origin *origin
+}
+
+// origin is where a config was read from.
+type origin struct {
+	src       []byte
+	name      string
+	overrides []string
+}
+
+// At is err as reading the config reports it: led by "file:line" when err leads with a dotted
+// path (model.d_model: ...) that the file wrote on that line, by "-set path=value" when an
+// override gave it, else by the file's name (see atLine); err itself for a config built in code.
+// Package setup reports the checks that need the model with it, as the reader reports its own.
+func (c Config) At(err error) error {
+	if err == nil || c.origin == nil {
+		return err
+	}
+	o := c.origin
+	return fmt.Errorf("%s: %w", atLine(o.src, o.name, o.overrides, err), err)
 }
 
 // TaskConfig is the `task:` section.
@@ -215,11 +237,11 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate checks a config with its defaults filled in, naming the field and the fix: every
-// field, then the checks that need the model's sizes and scheme (heads divide d_model, the
-// parameter count, the scheme's own options and the positions it holds, memory), which build the
-// task and the position scheme but never the model's weights. A run builds its model once, after
-// (NewModel; train.Run).
+// Validate checks a config with its defaults filled in as data, naming the field and the fix:
+// every field on its own and against the others and the task (built: its vocabulary, an lm
+// corpus's length), the position scheme's options against its kind. What needs the model (heads
+// divide d_model, the parameter count, the scheme's own option checks, the positions it holds,
+// memory) is checked by package setup, which builds the model once.
 func (c Config) Validate() error {
 	return c.validate()
 }
@@ -322,92 +344,26 @@ func (c Config) validate() error {
 	if (mc.Vocab != 0 || mc.Written.Has("vocab")) && mc.Vocab < task.Vocab() {
 		return fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
 	}
-	if err := c.checkSize(task); err != nil {
+	if err := c.Model.validate(); err != nil {
 		return err
 	}
-	typed := c.modelConfig(task)
-	if err := typed.Validate(); err != nil {
-		return err
-	}
-	// The scheme's own parameters are bounded before it is built: a table of 10^8 biases is
-	// refused, not allocated.
-	if err := c.checkSchemeParams(task); err != nil {
-		return err
-	}
-	spec, err := c.Position.Spec()
-	if err != nil {
-		return err
-	}
-	scheme, err := position.New(spec, typed.SchemeDims())
-	if err != nil {
-		return err
-	}
-	longest := max(data.SeqLen(task, t.MaxLen), data.SeqLen(task, e.Lengths[len(e.Lengths)-1]))
-	if lc, ok := scheme.(position.LengthChecker); ok {
-		if err := lc.CheckPositions(longest); err != nil {
-			return fmt.Errorf("%w (the longest sequence, at length %d, has %d tokens)", err, max(t.MaxLen, e.Lengths[len(e.Lengths)-1]), longest)
-		}
-	}
-	return c.checkMemory(task)
-}
-
-// MaxParams bounds a model's parameter count: posformer trains small models on the CPU, so an
-// absurd size (d_model: 1000000) fails before anything allocates.
-var MaxParams = 1 << 28
-
-// checkSize estimates the parameter count from the sizes alone and rejects a model beyond
-// MaxParams, naming the sizes to lower.
-func (c Config) checkSize(task data.Task) error {
-	mc := c.Model.Config()
-	if mc.DModel < 1 || mc.DFF < 1 || mc.Layers < 1 {
-		return nil // model.Validate names the field
-	}
-	mc.Vocab = max(mc.Vocab, task.Vocab())
-	fix := "model.d_model, model.d_ff or model.layers"
-	p := c.Position.ParamCount(position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers}) // a learned table, a bias table, ...
-	n := model.Params(mc, float64(p))
-	if p > 0 {
-		var sizes []string
-		for _, o := range position.Options(c.Position.WithDefaults().Kind) {
-			if o.Type == "int" {
-				sizes = append(sizes, "position."+o.Key)
-			}
-		}
-		if len(sizes) > 0 {
-			fix += " (or " + strings.Join(sizes, ", ") + ")"
-		}
-	}
-	if n > float64(MaxParams) {
-		return fmt.Errorf("model: d_model %d, d_ff %d and %d layers (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
-	}
-	return nil
-}
-
-// NewModel builds the config's model for its task (model.vocab defaulting to the task's
-// vocabulary): the one build of a run, after Validate.
-func (c Config) NewModel(task data.Task) (*model.Model, error) {
-	spec, err := c.Position.Spec()
-	if err != nil {
-		return nil, err
-	}
-	return model.New(c.modelConfig(task), spec)
-}
-
-// modelConfig is the model: section with its defaults filled and model.vocab defaulting to the
-// task's vocabulary.
-func (c Config) modelConfig(task data.Task) model.Config {
-	mc := c.Model
-	presence.Fill(mc.Written, "vocab", &mc.Vocab, task.Vocab())
-	return mc.Config()
+	return c.Position.Validate()
 }
 
 // ReadConfig reads a config file a person wrote: strictly (see Decode), then fills the
-// defaults of the fields it does not write and validates it. overrides are `dotted.path=value`
-// pairs applied before the defaults. The CLI reads -config with it.
+// defaults of the fields it does not write and validates it (a grid: every cell). overrides are
+// `dotted.path=value` pairs applied before the defaults.
 func ReadConfig(path string, overrides []string) (Config, error) {
+	c, _, err := ReadCells(path, overrides)
+	return c, err
+}
+
+// ReadCells is ReadConfig with the config's cells (Expand's: a grid's, or the one run), expanded
+// once while validating: the CLI reads -config with it and hands the cells on.
+func ReadCells(path string, overrides []string) (Config, []Cell, error) {
 	src, err := readBounded(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
+		return Config{}, nil, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
 	}
 	return parse(src, path, overrides, byPerson)
 }
@@ -422,10 +378,12 @@ func Load(path string, overrides []string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("cannot read the config: %w", err)
 	}
+	mode := written
 	if !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
-		return parse(src, path, overrides, legacyGrid)
+		mode = legacyGrid
 	}
-	return parse(src, path, overrides, written)
+	c, _, err := parse(src, path, overrides, mode)
+	return c, err
 }
 
 // MaxConfigBytes bounds a config file: a config is a small YAML file, and reading a device
@@ -460,43 +418,51 @@ const (
 // defaults filled and validated. A grid (a config with a sweep) comes back as written, its base
 // without defaults, after every cell has been expanded and validated (see Expand).
 func Parse(src []byte, name string, overrides []string) (Config, error) {
+	c, _, err := parse(src, name, overrides, byPerson)
+	return c, err
+}
+
+// ParseCells is Parse with the config's cells, as ReadCells.
+func ParseCells(src []byte, name string, overrides []string) (Config, []Cell, error) {
 	return parse(src, name, overrides, byPerson)
 }
 
-func parse(src []byte, name string, overrides []string, mode int) (Config, error) {
+func parse(src []byte, name string, overrides []string, mode int) (Config, []Cell, error) {
 	var c Config
 	if err := decode(src, name, &c, mode == legacyGrid); err != nil {
-		return Config{}, err
+		return Config{}, nil, err
 	}
+	c.origin = &origin{src: src, name: name, overrides: overrides}
 	if mode != byPerson && len(c.Sweep) == 0 {
 		p := c.Position.WithDefaults()
 		for _, key := range p.OptionKeys() {
-			if !position.HasOption(p.Kind, key) {
+			if !schemes.HasOption(p.Kind, key) {
 				c.Position = c.Position.Without(key)
 			}
 		}
 	}
 	for _, o := range overrides {
 		if err := Set(&c, o); err != nil {
-			return Config{}, err
+			return Config{}, nil, err
 		}
 	}
 	if c.Select.On() || c.Written.HasUnder("select") {
 		if _, err := SelectCells(c); err != nil {
-			return Config{}, fmt.Errorf("%s: %w", name, err)
+			return Config{}, nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if len(c.Sweep) > 0 {
-		if _, err := Expand(c); err != nil {
-			return Config{}, fmt.Errorf("%s: %w", atLine(src, name, overrides, err), err)
+		cells, err := Expand(c)
+		if err != nil {
+			return Config{}, nil, c.At(err)
 		}
-		return c, nil
+		return c, cells, nil
 	}
 	c = c.WithDefaults()
 	if err := c.Validate(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", atLine(src, name, overrides, err), err)
+		return Config{}, nil, c.At(err)
 	}
-	return c, nil
+	return c, []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
 }
 
 // atLine is "name:line" when err leads with a dotted path (model.d_model: ...) that the file

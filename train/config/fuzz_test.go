@@ -44,15 +44,9 @@ func FuzzConfig(f *testing.F) {
 	f.Add([]byte(testutil.Minimal))
 	f.Add([]byte(testutil.Minimal + "  variants:\n    - {name: ntk, when: [position.kind=rope], rope_scaling: ntk}\n"))
 	f.Add([]byte(strings.Replace(testutil.Minimal, "  batch_size: 4\n", "  batch_size: 4\n  early_stop: {patience: 2, min_delta: 0.01, target: 0.99, metric: token_accuracy}\n", 1)))
-	// Validate builds the model: keep every accepted model small, so the fuzzer spends its time
-	// on the loader rather than on allocating weights.
-	old := MaxParams
-	MaxParams = 1 << 18
-	f.Cleanup(func() { MaxParams = old })
-
 	f.Fuzz(func(t *testing.T, src []byte) {
-		// Validating a grid builds every cell's model: a grid of thousands of cells is valid
-		// and merely slow, so the fuzzer leaves it to TestShippedConfigs and the grid tests.
+		// Validating a grid validates every cell: a grid of thousands of cells is valid and
+		// merely slow, so the fuzzer leaves it to TestShippedConfigs and the grid tests.
 		var pre Config
 		if Decode(src, "fuzz.yaml", &pre) == nil {
 			cells := 1
@@ -78,7 +72,7 @@ func FuzzConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("an accepted config does not encode: %v", err)
 		}
-		back, err := parse(enc, "resolved.yaml", nil, written) // as report.Load and train.LoadModel read it back
+		back, _, err := parse(enc, "resolved.yaml", nil, written) // as report.Load and train.LoadModel read it back
 		if err != nil {
 			t.Fatalf("an accepted config, encoded, is rejected: %v\n%s", err, enc)
 		}
@@ -96,6 +90,7 @@ func FuzzConfig(f *testing.F) {
 // every key written).
 func withoutPresence(c Config) Config {
 	c.Written, c.Model.Written = presence.Keys{}, presence.Keys{}
+	c.origin = nil          // where it was read from
 	c.Position = Position{} // compared by its encoding
 	return c
 }

@@ -10,8 +10,8 @@ import (
 	"unicode"
 
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlkind"
-	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -249,11 +249,11 @@ func dropOtherSchemesOptions(base Config, cells []Cell) {
 	for i := range cells {
 		p := &cells[i].Config.Position
 		for _, key := range p.OptionKeys() {
-			if position.HasOption(p.Kind, key) || !base.Position.IsWritten(key) || sweptOption(cells[i].Values, key) {
+			if schemes.HasOption(p.Kind, key) || !base.Position.IsWritten(key) || sweptOption(cells[i].Values, key) {
 				continue
 			}
 			for kind := range selected {
-				if position.HasOption(kind, key) {
+				if schemes.HasOption(kind, key) {
 					*p = p.Without(key)
 					break
 				}
@@ -348,6 +348,9 @@ var writtenMarshalerType = reflect.TypeFor[writtenMarshaler]()
 func writtenNode(v reflect.Value, path string, h *presence.Keys) (*yaml.Node, error) {
 	prefix := path
 	for i := 0; i < v.NumField(); i++ {
+		if !v.Type().Field(i).IsExported() {
+			continue
+		}
 		if k, ok := v.Field(i).Interface().(presence.Keys); ok {
 			h, prefix = &k, ""
 		}

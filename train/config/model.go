@@ -1,13 +1,14 @@
 package config
 
 import (
+	"fmt"
+
 	"github.com/posformer/posformer/internal/presence"
-	"github.com/posformer/posformer/model"
 )
 
 // Model is the `model:` section as a config holds it: the model's sizes and options with a record
-// of the keys written. WithDefaults fills the fields that were not written; Config hands the model
-// its typed model.Config.
+// of the keys written. WithDefaults fills the fields that were not written; package setup hands
+// the model its typed model.Config (setup.ModelConfig).
 type Model struct {
 	// Vocab is the vocabulary size. Default: the task's vocabulary (filled by train). 0:
 	// refused.
@@ -37,21 +38,40 @@ type Model struct {
 	Written presence.Keys `yaml:"-" json:"-"`
 }
 
+// Defaults of the model: section (model.Config's: setup's tests check they agree).
+const (
+	DefaultDModel = 64
+	DefaultHeads  = 4
+	DefaultLayers = 2
+	DefaultDtype  = "float32"
+)
+
 // WithDefaults fills the fields that were not written (and hold zero) with their defaults; a
 // written value, 0 included, is kept for Validate to judge.
 func (c Model) WithDefaults() Model {
 	w := c.Written
-	presence.Fill(w, "d_model", &c.DModel, model.DefaultDModel)
-	presence.Fill(w, "heads", &c.Heads, model.DefaultHeads)
-	presence.Fill(w, "layers", &c.Layers, model.DefaultLayers)
+	presence.Fill(w, "d_model", &c.DModel, DefaultDModel)
+	presence.Fill(w, "heads", &c.Heads, DefaultHeads)
+	presence.Fill(w, "layers", &c.Layers, DefaultLayers)
 	presence.Fill(w, "d_ff", &c.DFF, 4*c.DModel)
-	presence.Fill(w, "dtype", &c.Dtype, model.DefaultDtype)
+	presence.Fill(w, "dtype", &c.Dtype, DefaultDtype)
 	return c
 }
 
-// Config is the section as the model takes it, typed (defaults filled as WithDefaults fills them).
-func (c Model) Config() model.Config {
-	c = c.WithDefaults()
-	return model.Config{Vocab: c.Vocab, DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, DFF: c.DFF, Dtype: c.Dtype,
-		Bidirectional: c.Bidirectional, UnscaledLogits: c.UnscaledLogits, Seed: c.Seed}
+// validate checks each field of the section (defaults filled) on its own; whether the heads
+// divide d_model, and the model's size, package setup checks with the model.
+func (c Model) validate() error {
+	switch {
+	case c.DModel < 1:
+		return fmt.Errorf("model.d_model: must be positive, got %d", c.DModel)
+	case c.Heads < 1:
+		return fmt.Errorf("model.heads: must be positive, got %d", c.Heads)
+	case c.Layers < 1:
+		return fmt.Errorf("model.layers: must be positive, got %d", c.Layers)
+	case c.DFF < 1:
+		return fmt.Errorf("model.d_ff: must be positive, got %d", c.DFF)
+	case c.Dtype != "float32" && c.Dtype != "float64":
+		return fmt.Errorf("model.dtype: must be float32 or float64, got %q", c.Dtype)
+	}
+	return nil
 }

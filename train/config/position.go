@@ -7,20 +7,21 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlkind"
-	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
 // Position is the `position:` section as a config holds it: the kind, the randomized-positions
-// keys, and the scheme's own options (declared by the schemes, position.Def) as the YAML wrote
-// them, with a record of the keys written. Spec decodes the options once into the scheme's
-// options struct and hands position a typed position.Spec; position itself reads no YAML.
+// keys, and the scheme's own options (declared by the schemes: package internal/schemes, the
+// catalogue package position registers them in), each written key decoded once, where the YAML
+// is read, into its key's type, with a record of the keys written. WithDefaults, once the kind
+// is known, sets the written values over the kind's defaults in the kind's options struct, which
+// the model's builder (package setup) hands the scheme as it is: nothing downstream reads YAML.
 type Position struct {
 	// Kind is the scheme (position.Kinds()). Default: sinusoidal. Empty: refused.
 	Kind string `yaml:"kind" json:"kind"`
@@ -35,93 +36,134 @@ type Position struct {
 	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
 
 	// Written records the fields above that were written below position: ("kind", ...); the
-	// options written are in raw.
+	// options written are in set.
 	Written presence.Keys `yaml:"-" json:"-"`
-	raw     rawOptions
+	set     options
+	// opts is Kind's options struct with set over its defaults (optsErr when set does not fit
+	// Kind), resolved by WithDefaults for the kind resolvedFor.
+	opts        any
+	optsErr     error
+	resolvedFor string
 }
 
-// WithDefaults fills the fields that were not written (and hold zero) with their defaults; the
-// scheme's options take theirs in Spec.
+// Defaults of the section's fields (position.Spec's, which the section becomes).
+const (
+	DefaultKind          = "sinusoidal"
+	DefaultMaxRandom     = 256
+	DefaultEvalPositions = "random"
+)
+
+// option is one option key written under position:, its value decoded into the key's type
+// (int, float64, string or bool) and as one line of flow YAML, as written (grid.yaml writes it
+// back so).
+type option struct {
+	key   string
+	value any
+	text  string
+	err   error // a value With could not convert to the key's type
+}
+
+// options are the options written, sorted by key. A slice never changed in place: setting an
+// option in a copy (a grid's cell) never changes the original.
+type options []option
+
+// node is the option as it was written, a YAML node.
+func (e option) node() (*yaml.Node, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(e.text), &n); err != nil || len(n.Content) == 0 {
+		return nil, fmt.Errorf("position.%s: %q", e.key, e.text)
+	}
+	return n.Content[0], nil
+}
+
+func (o options) get(key string) (option, bool) {
+	for _, e := range o {
+		if e.key == key {
+			return e, true
+		}
+	}
+	return option{}, false
+}
+
+func (o options) with(e option) options {
+	out := make(options, 0, len(o)+1)
+	for _, x := range o {
+		if x.key != e.key {
+			out = append(out, x)
+		}
+	}
+	out = append(out, e)
+	slices.SortFunc(out, func(a, b option) int { return strings.Compare(a.key, b.key) })
+	return out
+}
+
+func (o options) without(key string) options {
+	return slices.DeleteFunc(slices.Clone(o), func(x option) bool { return x.key == key })
+}
+
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults, and
+// resolves the kind's options struct: its defaults with the written options over them.
 func (s Position) WithDefaults() Position {
 	w := s.Written
-	presence.Fill(w, "kind", &s.Kind, position.DefaultKind)
+	presence.Fill(w, "kind", &s.Kind, DefaultKind)
 	if s.Randomized {
-		presence.Fill(w, "max_random", &s.MaxRandom, position.DefaultMaxRandom)
-		presence.Fill(w, "eval_positions", &s.EvalPositions, position.DefaultEvalPositions)
+		presence.Fill(w, "max_random", &s.MaxRandom, DefaultMaxRandom)
+		presence.Fill(w, "eval_positions", &s.EvalPositions, DefaultEvalPositions)
 	}
+	s.opts, s.optsErr = s.resolve()
+	s.resolvedFor = s.Kind
 	return s
 }
 
-// Spec is the section as the scheme takes it (defaults filled): the written options decoded
-// into the kind's options struct over its defaults. A key the kind does not have, a value of the
-// wrong type, or a randomized-positions key without randomized is an error naming the field.
-func (s Position) Spec() (position.Spec, error) {
-	s = s.WithDefaults()
-	if !slices.Contains(position.Kinds(), s.Kind) {
-		return position.Spec{}, fmt.Errorf("position.kind: unknown scheme %q (known: %s)", s.Kind, strings.Join(position.Kinds(), ", "))
+// Validate checks the section (defaults filled) as data: a known kind, the written options all
+// the kind's, the randomized-positions keys with randomized only. The values' ranges are the
+// scheme's to check when it is built (package setup).
+func (s Position) Validate() error {
+	if !schemes.Known(s.Kind) {
+		return schemes.UnknownKind(s.Kind)
 	}
 	if !s.Randomized {
 		for _, key := range []string{"max_random", "eval_positions"} {
 			if s.Written.Has(key) {
-				return position.Spec{}, fmt.Errorf("position.%s: applies to randomized positions only; remove it or set position.randomized: true", key)
+				return fmt.Errorf("position.%s: applies to randomized positions only; remove it or set position.randomized: true", key)
 			}
 		}
 	}
-	opts, err := s.options()
-	if err != nil {
-		return position.Spec{}, err
+	if _, err := s.Options(); err != nil {
+		return err
 	}
 	if s.Randomized && s.MaxRandom < 1 {
-		return position.Spec{}, fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
+		return fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
 	}
-	return position.Spec{Kind: s.Kind, Options: opts, Randomized: s.Randomized, MaxRandom: s.MaxRandom, EvalPositions: s.EvalPositions}, nil
+	return nil
 }
 
-// ParamCount is the number of trainable parameters the section's scheme adds for the dimensions
-// (position.ParamCount), 0 when it adds none or the section does not decode.
-func (s Position) ParamCount(d position.Dims) int {
-	spec, err := s.Spec()
-	if err != nil {
-		return 0
+// Options is the kind's options struct (its type is the scheme's, package position's Def's O):
+// the kind's defaults with the written options set over them. A key that is not one of the
+// kind's options is an error naming it.
+func (s Position) Options() (any, error) {
+	if s.resolvedFor != "" && s.resolvedFor == s.Kind {
+		return s.opts, s.optsErr
 	}
-	return position.ParamCount(spec, d)
+	return s.resolve()
 }
 
-// options decodes the written options of the section's kind over its defaults. A key that is
-// not one of the kind's options is an error naming it.
-func (s Position) options() (any, error) {
-	opts, ok := position.DefaultOptions(s.Kind)
+// resolve sets the written options over the kind's defaults.
+func (s Position) resolve() (any, error) {
+	opts, ok := schemes.DefaultOptions(s.Kind)
 	if !ok {
-		return nil, fmt.Errorf("position.kind: unknown scheme %q (known: %s)", s.Kind, strings.Join(position.Kinds(), ", "))
+		return nil, schemes.UnknownKind(s.Kind)
 	}
-	for _, e := range s.raw.entries() {
-		t, ok := position.OptionType(s.Kind, e[0])
-		if !ok {
-			return nil, position.NotAnOption(s.Kind, e[0])
+	for _, e := range s.set {
+		if e.err != nil {
+			return nil, e.err
 		}
-		x, err := parseScalar(t, e[1])
-		if err != nil {
-			return nil, fmt.Errorf("position.%s: %w", e[0], err)
-		}
-		if opts, err = position.SetOption(s.Kind, opts, e[0], x.Interface()); err != nil {
+		var err error
+		if opts, err = schemes.SetOption(s.Kind, opts, e.key, e.value); err != nil {
 			return nil, err
 		}
 	}
 	return opts, nil
-}
-
-// parseScalar reads a YAML scalar as a value of type t, strictly: an int must be a whole number,
-// a float a finite number, a bool true or false, a string a word.
-func parseScalar(t reflect.Type, text string) (reflect.Value, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		return reflect.Value{}, fmt.Errorf("the value is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	if len(doc.Content) > 0 {
-		n = doc.Content[0]
-	}
-	return scalarValue(t, n)
 }
 
 // scalarValue decodes n as a value of type t, with the config decoder's checks.
@@ -164,132 +206,86 @@ func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 	return v, nil
 }
 
-// rawOptions are the option keys written under position:, each with its value as one line of
-// YAML ("key\tvalue\n" lines, sorted by key). A string, so a Spec copies as a value: setting an
-// option in a copy (a grid's cell) never changes the original.
-type rawOptions string
-
-func (r rawOptions) entries() [][2]string {
-	var out [][2]string
-	for _, line := range strings.Split(string(r), "\n") {
-		if k, v, ok := strings.Cut(line, "\t"); ok {
-			out = append(out, [2]string{k, v})
-		}
-	}
-	return out
-}
-
-func (r rawOptions) get(key string) (string, bool) {
-	for _, e := range r.entries() {
-		if e[0] == key {
-			return e[1], true
-		}
-	}
-	return "", false
-}
-
-func (r rawOptions) with(key, value string) rawOptions {
-	m := map[string]string{key: value}
-	for _, e := range r.entries() {
-		if e[0] != key {
-			m[e[0]] = e[1]
-		}
-	}
-	return fromMap(m)
-}
-
-func (r rawOptions) without(key string) rawOptions {
-	m := map[string]string{}
-	for _, e := range r.entries() {
-		if e[0] != key {
-			m[e[0]] = e[1]
-		}
-	}
-	return fromMap(m)
-}
-
-func fromMap(m map[string]string) rawOptions {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k + "\t" + m[k] + "\n")
-	}
-	return rawOptions(b.String())
-}
-
 // flow is a YAML node as one line of flow YAML.
 func flow(n *yaml.Node) string {
+	c := *n
 	if n.Kind == yaml.ScalarNode {
-		c := *n
 		if c.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 			c.Style = yaml.DoubleQuotedStyle
 		}
-		b, _ := yaml.Marshal(&c)
-		return strings.TrimSpace(string(b))
+	} else {
+		c.Style = yaml.FlowStyle
 	}
-	c := *n
-	c.Style = yaml.FlowStyle
 	b, _ := yaml.Marshal(&c)
 	return strings.TrimSpace(string(b))
 }
 
 // DecodeOption sets one option key of the section (the config decoder calls it for every key
-// that is not a field of Position). The value must have the key's type in every scheme that has
-// the key; whether the key belongs to the chosen kind is checked when the scheme is built (the
-// kind may be written after it, or swept).
+// that is not a field of Position), decoding the value into the key's type (the same in every
+// scheme that has the key); whether the key belongs to the chosen kind is checked by Validate
+// (the kind may be written after it, or swept).
 func (s *Position) DecodeOption(key string, n *yaml.Node) error {
-	types := position.OptionTypes(key)
-	if len(types) == 0 {
-		return fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(position.AllKeys(), ", "))
+	t, ok := schemes.KeyType(key)
+	if !ok {
+		return fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(schemes.AllKeys(), ", "))
 	}
-	for _, t := range types {
-		if _, err := scalarValue(t, n); err != nil {
-			return err
-		}
+	v, err := scalarValue(t, n)
+	if err != nil {
+		return err
 	}
-	s.raw = s.raw.with(key, flow(n))
+	s.setOption(option{key: key, value: v.Interface(), text: flow(n)})
 	return nil
 }
 
+// setOption records an option written and drops the resolved options struct.
+func (s *Position) setOption(e option) {
+	s.set = s.set.with(e)
+	s.opts, s.optsErr, s.resolvedFor = nil, nil, ""
+}
+
 // With returns the section with an option set to a Go value, as if written (for code and tests):
-// Position{Kind: "rope"}.With("base", 500). An error in the value shows in Spec.
+// Position{Kind: "rope"}.With("base", 500). An error in the value shows in Validate.
 func (s Position) With(key string, value any) Position {
 	var n yaml.Node
 	if err := n.Encode(value); err != nil {
 		panic(err)
 	}
-	s.raw = s.raw.with(key, flow(&n))
+	e := option{key: key, value: value, text: flow(&n)}
+	if t, ok := schemes.KeyType(key); ok && reflect.ValueOf(value).CanConvert(t) && (t.Kind() == reflect.String) == (reflect.ValueOf(value).Kind() == reflect.String) {
+		e.value = reflect.ValueOf(value).Convert(t).Interface()
+	} else if !ok {
+		e.err = fmt.Errorf("position.%s: unknown key %q in section position (known: %s)", key, key, strings.Join(schemes.AllKeys(), ", "))
+	} else {
+		e.err = fmt.Errorf("position.%s: want a %s, got %v", key, t, value)
+	}
+	s.setOption(e)
 	return s
 }
 
 // Without returns the section without an option key.
 func (s Position) Without(key string) Position {
-	s.raw = s.raw.without(key)
+	s.set = s.set.without(key)
+	s.opts, s.optsErr, s.resolvedFor = nil, nil, ""
 	return s
 }
 
 // OptionKeys lists the option keys written, sorted.
 func (s Position) OptionKeys() []string {
 	var out []string
-	for _, e := range s.raw.entries() {
-		out = append(out, e[0])
+	for _, e := range s.set {
+		out = append(out, e.key)
 	}
 	return out
 }
 
 // Option returns the value of an option of the section's kind, its default when not written;
-// false when the kind has no such option or the written value does not decode.
+// false when the kind has no such option or the written options do not fit the kind.
 func (s Position) Option(key string) (any, bool) {
-	s = s.WithDefaults()
-	o, err := s.options()
+	o, err := s.WithDefaults().Options()
 	if err != nil {
 		return nil, false
 	}
-	return position.OptionOf(o, key)
+	return schemes.OptionOf(o, key)
 }
 
 // MarshalYAML writes the section as a resolved config holds it: kind, the kind's options (its
@@ -308,10 +304,10 @@ func (s Position) MarshalYAML() (any, error) {
 	if err := add("kind", s.Kind); err != nil {
 		return nil, err
 	}
-	if o, err := s.options(); err == nil {
-		for _, f := range position.Options(s.Kind) {
-			v, _ := position.OptionOf(o, f.Key)
-			if position.OmitEmpty(s.Kind, f.Key) && reflect.ValueOf(v).IsZero() {
+	if o, err := s.Options(); err == nil {
+		for _, f := range schemes.Options(s.Kind) {
+			v, _ := schemes.OptionOf(o, f.Key)
+			if schemes.OmitEmpty(s.Kind, f.Key) && reflect.ValueOf(v).IsZero() {
 				continue
 			}
 			if err := add(f.Key, v); err != nil {
@@ -319,12 +315,12 @@ func (s Position) MarshalYAML() (any, error) {
 			}
 		}
 	} else {
-		for _, e := range s.raw.entries() {
-			var n yaml.Node
-			if err := yaml.Unmarshal([]byte(e[1]), &n); err != nil || len(n.Content) == 0 {
-				return nil, fmt.Errorf("position.%s: %q", e[0], e[1])
+		for _, e := range s.set {
+			n, err := e.node()
+			if err != nil {
+				return nil, err
 			}
-			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: e[0]}, n.Content[0])
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: e.key}, n)
 		}
 	}
 	if s.Randomized {
@@ -359,12 +355,12 @@ func (s Position) MarshalWritten() (*yaml.Node, error) {
 	if s.Written.Has("kind") {
 		add("kind", enc(s.Kind))
 	}
-	for _, e := range s.raw.entries() {
-		var n yaml.Node
-		if err := yaml.Unmarshal([]byte(e[1]), &n); err != nil || len(n.Content) == 0 {
-			return nil, fmt.Errorf("position.%s: %q", e[0], e[1])
+	for _, e := range s.set {
+		n, err := e.node()
+		if err != nil {
+			return nil, err
 		}
-		add(e[0], n.Content[0])
+		add(e.key, n)
 	}
 	if s.Written.Has("randomized") {
 		add("randomized", enc(s.Randomized))
@@ -383,7 +379,7 @@ func (s Position) MarshalWritten() (*yaml.Node, error) {
 
 // IsWritten tells whether a key of the section was written (an option or a field of Position).
 func (s Position) IsWritten(key string) bool {
-	_, ok := s.raw.get(key)
+	_, ok := s.set.get(key)
 	return ok || s.Written.Has(key)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
@@ -38,8 +39,8 @@ func leafPaths(t reflect.Type, prefix string) []string {
 // optionPaths lists position.<key> for every option of every registered scheme.
 func optionPaths() []string {
 	var out []string
-	for _, key := range position.AllKeys() {
-		if position.IsOption(key) {
+	for _, key := range schemes.AllKeys() {
+		if schemes.IsOption(key) {
 			out = append(out, "position."+key)
 		}
 	}
@@ -89,7 +90,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 	}
 	// value is the field at path of a resolved config (a scheme's option: its value).
 	value := func(c *Config, path string) reflect.Value {
-		if key, ok := strings.CutPrefix(path, "position."); ok && position.IsOption(key) {
+		if key, ok := strings.CutPrefix(path, "position."); ok && schemes.IsOption(key) {
 			v, ok := c.Position.Option(key)
 			if !ok {
 				return reflect.ValueOf("(not an option of " + c.Position.Kind + ")")
@@ -102,7 +103,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 	kept, refused := 0, 0
 	for _, path := range paths {
 		var zero string
-		if key, ok := strings.CutPrefix(path, "position."); ok && position.IsOption(key) {
+		if key, ok := strings.CutPrefix(path, "position."); ok && schemes.IsOption(key) {
 			zero = optionZero(key)
 		} else {
 			f, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), path)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/internal/schemes"
 )
 
 // EvalVariant is one entry of `eval.variants:`: another way to evaluate the same trained
@@ -58,7 +58,7 @@ func holds(c Config, cond string) (bool, error) {
 		return false, fmt.Errorf("want dotted.path=value, e.g. position.kind=rope, got %q", cond)
 	}
 	path = strings.TrimSpace(path)
-	if key, ok := strings.CutPrefix(path, "position."); ok && position.IsOption(key) {
+	if key, ok := strings.CutPrefix(path, "position."); ok && schemes.IsOption(key) {
 		v, ok := c.Position.Option(key) // a scheme's option: absent from other schemes
 		return ok && fmt.Sprint(v) == strings.TrimSpace(want), nil
 	}
@@ -68,7 +68,7 @@ func holds(c Config, cond string) (bool, error) {
 	}
 	if f.Type() == reflect.TypeFor[Position]() {
 		key := strings.TrimPrefix(path, "position.")
-		return false, fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(position.AllKeys(), ", "))
+		return false, fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(schemes.AllKeys(), ", "))
 	}
 	return fmt.Sprint(f.Interface()) == strings.TrimSpace(want), nil
 }
@@ -133,7 +133,7 @@ func (c Config) validateVariants() error {
 			continue
 		}
 		switch {
-		case v.RopeScaling != "" && !position.HasOption(c.Position.Kind, "rope_scaling"):
+		case v.RopeScaling != "" && !schemes.HasOption(c.Position.Kind, "rope_scaling"):
 			takes := strings.Join(kindsWithOption("rope_scaling"), ", ") + " takes"
 			if len(kindsWithOption("rope_scaling")) > 1 {
 				takes = strings.TrimSuffix(takes, "s")
@@ -155,8 +155,8 @@ func (c Config) validateVariants() error {
 func (c Config) unknownKindIn(v EvalVariant) error {
 	for _, w := range v.When {
 		path, want, _ := strings.Cut(w, "=")
-		if strings.TrimSpace(path) == "position.kind" && !slices.Contains(position.Kinds(), strings.TrimSpace(want)) {
-			return fmt.Errorf("%s names no position scheme, so the variant %s is evaluated for no run (known: %s)", w, v.Name, strings.Join(position.Kinds(), ", "))
+		if strings.TrimSpace(path) == "position.kind" && !slices.Contains(schemes.Kinds(), strings.TrimSpace(want)) {
+			return fmt.Errorf("%s names no position scheme, so the variant %s is evaluated for no run (known: %s)", w, v.Name, strings.Join(schemes.Kinds(), ", "))
 		}
 	}
 	return nil
@@ -165,8 +165,8 @@ func (c Config) unknownKindIn(v EvalVariant) error {
 // kindsWithOption lists the registered schemes that have an option.
 func kindsWithOption(key string) []string {
 	var out []string
-	for _, k := range position.Kinds() {
-		if position.HasOption(k, key) {
+	for _, k := range schemes.Kinds() {
+		if schemes.HasOption(k, key) {
 			out = append(out, k)
 		}
 	}

@@ -1,4 +1,4 @@
-package config
+package setup
 
 import (
 	"fmt"
@@ -8,17 +8,12 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/train/config"
 )
 
 // MaxMemoryBytes bounds a run's predicted peak memory (PredictMemory): a config beyond it is
 // refused before anything is allocated, naming the field to lower.
 var MaxMemoryBytes int64 = 8 << 30
-
-// GraphCacheBytes bounds the training graphs a run keeps compiled (one per sequence length,
-// as model.GraphBytes predicts them); beyond it the least recently used are closed and rebuilt
-// when their length comes again (the same results, only slower). At least the graph of the
-// current batch is always kept.
-var GraphCacheBytes int64 = 1 << 30
 
 // runtimeBytes is the memory of the process before any model: the binary, the Go runtime and
 // the progress output.
@@ -29,19 +24,6 @@ const runtimeBytes = 32 << 20
 // weights and moments (at most 9 bytes per float64), up to twice that while its buffer grows
 // (train.SaveCheckpoint); or the file's bytes and their decoded float64s (train.LoadCheckpoint).
 const checkpointBytesPerParam = 8 + 2*3*9
-
-// CaptureBytes bounds the attention weights an inspection graph keeps (train's diagnostics and
-// inspect): a length where one example's weights pass it is not captured.
-const CaptureBytes = 256 << 20
-
-// CaptureBatch is how many examples of T tokens an inspection graph of a model with layers and
-// heads of the dtype's bytes takes at once under a bound of the attention weights it keeps
-// (CaptureBytes; their dtype copy and the float64 one): at most 16; 0 when one example's
-// weights alone pass the bound.
-func CaptureBatch(layers, heads, bytes, T, bound int) int {
-	per := float64(layers*heads*(bytes+8)) * float64(T) * float64(T)
-	return int(min(16, float64(bound)/per))
-}
 
 // exampleBytes is the memory of n examples (data.Example) of sequences of T tokens: two int
 // slices of T−1 tokens in all (8 bytes each) and their headers (48 bytes), with room for Go's
@@ -57,7 +39,7 @@ type Memory struct {
 	State int64
 	// TrainGraph is the largest training graph (longest training sequence, train.batch_size);
 	// TrainGraphs the training graphs kept at once (every training length's, up to
-	// GraphCacheBytes).
+	// config.GraphCacheBytes).
 	TrainGraph, TrainGraphs int64
 	// Validation is the evaluation graphs of validation at the longest training length;
 	// ValData the validation sets of every training length, held through training.
@@ -101,24 +83,21 @@ func evalGraphs(mc model.Config, hooks position.Hooks, maxPos, T, n, b int) int6
 
 // PredictMemory predicts the run's peak memory from the config (defaults filled) before anything
 // is allocated: see Memory. The training graphs are those of every training length, capped at
-// GraphCacheBytes (or the largest one); randomized positions build every graph for
+// config.GraphCacheBytes (or the largest one); randomized positions build every graph for
 // position.max_random positions.
-func (c Config) PredictMemory(task data.Task) Memory {
-	mc := c.Model.Config()
-	if mc.Vocab == 0 {
-		mc.Vocab = task.Vocab()
-	}
+func PredictMemory(c config.Config, task data.Task) Memory {
+	mc := ModelConfig(c, task)
 	bytes := int64(4)
 	if mc.Dtype == "float64" {
 		bytes = 8
 	}
-	hooks := position.HooksOfKind(c.Position.Kind)
+	hooks := position.KindHooks(c.Position.Kind) // from the scheme's type: no scheme is built
 	extra := int64(0)
 	maxPos := 0
 	if c.Position.Randomized {
 		maxPos = c.Position.MaxRandom
 	}
-	extra = int64(c.Position.ParamCount(position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})) // a learned table, t5's biases, ...
+	extra = int64(schemeParams(c, mc)) // a learned table, t5's biases, ...
 	var m Memory
 	m.State = model.ParamCount(mc, extra) * (bytes + 16 + checkpointBytesPerParam)
 	var sum int64
@@ -127,7 +106,7 @@ func (c Config) PredictMemory(task data.Task) Memory {
 		sum += g
 		m.TrainGraph = max(m.TrainGraph, g)
 	}
-	m.TrainGraphs = min(sum, max(GraphCacheBytes, m.TrainGraph))
+	m.TrainGraphs = min(sum, max(config.GraphCacheBytes, m.TrainGraph))
 	if c.Train.ValEvery > 0 {
 		m.Validation = evalGraphs(mc, hooks, maxPos, data.SeqLen(task, c.Task.MaxLen), c.Train.ValExamples, c.Eval.BatchSize)
 		for L := c.Task.MinLen; L <= c.Task.MaxLen; L++ {
@@ -140,7 +119,7 @@ func (c Config) PredictMemory(task data.Task) Memory {
 		// copied out in float64 to score them.
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
 		n := len(lm.Windows(data.SplitTest, L, min(max(c.Eval.Stride, 1), L)))
-		b := LMWindowsPerBatch(c, L)
+		b := config.LMWindowsPerBatch(c, L)
 		m.Eval = evalGraphs(mc, hooks, maxPos, L, max(n, 1), b) + int64(min(b, max(n, 1))*L*mc.Vocab*8)
 	} else if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
@@ -148,11 +127,11 @@ func (c Config) PredictMemory(task data.Task) Memory {
 		m.TestData = exampleBytes(c.Eval.Examples, T)
 		// Then the diagnostics (train/diagnostics.go), one after the other, while the evaluation
 		// graphs' memory may not have been collected yet: an inspection graph of the first
-		// DiagnosticExamples examples in batches of CaptureBatch (none where one example's
-		// attention weights pass CaptureBytes), which keeps every layer's attention weights, with
+		// config.DiagnosticExamples examples in batches of CaptureBatch (none where one example's
+		// attention weights pass config.CaptureBytes), which keeps every layer's attention weights, with
 		// the first example's weights copied out in float64; greedy decoding of failures.
-		diag := model.GraphBytes(mc, model.Shape{Batch: min(FailuresPerLength, c.Eval.Examples), Len: T, Hooks: hooks, MaxPos: maxPos})
-		if k := min(DiagnosticExamples, c.Eval.Examples, CaptureBatch(mc.Layers, mc.Heads, int(bytes), T, CaptureBytes)); k >= 1 {
+		diag := model.GraphBytes(mc, model.Shape{Batch: min(config.FailuresPerLength, c.Eval.Examples), Len: T, Hooks: hooks, MaxPos: maxPos})
+		if k := min(config.DiagnosticExamples, c.Eval.Examples, config.CaptureBatch(mc.Layers, mc.Heads, int(bytes), T, config.CaptureBytes)); k >= 1 {
 			first := int64(mc.Layers) * int64(mc.Heads) * int64(T) * int64(T) * 8
 			diag = max(diag, model.GraphBytes(mc, model.Shape{Batch: k, Len: T, Capture: true, Hooks: hooks, MaxPos: maxPos})+first)
 		}
@@ -164,8 +143,7 @@ func (c Config) PredictMemory(task data.Task) Memory {
 
 // checkMemory refuses a config whose predicted peak memory is beyond MaxMemoryBytes, naming the
 // part that is too large and the fields that size it.
-func (c Config) checkMemory(task data.Task) error {
-	m := c.PredictMemory(task)
+func checkMemory(c config.Config, task data.Task, m Memory) error {
 	if m.Peak <= MaxMemoryBytes {
 		return nil
 	}
@@ -198,18 +176,14 @@ func (c Config) checkMemory(task data.Task) error {
 }
 
 // checkSchemeParams refuses, before the scheme is built, a config whose position scheme's own
-// parameters (a learned table, T5's bucket biases: Position.ParamCount) with their optimiser
+// parameters (a learned table, T5's bucket biases: position.ParamCount) with their optimiser
 // state and checkpoint pass MaxMemoryBytes, naming the scheme's options.
-func (c Config) checkSchemeParams(task data.Task) error {
-	mc := c.Model.Config()
-	if mc.Vocab == 0 {
-		mc.Vocab = task.Vocab()
-	}
+func checkSchemeParams(c config.Config, mc model.Config) error {
 	bytes := int64(4)
 	if mc.Dtype == "float64" {
 		bytes = 8
 	}
-	extra := int64(c.Position.ParamCount(position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers}))
+	extra := int64(schemeParams(c, mc))
 	state := extra * (bytes + 16 + checkpointBytesPerParam)
 	if state <= MaxMemoryBytes || extra <= model.ParamCount(mc, 0) {
 		return nil
@@ -220,20 +194,10 @@ func (c Config) checkSchemeParams(task data.Task) error {
 
 // PeakMemory is PredictMemory of a single run's config (defaults filled), 0 if its task is
 // unknown.
-func (c Config) PeakMemory() int64 {
+func PeakMemory(c config.Config) int64 {
 	task, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols})
 	if err != nil {
 		return 0
 	}
-	return c.PredictMemory(task).Peak
+	return PredictMemory(c, task).Peak
 }
-
-// What a run's evaluation gathers besides the scores (diagnostics.json), kept small: the
-// attention of the first DiagnosticExamples test examples at every length (one extra forward pass
-// of that many examples), and up to FailuresPerLength decoded failures at each of the first
-// FailureLengths tested lengths past the training range.
-const (
-	DiagnosticExamples = 8
-	FailureLengths     = 3
-	FailuresPerLength  = 3
-)

@@ -1,21 +1,22 @@
-package config
+package setup
 
 import (
 	"testing"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/train/config"
 )
 
 // predict is the memory prediction of a small copy config with the overrides.
 func predict(t *testing.T, sets ...string) Memory {
 	t.Helper()
 	src := "task: {name: copy, min_len: 1, max_len: 4}\nmodel: {d_model: 64, heads: 4, layers: 2}\ntrain: {steps: 2, batch_size: 8}\n"
-	var c Config
-	if err := Decode([]byte(src), "m.yaml", &c); err != nil {
+	var c config.Config
+	if err := config.Decode([]byte(src), "m.yaml", &c); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range sets {
-		if err := Set(&c, s); err != nil {
+		if err := config.Set(&c, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -24,7 +25,7 @@ func predict(t *testing.T, sets ...string) Memory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.PredictMemory(task)
+	return PredictMemory(c, task)
 }
 
 // TestPredictionFollowsEvalBatch: at a long test length the evaluation's prediction falls with

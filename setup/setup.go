@@ -1,0 +1,205 @@
+// Package setup is where a config meets the model. Package train/config reads a config as data:
+// every field decoded, defaulted and checked on its own, the scheme's options decoded into its
+// options struct, nothing of the model imported. What needs the model is checked here, in one
+// place, before anything is allocated: the heads divide d_model, the parameter count and the
+// scheme's own parameters stay within posformer's limits, the scheme accepts its options and
+// the positions the run reaches, and the predicted peak memory fits (Check). A checked Run hands
+// on its task, its typed model config and position spec, and its memory prediction; Build builds
+// its model, once: train.Train trains it, train.Run is Check then Train, and a grid checks every
+// cell (CheckGrid) before training any, each cell then building its model once.
+//
+// A separate package rather than train/'s entry: report, claims and inspect read configs and ask
+// for warnings and predictions without training, and the CLI checks a run or a grid before it
+// takes the run directory's lock.
+package setup
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/schemes"
+	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/train/config"
+)
+
+// Run is a config checked against its model: what a run trains, before its model is built.
+type Run struct {
+	// Config has its defaults filled and is valid.
+	Config config.Config
+	// Task is the config's task, built once.
+	Task data.Task
+	// Model is the model: section typed, model.vocab defaulting to the task's vocabulary.
+	Model model.Config
+	// Spec is the position: section typed, the scheme's options in its options struct.
+	Spec position.Spec
+	// Memory is the run's predicted memory (PredictMemory).
+	Memory Memory
+
+	scheme position.Scheme // built by the check, for Warnings
+}
+
+// Check fills c's defaults, validates it (config.Validate) and checks what needs the model, naming
+// the field and the fix (for a config read from a file, at the file:line that wrote the field:
+// config.Config.At). It builds the task and the position scheme, never the model's weights.
+func Check(c config.Config) (*Run, error) {
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, c.At(err)
+	}
+	r, err := check(c)
+	if err != nil {
+		return nil, c.At(err)
+	}
+	return r, nil
+}
+
+// check is Check's body for a valid config.
+func check(c config.Config) (*Run, error) {
+	task, err := c.NewTask()
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Config: c, Task: task, Model: ModelConfig(c, task), Spec: Spec(c.Position)}
+	if err := checkSize(c, r.Model); err != nil {
+		return nil, err
+	}
+	if err := r.Model.Validate(); err != nil {
+		return nil, err
+	}
+	// The scheme's own parameters are bounded before it is built: a table of 10^8 biases is
+	// refused, not allocated.
+	if err := checkSchemeParams(c, r.Model); err != nil {
+		return nil, err
+	}
+	if r.scheme, err = position.New(r.Spec, r.Model.SchemeDims()); err != nil {
+		return nil, err
+	}
+	t, e := c.Task, c.Eval
+	longest := max(data.SeqLen(task, t.MaxLen), data.SeqLen(task, e.Lengths[len(e.Lengths)-1]))
+	if lc, ok := r.scheme.(position.LengthChecker); ok {
+		if err := lc.CheckPositions(longest); err != nil {
+			return nil, fmt.Errorf("%w (the longest sequence, at length %d, has %d tokens)", err, max(t.MaxLen, e.Lengths[len(e.Lengths)-1]), longest)
+		}
+	}
+	r.Memory = PredictMemory(c, task)
+	if err := checkMemory(c, task, r.Memory); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Build builds the run's model: the one build of a run.
+func (r *Run) Build() (*model.Model, error) {
+	return model.New(r.Model, r.Spec)
+}
+
+// NewModel builds the model of a config posformer wrote and checked before (a run's config.yaml,
+// read back to evaluate, inspect or export its weights) for its task, unchecked: the one build
+// of that reading.
+func NewModel(c config.Config, task data.Task) (*model.Model, error) {
+	return model.New(ModelConfig(c, task), Spec(c.Position))
+}
+
+// Warnings lists what is valid in the run's config but deserves a note, one line each: the CLI
+// prints them on stderr before training and reports repeat them. They come from the position
+// scheme (position.Warner), for the longest training and test sequences: t5, for one, notes when
+// the training sequences reach fewer relative-distance buckets than the test sequences use.
+func (r *Run) Warnings() []string {
+	w, ok := r.scheme.(position.Warner)
+	if !ok {
+		return nil
+	}
+	c := r.Config
+	return w.Warnings(data.SeqLen(r.Task, c.Task.MaxLen), data.SeqLen(r.Task, c.Eval.Lengths[len(c.Eval.Lengths)-1]))
+}
+
+// Warnings are the warnings of a config (defaults filled) that checks (Run.Warnings); none when
+// it does not.
+func Warnings(c config.Config) []string {
+	r, err := Check(c)
+	if err != nil {
+		return nil
+	}
+	return r.Warnings()
+}
+
+// CheckGrid checks a grid's cells (config.Expand's) and its select: tuning runs as Check checks a
+// run, before any of them trains; an error names the cell. It returns the cells' checked runs, in
+// order.
+func CheckGrid(grid config.Config, cells []config.Cell) ([]*Run, error) {
+	runs := make([]*Run, len(cells))
+	for i, cell := range cells {
+		r, err := check(cell.Config)
+		if err != nil {
+			return nil, grid.At(fmt.Errorf("sweep cell %s: %w", cell.Name, err))
+		}
+		runs[i] = r
+	}
+	if grid.Select.On() {
+		tuning, err := config.SelectCells(grid)
+		if err != nil {
+			return nil, grid.At(err)
+		}
+		for _, cell := range tuning {
+			if _, err := check(cell.Config); err != nil {
+				return nil, grid.At(fmt.Errorf("select: sweep cell %s: %w", cell.Name, err))
+			}
+		}
+	}
+	return runs, nil
+}
+
+// Spec is the position: section as package position takes it, typed: its options struct as the
+// config resolved it (the section valid, defaults filled).
+func Spec(p config.Position) position.Spec {
+	opts, _ := p.Options()
+	return position.Spec{Kind: p.Kind, Options: opts, Randomized: p.Randomized, MaxRandom: p.MaxRandom, EvalPositions: p.EvalPositions}
+}
+
+// ModelConfig is the model: section as the model takes it, typed, its defaults filled and
+// model.vocab defaulting to the task's vocabulary.
+func ModelConfig(c config.Config, task data.Task) model.Config {
+	m := c.Model.WithDefaults()
+	presence.Fill(m.Written, "vocab", &m.Vocab, task.Vocab())
+	return model.Config{Vocab: m.Vocab, DModel: m.DModel, Heads: m.Heads, Layers: m.Layers, DFF: m.DFF, Dtype: m.Dtype,
+		Bidirectional: m.Bidirectional, UnscaledLogits: m.UnscaledLogits, Seed: m.Seed}
+}
+
+// MaxParams bounds a model's parameter count: posformer trains small models on the CPU, so an
+// absurd size (d_model: 1000000) fails before anything allocates.
+var MaxParams = 1 << 28
+
+// schemeParams is the number of trainable parameters the config's scheme adds for the model's
+// dimensions (a learned table, a bias table, ...: position.ParamCount), from the sizes alone.
+func schemeParams(c config.Config, mc model.Config) int {
+	return position.ParamCount(Spec(c.Position), position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})
+}
+
+// checkSize estimates the parameter count from the sizes alone and rejects a model beyond
+// MaxParams, naming the sizes to lower.
+func checkSize(c config.Config, mc model.Config) error {
+	if mc.DModel < 1 || mc.DFF < 1 || mc.Layers < 1 {
+		return nil // model.Validate names the field
+	}
+	fix := "model.d_model, model.d_ff or model.layers"
+	p := schemeParams(c, mc)
+	n := model.Params(mc, float64(p))
+	if p > 0 {
+		var sizes []string
+		for _, o := range schemes.Options(c.Position.Kind) {
+			if o.Type == "int" {
+				sizes = append(sizes, "position."+o.Key)
+			}
+		}
+		if len(sizes) > 0 {
+			fix += " (or " + strings.Join(sizes, ", ") + ")"
+		}
+	}
+	if n > float64(MaxParams) {
+		return fmt.Errorf("model: d_model %d, d_ff %d and %d layers (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
+	}
+	return nil
+}
