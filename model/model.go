@@ -25,7 +25,8 @@ import (
 )
 
 // Config is a model's sizes and options, typed (package train/config reads the `model:` section
-// of a YAML config, fills its defaults and hands a Config on). Each field's doc says whether 0 is
+// of a YAML config and fills its defaults, with the same values as WithDefaults here; package
+// setup hands it on as a Config, setup.ModelConfig). Each field's doc says whether 0 is
 // legal.
 type Config struct {
 	// Vocab is the vocabulary size. 0: refused.

@@ -23,8 +23,8 @@ import (
 	"fmt"
 
 	"github.com/posformer/posformer/internal/nn"
-	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/schemes"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -155,8 +155,9 @@ type Dims struct {
 
 // Spec configures a scheme with typed values: the kind, the randomized-positions keys every
 // scheme that reads positions shares, and the scheme's own options struct (see Def). Package
-// train/config reads the `position:` section of a YAML config, fills its defaults and hands a Spec
-// on; code and tests write one directly (Spec{Kind: "rope"}.With("base", 500.0)).
+// train/config reads the `position:` section of a YAML config and fills its defaults, and
+// package setup hands it on as a Spec (setup.Spec); code and tests write one directly
+// (Spec{Kind: "rope"}.With("base", 500.0)).
 type Spec struct {
 	// Kind is the scheme (Kinds()). Default: sinusoidal.
 	Kind string

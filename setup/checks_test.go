@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/internal/testutil"
+	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -70,5 +71,20 @@ func TestRandomizedRangeChecks(t *testing.T) {
 	}
 	if err := parseChecked("position.randomized=true", "position.max_random=16"); err != nil {
 		t.Errorf("max_random 16 covers the 16 tokens of length 8: %v", err)
+	}
+}
+
+// TestModelDefaults: the model: section's defaults (train/config's) are model.Config's, so a
+// config that writes no model: section builds the model code's default model.
+func TestModelDefaults(t *testing.T) {
+	c := config.Config{}.WithDefaults()
+	task, err := c.NewTask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ModelConfig(c, task)
+	want := model.Config{Vocab: got.Vocab, Seed: got.Seed}.WithDefaults()
+	if got != want {
+		t.Errorf("the config's default model %+v, model.Config's %+v", got, want)
 	}
 }

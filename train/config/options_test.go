@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/internal/testutil"
+	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -108,5 +109,38 @@ func TestLoadOlderRunConfig(t *testing.T) {
 	}
 	if _, err := ReadConfig(path, nil); err == nil || !strings.Contains(err.Error(), "not an option of rope") {
 		t.Errorf("ReadConfig: %v", err)
+	}
+}
+
+// TestOptionsTyped: the options written under position: reach the scheme as its own options
+// struct, typed (the defaults of the keys not written filled), resolved for the kind the section
+// holds: another kind's options struct for a changed kind, an error naming the key that kind
+// does not have; a value of the wrong type given in code is refused by Validate, naming the key.
+func TestOptionsTyped(t *testing.T) {
+	c, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"position.base=500", "position.rotary_fraction=0.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.Position.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := position.RoPEOptions{Base: 500, RotaryFraction: 0.5}
+	if got, ok := o.(position.RoPEOptions); !ok || got != want {
+		t.Errorf("options %#v, want %#v", o, want)
+	}
+	p := c.Position
+	p.Kind = "sinusoidal"
+	p = p.Without("rotary_fraction")
+	if o, err := p.Options(); err != nil || o != (position.SinusoidalOptions{Base: 500}) {
+		t.Errorf("sinusoidal with base 500: %#v, %v", o, err)
+	}
+	p.Kind = "t5"
+	if _, err := p.Options(); err == nil || !strings.HasPrefix(err.Error(), "position.base: not an option of t5") {
+		t.Errorf("t5 with base: %v, want base refused", err)
+	}
+	bad := Position{Kind: "rope"}.With("base", "large").WithDefaults()
+	if err := bad.Validate(); err == nil || !strings.HasPrefix(err.Error(), "position.base: want a float64") {
+		t.Errorf("base: \"large\" in code: %v, want it refused", err)
 	}
 }
