@@ -77,6 +77,9 @@ type Table struct {
 	// Rows chooses which rows of the CSV the table holds (all when empty): a row is kept when
 	// it matches one of them (see Cell.matches).
 	Rows []Cell `yaml:"rows"`
+	// Choose keeps each cell's runs at the learning rate a selection rule picks from the rows'
+	// validation scores (after Union and Rows).
+	Choose Choose `yaml:"choose"`
 }
 
 // Statistic is how a run's per-length scores become the numbers a verdict compares.
@@ -326,6 +329,11 @@ func (f *File) check() error {
 		for k, u := range t.Union {
 			if !seen[u] {
 				return f.errAt(fmt.Sprintf("%s.union[%d]", p, k), "no table named %q before this one: name tables listed above it", u)
+			}
+		}
+		if t.Choose.on() {
+			if err := t.Choose.check(f, p+".choose"); err != nil {
+				return err
 			}
 		}
 		switch t.Variants {

@@ -31,6 +31,10 @@ type loaded struct {
 	rows  []Row
 	cells map[string]map[key]*cell // by metric
 	order []key
+	// twice names the runs two tables of a union hold (counted once); choices are the rates
+	// Choose picked.
+	twice   []string
+	choices []rateChoice
 }
 
 func (t *loaded) cellsFor(metric string) map[key]*cell {
@@ -104,11 +108,15 @@ type FollowOutcome struct {
 // Tables about to be written are read from overlay (by path) instead of the disk.
 func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 	j := &Judged{File: f, Tables: map[string]*loaded{}}
-	for _, t := range f.Tables {
+	for ti, t := range f.Tables {
 		var rows []Row
+		var twice []string
 		var err error
-		for _, u := range t.Union {
-			rows = append(rows, j.Tables[u].rows...)
+		path := fmt.Sprintf("tables[%d]", ti)
+		if len(t.Union) > 0 {
+			if rows, twice, err = unionRows(f, path, t, j.Tables); err != nil {
+				return nil, err
+			}
 		}
 		if t.CSV != "" {
 			rows, err = readTable(t.CSV, overlay)
@@ -133,10 +141,15 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			rows = keep
 		}
 		if len(rows) == 0 {
-			return nil, f.errAt(fmt.Sprintf("tables[%d]", slices.IndexFunc(f.Tables, func(x Table) bool { return x.Name == t.Name })),
-				"table %s holds no rows (rows: keeps none): choose rows its sources hold", t.Name)
+			return nil, f.errAt(path, "table %s holds no rows (rows: keeps none): choose rows its sources hold", t.Name)
 		}
-		j.Tables[t.Name] = &loaded{Table: t, rows: rows, cells: map[string]map[key]*cell{}}
+		var choices []rateChoice
+		if t.Choose.on() {
+			if rows, choices, err = choose(f, path, t, rows, f.Statistic); err != nil {
+				return nil, err
+			}
+		}
+		j.Tables[t.Name] = &loaded{Table: t, rows: rows, cells: map[string]map[key]*cell{}, twice: twice, choices: choices}
 	}
 	paper, err := readPaper(f)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/data"
@@ -154,8 +155,9 @@ func renderTables(b *strings.Builder, j *Judged) {
 	for _, t := range f.Tables {
 		l := j.Tables[t.Name]
 		runs := 0
+		cells := l.cellsFor(train.MetricExact) // sets l.order when no claim has read the table
 		for _, k := range l.order {
-			runs += l.cellsFor(train.MetricExact)[k].runs()
+			runs += cells[k].runs()
 		}
 		src := "`" + t.written + "`"
 		if len(t.Union) > 0 {
@@ -172,6 +174,16 @@ func renderTables(b *strings.Builder, j *Judged) {
 		fmt.Fprintf(b, "**%s**: %s\n\n", t.Name, setup)
 		for _, w := range warnings {
 			fmt.Fprintf(b, "Warning of `%s` (posformer's own check of the set-up, not a difference from the paper): %s\n\n", t.Grid, w)
+		}
+	}
+	for _, t := range f.Tables {
+		l := j.Tables[t.Name]
+		if len(l.twice) > 0 {
+			fmt.Fprintf(b, "Table **%s** holds %s in two of its tables, the same in every column both have (the same config and seed trained twice gave the same bits: a reproducibility check), each counted once: %s.\n\n",
+				t.Name, count(len(l.twice), "run"), strings.Join(l.twice, "; "))
+		}
+		if len(l.choices) > 0 {
+			renderChoices(b, l, f.Statistic)
 		}
 	}
 	for _, t := range f.Tables {
@@ -245,6 +257,52 @@ func describeGrid(path string) (string, []string) {
 		ws = append(ws, strings.Join(groups[w], "; ")+": "+w)
 	}
 	return desc, ws
+}
+
+// renderChoices is a table's learning-rate choice (Choose): per cell, its seed's validation
+// score at each candidate rate, the rate chosen, and that run's score in the file's statistic.
+func renderChoices(b *strings.Builder, l *loaded, st Statistic) {
+	ch := l.Choose
+	var rates []string
+	for _, lr := range ch.LR {
+		rates = append(rates, fmt.Sprintf("%g", lr))
+	}
+	fmt.Fprintf(b, "Table **%s** keeps each cell's runs at one learning rate, chosen by the rule of a grid's select: from the exported scores: "+
+		"among lr %s, the rate whose seed-%d run has the best validation score (%s: the highest; the lowest for a language model's bits per byte), "+
+		"ties to the rate listed first. Beside each, that run's score: %s.\n\n", l.Name, strings.Join(rates, ", "), ch.Seed, ch.By, describeStat(st))
+	b.WriteString("| cell (seed " + strconv.FormatUint(ch.Seed, 10) + ") |")
+	sep := "| --- |"
+	for _, r := range rates {
+		fmt.Fprintf(b, " %s at lr %s |", ch.By, r)
+		sep += " ---: |"
+	}
+	b.WriteString(" chosen |")
+	sep += " ---: |"
+	for _, r := range rates {
+		fmt.Fprintf(b, " score at lr %s |", r)
+		sep += " ---: |"
+	}
+	b.WriteString("\n" + sep + "\n")
+	byRate := map[float64][]string{}
+	for _, c := range l.choices {
+		fmt.Fprintf(b, "| %s · %s |", c.k.Task, c.k)
+		for _, v := range c.val {
+			fmt.Fprintf(b, " %.3f |", v)
+		}
+		fmt.Fprintf(b, " %g |", c.chosen)
+		for _, s := range c.score {
+			fmt.Fprintf(b, " %.3f |", s)
+		}
+		b.WriteString("\n")
+		byRate[c.chosen] = append(byRate[c.chosen], c.k.Task+" · "+c.k.String())
+	}
+	var parts []string
+	for _, lr := range ch.LR {
+		if cs := byRate[lr]; len(cs) > 0 {
+			parts = append(parts, fmt.Sprintf("lr %g for %s", lr, strings.Join(cs, ", ")))
+		}
+	}
+	fmt.Fprintf(b, "\nThe rule chooses %s.\n\n", strings.Join(parts, "; "))
 }
 
 // count is n and the noun, in the plural unless n is 1 ("1 layer", "2 layers").

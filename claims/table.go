@@ -29,8 +29,9 @@ type Row struct {
 	MinLen, MaxLen        int
 	ChanceExact           float64
 	ChanceToken           float64
-	// BestScore is the run's best validation score (the one early stopping and select: compare),
-	// 0 when the run had no validation or the table predates the column.
+	// BestScore is the run's best validation score (the one early stopping and select: compare;
+	// bits per byte for a language model), 0 when the run had no validation, NaN when the table
+	// predates the column.
 	BestScore float64
 	// DivergedStep is the step at which the run's loss became non-finite or exploded (0: it
 	// did not diverge): its scores are not a result, and a claim on its cell is untested.
@@ -145,11 +146,14 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			h   string
 			dst *float64
 		}{{"exact_match", &x.Exact}, {"token_accuracy", &x.Token}, {"chance_exact", &x.ChanceExact}, {"chance_token", &x.ChanceToken}}
-		if _, ok := col["best_val_score"]; ok {
-			fracs = append(fracs, struct {
-				h   string
-				dst *float64
-			}{"best_val_score", &x.BestScore})
+		x.BestScore = math.NaN() // not in the table
+		if _, ok := col["best_val_score"]; ok && get("best_val_score") != "" {
+			// an accuracy, or a language model's validation bits per byte
+			v, err := strconv.ParseFloat(get("best_val_score"), 64)
+			if err != nil || !(v >= 0 && (v <= 1 || x.lm())) || math.IsInf(v, 0) {
+				return nil, bad("best_val_score", "a score in [0, 1] (bits ≥ 0 for a language model)")
+			}
+			x.BestScore = v
 		}
 		if _, ok := col["diverged_step"]; ok {
 			if x.DivergedStep, err = strconv.Atoi(get("diverged_step")); err != nil || x.DivergedStep < 0 {
@@ -261,7 +265,7 @@ func TableCSV(rows []Row) []byte {
 	for _, r := range rows {
 		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
 			g(r.Exact), g(r.Token), strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
-			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), g(r.BestScore), strconv.Itoa(r.DivergedStep)}
+			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), orEmpty(r.BestScore), strconv.Itoa(r.DivergedStep)}
 		if lm {
 			rec = append(rec, orEmpty(r.BitsPerByte), orEmpty(r.SlidingBitsPerByte))
 		}

@@ -1,0 +1,171 @@
+package claims
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/posformer/posformer/internal/presence"
+)
+
+// Choose is a table's learning-rate choice, the rule of a grid's select: applied to the scores
+// its exported rows carry: per cell, the rate among LR whose run of seed Seed has the best
+// validation score (By: best_val_score; ties go to the rate listed first); the table keeps each
+// cell's runs at its chosen rate only.
+type Choose struct {
+	By   string    `yaml:"by"`
+	Seed uint64    `yaml:"seed"`
+	LR   []float64 `yaml:"lr"`
+
+	Written presence.Keys `yaml:"-"`
+}
+
+// on: the table chooses a rate.
+func (c Choose) on() bool { return c.By != "" || c.Written.Has("seed") || len(c.LR) > 0 }
+
+// ChooseBy is the score a choice compares (the only one: the runs' best validation score).
+const ChooseBy = "best_val_score"
+
+// check validates a table's choose: section (p is its path in the file).
+func (c Choose) check(f *File, p string) error {
+	switch {
+	case c.By != ChooseBy:
+		return f.errAt(p+".by", "%q: write by: %s (the runs' best validation score, what select: compares)", c.By, ChooseBy)
+	case !c.Written.Has("seed"):
+		return f.errAt(p+".seed", "missing: give the seed whose runs choose the rate (select: seeds), e.g. seed: 1")
+	case len(c.LR) < 2:
+		return f.errAt(p+".lr", "give the candidate learning rates, at least two, in the order ties are broken (the first wins), e.g. lr: [0.001, 0.003]")
+	}
+	for i, r := range c.LR {
+		if !(r > 0) || math.IsInf(r, 0) || slices.Index(c.LR, r) != i {
+			return f.errAt(fmt.Sprintf("%s.lr[%d]", p, i), "%g: give distinct positive learning rates", r)
+		}
+	}
+	return nil
+}
+
+// rateChoice is one cell's choice: its seed's validation score at each candidate rate, that
+// run's score in the file's statistic there, and the rate chosen.
+type rateChoice struct {
+	k      key
+	val    []float64 // by candidate
+	score  []float64 // by candidate
+	chosen float64
+}
+
+// choose applies t.Choose to rows: per cell, the candidate rate whose seed run has the best
+// validation score (higher; lower for a language model's bits per byte), the first listed on a
+// tie; it returns the rows of each cell at its chosen rate and the choices (with each run's
+// score in the statistic st).
+func choose(f *File, path string, t Table, rows []Row, st Statistic) ([]Row, []rateChoice, error) {
+	ch := t.Choose
+	cells, order := cellsOf(rows, st.Metric)
+	chosen := map[key]float64{}
+	var out []rateChoice
+	for _, k := range order {
+		c := cells[k]
+		rc := rateChoice{k: k}
+		lo, hi, inRange := c.span(st)
+		for _, lr := range ch.LR {
+			i := slices.IndexFunc(c.rows, func(r Row) bool { return r.Seed == ch.Seed && r.LR == lr })
+			if i < 0 {
+				return nil, nil, f.errAt(path+".choose", "table %s: %s · %s has no run of seed %d at lr %g, which choose: compares: train it, or list only the rates its runs have", t.Name, k.Task, k, ch.Seed, lr)
+			}
+			r := c.rows[i]
+			if math.IsNaN(r.BestScore) {
+				return nil, nil, f.errAt(path+".choose", "table %s: %s · %s, seed %d at lr %g has no best_val_score (its CSV was exported before the column): export it again from its grid (claims -export)", t.Name, k.Task, k, ch.Seed, lr)
+			}
+			rc.val = append(rc.val, r.BestScore)
+			one := &cell{key: k, metric: st.Metric}
+			for _, x := range c.rows {
+				if x.Seed == ch.Seed && x.LR == lr {
+					one.rows = append(one.rows, x)
+				}
+			}
+			s, _ := one.scores(lo, hi, inRange)
+			rc.score = append(rc.score, meanOf(s))
+		}
+		if !slices.ContainsFunc(rc.val, func(v float64) bool { return v != 0 }) {
+			return nil, nil, f.errAt(path+".choose", "table %s: %s · %s, seed %d has a best_val_score of 0 at every rate: its grid did not validate (train.val_every), so there is nothing to choose by", t.Name, k.Task, k, ch.Seed)
+		}
+		lower := c.rows[0].lm() // a language model validates in bits per byte
+		best := 0
+		for i, v := range rc.val {
+			if lower && v < rc.val[best] || !lower && v > rc.val[best] {
+				best = i
+			}
+		}
+		rc.chosen = ch.LR[best]
+		chosen[k] = rc.chosen
+		out = append(out, rc)
+	}
+	var keep []Row
+	for _, r := range rows {
+		if r.LR == chosen[key{r.Task, r.Scheme, r.Variant}] {
+			keep = append(keep, r)
+		}
+	}
+	return keep, out, nil
+}
+
+// unionRows is the rows of the tables a union names, in order, with a run that two of them hold
+// counted once: its rows must agree in every column both tables have (the same config and seed
+// trained twice give the same bits), a column one lacks taken from the other (best_val_score of
+// a table exported before it). It returns the runs held twice, named.
+func unionRows(f *File, path string, t Table, tables map[string]*loaded) ([]Row, []string, error) {
+	type rowKey struct {
+		key
+		runID
+		length int
+	}
+	at := map[rowKey]int{}
+	from := map[rowKey]string{}
+	var rows []Row
+	var twice []string
+	for _, u := range t.Union {
+		for _, r := range tables[u].rows {
+			rk := rowKey{key{r.Task, r.Scheme, r.Variant}, runID{r.Seed, r.LR}, r.Length}
+			i, seen := at[rk]
+			if !seen {
+				at[rk], from[rk] = len(rows), u
+				rows = append(rows, r)
+				continue
+			}
+			merged, diff := mergeRows(rows[i], r)
+			if diff != "" {
+				return nil, nil, f.errAt(path+".union", "table %s: %s · %s, seed %d, lr %g at length %d is in tables %s and %s with different %s: the same run trained twice must give the same bits; find out why, or keep it in one table only",
+					t.Name, r.Task, rk.key, r.Seed, r.LR, r.Length, from[rk], u, diff)
+			}
+			rows[i] = merged
+			if name := fmt.Sprintf("%s · %s, seed %d, lr %g (%s and %s)", r.Task, rk.key, r.Seed, r.LR, from[rk], u); !slices.Contains(twice, name) {
+				twice = append(twice, name)
+			}
+		}
+	}
+	return rows, twice, nil
+}
+
+// mergeRows is a and b, the same run's row in two tables, as one row; diff names the first
+// column where they differ as written ("" when they agree), a best_val_score missing from one
+// (NaN) being taken from the other.
+func mergeRows(a, b Row) (Row, string) {
+	if math.IsNaN(a.BestScore) {
+		a.BestScore = b.BestScore
+	}
+	if math.IsNaN(b.BestScore) {
+		b.BestScore = a.BestScore
+	}
+	ra, _ := csv.NewReader(bytes.NewReader(TableCSV([]Row{a}))).ReadAll()
+	rb, _ := csv.NewReader(bytes.NewReader(TableCSV([]Row{b}))).ReadAll()
+	if len(ra[1]) != len(rb[1]) {
+		return a, MetricBitsPerByte + " (given in one, empty in the other)"
+	}
+	for i, h := range ra[0] {
+		if ra[1][i] != rb[1][i] {
+			return a, fmt.Sprintf("%s (%s against %s)", h, ra[1][i], rb[1][i])
+		}
+	}
+	return a, ""
+}

@@ -1,0 +1,103 @@
+package claims
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestChooseRate judges the learning-rate fixture (testdata/lr): the table chosen computes each
+// cell's rate from seed 1's best_val_score as select: does (0.001 for plain sinusoidal, 0.99
+// against 0.80; 0.003 for randomized, 0.995 against 0.98; 0.001 for rope on a tie, the rate
+// listed first), keeps each cell's runs at that rate, and counts seed 1 at 0.001 once although
+// long and long_lr both hold it; the document (testdata/lr/lr.md) prints the choice and says so.
+func TestChooseRate(t *testing.T) {
+	t.Chdir("..")
+	path := filepath.Join("claims", "testdata", "lr", "lr.yaml")
+	docs, err := Docs([]string{path}, "go run ./cmd/train claims", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		os.WriteFile(docs[0].Path, docs[0].Content, 0o644)
+	}
+	if want, _ := os.ReadFile(docs[0].Path); !bytes.Equal(docs[0].Content, want) {
+		t.Errorf("%s is not what the fixture renders (go test ./claims -run TestChooseRate -update, then read the diff):\n%s", docs[0].Path, docs[0].Content)
+	}
+	j, err := judgeFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := j.Tables["chosen"]
+	got := map[string]float64{}
+	for _, c := range l.choices {
+		got[c.k.String()] = c.chosen
+	}
+	want := map[string]float64{"sinusoidal": 0.001, "sinusoidal (randomized=true,max_random=256)": 0.003, "rope": 0.001}
+	for k, lr := range want {
+		if got[k] != lr {
+			t.Errorf("%s: chose %g, want %g (choices %v)", k, got[k], lr, got)
+		}
+	}
+	for k, c := range l.cellsFor("token_accuracy") {
+		var rates []float64
+		for _, r := range c.rows {
+			if !slices.Contains(rates, r.LR) {
+				rates = append(rates, r.LR)
+			}
+		}
+		if n := c.runs(); n != 3 || len(rates) != 1 || rates[0] != want[k.String()] {
+			t.Errorf("%s: %d runs at rates %v; want 3 (seeds 1..3, seed 1 once) at %g", k, n, rates, want[k.String()])
+		}
+		if n := len(c.rows); n != 9 {
+			t.Errorf("%s: %d rows; want 3 runs × 3 lengths, each once", k, n)
+		}
+	}
+	if len(l.twice) != 3 || !strings.HasPrefix(l.twice[0], "reverse · sinusoidal, seed 1, lr 0.001 (long and long_lr)") {
+		t.Errorf("runs held twice: %q", l.twice)
+	}
+}
+
+// TestUnionRefusesDifferentBits: a run two tables of a union hold (seed 1 at lr 0.001, in long
+// and long_lr) must agree in every column: a change of any one of them in long_lr's copy is
+// refused, naming the column; the best_val_score that long.csv lacks is taken from long_lr.
+func TestUnionRefusesDifferentBits(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "lr", "long_lr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	header := strings.Split(lines[0], ",")
+	first := strings.Split(lines[1], ",") // reverse,sinusoidal,,1,10,...,lr 0.001
+	f, err := Load(filepath.Join("testdata", "lr", "lr.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := map[string]string{"exact_match": "0.5", "token_accuracy": "0.75", "n": "31", "steps": "999", "best_step": "250",
+		"stop_step": "700", "train_max_len": "21", "chance_token": "0.25", "diverged_step": "3"}
+	for col, v := range changed {
+		i := slices.Index(header, col)
+		row := slices.Clone(first)
+		row[i] = v
+		if col == "train_max_len" {
+			row[slices.Index(header, "in_range")] = "true"
+		}
+		mod := strings.Join(append([]string{lines[0], strings.Join(row, ",")}, lines[2:]...), "\n")
+		_, err := Judge(f, map[string][]byte{f.Tables[1].CSV: []byte(mod)})
+		if err == nil || !strings.Contains(err.Error(), "with different "+col+" (") {
+			t.Errorf("%s changed in long_lr's copy of seed 1: %v", col, err)
+		}
+	}
+	j, err := Judge(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range j.Tables["chosen"].rows {
+		if r.Seed == 1 && r.LR == 0.001 && r.Scheme == "sinusoidal" && r.Variant == "" && r.BestScore != 0.99 {
+			t.Errorf("seed 1 at 0.001: best_val_score %g, want long_lr's 0.99", r.BestScore)
+		}
+	}
+}
