@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,22 +14,7 @@ import (
 // listed first), keeps each cell's runs at that rate, and counts seed 1 at 0.001 once although
 // long and long_lr both hold it; the document (testdata/lr/lr.md) prints the choice and says so.
 func TestChooseRate(t *testing.T) {
-	t.Chdir("..")
-	path := filepath.Join("claims", "testdata", "lr", "lr.yaml")
-	docs, err := Docs([]string{path}, "go run ./cmd/train claims", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		os.WriteFile(docs[0].Path, docs[0].Content, 0o644)
-	}
-	if want, _ := os.ReadFile(docs[0].Path); !bytes.Equal(docs[0].Content, want) {
-		t.Errorf("%s is not what the fixture renders (go test ./claims -run TestChooseRate -update, then read the diff):\n%s", docs[0].Path, docs[0].Content)
-	}
-	j, err := judgeFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, _ := goldenDoc(t, "lr", "TestChooseRate")
 	l := j.Tables["chosen"]
 	got := map[string]float64{}
 	for _, c := range l.choices {

@@ -18,22 +18,7 @@ import (
 // testdata/lm/lm.md byte for byte (what `go run ./cmd/train claims claims/testdata/lm/lm.yaml`
 // writes; -update rewrites it).
 func TestLMClaims(t *testing.T) {
-	t.Chdir("..")
-	path := filepath.Join("claims", "testdata", "lm", "lm.yaml")
-	docs, err := Docs([]string{path}, "go run ./cmd/train claims", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		os.WriteFile(docs[0].Path, docs[0].Content, 0o644)
-	}
-	if want, _ := os.ReadFile(docs[0].Path); !bytes.Equal(docs[0].Content, want) {
-		t.Errorf("%s is not what the fixture renders (go test ./claims -run TestLMClaims -update, then read the diff):\n%s", docs[0].Path, docs[0].Content)
-	}
-	j, err := judgeFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, doc := goldenDoc(t, "lm", "TestLMClaims")
 	// alibi's changes from 16 to 32 are −0.04, −0.03, −0.05: mean −0.04, s = 0.01, and
 	// t(0.975, 2)·0.01/√3 = 4.303·0.00577 = 0.0248, so [−0.065, −0.015], below 0. The sliding
 	// window's at 64 are −0.06, −0.05, −0.07 (the non-overlapping windows' −0.05, −0.04, −0.05).
@@ -55,7 +40,7 @@ func TestLMClaims(t *testing.T) {
 	if n := counts(j); n[Reproduced] != 4 || n[Contradicted] != 3 || n[Inconclusive] != 0 || n[Untested] != 1 {
 		t.Errorf("counts %v, want 4 reproduced, 3 contradicted, 1 untested (rope's inconclusive claim is beside them)", n)
 	}
-	if !bytes.Contains(docs[0].Content, []byte("| *beside*: lm: rope, bits per byte at each length 32..64 minus at 16 ≤ 0 |")) {
+	if !bytes.Contains(doc, []byte("| *beside*: lm: rope, bits per byte at each length 32..64 minus at 16 ≤ 0 |")) {
 		t.Error("the opening table does not mark rope's claim as beside the others")
 	}
 	for _, o := range j.Claims {
@@ -73,6 +58,31 @@ func TestLMClaims(t *testing.T) {
 			}
 		}
 	}
+}
+
+// goldenDoc judges the fixture claims/testdata/<name>/<name>.yaml from the repository's root, as
+// `go run ./cmd/train claims` does, checks that its document is the committed <name>.md byte for
+// byte (-update rewrites it; test names the test that does) and returns the judgement and the
+// document.
+func goldenDoc(t *testing.T, name, test string) (*Judged, []byte) {
+	t.Helper()
+	t.Chdir("..")
+	path := filepath.Join("claims", "testdata", name, name+".yaml")
+	docs, err := Docs([]string{path}, "go run ./cmd/train claims", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		os.WriteFile(docs[0].Path, docs[0].Content, 0o644)
+	}
+	if want, _ := os.ReadFile(docs[0].Path); !bytes.Equal(docs[0].Content, want) {
+		t.Errorf("%s is not what the fixture renders (go test ./claims -run %s -update, then read the diff):\n%s", docs[0].Path, test, docs[0].Content)
+	}
+	j, err := judgeFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, docs[0].Content
 }
 
 // TestLMTableRoundTrip: a table with a language model's rows is written back byte for byte
