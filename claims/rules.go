@@ -106,22 +106,23 @@ type rival struct {
 	near, in []float64
 }
 
-// aheadOfAll judges "A is ahead of every other learned cell".
+// aheadOfAll judges "A is ahead of every other learned cell"; a contradiction names the best of
+// the rivals ahead of A (the top of the ranking), whatever the order of others.
 func aheadOfAll(metric, name string, near, in []float64, chance, learned float64, others []rival) string {
 	if notLearned(metric, meanOf(in), learned) {
 		return fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, name, meanOf(in))
 	}
-	allChance, ahead, behind := hasChance(metric) && train.AtChance(near, chance), true, ""
+	allChance, isAhead, behind, behindMean := hasChance(metric) && train.AtChance(near, chance), true, "", 0.0
 	for _, o := range others {
 		_, v := rank(metric, name, o.name, near, o.near, in, o.in, chance, learned)
 		if !train.AtChance(o.near, chance) {
 			allChance = false
 		}
 		if v != Reproduced {
-			ahead = false
+			isAhead = false
 		}
-		if v == Contradicted && behind == "" {
-			behind = o.name
+		if v == Contradicted && (behind == "" || ahead(metric, meanOf(o.near), behindMean) > 0) {
+			behind, behindMean = o.name, meanOf(o.near)
 		}
 	}
 	switch {
@@ -131,7 +132,7 @@ func aheadOfAll(metric, name string, near, in []float64, chance, learned float64
 		return Inconclusive + " (chance)"
 	case behind != "":
 		return Contradicted + " (" + behind + " is ahead)"
-	case ahead:
+	case isAhead:
 		return Reproduced
 	}
 	return Inconclusive
