@@ -85,7 +85,7 @@ except ImportError as e:
              "libopenblas0-pthread, then run it with /usr/bin/python3")
 
 LAYER_NORM_EPS = 1e-5
-EXPORT_VERSIONS = ("1", "2")  # 2: unscaled_logits (train.ExportVersionUnscaled)
+EXPORT_VERSIONS = ("1", "2")  # 2: unscaled_logits (export.VersionUnscaled)
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 SAFETENSORS_DTYPES = {"F32": torch.float32, "F64": torch.float64}
 

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,10 +23,10 @@ func InspectDir(runDir string, L int) string {
 	return filepath.Join(runDir, "inspect", fmt.Sprintf("len-%d", L))
 }
 
-// WriteInspection writes what train.Inspect measured under InspectDir: per layer a heatmap of
+// WriteInspection writes what inspect.Run measured under InspectDir: per layer a heatmap of
 // every head's attention weights for the first example (layer-N.png and .svg), attention.csv
 // and examples.txt. It returns the directory and the names of the files it wrote.
-func WriteInspection(in *train.Inspection) (string, []string, error) {
+func WriteInspection(in *inspect.Inspection) (string, []string, error) {
 	dir := InspectDir(in.Dir, in.Length)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, fmt.Errorf("inspect: cannot create %s: %w; move what is in its way, or make the run directory writable", dir, err)
@@ -54,7 +55,7 @@ func WriteInspection(in *train.Inspection) (string, []string, error) {
 // attentionCSV: one row per layer, head and query position (layers and heads counted from 1,
 // positions from 0): the attended distance and entropy averaged over the examples, and whether
 // the query predicts the answer.
-func attentionCSV(in *train.Inspection) []byte {
+func attentionCSV(in *inspect.Inspection) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"layer", "head", "query", "answer", "distance", "entropy"})
@@ -72,7 +73,7 @@ func attentionCSV(in *train.Inspection) []byte {
 
 // ExamplesText is examples.txt: the run, the exact match (and results.csv's at this length), then
 // every example's input, target and prediction, whether it matched and its first wrong token.
-func ExamplesText(in *train.Inspection) (string, error) {
+func ExamplesText(in *inspect.Inspection) (string, error) {
 	task, err := in.Config.NewTask()
 	if err != nil {
 		return "", err
@@ -138,7 +139,7 @@ func (t indexTicks) Ticks(lo, hi float64) []plot.Tick {
 // attentionHeatmaps draws one layer's heads for the first example: query down, key across, white
 // (0) to dark blue (the head's largest weight), with the answer's first query and the end of the
 // longest training sequence marked.
-func attentionHeatmaps(dir, name string, in *train.Inspection, layer int) error {
+func attentionHeatmaps(dir, name string, in *inspect.Inspection, layer int) error {
 	T := in.SeqLen
 	p := in.Stats.First[layer]
 	H := len(p) / (T * T)
@@ -227,7 +228,7 @@ func attentionHeatmaps(dir, name string, in *train.Inspection, layer int) error 
 // answerLabel names the input/answer boundary of the heatmaps in the run's task format. The marks
 // are drawn between cells (the ticks label cell centres), so each label says on which side of its
 // line the cells it names lie.
-func answerLabel(in *train.Inspection) string {
+func answerLabel(in *inspect.Inspection) string {
 	if in.Config.Task.Format == "slots" {
 		return fmt.Sprintf("answer slots: positions from %d, below and right of the line", in.Length)
 	}

@@ -308,7 +308,7 @@ func learnedHeatmap(dir string, g *Grid) (string, error) {
 		if r == nil || r.Result.Scheme != "learned" {
 			continue
 		}
-		m, err := train.LoadModel(r.Dir)
+		m, _, err := train.LoadModel(r.Dir)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // its checkpoint was removed: the results stand, the table is gone
 		}

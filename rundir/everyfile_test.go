@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/posformer/posformer/export"
+	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/rundir"
@@ -33,11 +35,19 @@ func TestEveryRunFileIsKnown(t *testing.T) {
 			t.Fatalf("%s: %v", kind, err)
 		}
 		dir := filepath.Join(out, kind, cfg.Name)
-		if _, err := train.Export(dir, "", false); err != nil {
+		path, err := export.Check(dir, "", false)
+		if err != nil {
 			t.Fatalf("%s: export: %v", kind, err)
 		}
+		m, mcfg, err := train.LoadModel(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := export.Write(path, m, mcfg); err != nil {
+			t.Fatal(err)
+		}
 		if kind != "lm" { // inspect refuses lm runs
-			in, err := train.Inspect(context.Background(), dir, 6, 4)
+			in, err := inspect.Run(context.Background(), dir, 6, 4, nil)
 			if err != nil {
 				t.Fatalf("%s: inspect: %v", kind, err)
 			}

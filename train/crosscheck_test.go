@@ -244,11 +244,11 @@ eval: {lengths: "1..2", examples: 2}
 		t.Fatalf("%s: %v", label, err)
 	}
 	runDir := filepath.Join(out, cfg.Name)
-	file, err := Export(runDir, "", false)
+	file, err := exportTo(runDir, "")
 	if err != nil {
 		t.Fatalf("%s: %v", label, err)
 	}
-	m, err := LoadModel(runDir)
+	m, _, err := LoadModel(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestDamagedRunFiles(t *testing.T) {
 	}{
 		{"results_json", "results.json", func(dir string) error { _, err := ReadResult(dir); return err }},
 		{"diagnostics_json", rundir.DiagnosticsFile, func(dir string) error { _, err := ReadDiagnostics(dir); return err }},
-		{"checkpoint", "checkpoint.bin", func(dir string) error { _, err := LoadModel(dir); return err }},
+		{"checkpoint", "checkpoint.bin", func(dir string) error { _, _, err := LoadModel(dir); return err }},
 	} {
 		dir := filepath.Join(t.TempDir(), "run")
 		if err := os.CopyFS(dir, os.DirFS(res.Dir)); err != nil {

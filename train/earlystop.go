@@ -21,16 +21,13 @@ func observe(e config.EarlyStop, st *trainState, step int, score float64) (impro
 	return improved, stop
 }
 
-// ResultsCheckpoint names the checkpoint a run directory's results came from: its best
-// checkpoint (best.bin) when the run trained with train.early_stop, else its last state
-// (checkpoint.bin). Commands that inspect or export a run's model load this file.
+// ResultsCheckpoint names the checkpoint a run directory's results came from
+// (rundir.ResultsCheckpoint: best.bin with train.early_stop, else checkpoint.bin), reading its
+// config.yaml.
 func ResultsCheckpoint(dir string) (string, error) {
 	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
 	if err != nil {
 		return "", err
 	}
-	if cfg.Train.EarlyStop.On() {
-		return filepath.Join(dir, rundir.BestCheckpoint), nil
-	}
-	return filepath.Join(dir, "checkpoint.bin"), nil
+	return rundir.ResultsCheckpoint(dir, cfg.Train.EarlyStop.On()), nil
 }

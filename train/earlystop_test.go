@@ -118,7 +118,7 @@ func TestEarlyStopRun(t *testing.T) {
 	}
 	// The results are the best checkpoint's: re-evaluating LoadModel's model at each length
 	// gives the same numbers. The last state differs from it whenever best < stop.
-	m, err := LoadModel(run)
+	m, _, err := LoadModel(run)
 	if err != nil {
 		t.Fatal(err)
 	}

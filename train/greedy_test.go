@@ -27,7 +27,7 @@ func TestGreedyEqualsTeacherForced(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadModel(filepath.Join(out, cfg.Name))
+	m, _, err := LoadModel(filepath.Join(out, cfg.Name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,7 @@ func checkedBytes(path string, b []byte) ([]byte, bool, error) {
 		return b, false, nil
 	}
 	if sha256.Sum256(b[:n]) != [sha256.Size]byte(b[n+len(checksumMagic):]) {
-		return nil, true, fmt.Errorf("checkpoint %s is damaged: its bytes do not match the checksum written with them (the file changed on disk); %s", path, retrainFix(filepath.Dir(path)))
+		return nil, true, fmt.Errorf("checkpoint %s is damaged: its bytes do not match the checksum written with them (the file changed on disk); %s", path, rundir.RetrainFix(filepath.Dir(path)))
 	}
 	return b[:n], true, nil
 }
@@ -188,14 +188,14 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 	var ck checkpoint
 	r := bytes.NewReader(enc)
 	if err := gob.NewDecoder(r).Decode(&ck); err != nil {
-		return fmt.Errorf("checkpoint %s is unreadable (%w): %s", path, err, retrainFix(filepath.Dir(path)))
+		return fmt.Errorf("checkpoint %s is unreadable (%w): %s", path, err, rundir.RetrainFix(filepath.Dir(path)))
 	}
 	if r.Len() > 0 && !summed {
-		return fmt.Errorf("checkpoint %s is damaged: %d bytes follow its data, and its checksum is unreadable; %s", path, r.Len(), retrainFix(filepath.Dir(path)))
+		return fmt.Errorf("checkpoint %s is damaged: %d bytes follow its data, and its checksum is unreadable; %s", path, r.Len(), rundir.RetrainFix(filepath.Dir(path)))
 	}
 	params := m.Params()
 	damaged := func(what string, args ...any) error {
-		return fmt.Errorf("checkpoint %s is damaged: %s; %s", path, fmt.Sprintf(what, args...), retrainFix(filepath.Dir(path)))
+		return fmt.Errorf("checkpoint %s is damaged: %s; %s", path, fmt.Sprintf(what, args...), rundir.RetrainFix(filepath.Dir(path)))
 	}
 	if len(ck.Names) != len(params) {
 		return fmt.Errorf("checkpoint %s has %d tensors, the model %d: it is from another config", path, len(ck.Names), len(params))
@@ -237,11 +237,6 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 	return nil
 }
 
-// retrainFix is what to do about a run whose weights are lost (its checkpoint damaged).
-func retrainFix(dir string) string {
-	return fmt.Sprintf("the run's weights are lost: train it again (the command that trained it, with -force; for a run of a grid, delete %s and run the grid's command with -resume)", dir)
-}
-
 // ReevaluateFix is what to do about a run whose results.json is damaged: -resume evaluates the
 // run again from its checkpoint.
 const ReevaluateFix = "run the command that trained it again with -resume, which evaluates the run again from its checkpoint"
@@ -278,31 +273,39 @@ func ReadResult(dir string) (*Result, error) {
 }
 
 // LoadModel rebuilds the model of a run directory from its config.yaml and the checkpoint its
-// results came from (ResultsCheckpoint: best.bin with train.early_stop, else checkpoint.bin).
-func LoadModel(dir string) (*model.Model, error) {
+// results came from (LoadTrained), and returns it with that config.
+func LoadModel(dir string) (*model.Model, config.Config, error) {
 	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
 	if err != nil {
-		return nil, err
+		return nil, config.Config{}, err
 	}
 	task, err := cfg.NewTask()
 	if err != nil {
-		return nil, err
+		return nil, config.Config{}, err
 	}
 	m, err := setup.NewModel(cfg, task)
 	if err != nil {
-		return nil, err
+		return nil, config.Config{}, err
 	}
 	m.TrainLen = data.SeqLen(task, cfg.Task.MaxLen) // as in Run: rope_scaling acts beyond it
-	ckpt, err := ResultsCheckpoint(dir)
-	if err != nil {
-		return nil, err
+	if _, err := LoadTrained(dir, cfg, m); err != nil {
+		return nil, config.Config{}, err
 	}
+	return m, cfg, nil
+}
+
+// LoadTrained loads into m (built from cfg, the config of the run in dir or of one of its eval
+// variants) the weights of the checkpoint the run's results came from (rundir.ResultsCheckpoint:
+// best.bin with train.early_stop, else checkpoint.bin), refusing one trained with another config
+// than dir's config.yaml, and returns the checkpoint's step.
+func LoadTrained(dir string, cfg config.Config, m *model.Model) (step int, err error) {
+	ckpt := rundir.ResultsCheckpoint(dir, cfg.Train.EarlyStop.On())
 	var st trainState
 	if err := LoadCheckpoint(ckpt, m, nil, &st); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if err := checkTrainedBy(dir, ckpt, st); err != nil {
-		return nil, err
+		return 0, err
 	}
-	return m, nil
+	return st.Step, nil
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -136,6 +137,66 @@ func decodeBatch(m *model.Model, task data.Task, examples []data.Example, fails 
 		}
 	}
 	return out, nil
+}
+
+// Probed is what Probe measured of test examples of one length.
+type Probed struct {
+	// Exact is the fraction of the examples matched, scored as evaluation scores them.
+	Exact float64
+	// Examples are the examples in order with the model's answers (the wrong ones decoded
+	// greedily, see Decoded).
+	Examples []Decoded
+	Stats    *AttentionStats
+	// Positions are the first example's positions (nil: 0..T-1; set with randomized positions at
+	// evaluation).
+	Positions []int
+}
+
+// Probe runs examples (all of one length) through m exactly as evaluation does (the same batches,
+// and positions drawn from seed), decodes the wrong answers greedily and measures every head's
+// attention on each: what `train inspect` shows of a run at one length. say, when not nil, is
+// told each stage (at long lengths each takes minutes).
+func Probe(ctx context.Context, m *model.Model, task data.Task, examples []data.Example, batchSize int, seed uint64, say func(format string, a ...any)) (*Probed, error) {
+	if say == nil {
+		say = func(string, ...any) {}
+	}
+	positions := make([][]int, 0, len(examples))
+	var fails []failure
+	lr, err := evaluate(m, examples, task, batchSize, seed, func(eb evalBatch) error {
+		for e := 0; e < eb.Batch.B && eb.Positions != nil; e++ {
+			positions = append(positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
+		}
+		fails = append(fails, failuresOf(eb, len(fails), len(examples))...)
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(positions) == 0 {
+		positions = nil
+	}
+	say("exact match %.3f; decoding the %d wrong answers greedily", lr.ExactMatch, len(fails))
+	decoded, err := decodeGreedy(m, task, examples, fails, batchSize)
+	if err != nil {
+		return nil, err
+	}
+	p := &Probed{Exact: lr.ExactMatch}
+	for i, ex := range examples {
+		if len(decoded) > 0 && decoded[0].Index == i {
+			p.Examples = append(p.Examples, decoded[0])
+			decoded = decoded[1:]
+			continue
+		}
+		p.Examples = append(p.Examples, Decoded{Index: i, Input: ex.Input, Target: ex.Output, Prediction: ex.Output, FirstWrong: -1})
+	}
+	say("measuring the attention of the %d examples", len(examples))
+	if p.Stats, err = attentionStats(m, task, examples, positions); err != nil {
+		return nil, err
+	}
+	if positions != nil {
+		p.Positions = positions[0]
+	}
+	return p, nil
 }
 
 // AttentionStats are the attention-weighted mean absolute distance from a query to the keys,

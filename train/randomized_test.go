@@ -101,7 +101,7 @@ func TestRopeScalingOnlyBeyondTraining(t *testing.T) {
 			t.Errorf("%s: no score beyond the training lengths differs from plain rope's: the scaling never acted", s)
 		}
 		// A model loaded from the run directory scales beyond the same length.
-		m, err := LoadModel(filepath.Join(dir, s, "copy_rope_s1"))
+		m, _, err := LoadModel(filepath.Join(dir, s, "copy_rope_s1"))
 		if err != nil {
 			t.Fatal(err)
 		}

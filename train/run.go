@@ -2,8 +2,8 @@
 // expands and validates it) and scores it at every test length: Adam with warm-up and cosine
 // decay, global-norm clipping, periodic validation and early stopping, evaluation in and beyond
 // the training range, and a run directory with the resolved config, metrics, results and a
-// checkpoint. It also runs grids, chooses the values of a grid's select: section from its tuning
-// runs, aggregates results over seeds, and inspects and exports finished runs.
+// checkpoint. It also aggregates results over seeds (and the chance rule), and loads a finished
+// run's model (LoadModel) for the commands on finished runs (packages inspect and export).
 //
 // Batching: every batch holds sequences of one length (data.Train draws a length per batch), so
 // there is no padding and no attention mask beyond the causal one; the model keeps one compiled
@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/export"
 	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/regfile"
@@ -227,8 +228,12 @@ func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
 	if err := WriteResults(dir, res); err != nil {
 		return nil, err
 	}
-	if st.reexport {
-		if _, err := Export(dir, "", true); err != nil {
+	if st.reexport { // as `train export -force` writes it: from the results' checkpoint and config.yaml
+		em, ecfg, err := LoadModel(dir)
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		if err := export.Write(filepath.Join(dir, rundir.ExportName), em, ecfg); err != nil {
 			return nil, err
 		}
 	}

@@ -65,11 +65,7 @@ func loggedValidation(path string, step int, metric string) (float64, bool) {
 // revalidate validates the checkpoint a finished run's results came from again, as its
 // training validated: ValidationScore for a run whose metrics.jsonl does not hold the score.
 func revalidate(dir, metric string) (float64, error) {
-	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
-	if err != nil {
-		return 0, err
-	}
-	m, err := LoadModel(dir)
+	m, cfg, err := LoadModel(dir)
 	if err != nil {
 		return 0, err
 	}

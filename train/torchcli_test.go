@@ -18,7 +18,7 @@ import (
 func TestTorchShowBadInput(t *testing.T) {
 	needTorch(t)
 	dir := t.TempDir()
-	export, err := Export(finishedRun(t, dir), "", false)
+	export, err := exportTo(finishedRun(t, dir), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestTorchShowBadInput(t *testing.T) {
 	if _, err := Run(context.Background(), learnedCfg, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	learned, err := Export(filepath.Join(learnedCfg.Out, learnedCfg.Name), "", false)
+	learned, err := exportTo(filepath.Join(learnedCfg.Out, learnedCfg.Name), "")
 	if err != nil {
 		t.Fatal(err)
 	}

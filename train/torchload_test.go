@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/posformer/posformer/export"
 )
 
 // stParts is a safetensors file taken apart, the header's entries in their order (raw JSON, so
@@ -123,9 +125,9 @@ func (p stParts) edit(t *testing.T, name string, f func(map[string]any)) stParts
 func (p stParts) editModel(t *testing.T, f func(m map[string]any)) stParts {
 	t.Helper()
 	return p.edit(t, "__metadata__", func(meta map[string]any) {
-		m := decodeJSON(t, []byte(meta[MetaModel].(string)))
+		m := decodeJSON(t, []byte(meta[export.MetaModel].(string)))
 		f(m)
-		meta[MetaModel] = string(encodeJSON(t, m))
+		meta[export.MetaModel] = string(encodeJSON(t, m))
 	})
 }
 
@@ -158,9 +160,9 @@ const (
 // finishedRun's) in every way of issue 28's finding 7, and more.
 func craftedExports(t *testing.T, good []byte) []craftedExport {
 	p := splitSafetensors(t, good)
-	var arch ExportModel
+	var arch export.Model
 	meta := decodeJSON(t, p.raws[p.index(t, "__metadata__")])
-	if err := json.Unmarshal([]byte(meta[MetaModel].(string)), &arch); err != nil {
+	if err := json.Unmarshal([]byte(meta[export.MetaModel].(string)), &arch); err != nil {
 		t.Fatal(err)
 	}
 	V, D := arch.Vocab, arch.DModel
@@ -193,7 +195,7 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 	extraTensor.names = append(extraTensor.names, "extra")
 	extraTensor.raws = append(extraTensor.raws, encodeJSON(t, map[string]any{"dtype": "F32", "shape": []int{0}, "data_offsets": []int{te, te}}))
 	dupField := p.edit(t, "__metadata__", func(meta map[string]any) {
-		meta[MetaModel] = strings.Replace(meta[MetaModel].(string), `"heads":2`, `"heads":2,"heads":1`, 1)
+		meta[export.MetaModel] = strings.Replace(meta[export.MetaModel].(string), `"heads":2`, `"heads":2,"heads":1`, 1)
 	})
 	nan := p.clone() // json.Marshal writes no NaN
 	i := nan.index(t, "tok_emb")
@@ -248,7 +250,7 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 		{"no train_len", p.editModel(t, func(m map[string]any) { delete(m, "train_len") }).bytes(), "posformer.model.train_len: missing" + reexport},
 		{"an unknown rope_scaling", position("rope_scaling", "quadratic"),
 			`posformer.model.position.rope_scaling: "quadratic": this module knows none, interpolate, ntk, dynamic_ntk, yarn` + reexport},
-		{"export version 3", p.edit(t, "__metadata__", func(m map[string]any) { m[MetaVersion] = "3" }).bytes(),
+		{"export version 3", p.edit(t, "__metadata__", func(m map[string]any) { m[export.MetaVersion] = "3" }).bytes(),
 			`__metadata__ posformer.export_version: "3", this module reads 1, 2; load it with the posformer_torch.py of the posformer that exported it`},
 		{"unscaled_logits in version 1", model("unscaled_logits", true),
 			"posformer.model.unscaled_logits: true in an export of version 1 (unscaled logits are version 2)" + reexport},
@@ -263,7 +265,7 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 // goodExport exports finishedRun's run in dir to dir/good.safetensors: its path and bytes.
 func goodExport(t *testing.T, dir string) (string, []byte) {
 	t.Helper()
-	good, err := Export(finishedRun(t, dir), filepath.Join(dir, "good.safetensors"), false)
+	good, err := exportTo(finishedRun(t, dir), filepath.Join(dir, "good.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}

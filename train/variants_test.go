@@ -104,7 +104,7 @@ func TestEvalVariantReusesInRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadModel(res.Dir)
+	m, _, err := LoadModel(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

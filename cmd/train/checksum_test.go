@@ -29,7 +29,7 @@ func TestFlippedBitRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := train.LoadModel(dir); err != nil {
+	if _, _, err := train.LoadModel(dir); err != nil {
 		t.Fatalf("the intact checkpoint: %v", err)
 	}
 	const want = "is damaged: its bytes do not match the checksum written with them"
@@ -37,7 +37,7 @@ func TestFlippedBitRefused(t *testing.T) {
 		bad := []byte(string(good))
 		bad[at] ^= 0x10
 		writeFile(t, path, string(bad))
-		if _, err := train.LoadModel(dir); err == nil || !strings.Contains(err.Error(), path+" "+want) {
+		if _, _, err := train.LoadModel(dir); err == nil || !strings.Contains(err.Error(), path+" "+want) {
 			t.Errorf("LoadModel with byte %d flipped: %v", at, err)
 		}
 		for _, args := range [][]string{
@@ -62,11 +62,11 @@ func TestFlippedBitRefused(t *testing.T) {
 	// Before checksums: the gob encoding alone loads; with bytes after it, it is damaged.
 	old := good[:len(good)-len("posformer-sha256\n")-32]
 	writeFile(t, path, string(old))
-	if _, err := train.LoadModel(dir); err != nil {
+	if _, _, err := train.LoadModel(dir); err != nil {
 		t.Errorf("a checkpoint written before checksums: %v", err)
 	}
 	writeFile(t, path, string(old)+"posformer-sha256X"+strings.Repeat("0", 32))
-	if _, err := train.LoadModel(dir); err == nil || !strings.Contains(err.Error(), "49 bytes follow its data") {
+	if _, _, err := train.LoadModel(dir); err == nil || !strings.Contains(err.Error(), "49 bytes follow its data") {
 		t.Errorf("a checkpoint whose trailer's magic is damaged: %v", err)
 	}
 }

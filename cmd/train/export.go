@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/posformer/posformer/export"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 )
@@ -37,8 +38,15 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if strings.HasPrefix(*out, "-") { // -o -force: the flag took the next flag as its file
 		return fmt.Errorf("export: -o %s looks like a flag, not a file; give the file after -o (./%s if that is its name)", *out, *out)
 	}
-	path, err := train.Export(dirs[0], *out, *force)
+	path, err := export.Check(dirs[0], *out, *force)
 	if err != nil {
+		return err
+	}
+	m, cfg, err := train.LoadModel(dirs[0])
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := export.Write(path, m, cfg); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "exported %s to %s\n", dirs[0], path)

@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// exportDir holds the bad uses of `train export` and their golden errors (train/testdata/export;
+// exportDir holds the bad uses of `train export` and their golden errors (export/testdata;
 // cases.txt describes the fixture, which exportFixture builds).
-var exportDir = filepath.Join("..", "..", "train", "testdata", "export")
+var exportDir = filepath.Join("..", "..", "export", "testdata")
 
 type exportCase struct {
 	name string

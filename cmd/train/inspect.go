@@ -8,8 +8,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/report"
-	"github.com/posformer/posformer/train"
 )
 
 // DefaultInspectExamples is inspect's default -examples.
@@ -41,9 +41,9 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	n := *examples
 	if !flagSet(fs, "examples") { // the default, within the run's test set
-		n = train.InspectExamples(pos[0], DefaultInspectExamples)
+		n = inspect.Examples(pos[0], DefaultInspectExamples)
 	}
-	in, err := train.InspectLogged(ctx, pos[0], *length, n, stderr)
+	in, err := inspect.Run(ctx, pos[0], *length, n, stderr)
 	if err != nil {
 		return err
 	}

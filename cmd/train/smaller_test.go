@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
@@ -121,12 +122,12 @@ func TestExportIntoAnotherRun(t *testing.T) {
 
 // TestInspectSaysWhatItDoes: inspect prints, before the forward passes, the memory it predicts
 // for the length and examples, then a line at each stage (at long lengths each takes minutes);
-// through the library's log (train.InspectLogged), the CLI and a real process.
+// through the library's log (inspect.Run), the CLI and a real process.
 func TestInspectSaysWhatItDoes(t *testing.T) {
 	_, _, dir := trainedTiny(t, tinyConfig)
 	wants := []string{"inspect: length 6 (12 tokens), 2 examples: predicted peak memory ", "inspect: evaluating the 2 examples", "inspect: measuring the attention of the 2 examples"}
 	var log bytes.Buffer
-	if _, err := train.InspectLogged(context.Background(), dir, 6, 2, &log); err != nil {
+	if _, err := inspect.Run(context.Background(), dir, 6, 2, &log); err != nil {
 		t.Fatal(err)
 	}
 	var cli bytes.Buffer

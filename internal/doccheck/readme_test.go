@@ -48,10 +48,12 @@ func TestReadmeSchemes(t *testing.T) {
 	}
 }
 
-// TestReadmeDependencies: the README's dependency picture (`position` ← `attention` ← ...) is
-// what `go list` says: each package of the chain imports the one before it, and imports nothing
-// of the module but packages before it in the chain and the bottom ones (internal/*, data,
-// configs), so train/config never imports train, nor model report.
+// TestReadmeDependencies: the README's dependency picture (chains `position` ← `attention` ← ...,
+// where each package imports the one before it) is what `go list` says: every package is in the
+// picture or at the bottom (internal/*, data, rundir, configs: importing only the bottom), and
+// imports nothing of the module but packages the picture puts below it (before it in a chain,
+// directly or through other chains) and the bottom ones, so train/config never imports train,
+// nor model report.
 func TestReadmeDependencies(t *testing.T) {
 	src, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -66,16 +68,6 @@ func TestReadmeDependencies(t *testing.T) {
 	if j := strings.Index(para, "\n\n"); j > 0 {
 		para = para[:j]
 	}
-	var chain []string
-	for _, m := range regexp.MustCompile("`([a-z/]+)`((?:\\s*←\\s*`[a-z/]+`)+)").FindAllStringSubmatch(para, -1) {
-		chain = append(chain, m[1])
-		for _, n := range regexp.MustCompile("`([a-z/]+)`").FindAllStringSubmatch(m[2], -1) {
-			chain = append(chain, n[1])
-		}
-	}
-	if len(chain) < 5 {
-		t.Fatalf("no dependency chain in README.md's paragraph:\n%s", para)
-	}
 	const module = "github.com/posformer/posformer/"
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
 	cmd.Dir = "../.."
@@ -87,18 +79,51 @@ func TestReadmeDependencies(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
 		pkg := strings.TrimPrefix(f[0], module)
+		imports[pkg] = nil
 		for _, imp := range f[1:] {
 			if p, ok := strings.CutPrefix(imp, module); ok {
 				imports[pkg] = append(imports[pkg], p)
 			}
 		}
 	}
-	rank := map[string]int{}
-	for i, p := range chain {
-		if _, ok := imports[p]; !ok {
-			t.Errorf("README.md's chain names %s, which go list does not list (or which imports nothing of the module)", p)
+	// below[p][q]: the picture puts q below p.
+	below := map[string]map[string]bool{}
+	var pictured []string
+	for _, m := range regexp.MustCompile("`([a-z/]+)`((?:\\s*←\\s*`[a-z/]+`)+)").FindAllStringSubmatch(para, -1) {
+		chain := []string{m[1]}
+		for _, n := range regexp.MustCompile("`([a-z/]+)`").FindAllStringSubmatch(m[2], -1) {
+			chain = append(chain, n[1])
 		}
-		rank[p] = i
+		for i, p := range chain {
+			if _, ok := imports[p]; !ok {
+				t.Errorf("README.md's picture names %s, which go list does not list", p)
+			}
+			if below[p] == nil {
+				below[p] = map[string]bool{}
+				pictured = append(pictured, p)
+			}
+			if i > 0 {
+				if !slices.Contains(imports[p], chain[i-1]) {
+					t.Errorf("README.md: %s ← %s, but %s does not import %s", chain[i-1], p, p, chain[i-1])
+				}
+				below[p][chain[i-1]] = true
+			}
+		}
+	}
+	if len(pictured) < 5 {
+		t.Fatalf("no dependency chain in README.md's paragraph:\n%s", para)
+	}
+	for changed := true; changed; { // through other chains
+		changed = false
+		for _, p := range pictured {
+			for q := range below[p] {
+				for r := range below[q] {
+					if !below[p][r] {
+						below[p][r], changed = true, true
+					}
+				}
+			}
+		}
 	}
 	// The bottom: configs, and the packages the paragraph names before "at the bottom"
 	// (`internal/*` names every internal package).
@@ -116,18 +141,21 @@ func TestReadmeDependencies(t *testing.T) {
 		}
 		return false
 	}
-	for i, p := range chain {
-		if i > 0 && !slices.Contains(imports[p], chain[i-1]) {
-			t.Errorf("README.md: %s ← %s, but %s does not import %s", chain[i-1], p, p, chain[i-1])
+	for _, p := range pictured {
+		if below[p][p] {
+			t.Errorf("README.md's picture puts %s below itself", p)
 		}
 		for _, imp := range imports[p] {
-			if r, ok := rank[imp]; (ok && r >= i) || (!ok && !bottom(imp)) {
-				t.Errorf("%s imports %s, against README.md's picture %s", p, imp, strings.Join(chain, " ← "))
+			if !below[p][imp] && !bottom(imp) {
+				t.Errorf("%s imports %s, against README.md's picture", p, imp)
 			}
 		}
 	}
 	for pkg, imps := range imports {
-		if _, ok := rank[pkg]; !ok && bottom(pkg) {
+		switch {
+		case below[pkg] == nil && !bottom(pkg):
+			t.Errorf("README.md's dependency picture leaves out %s", pkg)
+		case below[pkg] == nil:
 			for _, imp := range imps {
 				if !bottom(imp) {
 					t.Errorf("%s, at the bottom, imports %s", pkg, imp)

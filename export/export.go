@@ -1,4 +1,10 @@
-package train
+// Package export writes a trained model as a safetensors file (docs/export.md): every parameter
+// under its posformer name, with the run's resolved config and architecture in the header's
+// metadata, which python/posformer_torch.py reads. It checks a run directory and the output
+// before anything is loaded (Check) and writes the file atomically (Write); the model comes from
+// train.LoadModel (cmd/train's export command) or from a run itself (train.Run exports a
+// re-evaluated run again), so this package imports nothing of train.
+package export
 
 import (
 	"encoding/binary"
@@ -18,36 +24,36 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// ExportVersion is the layout version in an export's metadata (posformer.export_version); it
+// Version is the layout version in an export's metadata (posformer.export_version); it
 // changes when a tensor's name or layout (docs/export.md) does, or what a reader must do with it.
-const ExportVersion = "1"
+const Version = "1"
 
-// ExportVersionUnscaled is the version of an export whose attention logits are unscaled
+// VersionUnscaled is the version of an export whose attention logits are unscaled
 // (model.unscaled_logits): a reader of version 1 knows no such key and would compute scaled
 // logits, silently wrong, so it must refuse the file instead. Every other export stays version 1,
 // which such a reader still computes right.
-const ExportVersionUnscaled = "2"
+const VersionUnscaled = "2"
 
 // exportVersion is the version an export of a model of that section carries.
 func exportVersion(unscaled bool) string {
 	if unscaled {
-		return ExportVersionUnscaled
+		return VersionUnscaled
 	}
-	return ExportVersion
+	return Version
 }
 
 // Metadata keys of an export (the safetensors header's __metadata__, string to string).
 const (
 	MetaFormat  = "format"                   // "pt", as Hugging Face's own exports
-	MetaVersion = "posformer.export_version" // ExportVersion
-	MetaModel   = "posformer.model"          // JSON: ExportModel, what the forward pass needs
+	MetaVersion = "posformer.export_version" // Version
+	MetaModel   = "posformer.model"          // JSON: Model, what the forward pass needs
 	MetaConfig  = "posformer.config"         // JSON: the run's whole resolved config
 )
 
-// ExportModel is the architecture of an exported model, resolved (every value is the one that
+// Model is the architecture of an exported model, resolved (every value is the one that
 // ran, defaults included): the metadata key posformer.model. The position scheme's options are
 // its resolved config section.
-type ExportModel struct {
+type Model struct {
 	Vocab         int    `json:"vocab"`
 	DModel        int    `json:"d_model"`
 	Heads         int    `json:"heads"`
@@ -75,7 +81,7 @@ func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	arch, err := json.Marshal(ExportModel{
+	arch, err := json.Marshal(Model{
 		Vocab: m.Cfg.Vocab, DModel: m.Cfg.DModel, Heads: m.Cfg.Heads, Layers: m.Cfg.Layers, DFF: m.Cfg.DFF,
 		Dtype: m.Cfg.Dtype, Bidirectional: m.Cfg.Bidirectional, UnscaledLogits: m.Cfg.UnscaledLogits, TrainLen: m.TrainLen, Position: pos,
 	})
@@ -138,45 +144,45 @@ func newView(t *tensor.Dense) (view, error) {
 	return v, nil
 }
 
-// Export writes the weights of the finished run in dir (the checkpoint its results came from)
-// to out as a safetensors file, out defaulting to dir/model.safetensors, and returns the path
-// written. An existing out is replaced only with force, and only if it is a .safetensors file.
-func Export(dir, out string, force bool) (string, error) {
+// Check is the first half of exporting the finished run in dir to out (out defaulting to
+// dir/model.safetensors): it returns the path to write, or one line saying why not, before the
+// model is loaded: dir must be a finished run with the checkpoint its results came from, and an
+// existing out is replaced only with force, and only if it is a .safetensors file, never in
+// another run's directory. Write is the second half.
+func Check(dir, out string, force bool) (string, error) {
 	if out == "" {
 		out = filepath.Join(dir, rundir.ExportName)
 	}
 	if err := exportable(dir); err != nil {
 		return "", err
 	}
-	if err := checkExportTarget(out, force); err != nil {
+	if err := checkTarget(out, force); err != nil {
 		return "", err
 	}
 	if od := filepath.Dir(out); fileExists(filepath.Join(od, "config.yaml")) && !sameDir(od, dir) {
 		return "", fmt.Errorf("export: %s is in another run's directory (%s): the file would pass for that run's model; choose -o outside it", out, od)
 	}
-	m, err := LoadModel(dir)
-	if err != nil {
-		return "", fmt.Errorf("export: %w", err)
-	}
-	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
-	if err != nil {
-		return "", fmt.Errorf("export: %w", err)
-	}
+	return out, nil
+}
+
+// Write writes the export of m, trained with the resolved config cfg, to out atomically.
+func Write(out string, m *model.Model, cfg config.Config) error {
 	b, err := Safetensors(m, cfg)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if err := rundir.WriteFileAtomic(out, b); err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Op == "open" { // creating the temporary file: without its random name
 			err = pe.Err
 		}
-		return "", fmt.Errorf("export: cannot write %s: %w; choose a writable -o", out, err)
+		return fmt.Errorf("export: cannot write %s: %w; choose a writable -o", out, err)
 	}
-	return out, nil
+	return nil
 }
 
-// exportable checks that dir is a finished run: a config, a checkpoint and results.
+// exportable checks that dir is a finished run: a config, the checkpoint its results came from
+// (rundir.ResultsCheckpoint) and results.
 func exportable(dir string) error {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -185,27 +191,33 @@ func exportable(dir string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("export: %s is not a directory; give the directory of a run, e.g. runs/default/<run>", dir)
 	}
-	has := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	has := func(name string) bool { return fileExists(filepath.Join(dir, name)) }
 	switch {
 	case !has("config.yaml") && has("grid.yaml"):
 		return fmt.Errorf("export: %s is a grid; give one of its runs, e.g. %s", dir, filepath.Join(dir, "<run>"))
 	case !has("config.yaml"):
 		return fmt.Errorf("export: %s is not a run directory (no config.yaml); give the directory of a run, e.g. runs/default/<run>", dir)
 	}
-	ckpt, err := ResultsCheckpoint(dir)
+	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
+	ckpt := filepath.Base(rundir.ResultsCheckpoint(dir, cfg.Train.EarlyStop.On()))
 	switch {
-	case !has(filepath.Base(ckpt)) && has("results.json"):
+	case !has(ckpt) && has("results.json"):
 		// A finished run: -resume would keep it as it is, so only training it again helps.
-		return fmt.Errorf("export: %s has no %s, the weights its results come from: %s", dir, filepath.Base(ckpt), retrainFix(dir))
-	case !has(filepath.Base(ckpt)):
-		return fmt.Errorf("export: %s has no %s: the run has not saved the weights its results come from; train it (with -resume to continue it), then export", dir, filepath.Base(ckpt))
+		return fmt.Errorf("export: %s has no %s, the weights its results come from: %s", dir, ckpt, rundir.RetrainFix(dir))
+	case !has(ckpt):
+		return fmt.Errorf("export: %s has no %s: the run has not saved the weights its results come from; train it (with -resume to continue it), then export", dir, ckpt)
 	case !has("results.json"):
-		return fmt.Errorf("export: %s has not finished (no results.json), so %s is not yet the checkpoint its results come from; finish it with -resume, then export", dir, filepath.Base(ckpt))
+		return fmt.Errorf("export: %s has not finished (no results.json), so %s is not yet the checkpoint its results come from; finish it with -resume, then export", dir, ckpt)
 	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // sameDir tells whether two paths name one directory.
@@ -215,9 +227,9 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
-// checkExportTarget refuses an existing output without force, and any existing file that is
+// checkTarget refuses an existing output without force, and any existing file that is
 // not a safetensors export (a run's checkpoint.bin, say) even with it.
-func checkExportTarget(out string, force bool) error {
+func checkTarget(out string, force bool) error {
 	st, err := os.Stat(out)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -1,4 +1,4 @@
-package train
+package inspect
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/data"
-	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
-// TestInspectMatchesResults: inspecting a finished run with n = eval.examples reproduces its
+// TestInspectMatchesResults (in this package as it compares inspect with what a run wrote):
+// inspecting a finished run with n = eval.examples reproduces its
 // results.csv exact match at every tested length (the same examples, batches, and randomized
 // positions at evaluation), a matched example's greedy answer is its target, a failed one's first
 // wrong token is where the prediction first differs, and the run's diagnostics.json holds every
@@ -30,14 +31,14 @@ func TestInspectMatchesResults(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sets := append([]string{"train.steps=150", "train.lr=0.01", "eval.examples=20", "eval.batch_size=8", "eval.lengths=1..8"}, tc.sets...)
-			cfg := tinyConfig(t, t.TempDir(), sets...)
-			res, err := Run(context.Background(), cfg, Options{})
+			cfg := testutil.TinyConfig(t, config.Parse, t.TempDir(), sets...)
+			res, err := train.Run(context.Background(), cfg, train.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			mixed := false
 			for _, lr := range res.Lengths {
-				in, err := Inspect(context.Background(), res.Dir, lr.Length, cfg.Eval.Examples)
+				in, err := Run(context.Background(), res.Dir, lr.Length, cfg.Eval.Examples, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -69,7 +70,7 @@ func TestInspectMatchesResults(t *testing.T) {
 			if !mixed {
 				t.Logf("no length with a partial exact match: the comparison is weaker than intended")
 			}
-			d, err := ReadDiagnostics(res.Dir)
+			d, err := train.ReadDiagnostics(res.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,98 +104,16 @@ func TestInspectMatchesResults(t *testing.T) {
 	}
 }
 
-// TestGreedyDecoding: the decoded failures are what a plain greedy decoder gives, one example at a
-// time with every answer token fed back from the start.
-func TestGreedyDecoding(t *testing.T) {
-	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=20", "eval.lengths=1..7")
-	res, err := Run(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadModel(res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, _ := data.New("copy", data.Options{})
-	checked := 0
-	for _, L := range []int{5, 6, 7} {
-		in, err := Inspect(context.Background(), res.Dir, L, 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range in.Examples {
-			if d.Matched() {
-				continue
-			}
-			T := data.SeqLen(task, L)
-			g, err := m.Build(1, T, model.BuildOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			seq := append(append(slices.Clone(d.Input), data.SEP), make([]int, L-1)...)
-			var got []int
-			for k := 0; k < L; k++ {
-				if _, err := g.Run(model.Input{Tokens: seq, Targets: make([]int, T), Weights: make([]float64, T)}); err != nil {
-					t.Fatal(err)
-				}
-				next := g.Argmax()[L+k]
-				got = append(got, next)
-				if k+1 < L {
-					seq[L+1+k] = next
-				}
-			}
-			g.Close()
-			if !slices.Equal(got, d.Prediction) {
-				t.Errorf("length %d example %d: greedy decoding gives %v, inspect %v", L, d.Index, got, d.Prediction)
-			}
-			checked++
-		}
-	}
-	if checked < 3 {
-		t.Fatalf("only %d failures to check", checked)
-	}
-}
-
-// TestDecodedAgreesWithGreedy: with an end token, the answers inspect decodes are train.Greedy's
-// (which generates from scratch and stops at the end token), failures and matches alike.
-func TestDecodedAgreesWithGreedy(t *testing.T) {
-	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..6", "task.end_token=true")
-	res, m, task := runAndLoad(t, cfg)
-	failures := 0
-	for _, L := range []int{3, 5, 6} {
-		in, err := Inspect(context.Background(), res.Dir, L, 12)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, _ := data.TestSet(task, L, 12, cfg.Eval.Seed)
-		_, answers, err := Greedy(m, ex, task)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, d := range in.Examples {
-			if !slices.Equal(d.Prediction, answers[i]) {
-				t.Errorf("length %d example %d: inspect %v, Greedy %v", L, i, d.Prediction, answers[i])
-			}
-			if !d.Matched() {
-				failures++
-			}
-		}
-	}
-	if failures == 0 {
-		t.Fatal("no failure to compare")
-	}
-}
-
 // TestInspectRefusesHugeLengths: a length whose attention weights would not fit is refused before
 // any forward pass, naming the longest length that fits.
 func TestInspectRefusesHugeLengths(t *testing.T) {
-	cfg := tinyConfig(t, t.TempDir(), "eval.examples=2", "eval.lengths=1..2")
-	res, err := Run(context.Background(), cfg, Options{})
+	cfg := testutil.TinyConfig(t, config.Parse, t.TempDir(), "eval.examples=2", "eval.lengths=1..2")
+	res, err := train.Run(context.Background(), cfg, train.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 1 layer × 2 heads × (4 + 8) bytes × T² ≤ 256 MB: T ≤ 3344, so L ≤ 1672 for copy.
-	_, err = Inspect(context.Background(), res.Dir, 5000, 1)
+	_, err = Run(context.Background(), res.Dir, 5000, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "inspect a length of at most 1672") {
 		t.Fatalf("got %v", err)
 	}
@@ -204,20 +123,20 @@ func TestInspectRefusesHugeLengths(t *testing.T) {
 // run's weights and the variant's options: its exact match is the variant's results, which
 // differ from the run's own (randomized positions at evaluation, then plain ones).
 func TestInspectEvalVariant(t *testing.T) {
-	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..8",
+	cfg := testutil.TinyConfig(t, config.Parse, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..8",
 		"position.randomized=true", "position.max_random=24", "eval.variants=[{name: plain, eval_positions: plain}]")
-	res, err := Run(context.Background(), cfg, Options{})
+	res, err := train.Run(context.Background(), cfg, train.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	vdir := filepath.Join(res.Dir, rundir.VariantDir("plain"))
-	vres, err := ReadResult(vdir)
+	vres, err := train.ReadResult(vdir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	differs := false
 	for i, lr := range vres.Lengths {
-		in, err := Inspect(context.Background(), vdir, lr.Length, 12)
+		in, err := Run(context.Background(), vdir, lr.Length, 12, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,58 +148,7 @@ func TestInspectEvalVariant(t *testing.T) {
 	if !differs {
 		t.Error("the variant scores like the run at every length: the test cannot tell which positions inspect used")
 	}
-	if _, err := Inspect(context.Background(), filepath.Join(res.Dir, "eval-nope"), 3, 2); err == nil || !strings.Contains(err.Error(), "eval-nope is not one of the eval variants") {
+	if _, err := Run(context.Background(), filepath.Join(res.Dir, "eval-nope"), 3, 2, nil); err == nil || !strings.Contains(err.Error(), "eval-nope is not one of the eval variants") {
 		t.Errorf("an unknown variant directory: %v", err)
 	}
-}
-
-// TestDiagnosticsSkipLengthsTooLongToCapture: evaluation at a length whose one example's attention
-// weights exceed the capture bound (the encoder protocol tests up to 1,000 tokens) finishes with
-// the same scores; only that length's attended distance is left out (the ruoss2023 grid failed
-// there before).
-func TestDiagnosticsSkipLengthsTooLongToCapture(t *testing.T) {
-	cfg := tinyConfig(t, t.TempDir(), "train.steps=20", "eval.examples=8", "eval.lengths=1..6")
-	res, m, task := runAndLoad(t, cfg)
-	long := data.SeqLen(task, 6)
-	old := captureBytes
-	defer func() { captureBytes = old }()
-	// Room for one example of length 5, not of length 6.
-	captureBytes = m.Cfg.Layers * m.Cfg.Heads * (int(m.Dtype.Size()) + 8) * (long*long - 1)
-	if captureBatch(m, long) != 0 || captureBatch(m, data.SeqLen(task, 5)) < 1 {
-		t.Fatalf("the bound does not split lengths 5 and 6")
-	}
-	for _, L := range []int{5, 6} {
-		ex, err := data.TestSet(task, L, cfg.Eval.Examples, cfg.Eval.Seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lr, d, err := evaluateDiagnosed(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed, false)
-		if err != nil {
-			t.Fatalf("length %d: %v", L, err)
-		}
-		if lr != res.Lengths[L-1] {
-			t.Errorf("length %d: scores %+v, the run's %+v", L, lr, res.Lengths[L-1])
-		}
-		if got := d.Distance != nil; got != (L == 5) {
-			t.Errorf("length %d: attended distance present %v, want %v", L, got, L == 5)
-		}
-	}
-}
-
-// runAndLoad trains cfg and loads back what the run saved: its result, its model and its task.
-func runAndLoad(t *testing.T, cfg config.Config) (*Result, *model.Model, data.Task) {
-	t.Helper()
-	res, err := Run(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := LoadModel(res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := cfg.NewTask()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, m, task
 }

@@ -1,4 +1,8 @@
-package train
+// Package inspect is `train inspect`: it loads a finished run's model (or one of its eval
+// variants') and shows, at one input length, the greedy answers to the first test examples and
+// how every head attends (train.Probe), checked against the run's results; package report draws
+// and writes what it measured.
+package inspect
 
 import (
 	"context"
@@ -13,6 +17,7 @@ import (
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
+	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -26,33 +31,30 @@ type Inspection struct {
 	Length, SeqLen int
 	// TrainSeqLen is the longest sequence the model was trained on (task.max_len's).
 	TrainSeqLen int
-	Examples    []Decoded
+	Examples    []train.Decoded
 	// Exact is the fraction of Examples matched; ResultsExact the run's results.csv figure at this
 	// length (HasResult false when the run did not test it).
 	Exact        float64
 	ResultsExact float64
 	HasResult    bool
-	Stats        *AttentionStats
+	Stats        *train.AttentionStats
 	// Positions are the first example's positions (nil: 0..SeqLen-1; set with randomized
 	// positions at evaluation).
 	Positions []int
 }
 
-// Inspect loads the finished run in dir (its config.yaml and the checkpoint its results came
-// from), runs the first n examples of its own test set at input length L exactly as its
-// evaluation did (same examples, batches and positions, so with n = eval.examples the exact
-// match is results.csv's), decodes them greedily and measures the attention of each.
+// Run loads the finished run in dir (its config.yaml and the checkpoint its results came from),
+// runs the first n examples of its own test set at input length L exactly as its evaluation did
+// (same examples, batches and positions, so with n = eval.examples the exact match is
+// results.csv's), decodes them greedily and measures the attention of each (train.Probe).
 //
 // dir may also be an eval variant's directory (RUN_DIR/eval-<name>): the run's weights are then
 // inspected with the variant's evaluation options, against the variant's results.
-func Inspect(ctx context.Context, dir string, L, n int) (*Inspection, error) {
-	return InspectLogged(ctx, dir, L, n, nil)
-}
-
-// InspectLogged is Inspect that writes to log (nil: nowhere), before anything is allocated, the
-// memory it predicts (refusing more than setup.MaxMemoryBytes), and a line at each stage: at long
-// lengths the forward passes take minutes.
-func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection, error) {
+//
+// Before anything is allocated, Run writes to log (nil: nowhere) the memory it predicts
+// (refusing more than setup.MaxMemoryBytes), then a line at each stage: at long lengths the
+// forward passes take minutes.
+func Run(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection, error) {
 	say := func(format string, a ...any) {
 		if log != nil {
 			fmt.Fprintf(log, "inspect: "+format+"\n", a...)
@@ -67,7 +69,7 @@ func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*I
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
 	if data.ReadsCorpus(cfg.Task.Name) {
-		return nil, fmt.Errorf("inspect: %s is a language-model run (task %s): inspect shows the answers of sequence tasks, and it has none; its scores per context length are %s, and `train report %s` tables and plots its bits per byte", dir, cfg.Task.Name, filepath.Join(runDir, LMFile), runDir)
+		return nil, fmt.Errorf("inspect: %s is a language-model run (task %s): inspect shows the answers of sequence tasks, and it has none; its scores per context length are %s, and `train report %s` tables and plots its bits per byte", dir, cfg.Task.Name, filepath.Join(runDir, rundir.LMFile), runDir)
 	}
 	// The variant first: an eval-<name> directory the run does not have is not an unfinished run.
 	if variant != "" {
@@ -82,7 +84,7 @@ func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*I
 			return nil, fmt.Errorf("inspect: %s is not one of the eval variants of the run in %s (its config's eval.variants); give the run directory or one of its eval-<name> directories", dir, runDir)
 		}
 	}
-	res, err := ReadResult(dir)
+	res, err := train.ReadResult(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("inspect: %s has no finished checkpoint (the run has no results.json yet); finish it by running the same command with -resume, then inspect it", dir)
 	}
@@ -110,12 +112,15 @@ func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*I
 	if err := checkEncodable(m.Scheme, task, L); err != nil {
 		return nil, err
 	}
-	if captureBatch(m, T) < 1 {
+	capture := func(T int) int {
+		return config.CaptureBatch(m.Cfg.Layers, m.Cfg.Heads, int(m.Dtype.Size()), T, config.CaptureBytes)
+	}
+	if capture(T) < 1 {
 		longest := L - 1
-		for longest > 0 && captureBatch(m, data.SeqLen(task, longest)) < 1 {
+		for longest > 0 && capture(data.SeqLen(task, longest)) < 1 {
 			longest--
 		}
-		return nil, fmt.Errorf("inspect: -length %d (%d tokens): one example's attention weights (%d layers × %d heads × %d²) would take more than %d MB; inspect a length of at most %d", L, T, m.Cfg.Layers, m.Cfg.Heads, T, captureBytes>>20, longest)
+		return nil, fmt.Errorf("inspect: -length %d (%d tokens): one example's attention weights (%d layers × %d heads × %d²) would take more than %d MB; inspect a length of at most %d", L, T, m.Cfg.Layers, m.Cfg.Heads, T, config.CaptureBytes>>20, longest)
 	}
 	// The memory of the evaluation at L with n examples: the run's prediction for that test.
 	ic := cfg
@@ -125,22 +130,15 @@ func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*I
 	if need > setup.MaxMemoryBytes {
 		return nil, fmt.Errorf("inspect: -length %d with %d examples (%d tokens each) needs about %.2f GB, more than posformer's limit of %.2f GB; inspect a shorter length or fewer -examples", L, n, T, float64(need)/1e9, float64(setup.MaxMemoryBytes)/1e9)
 	}
-	ckpt, err := ResultsCheckpoint(runDir)
+	step, err := train.LoadTrained(runDir, cfg, m)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", runDir, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("inspect: %w", err)
+		return nil, fmt.Errorf("inspect: %w", err) // damaged, or another run's: the error names the file and what to do
 	}
-	var st trainState
-	if err := LoadCheckpoint(ckpt, m, nil, &st); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("inspect: %s has no finished checkpoint: %w; train the run again with -force", runDir, err)
-		}
-		return nil, fmt.Errorf("inspect: %w", err) // damaged: the error names the file and what to do
-	}
-	if err := checkTrainedBy(runDir, ckpt, st); err != nil {
-		return nil, fmt.Errorf("inspect: %w", err)
-	}
-	if !cfg.Train.EarlyStop.On() && st.Step != cfg.Train.Steps {
-		return nil, fmt.Errorf("inspect: the checkpoint in %s is from step %d of %d, not the one its results came from; finish the run (the same command with -resume) or train it again with -force", runDir, st.Step, cfg.Train.Steps)
+	if !cfg.Train.EarlyStop.On() && step != cfg.Train.Steps {
+		return nil, fmt.Errorf("inspect: the checkpoint in %s is from step %d of %d, not the one its results came from; finish the run (the same command with -resume) or train it again with -force", runDir, step, cfg.Train.Steps)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -151,54 +149,24 @@ func InspectLogged(ctx context.Context, dir string, L, n int, log io.Writer) (*I
 	}
 	say("length %d (%d tokens), %d examples: predicted peak memory %.0f MB", L, T, n, float64(need)/1e6)
 	say("evaluating the %d examples as the run did (at long lengths this takes minutes)", n)
-	positions := make([][]int, 0, n)
-	var fails []failure
-	lr, err := evaluate(m, examples, task, cfg.Eval.BatchSize, cfg.Eval.Seed, func(eb evalBatch) error {
-		for e := 0; e < eb.Batch.B && eb.Positions != nil; e++ {
-			positions = append(positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
-		}
-		fails = append(fails, failuresOf(eb, len(fails), n)...)
-		return ctx.Err()
-	})
+	p, err := train.Probe(ctx, m, task, examples, cfg.Eval.BatchSize, cfg.Eval.Seed, say)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	if len(positions) == 0 {
-		positions = nil
-	}
-	say("exact match %.3f; decoding the %d wrong answers greedily", lr.ExactMatch, len(fails))
-	decoded, err := decodeGreedy(m, task, examples, fails, cfg.Eval.BatchSize)
-	if err != nil {
-		return nil, fmt.Errorf("inspect: %w", err)
-	}
-	in := &Inspection{Dir: dir, Config: cfg, Length: L, SeqLen: T, TrainSeqLen: m.TrainLen, Exact: lr.ExactMatch}
-	for i, ex := range examples {
-		if len(decoded) > 0 && decoded[0].Index == i {
-			in.Examples = append(in.Examples, decoded[0])
-			decoded = decoded[1:]
-			continue
-		}
-		in.Examples = append(in.Examples, Decoded{Index: i, Input: ex.Input, Target: ex.Output, Prediction: ex.Output, FirstWrong: -1})
-	}
+	in := &Inspection{Dir: dir, Config: cfg, Length: L, SeqLen: T, TrainSeqLen: m.TrainLen, Exact: p.Exact,
+		Examples: p.Examples, Stats: p.Stats, Positions: p.Positions}
 	for _, r := range res.Lengths {
 		if r.Length == L {
 			in.ResultsExact, in.HasResult = r.ExactMatch, true
 		}
 	}
-	say("measuring the attention of the %d examples", n)
-	if in.Stats, err = attentionStats(m, task, examples, positions); err != nil {
-		return nil, fmt.Errorf("inspect: %w", err)
-	}
-	if positions != nil {
-		in.Positions = positions[0]
-	}
 	return in, nil
 }
 
-// InspectExamples is the number of examples `train inspect` takes when -examples is not given:
-// def, or the run's eval.examples if that is fewer (the test set of each length). It is def when
-// dir is no run (Inspect then says why).
-func InspectExamples(dir string, def int) int {
+// Examples is the number of examples `train inspect` takes when -examples is not given: def, or
+// the run's eval.examples if that is fewer (the test set of each length). It is def when dir is
+// no run (Run then says why).
+func Examples(dir string, def int) int {
 	runDir, _, err := inspectedRun(dir)
 	if err != nil {
 		return def
