@@ -77,11 +77,11 @@ func runDirOf(c config.Cell) string {
 
 // sameGrid checks that a grid directory's grid.yaml describes the same cells as the config.
 func sameGrid(configPath, gridPath string) error {
-	want, err := cellsOf2(configPath, config.ReadConfig)
+	want, err := cellsOf2(configPath, config.ReadCells)
 	if err != nil {
 		return err
 	}
-	got, err := cellsOf2(gridPath, config.Load)
+	got, err := cellsOf2(gridPath, config.LoadCells)
 	if err != nil {
 		return err
 	}
@@ -98,14 +98,10 @@ func sameGrid(configPath, gridPath string) error {
 }
 
 // cellsOf2 is a grid config's cells as name + resolved config text (out and name aside), the
-// config read by read (config.ReadConfig as the grid command reads it, config.Load for the
+// config read by read (config.ReadCells as the grid command reads it, config.LoadCells for the
 // grid.yaml it wrote).
-func cellsOf2(path string, read func(string, []string) (config.Config, error)) ([]string, error) {
-	cfg, err := read(path, nil)
-	if err != nil {
-		return nil, err
-	}
-	cells, err := config.Expand(cfg)
+func cellsOf2(path string, read func(string, []string) (config.Config, []config.Cell, error)) ([]string, error) {
+	_, cells, err := read(path, nil)
 	if err != nil {
 		return nil, err
 	}

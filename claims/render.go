@@ -204,13 +204,9 @@ func gridCommand(t Table, file string) string {
 
 // describeGrid is a grid config's set-up and its warnings (by group), from the config file.
 func describeGrid(path string) (string, []string) {
-	cfg, err := config.Load(path, nil)
+	cfg, cells, err := config.LoadCells(path, nil) // at least one cell
 	if err != nil {
 		return fmt.Sprintf("`%s` does not load (%v)", path, err), nil
-	}
-	cells, err := config.Expand(cfg)
-	if err != nil || len(cells) == 0 {
-		return fmt.Sprintf("`%s` does not expand (%v)", path, err), nil
 	}
 	c := cells[0].Config
 	L := c.Eval.Lengths

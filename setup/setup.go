@@ -46,22 +46,29 @@ type Run struct {
 // config.Config.At). It builds the task and the position scheme, never the model's weights.
 func Check(c config.Config) (*Run, error) {
 	c = c.WithDefaults()
-	if err := c.Validate(); err != nil {
+	task, err := c.ValidTask()
+	if err != nil {
 		return nil, c.At(err)
 	}
-	r, err := check(c)
+	r, err := check(c, task)
 	if err != nil {
 		return nil, c.At(err)
 	}
 	return r, nil
 }
 
-// check is Check's body for a valid config.
-func check(c config.Config) (*Run, error) {
+// checkCell is check for a cell of a grid, which config.Expand validated.
+func checkCell(c config.Config) (*Run, error) {
 	task, err := c.NewTask()
 	if err != nil {
 		return nil, err
 	}
+	return check(c, task)
+}
+
+// check is Check's body for a valid config and its task.
+func check(c config.Config, task data.Task) (*Run, error) {
+	var err error
 	r := &Run{Config: c, Task: task, Model: ModelConfig(c, task), Spec: Spec(c.Position)}
 	if err := checkSize(c, r.Model); err != nil {
 		return nil, err
@@ -132,7 +139,7 @@ func Warnings(c config.Config) []string {
 func CheckGrid(grid config.Config, cells []config.Cell) ([]*Run, error) {
 	runs := make([]*Run, len(cells))
 	for i, cell := range cells {
-		r, err := check(cell.Config)
+		r, err := checkCell(cell.Config)
 		if err != nil {
 			return nil, grid.At(fmt.Errorf("sweep cell %s: %w", cell.Name, err))
 		}
@@ -144,7 +151,7 @@ func CheckGrid(grid config.Config, cells []config.Cell) ([]*Run, error) {
 			return nil, grid.At(err)
 		}
 		for _, cell := range tuning {
-			if _, err := check(cell.Config); err != nil {
+			if _, err := checkCell(cell.Config); err != nil {
 				return nil, grid.At(fmt.Errorf("select: sweep cell %s: %w", cell.Name, err))
 			}
 		}

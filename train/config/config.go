@@ -243,111 +243,116 @@ func (c Config) WithDefaults() Config {
 // divide d_model, the parameter count, the scheme's own option checks, the positions it holds,
 // memory) is checked by package setup, which builds the model once.
 func (c Config) Validate() error {
-	return c.validate()
+	_, err := c.ValidTask()
+	return err
 }
 
-// validate is Validate's body.
-func (c Config) validate() error {
+// ValidTask validates the config as Validate does and returns its task, built once for the
+// checks (package setup hands it on).
+func (c Config) ValidTask() (data.Task, error) {
 	if c.Name == "" {
-		return fmt.Errorf("name: empty; remove the key for the default name <task>_<scheme>_s<seed>")
+		return nil, fmt.Errorf("name: empty; remove the key for the default name <task>_<scheme>_s<seed>")
 	}
 	if c.Out == "" {
-		return fmt.Errorf("out: empty; remove the key for the default output directory runs")
+		return nil, fmt.Errorf("out: empty; remove the key for the default output directory runs")
 	}
 	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." || strings.IndexFunc(c.Name, unicode.IsControl) >= 0 {
-		return fmt.Errorf("name: %q must be a plain directory name (no slashes or control characters); choose another name", c.Name)
+		return nil, fmt.Errorf("name: %q must be a plain directory name (no slashes or control characters); choose another name", c.Name)
 	}
 	if c.Task.Symbols < data.MinSymbols {
-		return fmt.Errorf("task.symbols: must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
+		return nil, fmt.Errorf("task.symbols: must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
 	}
 	task, err := c.NewTask()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "task.") {
-			return err // it names its field already (task.symbols, task.format, task.end_token)
+			return nil, err // it names its field already (task.symbols, task.format, task.end_token)
 		}
-		return fmt.Errorf("task.name: %w", err)
+		return nil, fmt.Errorf("task.name: %w", err)
 	}
 	if err := c.validateLM(); err != nil {
-		return err
+		return nil, err
 	}
 	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
-		return fmt.Errorf("model.bidirectional: the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")
+		return nil, fmt.Errorf("model.bidirectional: the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")
 	}
 	t := c.Task
 	switch {
 	case t.MinLen < 1:
-		return fmt.Errorf("task.min_len: must be at least 1, got %d", t.MinLen)
+		return nil, fmt.Errorf("task.min_len: must be at least 1, got %d", t.MinLen)
 	case t.MaxLen < t.MinLen:
-		return fmt.Errorf("task.max_len: must be at least task.min_len (%d), got %d", t.MinLen, t.MaxLen)
+		return nil, fmt.Errorf("task.max_len: must be at least task.min_len (%d), got %d", t.MinLen, t.MaxLen)
 	case t.MaxLen > MaxLength:
-		return fmt.Errorf("task.max_len: %d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
+		return nil, fmt.Errorf("task.max_len: %d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
 	}
 	if lm, ok := task.(*data.LM); ok && t.MaxLen > lm.LongestWindow() {
-		return fmt.Errorf("task.max_len: %d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
+		return nil, fmt.Errorf("task.max_len: %d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
 			t.MaxLen, lm.Corpus, lm.LongestWindow()+1, lm.LongestWindow())
 	}
 	tr := c.Train
 	switch {
 	case tr.Steps < 1:
-		return fmt.Errorf("train.steps: must be positive, got %d", tr.Steps)
+		return nil, fmt.Errorf("train.steps: must be positive, got %d", tr.Steps)
 	case tr.BatchSize < 1:
-		return fmt.Errorf("train.batch_size: must be positive, got %d", tr.BatchSize)
+		return nil, fmt.Errorf("train.batch_size: must be positive, got %d", tr.BatchSize)
 	case !(tr.LR > 0) || math.IsInf(tr.LR, 0):
-		return fmt.Errorf("train.lr: must be a positive number, got %g", tr.LR)
+		return nil, fmt.Errorf("train.lr: must be a positive number, got %g", tr.LR)
 	case tr.WarmupSteps < 0 || tr.WarmupSteps > tr.Steps:
-		return fmt.Errorf("train.warmup_steps: must be between 0 and train.steps (%d), got %d", tr.Steps, tr.WarmupSteps)
+		return nil, fmt.Errorf("train.warmup_steps: must be between 0 and train.steps (%d), got %d", tr.Steps, tr.WarmupSteps)
 	case !(tr.MinLRRatio >= 0 && tr.MinLRRatio <= 1):
-		return fmt.Errorf("train.min_lr_ratio: must be in [0, 1], got %g", tr.MinLRRatio)
+		return nil, fmt.Errorf("train.min_lr_ratio: must be in [0, 1], got %g", tr.MinLRRatio)
 	case !(tr.Beta1 >= 0 && tr.Beta1 < 1):
-		return fmt.Errorf("train.beta1: must be in [0, 1), got %g", tr.Beta1)
+		return nil, fmt.Errorf("train.beta1: must be in [0, 1), got %g", tr.Beta1)
 	case !(tr.Beta2 >= 0 && tr.Beta2 < 1):
-		return fmt.Errorf("train.beta2: must be in [0, 1), got %g", tr.Beta2)
+		return nil, fmt.Errorf("train.beta2: must be in [0, 1), got %g", tr.Beta2)
 	case !(tr.Eps > 0):
-		return fmt.Errorf("train.eps: must be positive, got %g", tr.Eps)
+		return nil, fmt.Errorf("train.eps: must be positive, got %g", tr.Eps)
 	case !(tr.WeightDecay >= 0):
-		return fmt.Errorf("train.weight_decay: must be zero or positive, got %g", tr.WeightDecay)
+		return nil, fmt.Errorf("train.weight_decay: must be zero or positive, got %g", tr.WeightDecay)
 	case math.IsNaN(tr.GradClip):
-		return fmt.Errorf("train.grad_clip: must be a number")
+		return nil, fmt.Errorf("train.grad_clip: must be a number")
 	case tr.LogEvery < 1:
-		return fmt.Errorf("train.log_every: must be positive, got %d", tr.LogEvery)
+		return nil, fmt.Errorf("train.log_every: must be positive, got %d", tr.LogEvery)
 	case tr.ValExamples < 1:
-		return fmt.Errorf("train.val_examples: must be positive, got %d", tr.ValExamples)
+		return nil, fmt.Errorf("train.val_examples: must be positive, got %d", tr.ValExamples)
 	}
 	if err := tr.EarlyStop.validate(tr, c.Written); err != nil {
-		return err
+		return nil, err
 	}
 	e := c.Eval
 	if len(e.Lengths) == 0 {
-		return fmt.Errorf("eval.lengths: give at least one length, e.g. \"1..64\"")
+		return nil, fmt.Errorf("eval.lengths: give at least one length, e.g. \"1..64\"")
 	}
 	for i, L := range e.Lengths {
 		if L < 1 {
-			return fmt.Errorf("eval.lengths: every length must be at least 1, got %d", L)
+			return nil, fmt.Errorf("eval.lengths: every length must be at least 1, got %d", L)
 		}
 		if L > MaxLength {
-			return fmt.Errorf("eval.lengths: %d is beyond the longest length posformer handles, %d", L, MaxLength)
+			return nil, fmt.Errorf("eval.lengths: %d is beyond the longest length posformer handles, %d", L, MaxLength)
 		}
 		if i > 0 && L <= e.Lengths[i-1] {
-			return fmt.Errorf("eval.lengths: lengths must be strictly increasing, got %d after %d", L, e.Lengths[i-1])
+			return nil, fmt.Errorf("eval.lengths: lengths must be strictly increasing, got %d after %d", L, e.Lengths[i-1])
 		}
 	}
 	switch {
 	case e.Examples < 1:
-		return fmt.Errorf("eval.examples: must be positive, got %d", e.Examples)
+		return nil, fmt.Errorf("eval.examples: must be positive, got %d", e.Examples)
 	case e.BatchSize < 1:
-		return fmt.Errorf("eval.batch_size: must be positive, got %d", e.BatchSize)
+		return nil, fmt.Errorf("eval.batch_size: must be positive, got %d", e.BatchSize)
 	}
 	if err := c.validateVariants(); err != nil {
-		return err
+		return nil, err
 	}
 	mc := c.Model
 	if (mc.Vocab != 0 || mc.Written.Has("vocab")) && mc.Vocab < task.Vocab() {
-		return fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
+		return nil, fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
 	}
 	if err := c.Model.validate(); err != nil {
-		return err
+		return nil, err
 	}
-	return c.Position.Validate()
+	if err := c.Position.Validate(); err != nil {
+		return nil, err
+	}
+	return task, nil
 }
 
 // ReadConfig reads a config file a person wrote: strictly (see Decode), then fills the
@@ -359,7 +364,8 @@ func ReadConfig(path string, overrides []string) (Config, error) {
 }
 
 // ReadCells is ReadConfig with the config's cells (Expand's: a grid's, or the one run), expanded
-// once while validating: the CLI reads -config with it and hands the cells on.
+// once while validating: the CLI reads -config with it and hands the cells on (LoadCells and
+// ParseCells likewise).
 func ReadCells(path string, overrides []string) (Config, []Cell, error) {
 	src, err := readBounded(path)
 	if err != nil {
@@ -374,16 +380,21 @@ func ReadCells(path string, overrides []string) (Config, []Cell, error) {
 // run's config.yaml held every scheme's options (base, max_positions, init_std,
 // rotary_fraction whatever the kind), so there the options of other schemes are dropped.
 func Load(path string, overrides []string) (Config, error) {
+	c, _, err := LoadCells(path, overrides)
+	return c, err
+}
+
+// LoadCells is Load with the config's cells, as ReadCells.
+func LoadCells(path string, overrides []string) (Config, []Cell, error) {
 	src, err := readBounded(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("cannot read the config: %w", err)
+		return Config{}, nil, fmt.Errorf("cannot read the config: %w", err)
 	}
 	mode := written
 	if !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
 		mode = legacyGrid
 	}
-	c, _, err := parse(src, path, overrides, mode)
-	return c, err
+	return parse(src, path, overrides, mode)
 }
 
 // MaxConfigBytes bounds a config file: a config is a small YAML file, and reading a device
