@@ -396,6 +396,9 @@ func renderCells(b *strings.Builder, j *Judged) {
 		if s.lo == 0 && s.hi == 0 {
 			span = "in range"
 		}
+		if r.st.Metric != j.File.Statistic.Metric { // a claim in another metric than the file's
+			span += ", " + words(r.st.Metric)
+		}
 		if len(s.diverged) > 0 {
 			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | diverged (%s) | diverged | diverged | – |\n", r.table, s.k.Task, s.k, len(s.scores), span, f3(s.paper),
 				strings.Join(s.diverged, ", "))
