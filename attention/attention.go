@@ -1,7 +1,8 @@
 // Package attention is multi-head self-attention whose position handling is delegated to a
 // position.Scheme's optional hooks. In order: q, k, v projections; rotate q and k (QKRotator);
 // the query-dependent position term (RelativeKeyer); scale by 1/√d_head (not with
-// Config.Unscaled); add the logit bias (LogitBiaser, built once per graph by the model); causal mask; softmax; weighted values;
+// Config.Unscaled); add the logit bias (LogitBiaser, built once per graph by the model, or in an
+// evaluation RowBiaser's, which the fused op evaluates block of rows by block of rows); causal mask; softmax; weighted values;
 // merge heads; output projection. The middle steps run in one fused op (internal/ops.Attention)
 // that reads each head in place, so no tensor is reshaped.
 package attention
@@ -77,10 +78,12 @@ func (l *Layer) linear(b *nn.Builder, x *G.Node, w, bias nn.Param) (*G.Node, err
 }
 
 // PerGraph is what the model builds once per graph from the scheme's hooks and hands to every
-// layer: the logit bias (position.LogitBiaser, nil for none) and the table of relative keys
-// (position.RelativeKeyer's RelativeTable, nil for none).
+// layer: the logit bias (position.LogitBiaser, nil for none), or in an evaluation a bias the
+// attention evaluates by rows (position.RowBiaser, zero for none), and the table of relative
+// keys (position.RelativeKeyer's RelativeTable, nil for none).
 type PerGraph struct {
 	Bias, RelTable *G.Node
+	Rows           ops.RowBias
 }
 
 // Build applies the layer to x [Batch·Len, d_model] and returns [Batch·Len, d_model]; c.Layer
@@ -116,7 +119,7 @@ func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x *G.Node, 
 		}
 	}
 	y, err := ops.Attention(q, k, v, g.Bias, ops.AttentionConfig{
-		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture, Rel: rel,
+		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture, Rel: rel, Rows: g.Rows,
 	}) // [B·T, D], heads merged
 	if err != nil {
 		return nil, err

@@ -166,7 +166,7 @@ func (m *Model) buildNodes(batch, length int, opt BuildOptions, attempt int) (*G
 	gr.tokens, gr.pos, gr.targets, gr.weights = tv, pv, yv, wv
 	gr.setPositions(nil)
 
-	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos, TrainLen: m.TrainLen}, tokens, gr.captures); err != nil {
+	if gr.logits, err = m.forward(position.Ctx{B: b, Batch: batch, Len: length, Pos: pos, MaxPos: opt.MaxPos, TrainLen: m.TrainLen, Grad: opt.Grad}, tokens, gr.captures); err != nil {
 		return nil, nil, err
 	}
 	if gr.loss, err = ops.CrossEntropy(gr.logits, targets, weights); err != nil {
@@ -198,7 +198,12 @@ func (m *Model) forward(c position.Ctx, tokens *G.Node, captures []*ops.Attentio
 		}
 	}
 	var shared attention.PerGraph // built once and handed to every layer
-	if lb, ok := m.Scheme.(position.LogitBiaser); ok {
+	// An evaluation's RowBiaser bias is evaluated by the attention, block of rows by block of rows.
+	if rb, ok := m.Scheme.(position.RowBiaser); ok && !c.Grad {
+		if shared.Rows, err = rb.RowBias(c); err != nil {
+			return nil, fmt.Errorf("model: %s logit bias: %w", m.Scheme.Name(), err)
+		}
+	} else if lb, ok := m.Scheme.(position.LogitBiaser); ok {
 		if shared.Bias, err = lb.LogitBias(c); err != nil { // [H, T, T], or by distance [(B·)H, 2T−1]
 			return nil, fmt.Errorf("model: %s logit bias: %w", m.Scheme.Name(), err)
 		}

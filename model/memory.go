@@ -31,8 +31,9 @@ type Shape struct {
 // logits [B·T, V]), the attention weights (a training graph keeps P and its gradient, B·H·T²
 // each per layer, for the backward pass; an evaluation keeps one block of at most 48 rows × T
 // per worker and layer, ops.AttentionEvalRows), the position scheme's share (rotated q and k, an added embedding, a table, a logit
-// bias built in float64: by distance [H, 2T−1] for a DistanceBiaser, else [H, T, T]; relative
-// keys), and for a training graph the gradient of every parameter and
+// bias built in float64: by distance [H, 2T−1] for a DistanceBiaser, in an evaluation per worker
+// a block of rows [H, rows, T] and every head's packed Kᵀ for a RowBiaser, else [H, T, T];
+// relative keys), and for a training graph the gradient of every parameter and
 // of every activation. The coefficients count the buffers of internal/ops; memory_test.go checks
 // the prediction against the measured heap for every scheme (never below it, at most 1.6 times
 // it). c must have its vocabulary set.
@@ -65,6 +66,16 @@ func GraphBytes(c Config, s Shape) int64 {
 			nb *= B
 		}
 		pos += nb * (2*T - 1) * (1 + 8/bytes) // a logit bias by distance, built in float64
+	case s.Hooks.BiasesLogits && s.Hooks.BiasByRow && !s.Grad:
+		// evaluated by the attention (ops.RowBias), its blocks of rows outermost: per layer and
+		// worker a block of biases [H, rows, T] and one of weights [rows, T] (beyond the w the
+		// formula below charges), and every head's Kᵀ packed in panels of up to 32 keys
+		rows := int64(ops.AttentionEvalRows(s.Len, !c.Bidirectional))
+		wr := min(int64(max(s.Workers, 0)), (T+rows-1)/rows)
+		if wr <= 0 {
+			wr = min(int64(runtime.GOMAXPROCS(0)), (T+rows-1)/rows)
+		}
+		pos += L * (wr*H*rows*T + max(wr-w, 0)*rows*T + B*(T+31)/32*32*D)
 	case s.Hooks.BiasesLogits:
 		pos += H * T * T * (1 + 8/bytes) // a logit bias [H, T, T], built in float64
 	}

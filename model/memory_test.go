@@ -70,9 +70,9 @@ func TestGraphBytesBoundsTheHeap(t *testing.T) {
 
 // TestEvalMemoryLinearInT: a forward-only evaluation graph holds memory that grows linearly with
 // the sequence length (its attention keeps a block of rows × T per worker, not a T×T block, and
-// a bias that depends on i − j only is a table by distance), for a decoder and an encoder and
-// every scheme whose bias is not per pair (fire's depends on the query's position, so it stays
-// [H, T, T]): doubling T from 600 to 1200 at most about doubles the heap the graph holds (with
+// a bias that depends on i − j only is a table by distance, fire's, which depends on the query's
+// position, is evaluated block of rows by block of rows), for a decoder and an encoder and
+// every scheme: doubling T from 600 to 1200 at most about doubles the heap the graph holds (with
 // T×T blocks it grew 3.4 times at these sizes), and GraphBytes predicts the same.
 func TestEvalMemoryLinearInT(t *testing.T) {
 	for _, kind := range position.Kinds() {
@@ -88,10 +88,6 @@ func TestEvalMemoryLinearInT(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
-			}
-			if h := position.HooksOf(m.Scheme); h.BiasesLogits && !h.BiasByDistance {
-				t.Logf("%s: its bias is per pair [H, T, T], not linear in T", kind)
-				continue
 			}
 			held := func(T int) int64 {
 				in := Input{Tokens: make([]int, T), Targets: make([]int, T), Weights: make([]float64, T)}

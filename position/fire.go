@@ -75,6 +75,7 @@ type FIREOptions struct {
 // The hooks FIRE claims, checked at compile time.
 var (
 	_ LogitBiaser   = (*FIRE)(nil)
+	_ RowBiaser     = (*FIRE)(nil)
 	_ Parameterized = (*FIRE)(nil)
 	_ Tabler        = (*FIRE)(nil)
 )
@@ -205,6 +206,19 @@ func (f *FIRE) LogitBias(c Ctx) (*G.Node, error) {
 		return nil, err
 	}
 	return n, nil
+}
+
+// RowBias is the bias of an evaluation graph: θ and the function LogitBias's PairBias
+// evaluates, which ops.Attention evaluates itself for one block of query rows at a time (every
+// head at once, shared by the batch), with the same values and rounding; nothing [heads, Len,
+// Len] is formed, so an evaluation's memory is linear in Len. The MLP is then evaluated once per
+// layer instead of once per graph.
+func (f *FIRE) RowBias(c Ctx) (ops.RowBias, error) {
+	th, err := c.B.Param(f.theta)
+	if err != nil {
+		return ops.RowBias{}, err
+	}
+	return ops.RowBias{Theta: th, F: fireFunc{f}}, nil
 }
 
 // Table is the current bias of the query at position p for the first key (distance p), one

@@ -7,7 +7,8 @@
 //   - EmbeddingAdder adds absolute position information to the token embeddings (sinusoidal, learned);
 //   - QKRotator rotates each head's queries and keys before q·kᵀ (rope);
 //   - LogitBiaser adds a per-head bias to the attention logits, after the 1/√d_head scale
-//     (alibi, t5, kerple, fire);
+//     (alibi, t5, kerple, fire); RowBiaser, one that the attention evaluates block of rows by
+//     block of rows in an evaluation (fire);
 //   - RelativeKeyer adds a position term that depends on the query as well as on the distance,
 //     (q_i + v)·W_R·R_{i−j} (relative, Transformer-XL's encoding);
 //   - Parameterized exposes trainable parameters (learned, t5);
@@ -47,6 +48,8 @@ type Ctx struct {
 	// Layer is the index of the block whose attention a per-layer hook (RotateQK, RelativeKeys)
 	// builds.
 	Layer int
+	// Grad is set in a graph whose gradient is taken (training); an evaluation's is not.
+	Grad bool
 }
 
 // EmbeddingAdder adds position information to the token embeddings x [Batch·Len, d_model].
@@ -75,6 +78,18 @@ type LogitBiaser interface {
 type DistanceBiaser interface {
 	LogitBiaser
 	BiasByDistance()
+}
+
+// RowBiaser is a LogitBiaser whose bias depends on the query's position as well as on the
+// distance (FIRE's), so that no table by distance holds it. In a graph without gradient (an
+// evaluation, c.Grad unset) the model asks it for RowBias instead of LogitBias: the bias as a
+// function of parameters (ops.RowBias), which ops.Attention evaluates for one block of query
+// rows at a time, so that the memory stays linear in the length. A training graph still takes
+// LogitBias's [heads, Len, Len] tensor, whose gradient is summed per pair once for all the layers
+// that share it. Both give the same values, rounded alike.
+type RowBiaser interface {
+	LogitBiaser
+	RowBias(c Ctx) (ops.RowBias, error)
 }
 
 // RelativeKeyer adds to the logits of every layer a position term that depends on the query as
@@ -113,6 +128,7 @@ type Warner interface {
 type Hooks struct {
 	AddsEmbedding, RotatesQK, BiasesLogits, RelativeKeys bool
 	BiasByDistance                                       bool // the logit bias is a table by distance (DistanceBiaser)
+	BiasByRow                                            bool // an evaluation's logit bias is evaluated by rows (RowBiaser)
 }
 
 // HooksOf returns the hooks a scheme implements.
@@ -122,7 +138,8 @@ func HooksOf(s Scheme) Hooks {
 	_, bias := s.(LogitBiaser)
 	_, rel := s.(RelativeKeyer)
 	_, dist := s.(DistanceBiaser)
-	return Hooks{AddsEmbedding: add, RotatesQK: rot, BiasesLogits: bias, RelativeKeys: rel, BiasByDistance: dist}
+	_, rows := s.(RowBiaser)
+	return Hooks{AddsEmbedding: add, RotatesQK: rot, BiasesLogits: bias, RelativeKeys: rel, BiasByDistance: dist, BiasByRow: rows}
 }
 
 // Table is a scheme's raw numbers: one row per position, one column per named quantity.

@@ -23,6 +23,21 @@ type AttentionConfig struct {
 	// Rel, when its nodes are set, adds a position term that depends on the query (see
 	// RelativeKeys).
 	Rel RelativeKeys
+	// Rows, when its Theta is set, is a bias evaluated row block by row block (see RowBias); the
+	// bias argument must then be nil.
+	Rows RowBias
+}
+
+// RowBias is a per-head bias given as a PairFunc of its parameters Theta (a 1-D node) rather
+// than as a tensor: Attention evaluates F for the pairs of one block of query rows at a time
+// (every head at once, shared by the batch), and adds entry [h, i, j] to the logit of query i
+// and key j, with the values and rounding of PairBias's tensor (so the same bits). Nothing
+// [H, T, T] is formed, so an evaluation's memory stays linear in T, for a bias that depends on
+// the query's position as well as on the distance (FIRE's). It has no gradient: a training graph
+// takes PairBias's tensor, whose gradient is summed per pair once for all the layers sharing it.
+type RowBias struct {
+	Theta *G.Node
+	F     PairFunc
 }
 
 // RelativeKeys is a term of the logits that depends on the query as well as on the distance
@@ -44,6 +59,7 @@ const (
 	biasPairs
 	biasDist    // [H, 2T−1]
 	biasDistSeq // [B·H, 2T−1]
+	biasRows    // a PairFunc's parameters θ (RowBias)
 )
 
 // Attention computes, for every sequence b and head h, softmax(Q·Kᵀ/√Dh + bias[h] + mask)·V, with
@@ -84,6 +100,13 @@ func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
 		}
 		in = append(in, bias)
 	}
+	if r := cfg.Rows; r.Theta != nil || r.F != nil {
+		if bias != nil || r.Theta == nil || r.F == nil || len(r.Theta.Shape()) != 1 || r.F.Heads() != cfg.Heads {
+			return nil, fmt.Errorf("ops: Attention: a bias by rows needs a 1-D θ and a function of %d heads, and no other bias", cfg.Heads)
+		}
+		op.bias, op.rows = biasRows, r.F
+		in = append(in, r.Theta)
+	}
 	if r := cfg.Rel; r.Query != nil || r.Keys != nil {
 		if r.Query == nil || r.Keys == nil || !r.Query.Shape().Eq(s) {
 			return nil, fmt.Errorf("ops: Attention: relative keys need a query %v and keys", s)
@@ -99,7 +122,7 @@ func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
 		op.rel = true
 		in = append(in, r.Query, r.Keys)
 	}
-	op.cfg.Rel = RelativeKeys{} // the op keeps no nodes
+	op.cfg.Rel, op.cfg.Rows = RelativeKeys{}, RowBias{} // the op keeps no nodes
 	op.arity = len(in)
 	return apply(op, in...)
 }
@@ -130,8 +153,9 @@ type attentionOp struct {
 	// up to T (in P and in dS), else only up to the end of its row block, the last key any
 	// product reads.
 	whole bool
-	bias  int  // biasNone, biasPairs, biasDist or biasDistSeq
-	rel   bool // relative keys (cfg.Rel) follow the bias
+	bias  int      // biasNone, biasPairs, biasDist, biasDistSeq or biasRows
+	rows  PairFunc // the bias by rows' function (biasRows)
+	rel   bool     // relative keys (cfg.Rel) follow the bias
 	// relSeq: the relative keys are one table per sequence
 	relSeq bool
 	out    buffer
@@ -139,6 +163,8 @@ type attentionOp struct {
 	p64    scratch[float64]
 	m32    scratch[float32] // the relative term of a row block, [blk, blk + T − 1] per worker
 	m64    scratch[float64]
+	r32    scratch[float32] // a bias by rows' block, [H, blk, T] per worker
+	r64    scratch[float64]
 	kt32   []bPacker[float32] // one per worker: the head's Kᵀ, packed once for its row blocks
 	kt64   []bPacker[float64]
 }
@@ -159,6 +185,8 @@ func (op *attentionOp) inDims() []int {
 		dims = append(dims, 3)
 	case biasDist, biasDistSeq:
 		dims = append(dims, 2)
+	case biasRows:
+		dims = append(dims, 1)
 	}
 	if op.rel {
 		dims = append(dims, 2, 2)
@@ -183,9 +211,9 @@ func (op *attentionOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	out := op.out.get(dt, vs[0].Shape()...)
 	if dt == tensor.Float32 {
-		attnFwd(op, &op.p32, &op.m32, &op.kt32, vs, sl[float32](out))
+		attnFwd(op, &op.p32, &op.m32, &op.r32, &op.kt32, vs, sl[float32](out))
 	} else {
-		attnFwd(op, &op.p64, &op.m64, &op.kt64, vs, sl[float64](out))
+		attnFwd(op, &op.p64, &op.m64, &op.r64, &op.kt64, vs, sl[float64](out))
 	}
 	return out, nil
 }
@@ -207,14 +235,14 @@ func relOffset(perSeq bool, b, nr, d int) int {
 	return 0
 }
 
-func attnFwd[F Float](op *attentionOp, pbuf, mbuf *scratch[F], kts *[]bPacker[F], vs []G.Value, y []F) {
+func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPacker[F], vs []G.Value, y []F) {
 	c := op.cfg
 	B, T, H := c.Batch, c.Len, c.Heads
 	D := vs[0].Shape()[1]
 	dh := D / H
 	q, k, v := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2])
 	var bias, qr, rk []F
-	if op.bias != biasNone {
+	if op.bias != biasNone && op.bias != biasRows {
 		bias = sl[F](vs[op.biasIn()])
 	}
 	if op.rel {
@@ -222,84 +250,147 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf *scratch[F], kts *[]bPacker[F]
 	}
 	nr := 2*T - 1
 	scale := F(c.scale(dh))
-	w := min(workers(), B*H)
 	blk := attnBlock(T, c.Causal)
+	if !op.keepP {
+		blk = AttentionEvalRows(T, c.Causal)
+	}
+	// w workers: over the heads of the batch, or with a bias by rows over the blocks of rows
+	w := min(workers(), B*H)
+	if op.bias == biasRows {
+		w = min(workers(), (T+blk-1)/blk)
+	}
 	var p, m []F
 	if op.keepP {
 		p = pbuf.get(B * H * T * T)
 	} else {
-		blk = AttentionEvalRows(T, c.Causal)
 		p = pbuf.get(w * blk * T) // [w, blk, T]: memory linear in T
 	}
 	mlen := blk * (blk + T - 1)
 	if op.rel {
 		m = mbuf.get(w * mlen) // [w, blk, blk + T − 1]
 	}
-	kt := packers(kts, w)
-	parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
-		for bh := lo; bh < hi; bh++ {
-			b, h := bh/H, bh%H
-			off := b*T*D + h*dh
-			kt[worker].pack(k[off:], D, T, dh) // Kᵀ of the head [dh, T], for every row block
-			for i0 := 0; i0 < T; i0 += blk {   // causal: row block [i0, i1) needs keys [0, i1) only
-				i1 := min(i0+blk, T)
-				// pb holds the block's rows of P, [i1−i0, T]: a slice of the whole [T, T] head
-				// when P is kept, else one block of rows per worker, reused.
-				var pb []F
-				if op.keepP {
-					pb = p[bh*T*T+i0*T : bh*T*T+i1*T]
+	// rowsOf returns where the block [i0, i1) of head bh keeps its rows of P, [i1−i0, T]: a
+	// slice of the whole [T, T] head when P is kept, else one block of rows per worker, reused.
+	rowsOf := func(worker, bh, i0, i1 int) []F {
+		if op.keepP {
+			return p[bh*T*T+i0*T : bh*T*T+i1*T]
+		}
+		return p[worker*blk*T : worker*blk*T+(i1-i0)*T]
+	}
+	// block computes the rows [i0, i1) of head h of sequence b: P's rows into pb, the output's
+	// into y, with the head's Kᵀ packed in kt; rb is a bias by rows' block [H, i1−i0, T].
+	block := func(worker int, kt *bPacker[F], b, h, i0, i1 int, pb, rb []F) {
+		off := b*T*D + h*dh
+		nk := T // the keys the block's rows see
+		if c.Causal {
+			nk = i1
+		}
+		kt.mul(false, i1-i0, nk, scale, q[off+i0*D:], D, k[off:], D, pb, T)
+		var mb []F
+		var dlo, nd int
+		if op.rel { // the block's query-dependent term by distance: scale·Qr·Keys[dlo..]ᵀ [i1−i0, nd]
+			var r0 int
+			dlo, nd, r0 = relBlock(T, i0, i1, nk)
+			mb = m[worker*mlen : worker*mlen+(i1-i0)*nd]
+			gemm1(false, true, i1-i0, nd, dh, scale, qr[off+i0*D:], D, rk[relOffset(op.relSeq, b, nr, D)+r0*D+h*dh:], D, 0, mb, nd)
+		}
+		for i := i0; i < i1; i++ {
+			n := T
+			if c.Causal {
+				n = i + 1
+			}
+			r := (i - i0) * T
+			row := pb[r : r+n]
+			if op.rel {
+				mr := mb[(i-i0)*nd : (i-i0+1)*nd]
+				for j := range row {
+					row[j] += mr[i-j-dlo]
+				}
+			}
+			switch op.bias {
+			case biasPairs, biasRows:
+				var br []F
+				if op.bias == biasPairs {
+					br = bias[h*T*T+i*T : h*T*T+i*T+n]
 				} else {
-					pb = p[worker*blk*T : worker*blk*T+(i1-i0)*T]
+					br = rb[(h*(i1-i0)+i-i0)*T : (h*(i1-i0)+i-i0)*T+n]
 				}
-				nk := T // the keys the block's rows see
-				if c.Causal {
-					nk = i1
+				for j := range row {
+					row[j] += br[j]
 				}
-				kt[worker].mul(false, i1-i0, nk, scale, q[off+i0*D:], D, k[off:], D, pb, T)
-				var mb []F
-				var dlo, nd int
-				if op.rel { // the block's query-dependent term by distance: scale·Qr·Keys[dlo..]ᵀ [i1−i0, nd]
-					var r0 int
-					dlo, nd, r0 = relBlock(T, i0, i1, nk)
-					mb = m[worker*mlen : worker*mlen+(i1-i0)*nd]
-					gemm1(false, true, i1-i0, nd, dh, scale, qr[off+i0*D:], D, rk[relOffset(op.relSeq, b, nr, D)+r0*D+h*dh:], D, 0, mb, nd)
+			case biasDist, biasDistSeq:
+				tab := bias[relOffset(op.bias == biasDistSeq, b, H, nr)+h*nr:]
+				for j := range row {
+					row[j] += tab[i-j+T-1]
 				}
-				for i := i0; i < i1; i++ {
-					n := T
-					if c.Causal {
-						n = i + 1
-					}
-					r := (i - i0) * T
-					row := pb[r : r+n]
-					if op.rel {
-						mr := mb[(i-i0)*nd : (i-i0+1)*nd]
-						for j := range row {
-							row[j] += mr[i-j-dlo]
-						}
-					}
-					switch op.bias {
-					case biasPairs:
-						br := bias[h*T*T+i*T : h*T*T+i*T+n]
-						for j := range row {
-							row[j] += br[j]
-						}
-					case biasDist, biasDistSeq:
-						tab := bias[relOffset(op.bias == biasDistSeq, b, H, nr)+h*nr:]
-						for j := range row {
-							row[j] += tab[i-j+T-1]
-						}
-					}
-					softmaxRow(row)
-					if op.whole {
-						clear(pb[r+n : r+T])
-					} else { // the products read keys below i1 only (P·V here, Pᵀ·dY in the backward)
-						clear(pb[r+n : r+max(n, nk)])
-					}
+			}
+			softmaxRow(row)
+			if op.whole {
+				clear(pb[r+n : r+T])
+			} else { // the products read keys below i1 only (P·V here, Pᵀ·dY in the backward)
+				clear(pb[r+n : r+max(n, nk)])
+			}
+		}
+		gemm1(false, false, i1-i0, dh, nk, 1, pb, T, v[off:], D, 0, y[off+i0*D:], D)
+	}
+	if op.bias != biasRows {
+		kt := packers(kts, w)
+		parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
+			for bh := lo; bh < hi; bh++ {
+				kt[worker].pack(k[bh/H*T*D+bh%H*dh:], D, T, dh) // Kᵀ of the head [dh, T], for every row block
+				for i0 := 0; i0 < T; i0 += blk {                // causal: row block [i0, i1) needs keys [0, i1) only
+					i1 := min(i0+blk, T)
+					block(worker, &kt[worker], bh/H, bh%H, i0, i1, rowsOf(worker, bh, i0, i1), nil)
 				}
-				gemm1(false, false, i1-i0, dh, nk, 1, pb, T, v[off:], D, 0, y[off+i0*D:], D)
+			}
+		})
+		return
+	}
+	// A bias by rows: the blocks of rows go outermost, each block's bias computed once for every
+	// head and sequence, [H, blk, T] per worker; every head's Kᵀ is packed first ([B·H] packers,
+	// the size of K). Worker wk takes the blocks wk, wk + w, ..., so that the causal blocks, which
+	// grow with i, are shared out evenly.
+	theta := float64sOf(vs[op.biasIn()])
+	kt := packers(kts, B*H)
+	parallel(B*H, T*dh, func(_, lo, hi int) {
+		for bh := lo; bh < hi; bh++ {
+			kt[bh].pack(k[bh/H*T*D+bh%H*dh:], D, T, dh) // Kᵀ of the head [dh, T]
+		}
+	})
+	rb := rbuf.get(w * H * blk * T)
+	nblk := (T + blk - 1) / blk
+	parallelW(w, w, 1<<20, func(_, lo, hi int) {
+		for wk := lo; wk < hi; wk++ {
+			rbw := rb[wk*H*blk*T : (wk+1)*H*blk*T]
+			for bi := wk; bi < nblk; bi += w {
+				i0, i1 := bi*blk, min(bi*blk+blk, T)
+				rowBias(op.rows, theta, i0, i1, T, c.Causal, rbw)
+				for bh := 0; bh < B*H; bh++ {
+					block(wk, &kt[bh], bh/H, bh%H, i0, i1, rowsOf(wk, bh, i0, i1), rbw)
+				}
 			}
 		}
 	})
+}
+
+// rowBias writes f's bias of the rows [i0, i1) into rb, [H, i1−i0, T] (row stride T): entry
+// (h, i − i0, j) = f.Bias(θ, i, j)[h] rounded to F, for the keys j ≤ i when causal, else j < T,
+// as PairBias computes them.
+func rowBias[F Float](f PairFunc, theta []float64, i0, i1, T int, causal bool, rb []F) {
+	H, rows := f.Heads(), i1-i0
+	b := make([]float64, H)
+	for i := i0; i < i1; i++ {
+		n := T
+		if causal {
+			n = i + 1
+		}
+		for j := 0; j < n; j++ {
+			f.Bias(theta, i, j, b)
+			for h, x := range b {
+				rb[(h*rows+i-i0)*T+j] = F(x)
+			}
+		}
+	}
 }
 
 // rowDots writes to dots[r] the dot product of rows r of y and dy (row stride D, dh values each),
@@ -433,6 +524,9 @@ func (op *attentionOp) DiffWRT(n int) []bool {
 // dbias, dQuery and dKeys when present) into one flat tensor, and views that pick each piece
 // out of it.
 func (op *attentionOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	if op.bias == biasRows {
+		return nil, fmt.Errorf("ops: Attention: a bias by rows (RowBias) is for evaluation and has no gradient; give a training graph PairBias's tensor")
+	}
 	op.keepP = true
 	bwd := &attentionGradOp{base: newBase("AttentionGrad", len(in)+2), fwd: op}
 	packed, err := apply(bwd, append(append(G.Nodes{}, in...), out, grad)...)

@@ -54,7 +54,7 @@ func TestAttentionEvalBlocksSameBits(t *testing.T) {
 						op.bias = form
 					}
 					y := make([]float32, B*T*D)
-					attnFwd(op, &op.p32, &op.m32, &op.kt32, vs, y)
+					attnFwd(op, &op.p32, &op.m32, &op.r32, &op.kt32, vs, y)
 					if !keep && len(op.p32.s) > workers()*AttentionEvalRows(T, causal)*T {
 						t.Errorf("causal=%v: evaluation holds %d weights, want at most workers·rows·T = %d", causal, len(op.p32.s), workers()*AttentionEvalRows(T, causal)*T)
 					}
@@ -73,7 +73,7 @@ func TestAttentionEvalBlocksSameBits(t *testing.T) {
 						op.bias = form
 					}
 					y := make([]float64, B*T*D)
-					attnFwd(op, &op.p64, &op.m64, &op.kt64, vs, y)
+					attnFwd(op, &op.p64, &op.m64, &op.r64, &op.kt64, vs, y)
 					return y
 				}
 				e32, k32 := run32(false), run32(true)
@@ -127,7 +127,7 @@ func TestAttentionFloat32MatchesFloat64(t *testing.T) {
 		cfg := AttentionConfig{Batch: B, Len: T, Heads: H, Causal: causal}
 		op32 := &attentionOp{base: newBase("Attention", 3), cfg: cfg, keepP: true}
 		y32 := make([]float32, B*T*D)
-		attnFwd(op32, &op32.p32, &op32.m32, &op32.kt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D)}, y32)
+		attnFwd(op32, &op32.p32, &op32.m32, &op32.r32, &op32.kt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D)}, y32)
 		g32 := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op32}
 		d32 := make([]float32, 3*B*T*D)
 		attnBwd(op32, op32.p32.s, &g32.d32, &g32.g32, &g32.r32, &g32.vt32, []G.Value{dense32(q, B*T, D), dense32(k, B*T, D), dense32(v, B*T, D),
@@ -135,7 +135,7 @@ func TestAttentionFloat32MatchesFloat64(t *testing.T) {
 
 		op64 := &attentionOp{base: newBase("Attention", 3), cfg: cfg, keepP: true}
 		y64 := make([]float64, B*T*D)
-		attnFwd(op64, &op64.p64, &op64.m64, &op64.kt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D)}, y64)
+		attnFwd(op64, &op64.p64, &op64.m64, &op64.r64, &op64.kt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D)}, y64)
 		g64 := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op64}
 		d64 := make([]float64, 3*B*T*D)
 		attnBwd(op64, op64.p64.s, &g64.d64, &g64.g64, &g64.r64, &g64.vt64, []G.Value{dense64(q, B*T, D), dense64(k, B*T, D), dense64(v, B*T, D),
@@ -252,7 +252,7 @@ func TestAttentionStaleBuffersSameBits(t *testing.T) {
 			fill(&g.g32, B*T*H)
 		}
 		y := make([]float32, B*T*D)
-		attnFwd(op, &op.p32, &op.m32, &op.kt32, vs, y)
+		attnFwd(op, &op.p32, &op.m32, &op.r32, &op.kt32, vs, y)
 		if !keep {
 			return y, nil, nil
 		}

@@ -198,13 +198,13 @@ func BenchmarkAttention(b *testing.B) {
 	yt := tensor.New(tensor.WithShape(B*T, D), tensor.WithBacking(y))
 	b.Run("forward", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			attnFwd(op, &op.p32, &op.m32, &op.kt32, []G.Value{q, k, v}, y)
+			attnFwd(op, &op.p32, &op.m32, &op.r32, &op.kt32, []G.Value{q, k, v}, y)
 		}
 	})
 	bwd := &attentionGradOp{base: newBase("AttentionGrad", 5), fwd: op}
 	out := make([]float32, 3*B*T*D)
 	b.Run("backward", func(b *testing.B) {
-		attnFwd(op, &op.p32, &op.m32, &op.kt32, []G.Value{q, k, v}, y)
+		attnFwd(op, &op.p32, &op.m32, &op.r32, &op.kt32, []G.Value{q, k, v}, y)
 		for i := 0; i < b.N; i++ {
 			attnBwd(op, op.p32.s, &bwd.d32, &bwd.g32, &bwd.r32, &bwd.vt32, []G.Value{q, k, v, yt, dy}, out)
 		}
