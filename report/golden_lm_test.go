@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,9 +37,10 @@ func lmBits(c config.Config, L int) (windows, sliding float64) {
 }
 
 // TestReportGoldenLM: a grid of lm runs headlines bits per byte against context length, in the
-// table the CLI prints (Report.Headline) and in report.md's Summary, and leaves out exact match
-// (the summary's exact-match columns, 'Exact match by length') and the decoded failures, which
-// mean nothing for lm; compared with testdata/golden_lm (-update rewrites them).
+// table the CLI prints (Report.Headline), in report.md's Summary and in summary.csv and
+// by_length.csv, and leaves out exact match (the summary's exact-match columns, 'Exact match by
+// length', the CSVs' exact_* columns), the decoded failures and the plots of the schemes'
+// tables, which mean nothing for lm; compared with testdata/golden_lm (-update rewrites them).
 func TestReportGoldenLM(t *testing.T) {
 	g := fixtureGrid(t, t.TempDir(), lmFixture, func(config.Config, int) float64 { return 0 })
 	g = rewriteResults(t, g, func(c config.Config, r *train.Result) {
@@ -68,5 +70,69 @@ func TestReportGoldenLM(t *testing.T) {
 			}
 		}
 	}
+	for _, name := range []string{"summary.csv", "by_length.csv"} {
+		b, err := os.ReadFile(filepath.Join(rep.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "bpb_mean") || strings.Contains(string(b), "exact") {
+			t.Errorf("%s has no bits per byte, or exact match:\n%s", name, b)
+		}
+	}
+	if len(rep.Plots) != 1 || rep.Plots[0] != "lm_bits_per_byte" {
+		t.Errorf("plots %v, want only lm_bits_per_byte", rep.Plots)
+	}
 	compareGolden(t, rep.Dir, g.Dir, "golden_lm", "TestReportGoldenLM")
+}
+
+// TestReportMixedLM: a grid that mixes lm with an exact-match task keeps both: summary.csv and
+// by_length.csv hold the other task's exact match (and no lm row, whose exact match is no
+// score), lm_summary.csv and lm_by_length.csv the lm groups' bits per byte (report.md links
+// them), and the plots include exact match against length and the schemes' tables as well as
+// bits per byte.
+func TestReportMixedLM(t *testing.T) {
+	src := strings.Replace(lmFixture, "name: lmgrid\n", "name: mixed\n", 1) + "  task.name: [lm, copy]\n"
+	g := fixtureGrid(t, t.TempDir(), src, func(c config.Config, L int) float64 {
+		if c.Task.Name == "copy" && L <= 16 {
+			return 1
+		}
+		return 0
+	})
+	g = rewriteResults(t, g, func(c config.Config, r *train.Result) {
+		for i, l := range r.Lengths {
+			if c.Task.Name == "lm" {
+				r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
+			}
+		}
+	})
+	rep, err := Write(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(rep.Dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, name := range []string{"summary.csv", "by_length.csv"} {
+		if s := read(name); !strings.Contains(s, "\ncopy,alibi,") || strings.Contains(s, "\nlm,") || !strings.Contains(s, "exact") {
+			t.Errorf("%s: want copy's exact match and no lm row:\n%s", name, s)
+		}
+	}
+	if s := read(lmSummaryFile); !strings.Contains(s, "lm,alibi,,2,16,bits_per_byte,2.875,") || strings.Contains(s, "\ncopy,") {
+		t.Errorf("%s: want the lm groups' bits per byte only:\n%s", lmSummaryFile, s)
+	}
+	if s := read(lmByLengthFile); !strings.Contains(s, "lm,sinusoidal,,64,false,2,3.47") || strings.Contains(s, "\ncopy,") {
+		t.Errorf("%s: want the lm groups' bits per byte only:\n%s", lmByLengthFile, s)
+	}
+	if md := read("report.md"); !strings.Contains(md, "[lm_summary.csv](lm_summary.csv)") || !strings.Contains(md, "Exact match by length") {
+		t.Errorf("report.md links no lm CSV or lost exact match:\n%s", md)
+	}
+	for _, want := range []string{"lm_bits_per_byte", "exact_vs_length_copy", "pe_sinusoidal_table"} {
+		if !slices.Contains(rep.Plots, want) {
+			t.Errorf("plots %v lack %s", rep.Plots, want)
+		}
+	}
 }

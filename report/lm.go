@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
 	"fmt"
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
@@ -237,4 +240,71 @@ func change(d []float64) string {
 		return fmt.Sprintf("%+.4f", m)
 	}
 	return fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)
+}
+
+// lmSummaryCSV is summary.csv for lm groups: per group, bits per byte at the training length
+// (max_len) and at the longest length the group was evaluated at, and the change between them
+// (each seed's own, mean and 95% t interval; empty with one seed), with non-overlapping windows
+// and then with the sliding window. A value that does not exist is an empty field.
+func lmSummaryCSV(curves []LMCurve) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"task", "scheme", "variant", "seeds", "max_len", "metric",
+		"train_bpb_mean", "train_bpb_std", "longest_length", "longest_bpb_mean", "longest_bpb_std",
+		"longest_change_mean", "longest_change_lo", "longest_change_hi",
+		"sliding_train_bpb_mean", "sliding_longest_bpb_mean",
+		"sliding_longest_change_mean", "sliding_longest_change_lo", "sliding_longest_change_hi"})
+	g, nan := csvFloat, math.NaN()
+	for _, c := range curves {
+		if len(c.Lengths) == 0 {
+			continue
+		}
+		trainW, trainS := train.Stat{Mean: nan, Std: nan}, train.Stat{Mean: nan}
+		if t := slices.Index(c.Lengths, c.MaxLen); t >= 0 {
+			trainW, trainS = c.Windows[t], c.Sliding[t]
+		}
+		last := len(c.Lengths) - 1
+		dw, dwLo, dwHi := changeFields(c.Change[last])
+		ds, dsLo, dsHi := changeFields(c.SlidingChange[last])
+		w.Write([]string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(c.Seeds), strconv.Itoa(c.MaxLen), "bits_per_byte",
+			g(trainW.Mean), g(trainW.Std), strconv.Itoa(c.Lengths[last]), g(c.Windows[last].Mean), g(c.Windows[last].Std),
+			g(dw), g(dwLo), g(dwHi),
+			g(trainS.Mean), g(c.Sliding[last].Mean),
+			g(ds), g(dsLo), g(dsHi)})
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// lmByLengthCSV is by_length.csv for lm groups: per group and length, bits per byte over the
+// seeds (mean, std, min, max) with non-overlapping windows and with the sliding window, and the
+// change from the training length (mean and 95% t interval of each seed's own).
+func lmByLengthCSV(curves []LMCurve) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"task", "scheme", "variant", "length", "in_range", "n",
+		"bpb_mean", "bpb_std", "bpb_min", "bpb_max", "sliding_bpb_mean", "sliding_bpb_std", "sliding_bpb_min", "sliding_bpb_max",
+		"change_mean", "change_lo", "change_hi", "sliding_change_mean", "sliding_change_lo", "sliding_change_hi"})
+	g := csvFloat
+	for _, c := range curves {
+		for i, L := range c.Lengths {
+			bw, bs := c.Windows[i], c.Sliding[i]
+			dw, dwLo, dwHi := changeFields(c.Change[i])
+			ds, dsLo, dsHi := changeFields(c.SlidingChange[i])
+			w.Write([]string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(L), strconv.FormatBool(L <= c.MaxLen), strconv.Itoa(bw.N),
+				g(bw.Mean), g(bw.Std), g(bw.Min), g(bw.Max), g(bs.Mean), g(bs.Std), g(bs.Min), g(bs.Max),
+				g(dw), g(dwLo), g(dwHi), g(ds), g(dsLo), g(dsHi)})
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// changeFields is a change's mean and 95% t interval over seeds, NaN where it does not exist (no
+// run at the training length; one seed's interval).
+func changeFields(d []float64) (mean, lo, hi float64) {
+	if d == nil {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return stats.MeanInterval(d, 0.95)
 }

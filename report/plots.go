@@ -67,6 +67,9 @@ func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.Len
 			return nil, err
 		}
 	}
+	if lmOnly(sums) { // bits per byte and the loss are a language model's plots; its scheme's tables say nothing of it
+		return names, nil
+	}
 	cfg := g.Cells[0].Config
 	sinBase, ropeBase := schemeBase(g, "sinusoidal"), schemeBase(g, "rope")
 	longest := 0

@@ -33,7 +33,10 @@ type Report struct {
 }
 
 // Write aggregates a grid and writes Dir/report/: report.md, summary.csv, by_length.csv and the
-// plots (PNG and SVG). Every file is written atomically.
+// plots (PNG and SVG). Every file is written atomically. The CSVs of a grid of lm runs only hold
+// bits per byte (lmSummaryCSV, lmByLengthCSV); a grid that mixes lm with other tasks writes the
+// other tasks' exact match to summary.csv and by_length.csv and its lm groups' bits per byte to
+// lm_summary.csv and lm_by_length.csv.
 func Write(g *Grid) (*Report, error) {
 	sums, rows, err := train.Aggregate(g.Cells, g.Results())
 	if err != nil {
@@ -53,11 +56,21 @@ func Write(g *Grid) (*Report, error) {
 	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(filepath.Join(out, "summary.csv"), summaryCSV(sums)); err != nil {
-		return nil, err
+	csvs := map[string][]byte{}
+	switch curves := LMCurves(g); {
+	case lmOnly(sums):
+		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves), lmByLengthCSV(curves)
+	default:
+		xs, xr := notCorpus(sums, rows)
+		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(xs), byLengthCSV(xr)
+		if len(curves) > 0 {
+			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves), lmByLengthCSV(curves)
+		}
 	}
-	if err := writeAtomic(filepath.Join(out, "by_length.csv"), byLengthCSV(rows)); err != nil {
-		return nil, err
+	for _, name := range slices.Sorted(maps.Keys(csvs)) {
+		if err := writeAtomic(filepath.Join(out, name), csvs[name]); err != nil {
+			return nil, err
+		}
 	}
 	if err := writeAtomic(filepath.Join(out, "report.md"), []byte(markdown(g, r))); err != nil {
 		return nil, err
@@ -95,6 +108,30 @@ func tokenHeadline(sums []train.GroupSummary) bool {
 		}
 	}
 	return len(sums) > 0
+}
+
+// The CSVs of the lm groups of a grid that mixes lm with other tasks.
+const (
+	lmSummaryFile  = "lm_summary.csv"
+	lmByLengthFile = "lm_by_length.csv"
+)
+
+// notCorpus returns the groups and rows of the tasks not read from a corpus (scored by exact
+// match): the lm groups' exact match is no score.
+func notCorpus(sums []train.GroupSummary, rows []train.LengthStat) ([]train.GroupSummary, []train.LengthStat) {
+	var s []train.GroupSummary
+	var r []train.LengthStat
+	for _, x := range sums {
+		if !data.ReadsCorpus(x.Task) {
+			s = append(s, x)
+		}
+	}
+	for _, x := range rows {
+		if !data.ReadsCorpus(x.Task) {
+			r = append(r, x)
+		}
+	}
+	return s, r
 }
 
 // lmOnly tells whether every group is a task read from a corpus (lm: data.ReadsCorpus), scored
@@ -286,8 +323,12 @@ func markdown(g *Grid, r *Report) string {
 		if !lm {
 			b.WriteString("\n## Bits per byte against context length (lm)\n\n")
 		}
+		files := "[summary.csv](summary.csv), [by_length.csv](by_length.csv)"
+		if !lm {
+			files = fmt.Sprintf("[%s](%s), [%s](%s)", lmSummaryFile, lmSummaryFile, lmByLengthFile, lmByLengthFile)
+		}
 		b.WriteString("Bits per byte of the test split against context length, mean over seeds; non-overlapping windows / the sliding window where they differ (`eval.stride`). " +
-			"Per run: `lm.csv`.\n\n")
+			"Full tables: " + files + "; per run: `lm.csv`.\n\n")
 		b.WriteString(t)
 		if ct := LMChangeTable(LMCurves(g)); ct != "" {
 			b.WriteString("\nPast the training length: each seed's bits per byte minus its own at the training length, " +
