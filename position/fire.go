@@ -137,8 +137,10 @@ func (f *FIRE) input(th []float64, i, j int) (x, a, bn, n float64) {
 	return a / bn, a, bn, n
 }
 
-// fireFunc is the bias as an ops.PairFunc of θ.
+// fireFunc is the bias as an ops.PairFunc of θ (and an ops.RowFunc).
 type fireFunc struct{ *FIRE }
+
+var _ ops.RowFunc = fireFunc{}
 
 func (f fireFunc) Heads() int { return f.FIRE.Heads }
 
@@ -153,6 +155,41 @@ func (f fireFunc) Bias(th []float64, i, j int, out []float64) {
 		row := th[f.w2()+k*f.FIRE.Heads : f.w2()+(k+1)*f.FIRE.Heads]
 		for h := range out {
 			out[h] += row[h] * z
+		}
+	}
+}
+
+// BiasRow writes Bias(θ, i, j) for the keys j < n to out[h·stride + j] with Bias's operations in
+// its order for every pair (the bits of Bias), but the normaliser once per row and the MLP one
+// hidden unit at a time over a chunk of the row's keys (their inputs on the stack).
+func (f fireFunc) BiasRow(th []float64, i, n int, out []float64, stride int) {
+	H := f.FIRE.Heads
+	c := math.Abs(th[f.c()])
+	bn := math.Log1p(c*max(float64(i), math.Abs(th[f.m()])*f.L0)) + FIREEps
+	var buf [256]float64
+	for j0 := 0; j0 < n; j0 += len(buf) {
+		xs := buf[:min(len(buf), n-j0)] // the MLP's inputs of keys j0, j0 + 1, ...
+		for j := range xs {
+			xs[j] = math.Log1p(c*float64(i-j0-j)) / bn
+		}
+		for h := 0; h < H; h++ {
+			o := out[h*stride+j0 : h*stride+j0+len(xs)]
+			for j := range o {
+				o[j] = th[f.b2()+h]
+			}
+		}
+		for k := 0; k < f.Width; k++ {
+			w1, b1 := th[f.w1()+k], th[f.b1()+k]
+			row := th[f.w2()+k*H : f.w2()+(k+1)*H]
+			for j, x := range xs {
+				z := w1*x + b1
+				if z <= 0 {
+					continue
+				}
+				for h, w := range row {
+					out[h*stride+j0+j] += w * z
+				}
+			}
 		}
 	}
 }

@@ -360,11 +360,12 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPac
 	rb := rbuf.get(w * H * blk * T)
 	nblk := (T + blk - 1) / blk
 	parallelW(w, w, 1<<20, func(_, lo, hi int) {
+		row := make([]float64, H*T) // one query's biases in float64, [H, T]
 		for wk := lo; wk < hi; wk++ {
 			rbw := rb[wk*H*blk*T : (wk+1)*H*blk*T]
 			for bi := wk; bi < nblk; bi += w {
 				i0, i1 := bi*blk, min(bi*blk+blk, T)
-				rowBias(op.rows, theta, i0, i1, T, c.Causal, rbw)
+				rowBias(op.rows, theta, i0, i1, T, c.Causal, rbw, row)
 				for bh := 0; bh < B*H; bh++ {
 					block(wk, &kt[bh], bh/H, bh%H, i0, i1, rowsOf(wk, bh, i0, i1), rbw)
 				}
@@ -375,8 +376,8 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPac
 
 // rowBias writes f's bias of the rows [i0, i1) into rb, [H, i1−i0, T] (row stride T): entry
 // (h, i − i0, j) = f.Bias(θ, i, j)[h] rounded to F, for the keys j ≤ i when causal, else j < T,
-// as PairBias computes them.
-func rowBias[F Float](f PairFunc, theta []float64, i0, i1, T int, causal bool, rb []F) {
+// as PairBias computes them; row is scratch of H·T values.
+func rowBias[F Float](f PairFunc, theta []float64, i0, i1, T int, causal bool, rb []F, row []float64) {
 	H, rows := f.Heads(), i1-i0
 	b := make([]float64, H)
 	for i := i0; i < i1; i++ {
@@ -384,10 +385,11 @@ func rowBias[F Float](f PairFunc, theta []float64, i0, i1, T int, causal bool, r
 		if causal {
 			n = i + 1
 		}
-		for j := 0; j < n; j++ {
-			f.Bias(theta, i, j, b)
-			for h, x := range b {
-				rb[(h*rows+i-i0)*T+j] = F(x)
+		biasRow(f, theta, i, n, row, T, b) // [H, n], row stride T
+		for h := 0; h < H; h++ {
+			dst := rb[(h*rows+i-i0)*T : (h*rows+i-i0)*T+n]
+			for j, x := range row[h*T : h*T+n] {
+				dst[j] = F(x)
 			}
 		}
 	}

@@ -21,6 +21,30 @@ type PairFunc interface {
 	BiasGrad(theta []float64, i, j int, g, dtheta []float64)
 }
 
+// RowFunc is a PairFunc that also computes a whole row of pairs at once, faster than pair by
+// pair (what depends on the query alone computed once), with Bias's values bit for bit.
+// PairBias and Attention's RowBias use it when a PairFunc has it.
+type RowFunc interface {
+	PairFunc
+	// BiasRow writes Bias(θ, i, j)[h] to out[h·stride + j] for the keys j < n.
+	BiasRow(theta []float64, i, n int, out []float64, stride int)
+}
+
+// biasRow writes f's biases of query i and keys j < n to out[h·stride + j], through BiasRow
+// when f has it; b is scratch of f.Heads() values.
+func biasRow(f PairFunc, theta []float64, i, n int, out []float64, stride int, b []float64) {
+	if rf, ok := f.(RowFunc); ok {
+		rf.BiasRow(theta, i, n, out, stride)
+		return
+	}
+	for j := 0; j < n; j++ {
+		f.Bias(theta, i, j, b)
+		for h, x := range b {
+			out[h*stride+j] = x
+		}
+	}
+}
+
 // PairBias builds the bias [H, T, T] of a PairFunc from its parameters theta (a 1-D node): out[h,
 // i, j] = f.Bias(θ, i, j)[h]. With causal, the pairs j > i (hidden by the mask) are 0 and never
 // evaluated. The values are computed in float64 and rounded to the graph's dtype; the gradient
@@ -141,12 +165,22 @@ func (op *pairBiasOp) Do(vs ...G.Value) (G.Value, error) {
 	theta := float64sOf(vs[0])
 	vals := make([]float64, H*n)
 	b := make([]float64, H)
-	op.pairs(func(i, j, k int) {
-		op.f.Bias(theta, i, j, b)
-		for h, x := range b {
-			vals[h*n+k] = x
+	if op.byDist {
+		op.pairs(func(i, j, k int) {
+			op.f.Bias(theta, i, j, b)
+			for h, x := range b {
+				vals[h*n+k] = x
+			}
+		})
+	} else { // row by row: the pairs (i, j ≤ last) of row i are entries i·T + j
+		for i := 0; i < op.t; i++ {
+			last := op.t
+			if op.causal {
+				last = i + 1
+			}
+			biasRow(op.f, theta, i, last, vals[i*op.t:], n, b)
 		}
-	})
+	}
 	out := op.out.get(dt, op.shape()...)
 	setFrom64(out, 0, vals)
 	return out, nil
