@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/position"
 )
 
@@ -31,18 +30,7 @@ func TestEvalSameBitsAsTraining(t *testing.T) {
 			perturb(m, 7, 0.3)
 			rng := rand.New(rand.NewPCG(3, 4))
 			in := randomInput(rng, B, T, m.Cfg.Vocab)
-			logits := func(grad bool) []float64 {
-				g, err := m.Build(B, T, BuildOptions{Grad: grad})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer g.Close()
-				if _, err := g.Run(in); err != nil {
-					t.Fatal(err)
-				}
-				return nn.Float64s(g.Logits())
-			}
-			eval, train := logits(false), logits(true)
+			eval, train := logitsOf(t, m, B, T, BuildOptions{}, in), logitsOf(t, m, B, T, BuildOptions{Grad: true}, in)
 			for i := range train {
 				if math.Float64bits(eval[i]) != math.Float64bits(train[i]) {
 					t.Fatalf("%s %s: logit %d is %v in evaluation, %v in training", dtype, v.name, i, eval[i], train[i])

@@ -86,6 +86,20 @@ func buildFor(t testing.TB, m *Model, b, l int, grad bool, rng *rand.Rand) (*Gra
 	return g, pos
 }
 
+// logitsOf builds a graph of b sequences of l tokens, runs it on in and returns its logits.
+func logitsOf(t *testing.T, m *Model, b, l int, opt BuildOptions, in Input) []float64 {
+	t.Helper()
+	g, err := m.Build(b, l, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Run(in); err != nil {
+		t.Fatal(err)
+	}
+	return nn.Float64s(g.Logits())
+}
+
 func randomInput(rng *rand.Rand, b, l, vocab int) Input {
 	in := Input{Tokens: make([]int, b*l), Targets: make([]int, b*l), Weights: make([]float64, b*l)}
 	for i := range in.Tokens {
@@ -375,18 +389,7 @@ func TestUnscaledLogitsSameStart(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(4, 4))
 			in := randomInput(rng, 2, 6, 7)
-			logits := func(m *Model) []float64 {
-				g, err := m.Build(2, 6, BuildOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer g.Close()
-				if _, err := g.Run(in); err != nil {
-					t.Fatal(err)
-				}
-				return nn.Float64s(g.Logits())
-			}
-			want, got := logits(scaled), logits(unscaled)
+			want, got := logitsOf(t, scaled, 2, 6, BuildOptions{}, in), logitsOf(t, unscaled, 2, 6, BuildOptions{}, in)
 			for i := range want {
 				if math.Abs(got[i]-want[i]) > 1e-10 {
 					t.Fatalf("initial logit %d: unscaled %v, scaled %v", i, got[i], want[i])
@@ -398,7 +401,7 @@ func TestUnscaledLogitsSameStart(t *testing.T) {
 					copy(up[i].Value.Data().([]float64), sp[i].Value.Data().([]float64))
 				}
 			}
-			got = logits(unscaled)
+			got = logitsOf(t, unscaled, 2, 6, BuildOptions{}, in)
 			far := 0.0
 			for i := range want {
 				far = math.Max(far, math.Abs(got[i]-want[i]))
