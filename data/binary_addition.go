@@ -1,6 +1,10 @@
 package data
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+)
 
 func init() {
 	Register("binary_addition", func(opt Options) (Task, error) {
@@ -112,4 +116,68 @@ func addLittleEndian(a, b []int, width int) []int {
 		panic("data: binary sum does not fit its width")
 	}
 	return out
+}
+
+// Baseline: exact, by counting. For operands of n and m bits (M the larger, each uniform over
+// its 2^w − 1 nonzero values, D = (2^n − 1)(2^m − 1) pairs), bit i of the sum is 1 for a share
+// 1/2 + δ of the pairs: δ = −1/(2D) below both widths (the larger operand's bit is uniform over
+// all pairs, and the pairs with a zero operand are left out), +1/(2(2^M − 1)) between them, and
+// bit M (the carry out) is 1 for S(S−1)/2 pairs (S = 2^min(n, m)), the bits above it never. The
+// majority answer s is right for the pairs a + b = s, counted directly.
+func (binaryAdditionTask) Baseline(L int) Baseline {
+	if L < 3 {
+		return Baseline{Token: 1, Exact: 1} // the sum is 0 (L = 1) or 1 (L = 2)
+	}
+	one := make([]float64, L+1) // P(bit i = 1), averaged over the L − 2 splits
+	splits := float64(L - 2)
+	for n := 1; n <= L-2; n++ {
+		m := L - 1 - n
+		lo, hi := min(n, m), max(n, m)
+		D := (math.Exp2(float64(n)) - 1) * (math.Exp2(float64(m)) - 1)
+		for i := range lo {
+			one[i] += (0.5 - 0.5/D) / splits
+		}
+		for i := lo; i < hi; i++ {
+			one[i] += (0.5 + 0.5/(math.Exp2(float64(hi))-1)) / splits
+		}
+		S := math.Exp2(float64(lo))
+		one[hi] += S * (S - 1) / 2 / D / splits
+	}
+	sum, token := new(big.Int), 0.0
+	for i, p := range one {
+		if p > 0.5 {
+			sum.SetBit(sum, i, 1)
+		}
+		token += max(p, 1-p)
+	}
+	exact := 0.0
+	for n := 1; n <= L-2; n++ {
+		A, B := pow2(n), pow2(L-1-n)
+		lo := bigMax(big.NewInt(1), new(big.Int).Sub(sum, minus1(B))) // the a with b = sum − a in [1, B−1]
+		hi := bigMin(minus1(A), new(big.Int).Sub(sum, big.NewInt(1)))
+		if c := new(big.Int).Sub(hi, lo); c.Sign() >= 0 {
+			c.Add(c, big.NewInt(1))
+			p, _ := new(big.Rat).SetFrac(c, new(big.Int).Mul(minus1(A), minus1(B))).Float64()
+			exact += p / splits
+		}
+	}
+	return Baseline{Token: token / float64(L+1), Exact: exact}
+}
+
+// pow2 is 2^n; minus1 is x − 1 (new values).
+func pow2(n int) *big.Int        { return new(big.Int).Lsh(big.NewInt(1), uint(n)) }
+func minus1(x *big.Int) *big.Int { return new(big.Int).Sub(x, big.NewInt(1)) }
+
+func bigMax(a, b *big.Int) *big.Int {
+	if a.Cmp(b) >= 0 {
+		return a
+	}
+	return b
+}
+
+func bigMin(a, b *big.Int) *big.Int {
+	if a.Cmp(b) <= 0 {
+		return a
+	}
+	return b
 }

@@ -42,3 +42,6 @@ func (b bucketSortTask) Generate(rng *rand.Rand, L int) Example {
 	slices.Sort(out)
 	return Example{Input: in, Output: out}
 }
+
+// Baseline: exact, sort's (sortedBaseline).
+func (b bucketSortTask) Baseline(L int) Baseline { return sortedBaseline(b.symbols, L) }

@@ -47,3 +47,62 @@ func (computeSqrtTask) Generate(rng *rand.Rand, L int) Example {
 	}
 	return Example{Input: in, Output: out}
 }
+
+// Baseline: exact, by counting. r = ⌊√x⌋ for 2r + 1 values of x (r² ≤ x < (r+1)²), none for r = 0
+// (x ≥ 1), and 2^L − R² for the largest, R = ⌊√(2^L − 1)⌋; so bit j of the answer is 1 for the
+// sum of 2r + 1 over the r < R with bit j set (sqrtBitCount) plus R's share, and the majority
+// answer r* is right for r*'s share of the 2^L − 1 inputs.
+func (computeSqrtTask) Baseline(L int) Baseline {
+	total := minus1(pow2(L))
+	R := new(big.Int).Sqrt(total)
+	last := new(big.Int).Sub(pow2(L), new(big.Int).Mul(R, R)) // the x with ⌊√x⌋ = R
+	share := func(r *big.Int) *big.Int {                      // the x with ⌊√x⌋ = r
+		switch {
+		case r.Sign() == 0 || r.Cmp(R) > 0:
+			return new(big.Int)
+		case r.Cmp(R) == 0:
+			return last
+		}
+		return new(big.Int).Add(new(big.Int).Lsh(r, 1), big.NewInt(1))
+	}
+	h := (L + 1) / 2
+	best, token := new(big.Int), 0.0
+	for j := range h {
+		ones := sqrtBitCount(minus1(R), j)
+		if R.Bit(j) == 1 {
+			ones.Add(ones, last)
+		}
+		zeros := new(big.Int).Sub(total, ones)
+		if ones.Cmp(zeros) > 0 {
+			best.SetBit(best, j, 1)
+			zeros = ones
+		}
+		p, _ := new(big.Rat).SetFrac(zeros, total).Float64()
+		token += p
+	}
+	exact, _ := new(big.Rat).SetFrac(share(best), total).Float64()
+	return Baseline{Token: token / float64(h), Exact: exact}
+}
+
+// sqrtBitCount is the sum of 2r + 1 over the r in [0, X] whose bit j is set: the r in full
+// cycles of P = 2^(j+1) (each with the H = 2^j values cP + H .. cP + P − 1), then the rest.
+func sqrtBitCount(X *big.Int, j int) *big.Int {
+	if X.Sign() < 0 {
+		return new(big.Int)
+	}
+	P, H := pow2(j+1), pow2(j)
+	q, rem := new(big.Int).QuoRem(new(big.Int).Add(X, big.NewInt(1)), P, new(big.Int))
+	// full cycles: H·(P·q·(q−1) + q) + q·H·(H + P − 1)
+	s := new(big.Int).Mul(P, new(big.Int).Mul(q, minus1(q)))
+	s.Add(s, q).Mul(s, H)
+	s.Add(s, new(big.Int).Mul(new(big.Int).Mul(q, H), minus1(new(big.Int).Add(H, P))))
+	if u := new(big.Int).Sub(rem, H); u.Sign() > 0 {
+		// the last cycle's r = qP + t, t in [H, H + u): u·(2qP + 1) + 2uH + u(u − 1)
+		t := new(big.Int).Mul(new(big.Int).Lsh(q, 1), P)
+		t.Add(t, big.NewInt(1)).Mul(t, u)
+		s.Add(s, t)
+		s.Add(s, new(big.Int).Lsh(new(big.Int).Mul(u, H), 1))
+		s.Add(s, new(big.Int).Mul(u, minus1(u)))
+	}
+	return s
+}

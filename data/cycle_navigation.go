@@ -47,3 +47,20 @@ func (cycleNavigationTask) Generate(rng *rand.Rand, L int) Example {
 	}
 	return Example{Input: in, Output: []int{cycleState0 + state}}
 }
+
+// Baseline: exact, the walk's distribution over the 5 states after L uniform steps of −1, 0, +1
+// (not uniform: after one step the states 4, 0, 1 have 1/3 each).
+func (cycleNavigationTask) Baseline(L int) Baseline {
+	p := make([]float64, cycleStates)
+	p[0] = 1
+	for range L {
+		next := make([]float64, cycleStates)
+		for s, q := range p {
+			for d := cycleStates - 1; d <= cycleStates+1; d++ {
+				next[(s+d)%cycleStates] += q / 3
+			}
+		}
+		p = next
+	}
+	return singleSlot(p)
+}

@@ -31,3 +31,7 @@ func (d duplicateTask) Generate(rng *rand.Rand, L int) Example {
 	out = append(out, in...)
 	return Example{Input: in, Output: append(out, in...)}
 }
+
+// Baseline: a slot is uniform over the alphabet, but the answer's two halves are one string, so
+// the constant answer (the first symbol everywhere) is right with probability k^−L, not k^−2L.
+func (d duplicateTask) Baseline(L int) Baseline { return uniformBaseline(d.symbols, pow(d.symbols, L)) }

@@ -58,3 +58,11 @@ func (missingDuplicateTask) Generate(rng *rand.Rand, L int) Example {
 	}
 	return Example{Input: in, Output: []int{out}}
 }
+
+// Baseline: the omitted bit is uniform for L ≥ 2, always 1 for L = 1.
+func (missingDuplicateTask) Baseline(L int) Baseline {
+	if L == 1 {
+		return Baseline{Token: 1, Exact: 1}
+	}
+	return singleSlot([]float64{0.5, 0.5})
+}

@@ -97,3 +97,40 @@ func evalMod(in []int) int {
 	sum = (sum + sign*term) % modulus
 	return (sum + modulus) % modulus
 }
+
+// Baseline: exact, the distribution of the value, which × skews towards 0: evalMod's pass as a
+// chain over (the finished terms' sum, the signed term being built) mod 5, each operator and
+// digit uniform.
+func (modArithTask) Baseline(L int) Baseline {
+	var p [modulus][modulus]float64 // [sum, term]
+	signs := []int{1}
+	if L%2 == 0 {
+		signs = []int{1, modulus - 1} // the unary + or −
+	}
+	for _, s := range signs {
+		for d := range modulus {
+			p[0][s*d%modulus] += 1 / float64(len(signs)*modulus)
+		}
+	}
+	for range (L - 1) / 2 { // the (op, digit) pairs
+		var next [modulus][modulus]float64
+		for sum, row := range p {
+			for term, q := range row {
+				q /= 3 * modulus
+				for d := range modulus {
+					next[sum][term*d%modulus] += q                     // ×
+					next[(sum+term)%modulus][d] += q                   // +
+					next[(sum+term)%modulus][(modulus-d)%modulus] += q // −
+				}
+			}
+		}
+		p = next
+	}
+	v := make([]float64, modulus)
+	for sum, row := range p {
+		for term, q := range row {
+			v[(sum+term)%modulus] += q
+		}
+	}
+	return singleSlot(v)
+}

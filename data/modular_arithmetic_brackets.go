@@ -101,3 +101,44 @@ func bracketExpr(rng *rand.Rand, L int, mult bool) ([]byte, int) {
 	e = append(e, b...)
 	return append(e, ')'), v
 }
+
+// Baseline: exact, the distribution of the value, which × skews towards 0, by bracketExpr's
+// recursion: uniform for L ≤ 4 (d, −d, (d), (−d)); for L ≥ 5 the mixture, over the left length
+// and the operator, of the two parts' values combined.
+func (modBracketsTask) Baseline(L int) Baseline {
+	return singleSlot(bracketValues(L, true)[L])
+}
+
+// bracketValues returns, for every length up to L, the distribution of bracketExpr's value mod 5
+// (mult allows ×).
+func bracketValues(L int, mult bool) [][]float64 {
+	ops := 2
+	if mult {
+		ops = 3
+	}
+	p := make([][]float64, L+1)
+	for n := 1; n <= L; n++ {
+		p[n] = make([]float64, modulus)
+		if n <= 4 {
+			for v := range p[n] {
+				p[n][v] = 1 / float64(modulus)
+			}
+			continue
+		}
+		w := 1 / float64((n-4)*ops)
+		for left := 1; left <= n-4; left++ {
+			a, b := p[left], p[n-3-left]
+			for x, px := range a {
+				for y, py := range b {
+					q := px * py * w
+					p[n][(x+y)%modulus] += q
+					p[n][(x-y+modulus)%modulus] += q
+					if mult {
+						p[n][x*y%modulus] += q
+					}
+				}
+			}
+		}
+	}
+	return p
+}

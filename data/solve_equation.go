@@ -71,3 +71,12 @@ var equationTokens = map[byte]int{
 	'0': eqDigit, '1': eqDigit + 1, '2': eqDigit + 2, '3': eqDigit + 3, '4': eqDigit + 4,
 	'+': eqPlus, '-': eqMinus, '(': eqOpen, ')': eqClose,
 }
+
+// Baseline: x is a digit of the expression, and which one is chosen depends on the brackets and
+// operators only, so its value is uniform over 0 .. 4 for L ≥ 3; below, the answer is always 0.
+func (solveEquationTask) Baseline(L int) Baseline {
+	if L < 3 {
+		return Baseline{Token: 1, Exact: 1}
+	}
+	return singleSlot([]float64{0.2, 0.2, 0.2, 0.2, 0.2})
+}

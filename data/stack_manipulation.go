@@ -1,6 +1,9 @@
 package data
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 func init() {
 	Register("stack_manipulation", func(opt Options) (Task, error) {
@@ -82,4 +85,51 @@ func (stackTask) Generate(rng *rand.Rand, L int) Example {
 		out = append(out, stackZero)
 	}
 	return Example{Input: in, Output: out}
+}
+
+// Baseline: exact. Every bit of the final stack is uniform and independent of its length ℓ, so
+// slot j holds a uniform bit when j < ℓ, END when j = ℓ and the padding 0 when j > ℓ; ℓ's
+// distribution is the walk of the actions (POP −1, floored at 0, w.p. 1/3; PUSH +1, 2/3) from k
+// for L − k steps, k uniform over [1, L−1]. The majority answer is right when its END is at ℓ,
+// its bits match the ℓ stack bits (1/2 each) and it pads with 0 after.
+func (stackTask) Baseline(L int) Baseline {
+	if L == 1 {
+		return Baseline{Token: 0.75, Exact: 0.5} // one uniform bit, then END
+	}
+	// length[s]: the probability that the final stack has s bits. The walks that start with k
+	// bits join at step k, so one pass over the steps carries them all.
+	length := make([]float64, L+1)
+	for t := 1; t <= L; t++ {
+		next := make([]float64, L+1)
+		for s, p := range length {
+			next[max(s-1, 0)] += p / 3
+			if s < L {
+				next[s+1] += 2 * p / 3
+			}
+		}
+		length = next
+		if t <= L-1 {
+			length[t] += 1 / float64(L-1)
+		}
+	}
+	// slot j: [bit 0, bit 1, END] with probabilities longer/2 + shorter, longer/2, length[j]
+	best := make([]int, L+1) // 0, 1 or 2 (END)
+	token, longer := 0.0, 1.0
+	for j := range best {
+		longer -= length[j] // P(ℓ > j)
+		p := []float64{longer/2 + (1 - longer - length[j]), longer / 2, length[j]}
+		best[j] = argmax(p)
+		token += p[best[j]]
+	}
+	exact := 0.0
+	for l, p := range length {
+		ok := best[l] == 2
+		for j := range best {
+			ok = ok && (j == l || j < l && best[j] < 2 || j > l && best[j] == 0)
+		}
+		if ok {
+			exact += p * math.Pow(0.5, float64(l))
+		}
+	}
+	return Baseline{Token: token / float64(L+1), Exact: exact}
 }

@@ -1,0 +1,128 @@
+package data
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// baselineDraws and baselineTol: the brute-force checks count 30,000 draws, so a slot's
+// frequency has a standard error of at most 0.5/√30000 ≈ 0.003; 0.015 is five of them.
+const (
+	baselineDraws = 30000
+	baselineTol   = 0.015
+)
+
+// classes is k, the values an output token of task takes for the uniform guess: its
+// OutputClasses, else its alphabet size (symbols, 0 for the default).
+func classes(task Task, symbols int) int {
+	if k, ok := OutputClasses(task); ok {
+		return k
+	}
+	if symbols == 0 {
+		return DefaultSymbols
+	}
+	return symbols
+}
+
+// baselineOptions are the options each task is checked with: a small and the default alphabet
+// for the tasks that have one, the fixed alphabet for the others.
+func baselineOptions(name string) []Options {
+	if slices.Equal(specs[name].symbols, fixedSymbols) {
+		return []Options{{}}
+	}
+	return []Options{{Symbols: 2}, {}}
+}
+
+// TestBaselineAgainstCount: for every task with the Baselined hook, what BaselineOf gives (a
+// formula, or binary_multiplication's own count with another seed and sample size) matches a
+// brute-force count of the best constant answer over draws of the task's own examples, at short
+// lengths (where padding, the END of stack_manipulation and small-L special cases weigh most)
+// and longer ones, with and without task.end_token; the slots format has the same baseline.
+func TestBaselineAgainstCount(t *testing.T) {
+	hooked := 0
+	for _, name := range generatedNames() {
+		if _, ok := mustNew(t, name, Options{}).(Baselined); !ok {
+			continue
+		}
+		hooked++
+		for _, opt := range baselineOptions(name) {
+			for _, end := range []bool{false, true} {
+				opt.EndToken = end
+				task := mustNew(t, name, opt)
+				slots := mustNew(t, name, Options{Symbols: opt.Symbols, Format: FormatSlots})
+				for _, L := range []int{1, 2, 3, 4, 5, 7, 9, 16, 33} {
+					got, ok := BaselineOf(task, L)
+					if !ok {
+						t.Fatalf("%s %+v: BaselineOf finds no hook", name, opt)
+					}
+					if s, _ := BaselineOf(slots, L); !end && s != got {
+						t.Errorf("%s %+v L=%d: baseline %+v in the slots format, %+v in the next-token format", name, opt, L, s, got)
+					}
+					want := countBaseline(task, L, baselineDraws, 99, nil)
+					if math.Abs(got.Token-want.Token) > baselineTol || math.Abs(got.Exact-want.Exact) > baselineTol {
+						t.Errorf("%s %+v L=%d: baseline token %.4f exact %.4g, counted over %d draws %.4f %.4g",
+							name, opt, L, got.Token, got.Exact, baselineDraws, want.Token, want.Exact)
+					}
+				}
+			}
+		}
+	}
+	if hooked != 18 {
+		t.Errorf("%d tasks have the Baselined hook, want 18 (all but copy, reverse, odds_first, parity: their answers are uniform)", hooked)
+	}
+}
+
+// TestBaselineUniformTasks: a task without the hook really answers uniformly, so that the uniform
+// guess is its baseline: counted over draws, the best constant answer scores 1/k per token and
+// k^−n exact (n answer tokens), at every short length and alphabet size. A new task with padded
+// or skewed answers and no hook fails here.
+func TestBaselineUniformTasks(t *testing.T) {
+	for _, name := range generatedNames() {
+		for _, opt := range baselineOptions(name) {
+			task := mustNew(t, name, opt)
+			if _, ok := BaselineOf(task, 1); ok {
+				continue
+			}
+			k := float64(classes(task, opt.Symbols))
+			for L := 1; L <= 8; L++ {
+				got := countBaseline(task, L, baselineDraws, 5, nil)
+				exact := math.Pow(k, -float64(task.OutputLen(L)))
+				if math.Abs(got.Token-1/k) > baselineTol || math.Abs(got.Exact-exact) > baselineTol {
+					t.Errorf("%s %+v L=%d: counted baseline token %.4f exact %.4g, not the uniform guess's %.4f %.4g: give it the Baselined hook",
+						name, opt, L, got.Token, got.Exact, 1/k, exact)
+				}
+			}
+		}
+	}
+}
+
+// TestBaselineProperties: over many lengths, a baseline is a pair of probabilities with exact
+// match at most token accuracy (the whole answer is right only where each slot is), and never
+// below the uniform guess 1/k per token (the majority class of a slot has at least its share);
+// it is 1/k exactly where every slot is uniform (duplicate, copy_repeat).
+func TestBaselineProperties(t *testing.T) {
+	lengths := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 17, 24, 31, 40, 64, 101, 250}
+	for _, name := range generatedNames() {
+		for _, opt := range baselineOptions(name) {
+			task := mustNew(t, name, opt)
+			if _, ok := BaselineOf(task, 1); !ok {
+				continue
+			}
+			k := float64(classes(task, opt.Symbols))
+			for _, L := range lengths {
+				if name == "binary_multiplication" && L > 64 {
+					continue // counted: a second each
+				}
+				b, _ := BaselineOf(task, L)
+				if !(b.Exact >= 0 && b.Exact <= b.Token+1e-12 && b.Token <= 1+1e-12 && b.Token >= 1/k-1e-12) {
+					t.Errorf("%s %+v L=%d: baseline token %v exact %v, want 1/k = %v ≤ token ≤ 1 and 0 ≤ exact ≤ token",
+						name, opt, L, b.Token, b.Exact, 1/k)
+				}
+				if uniform := name == "duplicate" || name == "copy_repeat" || name == "copy_repeat_2x"; uniform && b.Token != 1/k {
+					t.Errorf("%s %+v L=%d: token baseline %v, want 1/k = %v", name, opt, L, b.Token, 1/k)
+				}
+			}
+		}
+	}
+}
