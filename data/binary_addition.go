@@ -123,7 +123,8 @@ func addLittleEndian(a, b []int, width int) []int {
 // 1/2 + δ of the pairs: δ = −1/(2D) below both widths (the larger operand's bit is uniform over
 // all pairs, and the pairs with a zero operand are left out), +1/(2(2^M − 1)) between them, and
 // bit M (the carry out) is 1 for S(S−1)/2 pairs (S = 2^min(n, m)), the bits above it never. The
-// majority answer s is right for the pairs a + b = s, counted directly.
+// pairs with a + b = s are an interval of a whose ends bend at s = 2^n and s = 2^m, so the most
+// likely sum is a power of two: each is counted directly.
 func (binaryAdditionTask) Baseline(L int) Baseline {
 	if L < 3 {
 		return Baseline{Token: 1, Exact: 1} // the sum is 0 (L = 1) or 1 (L = 2)
@@ -143,25 +144,31 @@ func (binaryAdditionTask) Baseline(L int) Baseline {
 		S := math.Exp2(float64(lo))
 		one[hi] += S * (S - 1) / 2 / D / splits
 	}
-	sum, token := new(big.Int), 0.0
-	for i, p := range one {
-		if p > 0.5 {
-			sum.SetBit(sum, i, 1)
-		}
+	token := 0.0
+	for _, p := range one {
 		token += max(p, 1-p)
 	}
 	exact := 0.0
-	for n := 1; n <= L-2; n++ {
-		A, B := pow2(n), pow2(L-1-n)
-		lo := bigMax(big.NewInt(1), new(big.Int).Sub(sum, minus1(B))) // the a with b = sum − a in [1, B−1]
-		hi := bigMin(minus1(A), new(big.Int).Sub(sum, big.NewInt(1)))
-		if c := new(big.Int).Sub(hi, lo); c.Sign() >= 0 {
-			c.Add(c, big.NewInt(1))
-			p, _ := new(big.Rat).SetFrac(c, new(big.Int).Mul(minus1(A), minus1(B))).Float64()
-			exact += p / splits
-		}
+	for j := 1; j < L; j++ {
+		exact = max(exact, sumProbability(pow2(j), L))
 	}
 	return Baseline{Token: token / float64(L+1), Exact: exact}
+}
+
+// sumProbability is the probability that binary_addition's operands at length L sum to s.
+func sumProbability(s *big.Int, L int) float64 {
+	p := 0.0
+	for n := 1; n <= L-2; n++ {
+		A, B := pow2(n), pow2(L-1-n)
+		lo := bigMax(big.NewInt(1), new(big.Int).Sub(s, minus1(B))) // the a with b = s − a in [1, B−1]
+		hi := bigMin(minus1(A), new(big.Int).Sub(s, big.NewInt(1)))
+		if c := new(big.Int).Sub(hi, lo); c.Sign() >= 0 {
+			c.Add(c, big.NewInt(1))
+			q, _ := new(big.Rat).SetFrac(c, new(big.Int).Mul(minus1(A), minus1(B))).Float64()
+			p += q / float64(L-2)
+		}
+	}
+	return p
 }
 
 // pow2 is 2^n; minus1 is x − 1 (new values).

@@ -50,37 +50,28 @@ func (computeSqrtTask) Generate(rng *rand.Rand, L int) Example {
 
 // Baseline: exact, by counting. r = ⌊√x⌋ for 2r + 1 values of x (r² ≤ x < (r+1)²), none for r = 0
 // (x ≥ 1), and 2^L − R² for the largest, R = ⌊√(2^L − 1)⌋; so bit j of the answer is 1 for the
-// sum of 2r + 1 over the r < R with bit j set (sqrtBitCount) plus R's share, and the majority
-// answer r* is right for r*'s share of the 2^L − 1 inputs.
+// sum of 2r + 1 over the r < R with bit j set (sqrtBitCount) plus R's share, of the 2^L − 1
+// inputs; the most likely answer is R − 1 or R.
 func (computeSqrtTask) Baseline(L int) Baseline {
 	total := minus1(pow2(L))
 	R := new(big.Int).Sqrt(total)
 	last := new(big.Int).Sub(pow2(L), new(big.Int).Mul(R, R)) // the x with ⌊√x⌋ = R
-	share := func(r *big.Int) *big.Int {                      // the x with ⌊√x⌋ = r
-		switch {
-		case r.Sign() == 0 || r.Cmp(R) > 0:
-			return new(big.Int)
-		case r.Cmp(R) == 0:
-			return last
-		}
-		return new(big.Int).Add(new(big.Int).Lsh(r, 1), big.NewInt(1))
-	}
 	h := (L + 1) / 2
-	best, token := new(big.Int), 0.0
+	token := 0.0
 	for j := range h {
 		ones := sqrtBitCount(minus1(R), j)
 		if R.Bit(j) == 1 {
 			ones.Add(ones, last)
 		}
 		zeros := new(big.Int).Sub(total, ones)
-		if ones.Cmp(zeros) > 0 {
-			best.SetBit(best, j, 1)
-			zeros = ones
-		}
-		p, _ := new(big.Rat).SetFrac(zeros, total).Float64()
+		p, _ := new(big.Rat).SetFrac(bigMax(ones, zeros), total).Float64()
 		token += p
 	}
-	exact, _ := new(big.Rat).SetFrac(share(best), total).Float64()
+	mode := last
+	if R.Cmp(big.NewInt(1)) > 0 { // R − 1 is the answer of its 2R − 1 inputs
+		mode = bigMax(mode, minus1(new(big.Int).Lsh(R, 1)))
+	}
+	exact, _ := new(big.Rat).SetFrac(mode, total).Float64()
 	return Baseline{Token: token / float64(h), Exact: exact}
 }
 

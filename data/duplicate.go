@@ -33,5 +33,5 @@ func (d duplicateTask) Generate(rng *rand.Rand, L int) Example {
 }
 
 // Baseline: a slot is uniform over the alphabet, but the answer's two halves are one string, so
-// the constant answer (the first symbol everywhere) is right with probability k^−L, not k^−2L.
+// each possible answer has the probability k^−L, not k^−2L.
 func (d duplicateTask) Baseline(L int) Baseline { return uniformBaseline(d.symbols, pow(d.symbols, L)) }

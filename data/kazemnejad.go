@@ -98,12 +98,12 @@ func (t twiceTask) Generate(rng *rand.Rand, L int) Example {
 	return Example{Input: in, Output: append(out, half(t.revSecond)...)}
 }
 
-// Baseline: a slot is uniform over the alphabet and all are one symbol, so the constant answer
-// (the first symbol everywhere) is right with probability 1/k.
+// Baseline: a slot is uniform over the alphabet and all are one symbol, so each possible answer
+// has the probability 1/k.
 func (r repeatTask) Baseline(int) Baseline { return uniformBaseline(r.symbols, 1/float64(r.symbols)) }
 
 // Baseline: the 2L symbol slots are uniform, NEXT is always right; the two halves are one string,
-// so the constant answer is right with probability k^−L.
+// so each possible answer has the probability k^−L.
 func (t twiceTask) Baseline(L int) Baseline {
 	return Baseline{Token: (2*float64(L)/float64(t.symbols) + 1) / float64(2*L+1), Exact: pow(t.symbols, L)}
 }

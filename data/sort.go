@@ -32,8 +32,9 @@ func (s sortTask) Generate(rng *rand.Rand, L int) Example {
 func (s sortTask) Baseline(L int) Baseline { return sortedBaseline(s.symbols, L) }
 
 // sortedBaseline is the baseline of L symbols uniform over k, sorted: slot j holds a value ≤ c
-// when at least j + 1 of the L symbols are ≤ c, a binomial tail; the majority answer is right
-// when the input holds its multiset, a multinomial probability (none when it is not sorted).
+// when at least j + 1 of the L symbols are ≤ c, a binomial tail; the most likely answer is a
+// multiset with counts as even as they can be (L = qk + r: r symbols q + 1 times, the others q),
+// a multinomial probability.
 func sortedBaseline(k, L int) Baseline {
 	// atMost[c][j]: P(slot j ≤ c) = P(Binomial(L, (c+1)/k) ≥ j + 1)
 	atMost := make([][]float64, k)
@@ -51,33 +52,22 @@ func sortedBaseline(k, L int) Baseline {
 			atMost[c][x-1] = tail
 		}
 	}
-	best, token := make([]int, L), 0.0
+	token := 0.0
 	p := make([]float64, k)
-	for j := range best {
+	for j := range L {
 		for c := range p {
 			p[c] = atMost[c][j]
 			if c > 0 {
 				p[c] -= atMost[c-1][j]
 			}
 		}
-		best[j] = argmax(p)
-		token += p[best[j]]
+		token += p[argmax(p)]
 	}
-	exact := 0.0
-	if slices.IsSorted(best) {
-		lg := math.Lgamma
-		l, _ := lg(float64(L + 1))
-		for i := 0; i < L; {
-			n := 1
-			for i+n < L && best[i+n] == best[i] {
-				n++
-			}
-			f, _ := lg(float64(n + 1))
-			l -= f
-			i += n
-		}
-		exact = math.Exp(l - float64(L)*math.Log(float64(k)))
-	}
+	q, r := L/k, L%k
+	lq, _ := math.Lgamma(float64(q + 1))
+	lq1, _ := math.Lgamma(float64(q + 2))
+	lL, _ := math.Lgamma(float64(L + 1))
+	exact := math.Exp(lL - float64(r)*lq1 - float64(k-r)*lq - float64(L)*math.Log(float64(k)))
 	return Baseline{Token: token / float64(L), Exact: exact}
 }
 

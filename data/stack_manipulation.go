@@ -90,8 +90,8 @@ func (stackTask) Generate(rng *rand.Rand, L int) Example {
 // Baseline: exact. Every bit of the final stack is uniform and independent of its length ℓ, so
 // slot j holds a uniform bit when j < ℓ, END when j = ℓ and the padding 0 when j > ℓ; ℓ's
 // distribution is the walk of the actions (POP −1, floored at 0, w.p. 1/3; PUSH +1, 2/3) from k
-// for L − k steps, k uniform over [1, L−1]. The majority answer is right when its END is at ℓ,
-// its bits match the ℓ stack bits (1/2 each) and it pads with 0 after.
+// for L − k steps, k uniform over [1, L−1]. An answer with ℓ bits has the probability
+// P(ℓ)·2^−ℓ.
 func (stackTask) Baseline(L int) Baseline {
 	if L == 1 {
 		return Baseline{Token: 0.75, Exact: 0.5} // one uniform bit, then END
@@ -113,23 +113,11 @@ func (stackTask) Baseline(L int) Baseline {
 		}
 	}
 	// slot j: [bit 0, bit 1, END] with probabilities longer/2 + shorter, longer/2, length[j]
-	best := make([]int, L+1) // 0, 1 or 2 (END)
-	token, longer := 0.0, 1.0
-	for j := range best {
-		longer -= length[j] // P(ℓ > j)
-		p := []float64{longer/2 + (1 - longer - length[j]), longer / 2, length[j]}
-		best[j] = argmax(p)
-		token += p[best[j]]
-	}
-	exact := 0.0
-	for l, p := range length {
-		ok := best[l] == 2
-		for j := range best {
-			ok = ok && (j == l || j < l && best[j] < 2 || j > l && best[j] == 0)
-		}
-		if ok {
-			exact += p * math.Pow(0.5, float64(l))
-		}
+	token, exact, longer := 0.0, 0.0, 1.0
+	for j, p := range length {
+		longer -= p // P(ℓ > j)
+		token += max(longer/2+(1-longer-p), p)
+		exact = max(exact, p*math.Pow(0.5, float64(j)))
 	}
 	return Baseline{Token: token / float64(L+1), Exact: exact}
 }

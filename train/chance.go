@@ -17,10 +17,17 @@ const (
 	ChanceMargin = 0.05
 )
 
-// Chance is what guessing scores at input length L: per token 1/k, k the values an output token
-// takes (the task's data.OutputClasses, else its task.symbols); exact match (1/k)^n for an answer
-// of n tokens.
+// Chance is what guessing scores at input length L: the task's baseline where its answers are
+// padded or skewed (data.BaselineOf: the best constant answer, its END slot included), else per
+// token 1/k, k the values an output token takes (the task's data.OutputClasses, else its
+// task.symbols); exact match (1/k)^n for an answer of n tokens.
 func Chance(c config.Config, L int) (exact, token float64) {
+	opt := data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken}
+	if t, err := data.New(c.Task.Name, opt); err == nil {
+		if b, ok := data.BaselineOf(t, L); ok {
+			return b.Exact, b.Token
+		}
+	}
 	k, n := c.Task.Symbols, L
 	if t, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols}); err == nil {
 		if classes, ok := data.OutputClasses(t); ok {

@@ -31,19 +31,34 @@ func TestExtrapolatesTo(t *testing.T) {
 	}
 }
 
-// TestChance: parity answers one of 2 values in one token; copy of 4 symbols answers L tokens.
+// TestChance: parity answers one of 2 values in one token; copy of 4 symbols answers L tokens,
+// with or without an END token (a task without a baseline keeps the uniform guess);
+// stack_manipulation's zero-padded answer has its baseline, the best constant answer's score,
+// END slot included, in either format.
 func TestChance(t *testing.T) {
 	var c config.Config
 	c.Task.Name, c.Task.Symbols = "parity", 8
 	if e, tok := Chance(c, 30); e != 0.5 || tok != 0.5 {
 		t.Errorf("parity: exact %g token %g, want 0.5, 0.5", e, tok)
 	}
-	c.Task.Name, c.Task.Symbols = "stack_manipulation", 8 // bits 0, 1 and the end token
-	if e, tok := Chance(c, 2); math.Abs(e-1.0/27) > 1e-15 || tok != 1.0/3 {
-		t.Errorf("stack_manipulation, length 2: exact %g token %g, want 1/27, 1/3", e, tok)
+	// length 2: one bit then one action; POP (1/3) leaves END 0 0, PUSH (2/3) two bits then END.
+	// The slots' majority answer 0 0 END scores 1/3, 2/3, 2/3 by slot; the most likely answer is
+	// END 0 0, 1/3 (each two-bit answer has 2/3 · 1/4).
+	c.Task.Name, c.Task.Symbols = "stack_manipulation", 8
+	for _, format := range []string{"", "slots"} {
+		c.Task.Format = format
+		if e, tok := Chance(c, 2); math.Abs(e-1.0/3) > 1e-15 || math.Abs(tok-5.0/9) > 1e-15 {
+			t.Errorf("stack_manipulation, length 2, format %q: exact %g token %g, want 1/3, 5/9 (not the uniform 1/27, 1/3)", format, e, tok)
+		}
 	}
-	c.Task.Name, c.Task.Symbols = "copy", 4
-	if e, tok := Chance(c, 3); math.Abs(e-1.0/64) > 1e-15 || tok != 0.25 {
-		t.Errorf("copy, 4 symbols, length 3: exact %g token %g, want 1/64, 0.25", e, tok)
+	c.Task.Format, c.Task.EndToken = "", true // END is a fourth slot, always right
+	if e, tok := Chance(c, 2); math.Abs(e-1.0/3) > 1e-15 || math.Abs(tok-2.0/3) > 1e-15 {
+		t.Errorf("stack_manipulation with END, length 2: exact %g token %g, want 1/3, (3·5/9 + 1)/4 = 2/3", e, tok)
+	}
+	for _, end := range []bool{false, true} {
+		c.Task.Name, c.Task.Symbols, c.Task.EndToken = "copy", 4, end
+		if e, tok := Chance(c, 3); math.Abs(e-1.0/64) > 1e-15 || tok != 0.25 {
+			t.Errorf("copy, 4 symbols, length 3, end token %v: exact %g token %g, want 1/64, 0.25", end, e, tok)
+		}
 	}
 }
