@@ -1,8 +1,12 @@
 package data
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -124,5 +128,47 @@ func TestBaselineProperties(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// baselineDocLength is the input length of docs/tasks.md's table of baselines.
+const baselineDocLength = 40
+
+// baselineTable is docs/tasks.md's table of baselines: every task that generates examples, with
+// the default options, at baselineDocLength.
+func baselineTable(t *testing.T) string {
+	var b strings.Builder
+	L := baselineDocLength
+	fmt.Fprintf(&b, "| task | k | uniform guess: token, exact | baseline, L = %d: token | exact | from |\n", L)
+	b.WriteString("| --- | ---: | --- | ---: | ---: | --- |\n")
+	for _, name := range generatedNames() {
+		task := mustNew(t, name, Options{})
+		k := classes(task, 0)
+		guess := fmt.Sprintf("1/%d, (1/%d)^%d", k, k, task.OutputLen(L))
+		base, ok := BaselineOf(task, L)
+		from := "the uniform guess"
+		if !ok {
+			base = Baseline{Token: 1 / float64(k), Exact: math.Pow(float64(k), -float64(task.OutputLen(L)))}
+		} else if name == "binary_multiplication" {
+			from = fmt.Sprintf("counted, %d draws", countSamples)
+		} else {
+			from = "formula"
+		}
+		fmt.Fprintf(&b, "| `%s` | %d | %s | %.3f | %.3g | %s |\n", name, k, guess, base.Token, base.Exact, from)
+	}
+	return b.String()
+}
+
+// TestBaselineTable: docs/tasks.md shows every task's baseline as BaselineOf gives it (the test
+// logs the table: go test ./data -run TestBaselineTable -v).
+func TestBaselineTable(t *testing.T) {
+	want := baselineTable(t)
+	t.Log("\n" + want)
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "tasks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("docs/tasks.md does not hold the table of baselines; it is:\n%s", want)
 	}
 }
