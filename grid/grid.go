@@ -258,15 +258,39 @@ func selectionLine(sel *config.Selection, g config.SelectionGroup) string {
 	return fmt.Sprintf("select: %s: %s = %g (mean validation %s %s)", strings.Join(vals, ", "), sel.Field, g.Chosen, sel.Metric, strings.Join(scores, ", "))
 }
 
+// lmScoreLine is an lm run's bits per byte at the training length and at the longest length it
+// was evaluated at (with the sliding window's where it differs).
+func lmScoreLine(r *train.Result) string {
+	if len(r.Lengths) == 0 {
+		return "no length evaluated"
+	}
+	at := func(l train.LengthResult) string {
+		s := fmt.Sprintf("%.3f at %d", l.BitsPerByte, l.Length)
+		if l.SlidingBitsPerByte != l.BitsPerByte {
+			s += fmt.Sprintf(" (sliding %.3f)", l.SlidingBitsPerByte)
+		}
+		return s
+	}
+	last := r.Lengths[len(r.Lengths)-1]
+	var parts []string
+	if i := slices.IndexFunc(r.Lengths, func(l train.LengthResult) bool { return l.Length == r.MaxLen }); i >= 0 && r.Lengths[i].Length != last.Length {
+		parts = append(parts, at(r.Lengths[i])+" (training length)")
+	}
+	return "bits per byte " + strings.Join(append(parts, at(last)), ", ")
+}
+
 // divergedLine is a grid cell that diverged, as its progress line says it: a result, no scores.
 func divergedLine(d *train.DivergedError) string {
 	return fmt.Sprintf("diverged at step %d (%s; %s), recorded as its result without scores", d.Step, d.Reason, d.Fix)
 }
 
 // scoreLine is a finished run's in-range and beyond scores for the progress lines, in the metric
-// the report headlines for it: token accuracy for a task in the slots format (Protocol B's
-// metric), exact match otherwise.
+// the report headlines for it: bits per byte for a task read from a corpus (lm), token accuracy
+// for a task in the slots format (Protocol B's metric), exact match otherwise.
 func scoreLine(c config.Config, r *train.Result) string {
+	if data.ReadsCorpus(c.Task.Name) {
+		return lmScoreLine(r)
+	}
 	if c.Task.Format == data.FormatSlots {
 		return fmt.Sprintf("in-range token accuracy %.3f, beyond %.3f", r.InRangeToken, r.BeyondToken)
 	}

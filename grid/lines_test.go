@@ -24,7 +24,8 @@ func TestSelectionLine(t *testing.T) {
 }
 
 // TestScoreLine: a grid's progress lines give a slots-format run's token accuracy (Protocol B's
-// metric, which the report headlines) and a next-token run's exact match.
+// metric, which the report headlines), a next-token run's exact match, and an lm run's bits per
+// byte at the training length and the longest (never its exact match, which means nothing).
 func TestScoreLine(t *testing.T) {
 	r := &train.Result{InRangeExact: 0.25, BeyondExact: 0, InRangeToken: 0.875, BeyondToken: 0.5}
 	var slots, next config.Config
@@ -34,5 +35,18 @@ func TestScoreLine(t *testing.T) {
 	}
 	if got, want := scoreLine(next, r), "in-range exact 0.250, beyond 0.000"; got != want {
 		t.Errorf("next: got %q, want %q", got, want)
+	}
+	var lm config.Config
+	lm.Task.Name, lm.Task.Format = "lm", data.FormatNext
+	r.MaxLen = 16
+	for _, l := range []train.LengthResult{{Length: 8, BitsPerByte: 3.1, SlidingBitsPerByte: 3.1}, {Length: 16, BitsPerByte: 2.9, SlidingBitsPerByte: 2.9}, {Length: 64, BitsPerByte: 2.5, SlidingBitsPerByte: 2.4}} {
+		r.Lengths = append(r.Lengths, l)
+	}
+	if got, want := scoreLine(lm, r), "bits per byte 2.900 at 16 (training length), 2.500 at 64 (sliding 2.400)"; got != want {
+		t.Errorf("lm: got %q, want %q", got, want)
+	}
+	r.Lengths = r.Lengths[:2]
+	if got, want := scoreLine(lm, r), "bits per byte 2.900 at 16"; got != want {
+		t.Errorf("lm evaluated up to its training length: got %q, want %q", got, want)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,13 +124,16 @@ func TestInspectRefusesLM(t *testing.T) {
 }
 
 // TestLMGridHeadline: an lm grid prints bits per byte against context length as its headline
-// (and report.md's Summary), not exact match, which means nothing for lm.
+// (and report.md's Summary) and in its progress lines, not exact match, which means nothing for lm.
 func TestLMGridHeadline(t *testing.T) {
 	base := t.TempDir()
 	cfg := writeFile(t, filepath.Join(base, "lmgrid.yaml"), "name: lmgrid\n"+lmTinyConfig+"sweep:\n  position: [{kind: alibi}, {kind: rope}]\n")
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-config", cfg, "-out", base}, &out, io.Discard); err != nil {
+	var out, progress bytes.Buffer
+	if err := run(context.Background(), []string{"-config", cfg, "-out", base}, &out, &progress); err != nil {
 		t.Fatal(err)
+	}
+	if p := progress.String(); !strings.Contains(p, "bits per byte") || strings.Contains(p, "exact") {
+		t.Errorf("the progress lines give no bits per byte, or exact match:\n%s", p)
 	}
 	md, err := os.ReadFile(filepath.Join(base, "lmgrid", "report", "report.md"))
 	if err != nil {
