@@ -445,6 +445,6 @@ func extrapolationRule() string {
 	return fmt.Sprintf("*Extrapolates to*: the longest tested length up to which the headline score (exact match; token accuracy for the slots format) "+
 		"stays clearly above chance at every tested length: the lower end of the %.0f%% t interval of its mean over seeds (with one seed, the score itself) "+
 		"exceeds the task's chance level + %.2f (chance: what guessing scores, 1/k per output token for k possible values, (1/k)^n for an n-token answer, or the task's baseline where its answers are padded or skewed, docs/tasks.md#baselines); "+
-		"– when it is not even at the shortest length. *Ratio*: that length over the longest training length.",
-		train.Level*100, train.ChanceMargin)
+		"a length where chance is within %.2f of 1 (no score can clear it) is skipped; – when it is not even at the shortest length. *Ratio*: that length over the longest training length.",
+		train.Level*100, train.ChanceMargin, train.ChanceMargin)
 }

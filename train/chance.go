@@ -64,13 +64,18 @@ func AtChance(xs []float64, chance float64) bool {
 
 // ExtrapolatesTo is the rule of "extrapolates to", the one the run report and the claims engine
 // both use: the longest of the tested lengths (ascending) up to which the score stays clearly
-// above chance (AboveChance) at every tested length; 0 when it is not at the shortest. at gives,
-// at a length, the per-run scores (one per seed) and the chance level, both in the metric being
-// reported.
+// above chance (AboveChance) at every tested length; 0 when it is not at the shortest. A length
+// whose chance is within ChanceMargin of 1, where no score can clear it (binary_addition's
+// lengths 1 to 3, whose answer is fixed), tells nothing and is skipped. at gives, at a length,
+// the per-run scores (one per seed) and the chance level, both in the metric being reported.
 func ExtrapolatesTo(lengths []int, at func(L int) (scores []float64, chance float64)) int {
 	best := 0
 	for _, L := range lengths {
-		if s, ch := at(L); !AboveChance(s, ch) {
+		s, ch := at(L)
+		if ch+ChanceMargin >= 1 {
+			continue
+		}
+		if !AboveChance(s, ch) {
 			break
 		}
 		best = L

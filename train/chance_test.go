@@ -29,6 +29,17 @@ func TestExtrapolatesTo(t *testing.T) {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
 	}
+	// binary_addition: guessing is always right at lengths 1 to 3 (the answer is fixed), so no
+	// score clears chance there; those lengths are skipped, not the end of the run of lengths.
+	var c config.Config
+	c.Task.Name = "binary_addition"
+	perfect := func(L int) ([]float64, float64) { _, tok := Chance(c, L); return []float64{1, 1}, tok }
+	if got := ExtrapolatesTo([]int{1, 2, 3, 4, 5, 8}, perfect); got != 8 {
+		t.Errorf("binary_addition, perfect at lengths 1..8: extrapolates to %d, want 8", got)
+	}
+	if got := ExtrapolatesTo([]int{1, 2, 3}, perfect); got != 0 {
+		t.Errorf("binary_addition, only lengths 1..3 (guessing always right): extrapolates to %d, want 0", got)
+	}
 }
 
 // TestChance: parity answers one of 2 values in one token; copy of 4 symbols answers L tokens,
