@@ -259,7 +259,7 @@ func TestInspectDefaultExamples(t *testing.T) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 	}
 	if n := inspect.Examples(dir, 4); n != 4 {
-		t.Errorf("InspectExamples(dir, 4) = %d, want 4 (fewer than eval.examples)", n)
+		t.Errorf("inspect.Examples(dir, 4) = %d, want 4 (fewer than eval.examples)", n)
 	}
 }
 
