@@ -14,15 +14,7 @@ import (
 // time with every answer token fed back from the start.
 func TestGreedyDecoding(t *testing.T) {
 	cfg := tinyConfig(t, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=20", "eval.lengths=1..7")
-	res, err := Run(context.Background(), cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, _, err := LoadModel(res.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, _ := data.New("copy", data.Options{})
+	_, m, task := runAndLoad(t, cfg)
 	checked := 0
 	for _, L := range []int{5, 6, 7} {
 		ex, err := data.TestSet(task, L, 20, cfg.Eval.Seed)
