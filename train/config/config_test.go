@@ -10,6 +10,7 @@ import (
 
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/internal/testutil"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestParseMinimal(t *testing.T) {
@@ -129,15 +130,23 @@ func TestShippedConfigs(t *testing.T) {
 	}
 	for _, name := range names {
 		src, _ := configs.FS.ReadFile(name)
-		c, err := Parse(src, name, nil)
+		c, cells, err := ParseCells(src, name, nil)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		cells, err := Expand(c)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
+		// The cells parsing expanded are the config's (the CLI hands them on, not expanding again).
+		again, err := Expand(c)
+		if err != nil || len(again) != len(cells) {
+			t.Errorf("%s: Expand gives %d cells (%v), ParseCells %d", name, len(again), err, len(cells))
 			continue
+		}
+		for i := range cells {
+			a, _ := yaml.Marshal(cells[i].Config)
+			b, _ := yaml.Marshal(again[i].Config)
+			if cells[i].Name != again[i].Name || string(a) != string(b) {
+				t.Errorf("%s: cell %d is %s from ParseCells, %s from Expand", name, i, cells[i].Name, again[i].Name)
+			}
 		}
 		for _, cell := range cells {
 			c := cell.Config
