@@ -20,7 +20,7 @@ import (
 )
 
 // badDir holds the malformed and inconsistent configs, each with its golden error message
-// (train/config/testdata/bad; `go test ./train/config -run TestBadConfigs -update` rewrites the goldens).
+// (train/config/testdata/bad; `go test ./setup -run TestBadConfigs -update` rewrites the goldens).
 var badDir = filepath.Join("..", "..", "train", "config", "testdata", "bad")
 
 var knownList = regexp.MustCompile(`\(known: [^)]+\)`)

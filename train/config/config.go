@@ -1,18 +1,19 @@
-// Package config is what a posformer config is: the Config type and its sections, read from
-// YAML strictly (every key known, every value of its field's type, errors as
+// Package config is what a posformer config is, as data: the Config type and its sections, read
+// from YAML strictly (every key known, every value of its field's type, errors as
 // `file:line: dotted.path: what is wrong`) with a record of the keys written (package
-// internal/presence), `-set` overrides, the defaults of the keys not written, and validation that
-// names the field and the fix. Validation builds the task and the position scheme, never the
-// model's weights: a run builds its model once (NewModel). A config with a sweep: is a grid:
-// Expand gives its cells, MarshalGrid its grid.yaml, Shard a share of the cells for one process
-// of many, and the select: section the tuning runs that choose a value per group (SelectCells,
-// ExpandSelected).
-// PredictMemory predicts a run's peak memory from the config, and Warnings notes what is legal
-// but deserves a word.
+// internal/presence), `-set` overrides, the defaults of the keys not written, and validation of
+// each field that names the field and the fix. A position scheme's options are decoded once, into
+// the scheme's options struct, against the catalogue of schemes (package internal/schemes). It
+// imports nothing of the model: what needs the model (heads dividing d_model, the model's size,
+// the scheme's own checks, memory) is package setup's, which builds the model once (At reports
+// its errors at the file:line that wrote the field). A config with a sweep: is a grid: Expand
+// gives its cells (ReadCells the cells it expanded while reading), MarshalGrid its grid.yaml,
+// Shard a share of the cells for one process of many, and the select: section the tuning runs
+// that choose a value per group (SelectCells, ExpandSelected).
 //
-// Nothing here trains: package train runs a Config (train.Run), and package grid a grid's cells
-// (grid.Run), choosing select:'s values from the scores of the finished tuning runs
-// (grid.Choose).
+// Nothing here trains: package train runs a checked config (train.Run, train.Train), and package
+// grid a grid's cells (grid.Run), choosing select:'s values from the scores of the finished
+// tuning runs (grid.Choose).
 package config
 
 import (
