@@ -66,7 +66,8 @@ const (
 // the heads merged back into rows: q, k, v are [B·T, D] and so is the result. bias is nil, an
 // [H, T, T] tensor, or a table by distance [H, 2T−1] or [B·H, 2T−1] (entry i − j + T − 1 for
 // query i and key j; the second, one table per sequence), added to the logits after the 1/√Dh
-// scale (and not scaled); cfg.Rel adds a query-dependent position term; cfg.Unscaled
+// scale (and not scaled); or, with bias nil, cfg.Rows, a bias the op evaluates itself one block
+// of query rows at a time (RowBias; no gradient); cfg.Rel adds a query-dependent position term; cfg.Unscaled
 // leaves the scale out (softmax(Q·Kᵀ + bias[h] + mask)·V). The causal mask
 // gives exactly zero weight to keys j > i, so a query's output does not depend on later tokens
 // to the last bit. Each row's softmax subtracts its own maximum.
