@@ -23,9 +23,11 @@ const (
 // task.symbols); exact match (1/k)^n for an answer of n tokens.
 func Chance(c config.Config, L int) (exact, token float64) {
 	opt := data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken}
-	if t, err := data.New(c.Task.Name, opt); err == nil {
-		if b, ok := data.BaselineOf(t, L); ok {
-			return b.Exact, b.Token
+	if !data.ReadsCorpus(c.Task.Name) { // lm has no baseline (and data.New reads its corpus)
+		if t, err := data.New(c.Task.Name, opt); err == nil {
+			if b, ok := data.BaselineOf(t, L); ok {
+				return b.Exact, b.Token
+			}
 		}
 	}
 	k, n := c.Task.Symbols, L
