@@ -107,12 +107,12 @@ func countBaseline(t Task, L, n int, seed uint64, answer func(*rand.Rand) []int)
 	answers := map[uint64]int{}
 	rng := rand.New(rand.NewPCG(seed, uint64(L)))
 	h := fnv.New64a()
-	buf := make([]byte, 0, 8*slots)
+	buf := make([]byte, 0, 2*slots)
 	for range n {
 		buf = buf[:0]
 		for j, tok := range answer(rng) {
 			counts[j*vocab+tok]++
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(tok))
+			buf = binary.AppendUvarint(buf, uint64(tok))
 		}
 		h.Reset()
 		h.Write(buf)

@@ -172,3 +172,18 @@ func TestBaselineTable(t *testing.T) {
 		t.Errorf("docs/tasks.md does not hold the table of baselines; it is:\n%s", want)
 	}
 }
+
+// BenchmarkBaseline: what a baseline costs on its first call at a length (claims -export and a
+// report then reuse it): the counted one (binary_multiplication) and the costliest formulas.
+func BenchmarkBaseline(b *testing.B) {
+	for _, name := range []string{"binary_multiplication", "binary_addition", "modular_arithmetic_brackets", "stack_manipulation"} {
+		for _, L := range []int{40, 500} {
+			task := mustNew(&testing.T{}, name, Options{}).(Baselined)
+			b.Run(fmt.Sprintf("%s/L=%d", name, L), func(b *testing.B) {
+				for b.Loop() {
+					task.Baseline(L)
+				}
+			})
+		}
+	}
+}

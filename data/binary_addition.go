@@ -163,9 +163,10 @@ func sumProbability(s *big.Int, L int) float64 {
 		lo := bigMax(big.NewInt(1), new(big.Int).Sub(s, minus1(B))) // the a with b = s − a in [1, B−1]
 		hi := bigMin(minus1(A), new(big.Int).Sub(s, big.NewInt(1)))
 		if c := new(big.Int).Sub(hi, lo); c.Sign() >= 0 {
-			c.Add(c, big.NewInt(1))
-			q, _ := new(big.Rat).SetFrac(c, new(big.Int).Mul(minus1(A), minus1(B))).Float64()
-			p += q / float64(L-2)
+			// c/((2^n − 1)(2^m − 1)) as c·2^−(n+m) / ((1 − 2^−n)(1 − 2^−m)), in range for any L
+			f := new(big.Float).SetInt(c.Add(c, big.NewInt(1)))
+			q, _ := f.SetMantExp(f, -(L - 1)).Float64()
+			p += q / ((1 - math.Exp2(-float64(n))) * (1 - math.Exp2(-float64(L-1-n)))) / float64(L-2)
 		}
 	}
 	return p
