@@ -326,8 +326,12 @@ func renderSummary(b *strings.Builder, t *loaded, fileMetric string) {
 	if !hasChance(fileMetric) {
 		metric, label = fileMetric, words(fileMetric)
 	}
-	fmt.Fprintf(b, "Table **%s**, every cell: mean ± sample standard deviation over seeds of %s in range and past the training lengths; "+
-		"*extrapolates to* in the statistic's metric.\n\n", t.Name, words(metric))
+	extrap := "*extrapolates to* in " + words(metric)
+	if !hasChance(metric) {
+		extrap = "no *extrapolates to*: " + words(metric) + " have no chance level"
+	}
+	fmt.Fprintf(b, "Table **%s**, every cell: mean ± sample standard deviation over seeds of %s in range and past the training lengths; %s.\n\n",
+		t.Name, words(metric), extrap)
 	fmt.Fprintf(b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] | extrapolates to | ratio |\n"+
 		"| --- | --- | --- | ---: | --- | --- | --- | --- | ---: | ---: |\n", label, label)
 	cells := t.cellsFor(metric)
