@@ -130,6 +130,20 @@ func TestReportMixedLM(t *testing.T) {
 	if md := read("report.md"); !strings.Contains(md, "[lm_summary.csv](lm_summary.csv)") || !strings.Contains(md, "Exact match by length") {
 		t.Errorf("report.md links no lm CSV or lost exact match:\n%s", md)
 	}
+	// The exact-match sections and the terminal's headline leave the lm groups out: their exact
+	// match is no score and they decode no answers.
+	md := read("report.md")
+	for _, bad := range []string{"| lm |", "#### lm:", "lm: exact match"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("report.md holds %q: lm groups in an exact-match section:\n%s", bad, md)
+		}
+	}
+	if !strings.Contains(md, "| copy |") || !strings.Contains(md, "#### copy: exact match by input length") {
+		t.Errorf("report.md lost copy's exact-match tables:\n%s", md)
+	}
+	if strings.Contains(rep.Headline, "| lm |") || !strings.Contains(rep.Headline, "| copy |") {
+		t.Errorf("headline: want copy's row and no lm row:\n%s", rep.Headline)
+	}
 	for _, want := range []string{"lm_bits_per_byte", "exact_vs_length_copy", "pe_sinusoidal_table"} {
 		if !slices.Contains(rep.Plots, want) {
 			t.Errorf("plots %v lack %s", rep.Plots, want)

@@ -49,7 +49,8 @@ func Write(g *Grid) (*Report, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(sums)}
+	scored, _ := scoredGroups(sums, nil) // a mixed grid's headline leaves its lm groups out
+	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(scored)}
 	if t := LMTable(LMCurves(g)); t != "" && lmOnly(sums) {
 		r.Headline = t
 	}
@@ -132,6 +133,15 @@ func notCorpus(sums []train.GroupSummary, rows []train.LengthStat) ([]train.Grou
 		}
 	}
 	return s, r
+}
+
+// scoredGroups are the groups of the exact-match tables (Summary, by length, decoded failures):
+// in a grid that mixes lm with other tasks, the others (notCorpus); else all of them.
+func scoredGroups(sums []train.GroupSummary, rows []train.LengthStat) ([]train.GroupSummary, []train.LengthStat) {
+	if lmOnly(sums) {
+		return sums, rows
+	}
+	return notCorpus(sums, rows)
 }
 
 // lmOnly tells whether every group is a task read from a corpus (lm: data.ReadsCorpus), scored
@@ -293,14 +303,16 @@ func markdown(g *Grid, r *Report) string {
 		fmt.Fprintf(&b, " Missing: %s.", strings.Join(g.Missing, ", "))
 	}
 	b.WriteString(" Regenerate with `go run ./cmd/train report " + g.Dir + "`.\n\n")
-	// A grid of lm runs only is scored by bits per byte alone: no exact match, no answers.
-	lm := r.Headline != SummaryTable(r.Summaries)
+	// A grid of lm runs only is scored by bits per byte alone: no exact match, no answers. A grid
+	// mixing lm with other tasks shows only the others in its exact-match sections.
+	sums, rows := scoredGroups(r.Summaries, r.Rows)
+	lm := r.Headline != SummaryTable(sums)
 	if !lm {
 		b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 			"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
 			extrapolationRule() + "\n\n")
 	}
-	if tokenHeadline(r.Summaries) {
+	if tokenHeadline(sums) {
 		b.WriteString("Token accuracy: the fraction of output tokens that are the argmax. This grid's tasks write their answers in output slots " +
 			"(`task.format: slots`, an encoder protocol scored per output token), so token accuracy " +
 			"is the headline of its tables (and of *extrapolates to*), with exact match beside it.\n\n")
@@ -314,7 +326,7 @@ func markdown(g *Grid, r *Report) string {
 	}
 	b.WriteString("## Summary\n\n")
 	if !lm {
-		b.WriteString(SummaryTable(r.Summaries))
+		b.WriteString(SummaryTable(sums))
 		if g.Selection != nil {
 			b.WriteString(SelectionTable(g.Selection))
 		}
@@ -343,14 +355,14 @@ func markdown(g *Grid, r *Report) string {
 	if lm {
 		return b.String()
 	}
-	if tokenHeadline(r.Summaries) {
+	if tokenHeadline(sums) {
 		b.WriteString("## Token accuracy by length\n")
 	} else {
 		b.WriteString("## Exact match by length\n")
 	}
-	b.WriteString(ByLengthTables(r.Summaries, r.Rows))
+	b.WriteString(ByLengthTables(sums, rows))
 	b.WriteString("\nFull tables: [summary.csv](summary.csv), [by_length.csv](by_length.csv).\n")
-	b.WriteString(diagnosticsMarkdown(g, tasks(r.Summaries)))
+	b.WriteString(diagnosticsMarkdown(g, tasks(sums)))
 	return b.String()
 }
 
