@@ -49,10 +49,11 @@ func (c Choose) check(f *File, p string) error {
 // rateChoice is one cell's choice: its seed's validation score at each candidate rate, that
 // run's score in the file's statistic there, and the rate chosen.
 type rateChoice struct {
-	k      key
-	val    []float64 // by candidate
-	score  []float64 // by candidate
-	chosen float64
+	k        key
+	val      []float64 // by candidate; NaN where its run diverged
+	score    []float64 // by candidate
+	chosen   float64
+	diverged []float64 // the candidate rates whose run diverged (never chosen)
 }
 
 // choose applies t.Choose to rows: per cell, the candidate rate whose seed run has the best
@@ -74,6 +75,12 @@ func choose(f *File, path string, t Table, rows []Row, st Statistic) ([]Row, []r
 				return nil, nil, f.errAt(path+".choose", "table %s: %s · %s has no run of seed %d at lr %g, which choose: compares: train it, or list only the rates its runs have", t.Name, k.Task, k, ch.Seed, lr)
 			}
 			r := c.rows[i]
+			if r.DivergedStep > 0 { // select: makes a diverged candidate lose
+				rc.val = append(rc.val, math.NaN())
+				rc.score = append(rc.score, math.NaN())
+				rc.diverged = append(rc.diverged, lr)
+				continue
+			}
 			if math.IsNaN(r.BestScore) {
 				return nil, nil, f.errAt(path+".choose", "table %s: %s · %s, seed %d at lr %g has no best_val_score (its CSV was exported before the column): export it again from its grid (claims -export)", t.Name, k.Task, k, ch.Seed, lr)
 			}
@@ -87,13 +94,16 @@ func choose(f *File, path string, t Table, rows []Row, st Statistic) ([]Row, []r
 			s, _ := one.scores(lo, hi, inRange)
 			rc.score = append(rc.score, meanOf(s))
 		}
-		if !slices.ContainsFunc(rc.val, func(v float64) bool { return v != 0 }) {
+		if len(rc.diverged) == len(ch.LR) {
+			return nil, nil, f.errAt(path+".choose", "table %s: %s · %s, seed %d diverged at every rate: there is no rate to choose", t.Name, k.Task, k, ch.Seed)
+		}
+		if !slices.ContainsFunc(rc.val, func(v float64) bool { return v != 0 && !math.IsNaN(v) }) {
 			return nil, nil, f.errAt(path+".choose", "table %s: %s · %s, seed %d has a best_val_score of 0 at every rate: its grid did not validate (train.val_every), so there is nothing to choose by", t.Name, k.Task, k, ch.Seed)
 		}
 		lower := c.rows[0].lm() // a language model validates in bits per byte
-		best := 0
+		best := -1
 		for i, v := range rc.val {
-			if lower && v < rc.val[best] || !lower && v > rc.val[best] {
+			if !math.IsNaN(v) && (best < 0 || lower && v < rc.val[best] || !lower && v > rc.val[best]) {
 				best = i
 			}
 		}
@@ -139,6 +149,9 @@ func unionRows(f *File, path string, t Table, tables map[string]*loaded) ([]Row,
 					t.Name, r.Task, rk.key, r.Seed, r.LR, r.Length, from[rk], u, diff)
 			}
 			rows[i] = merged
+			if a, b := tables[from[rk]].CSV, tables[u].CSV; a != "" && a == b {
+				continue // the same file read by two tables: nothing was trained twice
+			}
 			if name := fmt.Sprintf("%s · %s, seed %d, lr %g (%s and %s)", r.Task, rk.key, r.Seed, r.LR, from[rk], u); !slices.Contains(twice, name) {
 				twice = append(twice, name)
 			}

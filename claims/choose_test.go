@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,5 +84,75 @@ func TestUnionRefusesDifferentBits(t *testing.T) {
 		if r.Seed == 1 && r.LR == 0.001 && r.Scheme == "sinusoidal" && r.Variant == "" && r.BestScore != 0.99 {
 			t.Errorf("seed 1 at 0.001: best_val_score %g, want long_lr's 0.99", r.BestScore)
 		}
+	}
+}
+
+// TestChooseSkipsDiverged: as select: does, a candidate rate whose seed run diverged is never
+// chosen, whatever the validation score it logged before diverging, and the check's table shows
+// it as diverged; a cell whose seed run diverged at every rate is refused.
+func TestChooseSkipsDiverged(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "lr", "long_lr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// plain sinusoidal's seed-1 runs at the given rates diverged at step 300, after logging 0.999
+	diverge := func(rates ...string) string {
+		lines := strings.Split(string(src), "\n")
+		for i, l := range lines {
+			f := strings.Split(l, ",")
+			if strings.HasPrefix(l, "reverse,sinusoidal,,1,") && slices.Contains(rates, f[9]) {
+				f[len(f)-2], f[len(f)-1] = "0.999", "300"
+				lines[i] = strings.Join(f, ",")
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	judge := func(table string) (*Judged, error) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "t.csv"), []byte(table), 0o644)
+		os.WriteFile(filepath.Join(dir, "c.yaml"), []byte(`title: d
+tables: [{name: t, csv: t.csv, choose: {by: best_val_score, seed: 1, lr: [0.001, 0.003]}}]
+statistic: {metric: token_accuracy, past_training: 0, learned: 0.9}
+`), 0o644)
+		return judgeFile(filepath.Join(dir, "c.yaml"))
+	}
+	j, err := judge(diverge("0.003"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range j.Tables["t"].choices {
+		if c.k.String() == "sinusoidal" && (c.chosen != 0.001 || !math.IsNaN(c.val[1])) {
+			t.Errorf("sinusoidal: chose %g (scores %v); want 0.001, its 0.003 run diverged", c.chosen, c.val)
+		}
+	}
+	if doc := Render(j, "test"); !strings.Contains(doc, "| reverse · sinusoidal | 0.990 | diverged | 0.001 | 0.575 | diverged |") {
+		t.Errorf("the check's table does not show the diverged candidate:\n%s", doc)
+	}
+	if _, err := judge(diverge("0.001", "0.003")); err == nil || !strings.Contains(err.Error(), "diverged at every rate") {
+		t.Errorf("every candidate diverged: %v", err)
+	}
+}
+
+// TestUnionSameFileNoCheck: two tables of a union reading the same CSV share rows without any
+// run having been trained twice: each is counted once, and the document claims no
+// reproducibility check for them.
+func TestUnionSameFileNoCheck(t *testing.T) {
+	long, _ := filepath.Abs(filepath.Join("testdata", "lr", "long.csv"))
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte(`title: u
+tables:
+  - {name: a, csv: `+long+`}
+  - {name: b, csv: `+long+`, rows: [{scheme: rope}]}
+  - {name: u, union: [a, b]}
+statistic: {metric: token_accuracy, past_training: 0, learned: 0.9}
+claims:
+  - {id: r, kind: ranking, table: u, a: {task: reverse, scheme: rope}, b: {task: reverse, scheme: sinusoidal}}
+`), 0o644)
+	j, err := judgeFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := j.Tables["u"]; len(u.twice) != 0 || len(u.rows) != len(j.Tables["a"].rows) {
+		t.Errorf("union of one file read twice: %d rows (want %d), held twice: %q", len(u.rows), len(j.Tables["a"].rows), u.twice)
 	}
 }

@@ -330,6 +330,9 @@ func (f *File) check() error {
 			if !seen[u] {
 				return f.errAt(fmt.Sprintf("%s.union[%d]", p, k), "no table named %q before this one: name tables listed above it", u)
 			}
+			if slices.Index(t.Union, u) != k {
+				return f.errAt(fmt.Sprintf("%s.union[%d]", p, k), "table %q is named twice: name each table once", u)
+			}
 		}
 		if t.Choose.on() {
 			if err := t.Choose.check(f, p+".choose"); err != nil {
@@ -381,6 +384,9 @@ func (f *File) check() error {
 		}
 		if err := c.Statistic.check(f, p+".statistic"); err != nil {
 			return err
+		}
+		if m := f.Statistic.merged(c.Statistic).Metric; lowerBetter(m) != lowerBetter(f.Statistic.Metric) && !c.Statistic.Written.Has("learned") {
+			return f.errAt(p+".statistic", "its metric %s is in other units than the file's %s, so the file's learned bar %g does not apply: give the claim its own learned:", m, f.Statistic.Metric, f.Statistic.Learned)
 		}
 		if err := f.Statistic.merged(c.Statistic).checkLearned(f, p+".statistic"); err != nil {
 			return err

@@ -283,11 +283,11 @@ func renderChoices(b *strings.Builder, l *loaded, st Statistic) {
 	for _, c := range l.choices {
 		fmt.Fprintf(b, "| %s · %s |", c.k.Task, c.k)
 		for _, v := range c.val {
-			fmt.Fprintf(b, " %.3f |", v)
+			fmt.Fprintf(b, " %s |", orDiverged(v))
 		}
 		fmt.Fprintf(b, " %g |", c.chosen)
 		for _, s := range c.score {
-			fmt.Fprintf(b, " %.3f |", s)
+			fmt.Fprintf(b, " %s |", orDiverged(s))
 		}
 		b.WriteString("\n")
 		byRate[c.chosen] = append(byRate[c.chosen], c.k.Task+" · "+c.k.String())
@@ -299,6 +299,14 @@ func renderChoices(b *strings.Builder, l *loaded, st Statistic) {
 		}
 	}
 	fmt.Fprintf(b, "\nThe rule chooses %s.\n\n", strings.Join(parts, "; "))
+}
+
+// orDiverged prints a candidate's number, "diverged" where its run diverged (NaN).
+func orDiverged(x float64) string {
+	if math.IsNaN(x) {
+		return "diverged"
+	}
+	return fmt.Sprintf("%.3f", x)
 }
 
 // count is n and the noun, in the plural unless n is 1 ("1 layer", "2 layers").

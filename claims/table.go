@@ -196,8 +196,14 @@ func checkRuns(path string, rows []Row, lines []int) error {
 	seen := map[rowKey]int{}
 	runs := map[key][]*run{}
 	var order []key
+	first := map[key]int{} // the first row of each cell
 	for i, r := range rows {
 		k, id := key{r.Task, r.Scheme, r.Variant}, runID{r.Seed, r.LR}
+		if j, ok := first[k]; !ok {
+			first[k] = i
+		} else if rows[j].lm() != r.lm() {
+			return fmt.Errorf("%s:%d: %s · %s has bits per byte at line %d but none here (or the reverse): a language model's rows all have them; export the table again", path, lines[i], r.Task, k, lines[j])
+		}
 		rk := rowKey{k, id, r.Length}
 		if first, ok := seen[rk]; ok {
 			return fmt.Errorf("%s:%d: repeats line %d (%s · %s, seed %d, lr %g, length %d): a run is tested once at a length, so one of the two rows must go",
