@@ -124,7 +124,8 @@ func addLittleEndian(a, b []int, width int) []int {
 // all pairs, and the pairs with a zero operand are left out), +1/(2(2^M − 1)) between them, and
 // bit M (the carry out) is 1 for S(S−1)/2 pairs (S = 2^min(n, m)), the bits above it never. The
 // pairs with a + b = s are an interval of a whose ends bend at s = 2^n and s = 2^m, so the most
-// likely sum is a power of two: each is counted directly.
+// likely sum is a power of two: each is counted in closed form (sumProbability). The cost is
+// O(L^2) floating-point operations (BenchmarkBaseline; docs/tasks.md gives the times).
 func (binaryAdditionTask) Baseline(L int) Baseline {
 	if L < 3 {
 		return Baseline{Token: 1, Exact: 1} // the sum is 0 (L = 1) or 1 (L = 2)
@@ -141,50 +142,48 @@ func (binaryAdditionTask) Baseline(L int) Baseline {
 		for i := lo; i < hi; i++ {
 			one[i] += (0.5 + 0.5/(math.Exp2(float64(hi))-1)) / splits
 		}
-		S := math.Exp2(float64(lo))
-		one[hi] += S * (S - 1) / 2 / D / splits
+		one[hi] += math.Exp2(float64(lo-hi-1)) / (1 - math.Exp2(-float64(hi))) / splits // S(S − 1)/2/D, in range for any L
 	}
 	token := 0.0
 	for _, p := range one {
 		token += max(p, 1-p)
 	}
+	d := make([]float64, L) // 1 − 2^−w
+	for w := range d {
+		d[w] = 1 - math.Exp2(-float64(w))
+	}
 	exact := 0.0
 	for j := 1; j < L; j++ {
-		exact = max(exact, sumProbability(pow2(j), L))
+		exact = max(exact, sumProbability(j, L, d))
 	}
 	return Baseline{Token: token / float64(L+1), Exact: exact}
 }
 
-// sumProbability is the probability that binary_addition's operands at length L sum to s.
-func sumProbability(s *big.Int, L int) float64 {
+// sumProbability is the probability that binary_addition's operands at length L sum to 2^j
+// (1 ≤ j < L), given d[w] = 1 − 2^−w. For n and m bits (n + m = L − 1) the a with b = 2^j − a in
+// [1, 2^m − 1] are [max(1, 2^j − 2^m + 1), min(2^n − 1, 2^j − 1)]: 2^min(j, n, m) − 1 of them if
+// j ≤ max(n, m), none above. O(L) floating-point operations (math/big's count was O(L^2)
+// big-number ones).
+func sumProbability(j, L int, d []float64) float64 {
 	p := 0.0
 	for n := 1; n <= L-2; n++ {
-		A, B := pow2(n), pow2(L-1-n)
-		lo := bigMax(big.NewInt(1), new(big.Int).Sub(s, minus1(B))) // the a with b = s − a in [1, B−1]
-		hi := bigMin(minus1(A), new(big.Int).Sub(s, big.NewInt(1)))
-		if c := new(big.Int).Sub(hi, lo); c.Sign() >= 0 {
-			// c/((2^n − 1)(2^m − 1)) as c·2^−(n+m) / ((1 − 2^−n)(1 − 2^−m)), in range for any L
-			f := new(big.Float).SetInt(c.Add(c, big.NewInt(1)))
-			q, _ := f.SetMantExp(f, -(L - 1)).Float64()
-			p += q / ((1 - math.Exp2(-float64(n))) * (1 - math.Exp2(-float64(L-1-n)))) / float64(L-2)
+		m := L - 1 - n
+		if j > max(n, m) {
+			continue
 		}
+		k := min(j, n, m)
+		// (2^k − 1)/((2^n − 1)(2^m − 1)) as (1 − 2^−k)·2^(k−(n+m)) / ((1 − 2^−n)(1 − 2^−m)), in range for any L
+		p += math.Ldexp(d[k], k-(L-1)) / (d[n] * d[m]) / float64(L-2)
 	}
 	return p
 }
 
-// pow2 is 2^n; minus1 is x − 1 (new values).
+// pow2 is 2^n; minus1 is x − 1 (new values); compute_sqrt counts with them.
 func pow2(n int) *big.Int        { return new(big.Int).Lsh(big.NewInt(1), uint(n)) }
 func minus1(x *big.Int) *big.Int { return new(big.Int).Sub(x, big.NewInt(1)) }
 
 func bigMax(a, b *big.Int) *big.Int {
 	if a.Cmp(b) >= 0 {
-		return a
-	}
-	return b
-}
-
-func bigMin(a, b *big.Int) *big.Int {
-	if a.Cmp(b) <= 0 {
 		return a
 	}
 	return b

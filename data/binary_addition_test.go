@@ -1,6 +1,7 @@
 package data
 
 import (
+	"math"
 	"math/big"
 	"slices"
 	"strings"
@@ -155,4 +156,51 @@ func TestAddLittleEndianPanics(t *testing.T) {
 		}
 	}()
 	addLittleEndian(bitTokens("1"), bitTokens("1"), 1)
+}
+
+// TestBinaryAdditionSumProbability: sumProbability's closed form (2^min(j, n, m) − 1 pairs per
+// split) gives the bits of the direct count: for every split, the a with b = s − a in
+// [1, 2^m − 1] counted as an interval of big integers, over every power of two s = 2^j and every
+// L up to 130 (past 53 bits, where 2^k − 1 rounds), and the power of two is the most likely sum at
+// short lengths (every s counted).
+func TestBinaryAdditionSumProbability(t *testing.T) {
+	count := func(s *big.Int, L int) float64 { // the probability of the sum s, counting with math/big
+		p := 0.0
+		for n := 1; n <= L-2; n++ {
+			A, B := pow2(n), pow2(L-1-n)
+			lo := bigMax(big.NewInt(1), new(big.Int).Sub(s, minus1(B)))
+			hi := minus1(A)
+			if s1 := minus1(s); s1.Cmp(hi) < 0 {
+				hi = s1
+			}
+			if c := new(big.Int).Sub(hi, lo); c.Sign() >= 0 {
+				f := new(big.Float).SetInt(c.Add(c, big.NewInt(1)))
+				q, _ := f.SetMantExp(f, -(L - 1)).Float64()
+				p += q / ((1 - math.Exp2(-float64(n))) * (1 - math.Exp2(-float64(L-1-n)))) / float64(L-2)
+			}
+		}
+		return p
+	}
+	for L := 3; L <= 130; L++ {
+		d := make([]float64, L)
+		for w := range d {
+			d[w] = 1 - math.Exp2(-float64(w))
+		}
+		for j := 1; j < L; j++ {
+			if got, want := sumProbability(j, L, d), count(pow2(j), L); got != want {
+				t.Fatalf("L=%d: P(sum = 2^%d) = %v, counted %v", L, j, got, want)
+			}
+		}
+	}
+	for L := 3; L <= 12; L++ {
+		best, arg := 0.0, int64(0)
+		for s := int64(0); s < 1<<(L-1); s++ {
+			if p := count(big.NewInt(s), L); p > best {
+				best, arg = p, s
+			}
+		}
+		if b := (binaryAdditionTask{}).Baseline(L); arg&(arg-1) != 0 || b.Exact != best {
+			t.Errorf("L=%d: most likely sum %d (p %v), baseline exact %v", L, arg, best, b.Exact)
+		}
+	}
 }
