@@ -1,10 +1,7 @@
 package data
 
 import (
-	"encoding/binary"
-	"hash/fnv"
 	"math"
-	"math/rand/v2"
 	"sync"
 )
 
@@ -25,7 +22,7 @@ type Baseline struct {
 // slot by slot and independently (a zero-padded sum, a sorted string, a constant separator, a
 // value mod 5 that × skews towards 0): Baseline(L) is what the best constant answer scores at
 // input length L (L >= 1), computed exactly where a formula exists, else counted over a fixed-seed
-// sample (countBaseline). A task without the hook answers uniformly: guessing scores 1/k per token
+// sample. A task without the hook answers uniformly: guessing scores 1/k per token
 // and (1/k)^n exact for an n-token answer (k its output classes), and that is its baseline.
 type Baselined interface {
 	Baseline(L int) Baseline
@@ -50,7 +47,7 @@ var (
 )
 
 // baselines caches BaselineOf by task and length: a per-seed table asks for the same few lengths
-// once per run, and the counted baselines take a second each.
+// once per run, and a baseline costs up to a few tenths of a second (docs/tasks.md).
 var baselines = struct {
 	sync.Mutex
 	m map[baselineKey]Baseline
@@ -88,46 +85,11 @@ func BaselineOf(t Task, L int) (Baseline, bool) {
 	return Baseline{}, false
 }
 
-// countSamples is the sample size of countBaseline in the tasks that count: a slot's majority
-// frequency then has a standard error of at most 0.5/√65536 ≈ 0.002 (the token baseline, their
-// mean, no more), and the most likely answer's is counted to within 1/65536 where it is near 0.
+// countSamples is the sample size of a counted baseline (binary_multiplication's, up to L = 64):
+// a slot's majority frequency then has a standard error of at most 0.5/√65536 ≈ 0.002 (the token
+// baseline, their mean, no more), and the most likely answer's is counted to within 1/65536 where
+// it is near 0.
 const countSamples = 1 << 16
-
-// countBaseline estimates t's baseline at length L from n examples drawn with a fixed seed (so
-// the same for every call): the majority token of every slot (a tie to the smaller token) and the
-// mean of their frequencies; the frequency of the most frequent answer (answers told apart by a
-// 64-bit hash). answer draws one example's answer: t's Generate, or a faster equivalent (nil:
-// Generate).
-func countBaseline(t Task, L, n int, seed uint64, answer func(*rand.Rand) []int) Baseline {
-	if answer == nil {
-		answer = func(rng *rand.Rand) []int { return t.Generate(rng, L).Output }
-	}
-	slots, vocab := t.OutputLen(L), t.Vocab()
-	counts := make([]int, slots*vocab) // [slots, vocab]
-	answers := map[uint64]int{}
-	rng := rand.New(rand.NewPCG(seed, uint64(L)))
-	h := fnv.New64a()
-	buf := make([]byte, 0, 2*slots)
-	for range n {
-		buf = buf[:0]
-		for j, tok := range answer(rng) {
-			counts[j*vocab+tok]++
-			buf = binary.AppendUvarint(buf, uint64(tok))
-		}
-		h.Reset()
-		h.Write(buf)
-		answers[h.Sum64()]++
-	}
-	hits, mode := 0, 0
-	for j := range slots {
-		row := counts[j*vocab : (j+1)*vocab]
-		hits += row[argmax(row)]
-	}
-	for _, c := range answers {
-		mode = max(mode, c)
-	}
-	return Baseline{Token: float64(hits) / float64(n*slots), Exact: float64(mode) / float64(n)}
-}
 
 // argmax is the index of the largest value, the first one of a tie.
 func argmax[T int | float64](xs []T) int {
