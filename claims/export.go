@@ -19,7 +19,7 @@ import (
 // run and its grid cell.
 const (
 	VariantsRun   = "run"   // train.RunVariant: the run's resolved non-default scheme and eval options
-	VariantsSwept = "swept" // train.GroupOf: the cell's swept values other than task, scheme, seed
+	VariantsSwept = "swept" // report.GroupOf: the cell's swept values other than task, scheme, seed
 	VariantsBoth  = "both"  // the run's, then the swept values it does not already name
 )
 
@@ -141,9 +141,9 @@ func rowsOf(g *report.Grid, naming string) []Row {
 		variant := train.RunVariant(c, r)
 		switch naming {
 		case VariantsSwept:
-			variant = train.GroupOf(g.Cells[i]).Variant
+			variant = report.GroupOf(g.Cells[i]).Variant
 		case VariantsBoth:
-			variant = unionVariant(variant, train.GroupOf(g.Cells[i]).Variant)
+			variant = unionVariant(variant, report.GroupOf(g.Cells[i]).Variant)
 		}
 		lengths := r.Lengths
 		diverged := 0
@@ -161,7 +161,7 @@ func rowsOf(g *report.Grid, naming string) []Row {
 			if lm {
 				bpb, sliding = l.BitsPerByte, l.SlidingBitsPerByte
 			}
-			ce, ct := train.Chance(c, l.Length)
+			ce, ct := report.Chance(c, l.Length)
 			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
 				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,

@@ -14,7 +14,7 @@ import (
 
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/report"
 )
 
 // Judged is a claims file with its tables read and every claim judged.
@@ -706,7 +706,7 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 }
 
 func fmtCI(xs []float64) string {
-	m, lo, hi := stats.MeanInterval(xs, train.Level)
+	m, lo, hi := stats.MeanInterval(xs, report.Level)
 	if len(xs) < 2 {
 		return fmt.Sprintf("%.3f (1 run)", z(m))
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/report"
 )
 
 // The language model's metrics (a per-seed table's columns bits_per_byte and
@@ -26,8 +26,8 @@ var metrics = []struct {
 	name string
 	metricInfo
 }{
-	{train.MetricExact, metricInfo{chance: true}},
-	{train.MetricToken, metricInfo{chance: true}},
+	{report.MetricExact, metricInfo{chance: true}},
+	{report.MetricToken, metricInfo{chance: true}},
 	{MetricBitsPerByte, metricInfo{lower: true}},
 	{MetricSlidingBitsPerByte, metricInfo{lower: true}},
 }

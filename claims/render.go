@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -131,7 +131,7 @@ func renderStatistic(b *strings.Builder, f *File) {
 	if s.Ours == "best" {
 		ours = "the best over runs (seeds and learning rates)"
 	}
-	fmt.Fprintf(b, "- Ours in the paper's statistic: %s; beside it the mean over seeds with its %.0f%% t interval.\n", ours, train.Level*100)
+	fmt.Fprintf(b, "- Ours in the paper's statistic: %s; beside it the mean over seeds with its %.0f%% t interval.\n", ours, report.Level*100)
 	if f.Paper.Statistic != "" {
 		fmt.Fprintf(b, "- The paper's statistic: %s", f.Paper.Statistic)
 		if f.Paper.Numbers != "" {
@@ -155,7 +155,7 @@ func renderTables(b *strings.Builder, j *Judged) {
 	for _, t := range f.Tables {
 		l := j.Tables[t.Name]
 		runs := 0
-		cells := l.cellsFor(train.MetricExact) // sets l.order when no claim has read the table
+		cells := l.cellsFor(report.MetricExact) // sets l.order when no claim has read the table
 		for _, k := range l.order {
 			runs += cells[k].runs()
 		}
@@ -242,7 +242,7 @@ func describeGrid(path string) (string, []string) {
 			if _, ok := groups[w]; !ok {
 				order = append(order, w)
 			}
-			g := train.GroupOf(cl).String()
+			g := report.GroupOf(cl).String()
 			if !contains(groups[w], g) {
 				groups[w] = append(groups[w], g)
 			}
@@ -330,7 +330,7 @@ func contains(xs []string, x string) bool {
 // no chance level: bits per byte): mean ± sample standard deviation over seeds in range and past
 // training, the range of the latter, and how far each cell extrapolates in exact match.
 func renderSummary(b *strings.Builder, t *loaded, fileMetric string) {
-	metric, label := train.MetricExact, "exact"
+	metric, label := report.MetricExact, "exact"
 	if !hasChance(fileMetric) {
 		metric, label = fileMetric, words(fileMetric)
 	}
@@ -353,7 +353,7 @@ func renderSummary(b *strings.Builder, t *loaded, fileMetric string) {
 		ls := c.lengths()
 		inS, _ := c.scores(0, 0, true)
 		beyS, _ := c.scores(hi+1, ls[len(ls)-1], false)
-		in, bey := train.NewStat(inS), train.NewStat(beyS)
+		in, bey := report.NewStat(inS), report.NewStat(beyS)
 		x := c.extrapolatesTo()
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d..%d | %.3f ± %.3f | %.3f ± %.3f | [%.3f, %.3f] | %s | %s |\n", k.Task, k.Scheme, orWord(k.Variant, "–"),
 			c.runs(), lo, hi, in.Mean, in.Std, bey.Mean, bey.Std, bey.Min, bey.Max, lengthOrDash(x), strings.TrimSuffix(ratioOrDash(x, float64(x)/float64(hi)), "×"))

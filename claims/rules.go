@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/report"
 )
 
 // The verdicts' first words; a verdict may add its reason in parentheses.
@@ -27,7 +27,7 @@ func classOf(v string) string {
 // Rules is the statement of the verdict rules, printed once in docs/claims/README.md; every
 // function below applies one of them.
 func Rules() string {
-	return fmt.Sprintf(`**How verdicts are reached** (claims/rules.go, train/chance.go, internal/stats). For each run, a score is its mean over the claim's test lengths in the claim's metric; scores are compared over runs (seeds). Every interval is a %.0f%% t interval: of a mean over runs, the t interval with n − 1 degrees of freedom; of a difference of two cells' means, Welch's.
+	return fmt.Sprintf(`**How verdicts are reached** (claims/rules.go, report/chance.go, internal/stats). For each run, a score is its mean over the claim's test lengths in the claim's metric; scores are compared over runs (seeds). Every interval is a %.0f%% t interval: of a mean over runs, the t interval with n − 1 degrees of freedom; of a difference of two cells' means, Welch's.
 
 - **Direction**: higher is better for exact match and token accuracy, lower for bits per byte (bits_per_byte, sliding_bits_per_byte: a language model's). *Ahead*, *learned*, *best* and *on A's side* below are in the metric's direction; numbers are printed in the metric's own units (A − B of bits per byte is negative when A is ahead).
 - **Ranking A > B** (A ahead of B): Welch's t interval of mean(A) − mean(B). *Reproduced* when it lies wholly on A's side of 0 (above 0; below 0 when lower is better), *contradicted* when it lies wholly on B's side, *inconclusive* otherwise (with three seeds only large gaps pass). Seeds whose scores do not vary at all give a zero-width interval.
@@ -42,7 +42,7 @@ func Rules() string {
 - **Change from training** (at_most m, or at_least m): a cell against itself. Per run, its score at each tested length past the longest training length L minus its own score at L; at each length the t interval of the mean of these changes over runs. At a length, at most m is *reproduced* when the interval lies below m, *contradicted* when it lies above m, *inconclusive* otherwise (at least m: the other way round). Over the lengths: *contradicted* when a length is, *reproduced* when every length is, *inconclusive* otherwise; *untested* when the cell did not learn in range.
 
 Each claim is judged on its own at %.0f%%, without a correction for the many claims of a table: where the two sides do not differ, about one claim in twenty still reads *reproduced* or *contradicted* by chance alone.
-`, train.Level*100, train.ChanceMargin, train.ChanceMargin, train.ChanceMargin, train.Level*100)
+`, report.Level*100, report.ChanceMargin, report.ChanceMargin, report.ChanceMargin, report.Level*100)
 }
 
 // rank judges "A > B" (A ahead of B in the metric's direction) from the two cells' per-run
@@ -50,7 +50,7 @@ Each claim is judged on its own at %.0f%%, without a correction for the many cla
 // learned bar. The interval is of A − B in the metric's units: A is ahead when it lies above 0,
 // or below 0 when lower is better.
 func rank(metric, nameA, nameB string, a, b, inA, inB []float64, chance, learned float64) (stats.Interval, string) {
-	iv := stats.Welch(a, b, train.Level)
+	iv := stats.Welch(a, b, report.Level)
 	ma, mb := meanOf(inA), meanOf(inB)
 	aheadLo, aheadHi := iv.Lo, iv.Hi // the interval of A's advantage over B
 	if lowerBetter(metric) {
@@ -63,7 +63,7 @@ func rank(metric, nameA, nameB string, a, b, inA, inB []float64, chance, learned
 		return iv, fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, nameA, ma)
 	case notLearned(metric, mb, learned):
 		return iv, fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, nameB, mb)
-	case hasChance(metric) && train.AtChance(a, chance) && train.AtChance(b, chance):
+	case hasChance(metric) && report.AtChance(a, chance) && report.AtChance(b, chance):
 		return iv, Inconclusive + " (chance)"
 	case aheadLo > 0:
 		return iv, Reproduced
@@ -75,7 +75,7 @@ func rank(metric, nameA, nameB string, a, b, inA, inB []float64, chance, learned
 
 // equivalence judges "A ≈ B within ±margin".
 func equivalence(metric, nameA, nameB string, a, b, inA, inB []float64, margin, learned float64) (stats.Interval, string) {
-	iv := stats.Welch(a, b, train.Level)
+	iv := stats.Welch(a, b, report.Level)
 	switch {
 	case notLearned(metric, meanOf(inA), learned):
 		return iv, fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, nameA, meanOf(inA))
@@ -112,10 +112,10 @@ func aheadOfAll(metric, name string, near, in []float64, chance, learned float64
 	if notLearned(metric, meanOf(in), learned) {
 		return fmt.Sprintf("%s (%s not learned in range: %.3f)", Untested, name, meanOf(in))
 	}
-	allChance, isAhead, behind, behindMean := hasChance(metric) && train.AtChance(near, chance), true, "", 0.0
+	allChance, isAhead, behind, behindMean := hasChance(metric) && report.AtChance(near, chance), true, "", 0.0
 	for _, o := range others {
 		_, v := rank(metric, name, o.name, near, o.near, in, o.in, chance, learned)
-		if !train.AtChance(o.near, chance) {
+		if !report.AtChance(o.near, chance) {
 			allChance = false
 		}
 		if v != Reproduced {
@@ -164,7 +164,7 @@ func headline(metric string, verdicts []string, gains []float64) string {
 // the t interval of their mean lies below the bound, *contradicted* when it lies above it; else
 // (at least) the other way round; *inconclusive* when it holds the bound.
 func changeAt(d []float64, bound float64, atMost bool) (stats.Interval, string) {
-	m, lo, hi := stats.MeanInterval(d, train.Level)
+	m, lo, hi := stats.MeanInterval(d, report.Level)
 	iv := stats.Interval{Diff: m, Lo: lo, Hi: hi}
 	below, above := hi < bound, lo > bound
 	switch {

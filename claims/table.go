@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/train"
+	"github.com/posformer/posformer/report"
 )
 
 // Row is one row of a per-seed results table: one task, scheme, variant, seed (and rate) and
@@ -324,7 +324,7 @@ func cellsOf(rows []Row, metric string) (map[key]*cell, []key) {
 // without a chance level).
 func (c *cell) score(r Row) (score, chance float64) {
 	switch c.metric {
-	case train.MetricToken:
+	case report.MetricToken:
 		return r.Token, r.ChanceToken
 	case MetricBitsPerByte:
 		return r.BitsPerByte, math.NaN()
@@ -408,13 +408,13 @@ func (c *cell) lengths() []int {
 // trainRange is the cell's training lengths.
 func (c *cell) trainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].MaxLen }
 
-// extrapolatesTo is train.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
+// extrapolatesTo is report.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
 // for a metric without a chance level.
 func (c *cell) extrapolatesTo() int {
 	if !hasChance(c.metric) {
 		return 0 // no chance level to stay above
 	}
-	return train.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, float64) { return c.scores(L, L, false) })
+	return report.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, float64) { return c.scores(L, L, false) })
 }
 
 // span is the range a statistic selects for this cell: [lo, hi], or in range.

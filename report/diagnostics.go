@@ -46,7 +46,7 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 			continue
 		}
 		d := r.Diagnostics
-		label := groupLabel(train.GroupOf(g.Cells[i]))
+		label := groupLabel(GroupOf(g.Cells[i]))
 		s, ok := byLabel[label]
 		if !ok {
 			s = &series{label: label}
@@ -137,7 +137,7 @@ func failureTable(g *Grid, task string) string {
 		if r == nil || r.Result.Task != task || r.Diagnostics == nil {
 			continue
 		}
-		label := groupLabel(train.GroupOf(g.Cells[i]))
+		label := groupLabel(GroupOf(g.Cells[i]))
 		tk, err := g.Cells[i].Config.NewTask()
 		if err != nil {
 			continue // the config validated when it was loaded

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
@@ -44,7 +43,7 @@ func extrapScores(c config.Config, L int) float64 {
 }
 
 // TestExtrapolatesToChanceRule: the run report's "extrapolates to" is the chance rule of
-// the claims engine, computed by one function (train.ExtrapolatesTo): parity at chance gets none
+// the claims engine, computed by one function (ExtrapolatesTo): parity at chance gets none
 // ("–" in the table, 0 in summary.csv), copy gets 13, and the claims code (SeedCell, in the
 // same metric) gives the same answer for every group.
 func TestExtrapolatesToChanceRule(t *testing.T) {
@@ -86,12 +85,12 @@ func TestExtrapolatesToChanceRule(t *testing.T) {
 // match (0 past 4) is not what decides.
 func TestExtrapolatesToSlotsSameAnswer(t *testing.T) {
 	g := slotsGrid(t, t.TempDir())
-	sums, _, err := train.Aggregate(g.Cells, g.Results())
+	sums, _, err := Aggregate(g.Cells, g.Results())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range sums {
-		if s.Metric != train.MetricToken {
+		if s.Metric != MetricToken {
 			t.Fatalf("%s: metric %s", s.Group, s.Metric)
 		}
 		if s.ExtrapLength != 4 {

@@ -66,7 +66,7 @@ func TestReportGoldenSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	sums := rep.Summaries
-	if len(sums) != 2 || sums[1].Metric != train.MetricToken {
+	if len(sums) != 2 || sums[1].Metric != MetricToken {
 		t.Fatalf("summaries: %+v", sums)
 	}
 	// randomized: beyond token accuracy 0.7 and 0.8 by seed, exact match 0.

@@ -20,27 +20,27 @@ import (
 // LMCurve is one group's bits per byte against context length (the lm task): per length, the
 // statistic over the group's seeds, with non-overlapping windows and with the sliding window.
 type LMCurve struct {
-	Group   train.Group
+	Group   Group
 	MaxLen  int // the training length
 	Lengths []int
-	Windows []train.Stat // bits per byte, non-overlapping windows
-	Sliding []train.Stat // bits per byte, sliding window
+	Windows []Stat // bits per byte, non-overlapping windows
+	Sliding []Stat // bits per byte, sliding window
 	// Change and SlidingChange are, per length, each seed's bits per byte minus its own at the
 	// training length MaxLen (nil when the group was not evaluated at MaxLen).
 	Change, SlidingChange [][]float64
 	Seeds                 int
 }
 
-// LMCurves gathers the lm runs of a grid by group (train.GroupOf), in the grid's order; nil when
+// LMCurves gathers the lm runs of a grid by group (GroupOf), in the grid's order; nil when
 // it has none. A group's lengths are those every one of its runs has.
 func LMCurves(g *Grid) []LMCurve {
-	var order []train.Group
-	runs := map[train.Group][]*train.Result{}
+	var order []Group
+	runs := map[Group][]*train.Result{}
 	for i, r := range g.Runs {
 		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].BitsPerByte == 0 {
 			continue
 		}
-		k := train.GroupOf(g.Cells[i])
+		k := GroupOf(g.Cells[i])
 		if _, ok := runs[k]; !ok {
 			order = append(order, k)
 		}
@@ -71,8 +71,8 @@ func LMCurves(g *Grid) []LMCurve {
 				continue
 			}
 			c.Lengths = append(c.Lengths, l.Length)
-			c.Windows = append(c.Windows, train.NewStat(w))
-			c.Sliding = append(c.Sliding, train.NewStat(s))
+			c.Windows = append(c.Windows, NewStat(w))
+			c.Sliding = append(c.Sliding, NewStat(s))
 			if len(dw) == len(rs) {
 				c.Change = append(c.Change, dw)
 				c.SlidingChange = append(c.SlidingChange, ds)
@@ -259,7 +259,7 @@ func lmSummaryCSV(curves []LMCurve) []byte {
 		if len(c.Lengths) == 0 {
 			continue
 		}
-		trainW, trainS := train.Stat{Mean: nan, Std: nan}, train.Stat{Mean: nan}
+		trainW, trainS := Stat{Mean: nan, Std: nan}, Stat{Mean: nan}
 		if t := slices.Index(c.Lengths, c.MaxLen); t >= 0 {
 			trainW, trainS = c.Windows[t], c.Sliding[t]
 		}

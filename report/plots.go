@@ -36,7 +36,7 @@ func schemeBase(g *Grid, kind string) float64 {
 	return position.DefaultBase
 }
 
-func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.LengthStat) ([]string, error) {
+func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat) ([]string, error) {
 	var names []string
 	add := func(name string, err error) error {
 		if err != nil {
@@ -94,7 +94,7 @@ func writePlots(dir string, g *Grid, sums []train.GroupSummary, rows []train.Len
 	return names, nil
 }
 
-func groupLabel(g train.Group) string {
+func groupLabel(g Group) string {
 	if g.Variant != "" {
 		return g.Scheme + " " + g.Variant
 	}
@@ -103,7 +103,7 @@ func groupLabel(g train.Group) string {
 
 // exactPlot: exact match against length, a line per group (mean over seeds) with a band from
 // the minimum to the maximum over seeds, and a dashed line at the longest training length.
-func exactPlot(dir, task string, sums []train.GroupSummary, rows []train.LengthStat) (string, error) {
+func exactPlot(dir, task string, sums []GroupSummary, rows []LengthStat) (string, error) {
 	p := plot.New()
 	p.Title.Text = task + ": exact match against input length"
 	p.X.Label.Text = "input length"
@@ -202,7 +202,7 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 		if r == nil || r.Result.Task != task || r.Result.Variant != "" || len(r.Metrics) == 0 {
 			continue // an eval variant's training is its run's; a run without metrics has no curve
 		}
-		label := groupLabel(train.GroupOf(g.Cells[i]))
+		label := groupLabel(GroupOf(g.Cells[i]))
 		s, ok := byGroup[label]
 		if !ok {
 			s = &series{label: label, sum: map[int]float64{}, n: map[int]int{}}

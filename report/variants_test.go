@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/grid"
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 )
@@ -64,14 +63,14 @@ func TestReportEvalVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var groups []train.Group
+	var groups []Group
 	for _, s := range rep.Summaries {
 		groups = append(groups, s.Group)
 		if s.Seeds != 2 {
 			t.Errorf("%v: %d seeds, want 2", s.Group, s.Seeds)
 		}
 	}
-	want := []train.Group{{Task: "copy", Scheme: "rope"}, {Task: "copy", Scheme: "rope", Variant: "eval=interp"}, {Task: "copy", Scheme: "alibi"}}
+	want := []Group{{Task: "copy", Scheme: "rope"}, {Task: "copy", Scheme: "rope", Variant: "eval=interp"}, {Task: "copy", Scheme: "alibi"}}
 	if len(groups) != len(want) {
 		t.Fatalf("groups %v, want %v", groups, want)
 	}

@@ -17,15 +17,14 @@ import (
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 )
 
 // Report is what Write produced.
 type Report struct {
 	Dir       string
-	Summaries []train.GroupSummary
-	Rows      []train.LengthStat
+	Summaries []GroupSummary
+	Rows      []LengthStat
 	Plots     []string // file names (without extension) written next to report.md
 	// Headline is the table a terminal shows for the grid (report.md's Summary): SummaryTable,
 	// or for a grid of lm runs only LMTable, bits per byte (exact match means nothing there).
@@ -38,7 +37,7 @@ type Report struct {
 // other tasks' exact match to summary.csv and by_length.csv and its lm groups' bits per byte to
 // lm_summary.csv and lm_by_length.csv.
 func Write(g *Grid) (*Report, error) {
-	sums, rows, err := train.Aggregate(g.Cells, g.Results())
+	sums, rows, err := Aggregate(g.Cells, g.Results())
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +88,7 @@ func f3(x float64) string {
 }
 
 // PM formats a statistic as "mean ± std" (just the mean for one seed).
-func PM(s train.Stat) string {
+func PM(s Stat) string {
 	if s.N == 0 {
 		return "–"
 	}
@@ -100,11 +99,11 @@ func PM(s train.Stat) string {
 }
 
 // tokenHeadline tells whether a table of these groups headlines token accuracy: every group is
-// scored per token (slots-format tasks, train.MetricToken). A table mixing the formats keeps
+// scored per token (slots-format tasks, MetricToken). A table mixing the formats keeps
 // exact match, which every group has.
-func tokenHeadline(sums []train.GroupSummary) bool {
+func tokenHeadline(sums []GroupSummary) bool {
 	for _, s := range sums {
-		if s.Metric != train.MetricToken {
+		if s.Metric != MetricToken {
 			return false
 		}
 	}
@@ -119,9 +118,9 @@ const (
 
 // notCorpus returns the groups and rows of the tasks not read from a corpus (scored by exact
 // match): the lm groups' exact match is no score.
-func notCorpus(sums []train.GroupSummary, rows []train.LengthStat) ([]train.GroupSummary, []train.LengthStat) {
-	var s []train.GroupSummary
-	var r []train.LengthStat
+func notCorpus(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []LengthStat) {
+	var s []GroupSummary
+	var r []LengthStat
 	for _, x := range sums {
 		if !data.ReadsCorpus(x.Task) {
 			s = append(s, x)
@@ -137,7 +136,7 @@ func notCorpus(sums []train.GroupSummary, rows []train.LengthStat) ([]train.Grou
 
 // scoredGroups are the groups of the exact-match tables (Summary, by length, decoded failures):
 // in a grid that mixes lm with other tasks, the others (notCorpus); else all of them.
-func scoredGroups(sums []train.GroupSummary, rows []train.LengthStat) ([]train.GroupSummary, []train.LengthStat) {
+func scoredGroups(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []LengthStat) {
 	if lmOnly(sums) {
 		return sums, rows
 	}
@@ -146,7 +145,7 @@ func scoredGroups(sums []train.GroupSummary, rows []train.LengthStat) ([]train.G
 
 // lmOnly tells whether every group is a task read from a corpus (lm: data.ReadsCorpus), scored
 // by bits per byte, whose exact match and decoded answers mean nothing.
-func lmOnly(sums []train.GroupSummary) bool {
+func lmOnly(sums []GroupSummary) bool {
 	for _, s := range sums {
 		if !data.ReadsCorpus(s.Task) {
 			return false
@@ -157,7 +156,7 @@ func lmOnly(sums []train.GroupSummary) bool {
 
 // SummaryTable is the markdown table of one row per group. Its headline is exact match, or
 // token accuracy (with exact match in its own columns) when every group is in the slots format.
-func SummaryTable(sums []train.GroupSummary) string {
+func SummaryTable(sums []GroupSummary) string {
 	var b strings.Builder
 	if tokenHeadline(sums) {
 		b.WriteString("| task | scheme | variant | seeds | trained on | in-range token accuracy | beyond token accuracy | beyond [min, max] | in-range exact | beyond exact | extrapolates to | ratio |\n")
@@ -189,7 +188,7 @@ func SummaryTable(sums []train.GroupSummary) string {
 }
 
 // seedsCell is a group's seeds column: the count, and how many of them diverged in training.
-func seedsCell(s train.GroupSummary) string {
+func seedsCell(s GroupSummary) string {
 	if s.Diverged > 0 {
 		return fmt.Sprintf("%d (%d diverged)", s.Seeds, s.Diverged)
 	}
@@ -198,7 +197,7 @@ func seedsCell(s train.GroupSummary) string {
 
 // pmOf is PM of a group's statistic, or "diverged" when every seed of the group diverged: a
 // diverged run has no scores, never numbers.
-func pmOf(s train.GroupSummary, st train.Stat) string {
+func pmOf(s GroupSummary, st Stat) string {
 	if s.Diverged > 0 && s.Diverged == s.Seeds {
 		return "diverged"
 	}
@@ -207,7 +206,7 @@ func pmOf(s train.GroupSummary, st train.Stat) string {
 
 // extrapolation formats a group's "extrapolates to" and ratio columns: "–" for both when the
 // headline metric is not clearly above chance even at the shortest tested length.
-func extrapolation(s train.GroupSummary) (length, ratio string) {
+func extrapolation(s GroupSummary) (length, ratio string) {
 	if s.ExtrapLength == 0 {
 		return "–", "–"
 	}
@@ -217,22 +216,22 @@ func extrapolation(s train.GroupSummary) (length, ratio string) {
 // ByLengthTables is one markdown table per task: a row per length, a column per group, cells
 // "mean ± std" of exact match, or of token accuracy for a task whose groups are all scored per
 // token (slots format).
-func ByLengthTables(sums []train.GroupSummary, rows []train.LengthStat) string {
+func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 	var b strings.Builder
 	for _, task := range tasks(sums) {
-		var groups []train.Group
-		var mine []train.GroupSummary
+		var groups []Group
+		var mine []GroupSummary
 		for _, s := range sums {
 			if s.Task == task {
 				groups = append(groups, s.Group)
 				mine = append(mine, s)
 			}
 		}
-		metric, score := "exact match", func(r train.LengthStat) train.Stat { return r.Exact }
+		metric, score := "exact match", func(r LengthStat) Stat { return r.Exact }
 		if tokenHeadline(mine) {
-			metric, score = "token accuracy", func(r train.LengthStat) train.Stat { return r.Token }
+			metric, score = "token accuracy", func(r LengthStat) Stat { return r.Token }
 		}
-		cell := map[train.Group]map[int]train.LengthStat{}
+		cell := map[Group]map[int]LengthStat{}
 		lengthSet := map[int]bool{}
 		maxLen := 0
 		for _, r := range rows {
@@ -240,7 +239,7 @@ func ByLengthTables(sums []train.GroupSummary, rows []train.LengthStat) string {
 				continue
 			}
 			if cell[r.Group] == nil {
-				cell[r.Group] = map[int]train.LengthStat{}
+				cell[r.Group] = map[int]LengthStat{}
 			}
 			cell[r.Group][r.Length] = r
 			lengthSet[r.Length] = true
@@ -283,7 +282,7 @@ func ByLengthTables(sums []train.GroupSummary, rows []train.LengthStat) string {
 	return b.String()
 }
 
-func tasks(sums []train.GroupSummary) []string {
+func tasks(sums []GroupSummary) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range sums {
@@ -375,7 +374,7 @@ func csvFloat(x float64) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
-func summaryCSV(sums []train.GroupSummary) []byte {
+func summaryCSV(sums []GroupSummary) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
@@ -393,7 +392,7 @@ func summaryCSV(sums []train.GroupSummary) []byte {
 	return buf.Bytes()
 }
 
-func byLengthCSV(rows []train.LengthStat) []byte {
+func byLengthCSV(rows []LengthStat) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "length", "in_range", "n", "exact_mean", "exact_std", "exact_min", "exact_max", "token_mean", "token_std", "token_min", "token_max"})
@@ -416,7 +415,7 @@ func Warnings(g *Grid) []string {
 			if _, ok := groups[w]; !ok {
 				order = append(order, w)
 			}
-			label := train.GroupOf(c).String()
+			label := GroupOf(c).String()
 			if !slices.Contains(groups[w], label) {
 				groups[w] = append(groups[w], label)
 			}
@@ -452,11 +451,11 @@ func SelectionTable(sel *config.Selection) string {
 }
 
 // extrapolationRule is the sentence that defines the "extrapolates to" and "ratio" columns
-// (train.ExtrapolatesTo), in report.md and in the claims engine.
+// (ExtrapolatesTo), in report.md and in the claims engine.
 func extrapolationRule() string {
 	return fmt.Sprintf("*Extrapolates to*: the longest tested length up to which the headline score (exact match; token accuracy for the slots format) "+
 		"stays clearly above chance at every tested length: the lower end of the %.0f%% t interval of its mean over seeds (with one seed, the score itself) "+
 		"exceeds the task's chance level + %.2f (chance: what guessing scores, 1/k per output token for k possible values, (1/k)^n for an n-token answer, or the task's baseline where its answers are padded or skewed, docs/tasks.md#baselines); "+
 		"a length where chance is within %.2f of 1 (no score can clear it) is skipped; – when it is not even at the shortest length. *Ratio*: that length over the longest training length.",
-		train.Level*100, train.ChanceMargin, train.ChanceMargin)
+		Level*100, ChanceMargin, ChanceMargin)
 }

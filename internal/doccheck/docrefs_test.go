@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// docPackages maps the package names the docs write (`train.ExtrapolatesTo`) to their folders.
+// docPackages maps the package names the docs write (`report.ExtrapolatesTo`) to their folders.
 var docPackages = map[string]string{
 	"position": "position", "attention": "attention", "model": "model", "train": "train", "report": "report",
 	"data": "data", "config": "train/config", "ops": "internal/ops", "stats": "internal/stats",
@@ -19,7 +19,7 @@ var docPackages = map[string]string{
 
 // TestDocsNameExistingCode: every exported identifier the docs (README.md, configs/README.md,
 // docs/*.md, docs/claims/README.md) name as pkg.Name, or pkg.Type.Member, is declared in that
-// package (tests included), so a rename or a move (report.Chance became train.Chance) cannot
+// package (tests included), so a rename or a move (train.Chance became report.Chance) cannot
 // leave the docs pointing at nothing.
 func TestDocsNameExistingCode(t *testing.T) {
 	const root = "../.."

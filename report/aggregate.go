@@ -1,4 +1,4 @@
-package train
+package report
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/train/config"
 	"go.yaml.in/yaml/v3"
 )
@@ -72,7 +73,7 @@ type GroupSummary struct {
 	Group
 	MinLen, MaxLen int
 	Seeds          int
-	// Diverged counts the seeds whose training diverged (Result.Diverged): they have no scores,
+	// Diverged counts the seeds whose training diverged (train.Result.Diverged): they have no scores,
 	// so the statistics are over the others.
 	Diverged int
 	// Metric is the group's headline score, the one its protocol reports: MetricToken for a
@@ -151,13 +152,13 @@ func sortedKeys(m map[string]string) []string {
 
 // Aggregate groups finished runs (nil results are skipped) and summarises them over seeds.
 // Groups come in the order of their first cell; lengths ascending.
-func Aggregate(cells []config.Cell, results []*Result) ([]GroupSummary, []LengthStat, error) {
+func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []LengthStat, error) {
 	type acc struct {
 		g              Group
 		cfg            config.Config // the first cell's: the task, for its chance level
 		minLen, maxLen int
 		metric         string
-		runs           []*Result
+		runs           []*train.Result
 	}
 	var order []Group
 	groups := map[Group]*acc{}
