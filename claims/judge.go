@@ -265,6 +265,8 @@ func (j *Judged) resolve(c Cell, path string, t *loaded, st Statistic, paper pap
 	}
 	if lm := slices.ContainsFunc(cl.rows, Row.lm); !hasChance(st.Metric) && !lm {
 		return nil, f.errAt(path, "cell %s · %s of table %s has no %s (a language model's score, task lm): judge it in exact_match or token_accuracy", k.Task, k, t.Name, st.Metric)
+	} else if hasChance(st.Metric) && lm {
+		return nil, f.errAt(path, "cell %s · %s of table %s is a language model's (task lm): it has no %s; judge it in bits_per_byte or sliding_bits_per_byte", k.Task, k, t.Name, st.Metric)
 	}
 	if n := cl.runs(); n < 2 {
 		return nil, f.errAt(path, "cell %s · %s of table %s has %d run: a verdict over seeds needs at least 2 (train more seeds in %s)", k.Task, k, t.Name, n, orWord(t.Grid, "its grid"))

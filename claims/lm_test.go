@@ -119,8 +119,11 @@ func TestLowerIsBetterMirrors(t *testing.T) {
 	seen := map[string]int{}
 	for it := range 300 {
 		bar := 2.6 + 1.2*rng.Float64()
-		var csv strings.Builder
+		// t.csv: the language model's rows; m.csv: the same runs as a task without bits (their
+		// bits columns empty), whose token accuracy is the mirror: an lm cell is judged in bits only.
+		var csv, mirror strings.Builder
 		csv.WriteString(strings.Join(Header, ",") + "\n")
+		mirror.WriteString(strings.Join(Header, ",") + "\n")
 		for _, s := range []string{"a", "b", "c", "d"} {
 			base, slope := 2+2*rng.Float64(), 0.6*rng.Float64()-0.3
 			for seed := 1; seed <= 3; seed++ {
@@ -130,17 +133,22 @@ func TestLowerIsBetterMirrors(t *testing.T) {
 						x += slope * math.Log2(float64(L)/16)
 					}
 					x = math.Round(x*1e4) / 1e4
-					fmt.Fprintf(&csv, "lm,%s,,%d,%d,%v,0,%g,100,0.001,10,0,0,16,16,1,0.125,0,0,%g,%g\n", s, seed, L, L <= 16, 1-x/10, x, x)
+					fmt.Fprintf(&csv, "lm,%s,,%d,%d,%v,0,%g,100,0.001,10,0,0,16,16,,,0,0,%g,%g\n", s, seed, L, L <= 16, 1-x/10, x, x)
+					fmt.Fprintf(&mirror, "lm,%s,,%d,%d,%v,0,%g,100,0.001,10,0,0,1,16,1,0.125,0,0,,\n", s, seed, L, L <= 16, 1-x/10)
 				}
 			}
 		}
 		os.WriteFile(filepath.Join(dir, "t.csv"), []byte(csv.String()), 0o644)
+		os.WriteFile(filepath.Join(dir, "m.csv"), []byte(mirror.String()), 0o644)
 		// bits: ch at_most m, ch2 at_least −m; the mirror: at_least −m/10 and at_most m/10 (a
 		// change of −d/10 in accuracy); an equivalence margin e in bits is e/10 in accuracy.
 		file := func(name, metric string, learned, margin float64, ch, ch2 string) string {
-			p := filepath.Join(dir, name)
+			p, table := filepath.Join(dir, name), "t.csv"
+			if metric == "token_accuracy" {
+				table = "m.csv"
+			}
 			os.WriteFile(p, []byte(fmt.Sprintf(`title: mirror
-tables: [{name: t, csv: t.csv}]
+tables: [{name: t, csv: %s}]
 statistic: {metric: %s, past_training: 0, learned: %g, ours: best}
 claims:
   - {id: ab, kind: ranking, a: {task: lm, scheme: a}, b: {task: lm, scheme: b}}
@@ -149,7 +157,7 @@ claims:
   - {id: all, kind: ahead_of_all, a: {task: lm, scheme: a}}
   - {id: ch, kind: change_from_training, a: {task: lm, scheme: b}, %s}
   - {id: ch2, kind: change_from_training, a: {task: lm, scheme: c}, %s}
-`, metric, learned, margin, ch, ch2)), 0o644)
+`, table, metric, learned, margin, ch, ch2)), 0o644)
 			return p
 		}
 		m, margin := 0.1*rng.NormFloat64(), 0.2*rng.Float64()

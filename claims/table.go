@@ -161,6 +161,10 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			}
 		}
 		for _, c := range fracs {
+			if x.lm() && (c.h == "chance_exact" || c.h == "chance_token") && get(c.h) == "" {
+				*c.dst = math.NaN() // a language model has no chance level
+				continue
+			}
 			v, err := strconv.ParseFloat(get(c.h), 64)
 			if err != nil || !(v >= 0 && v <= 1) {
 				return nil, bad(c.h, "a score in [0, 1]")
@@ -271,7 +275,7 @@ func TableCSV(rows []Row) []byte {
 	for _, r := range rows {
 		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
 			g(r.Exact), g(r.Token), strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
-			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), g(r.ChanceExact), g(r.ChanceToken), orEmpty(r.BestScore), strconv.Itoa(r.DivergedStep)}
+			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), orEmpty(r.ChanceExact), orEmpty(r.ChanceToken), orEmpty(r.BestScore), strconv.Itoa(r.DivergedStep)}
 		if lm {
 			rec = append(rec, orEmpty(r.BitsPerByte), orEmpty(r.SlidingBitsPerByte))
 		}

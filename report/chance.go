@@ -20,14 +20,16 @@ const (
 // Chance is what guessing scores at input length L: the task's baseline where its answers are
 // padded or skewed (data.BaselineOf: the best constant answer, its END slot included), else per
 // token 1/k, k the values an output token takes (the task's data.OutputClasses, else its
-// task.symbols); exact match (1/k)^n for an answer of n tokens.
+// task.symbols); exact match (1/k)^n for an answer of n tokens. A language model (a task read
+// from a corpus, lm) has no answer to guess: no chance level, NaN for both.
 func Chance(c config.Config, L int) (exact, token float64) {
+	if data.ReadsCorpus(c.Task.Name) {
+		return math.NaN(), math.NaN()
+	}
 	opt := data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken}
-	if !data.ReadsCorpus(c.Task.Name) { // lm has no baseline (and data.New reads its corpus)
-		if t, err := data.New(c.Task.Name, opt); err == nil {
-			if b, ok := data.BaselineOf(t, L); ok {
-				return b.Exact, b.Token
-			}
+	if t, err := data.New(c.Task.Name, opt); err == nil {
+		if b, ok := data.BaselineOf(t, L); ok {
+			return b.Exact, b.Token
 		}
 	}
 	k, n := c.Task.Symbols, L

@@ -52,6 +52,12 @@ func TestChance(t *testing.T) {
 	if e, tok := Chance(c, 30); e != 0.5 || tok != 0.5 {
 		t.Errorf("parity: exact %g token %g, want 0.5, 0.5", e, tok)
 	}
+	// a language model has no answer to guess: no chance level (it was (1/8)^0 = 1 and 1/8)
+	c.Task.Name = "lm"
+	if e, tok := Chance(c, 64); !math.IsNaN(e) || !math.IsNaN(tok) {
+		t.Errorf("lm: exact %g token %g, want NaN, NaN", e, tok)
+	}
+	c.Task.Name = "parity"
 	// length 2: one bit then one action; POP (1/3) leaves END 0 0, PUSH (2/3) two bits then END.
 	// The slots' majority answer 0 0 END scores 1/3, 2/3, 2/3 by slot; the most likely answer is
 	// END 0 0, 1/3 (each two-bit answer has 2/3 · 1/4).
