@@ -22,21 +22,32 @@ type Choose struct {
 	Written presence.Keys `yaml:"-"`
 }
 
-// on: the table chooses a rate.
-func (c Choose) on() bool { return c.By != "" || c.Written.Has("seed") || len(c.LR) > 0 }
+// chooses: the table chooses a rate (choose: is written, even empty: check refuses that).
+func (t Table) chooses() bool { return t.chooseKey || t.Choose.Written.Len() > 0 }
 
 // ChooseBy is the score a choice compares (the only one: the runs' best validation score).
 const ChooseBy = "best_val_score"
 
+// chooseForm is a whole choose: section, for the messages of a half-written one.
+const chooseForm = "choose: {by: " + ChooseBy + ", seed: N, lr: [r1, r2, ...]}"
+
 // check validates a table's choose: section (p is its path in the file).
 func (c Choose) check(f *File, p string) error {
 	switch {
+	case c.Written.Len() == 0:
+		return f.errAt(p, "written empty: write %s (each cell keeps its runs at the rate whose seed-N run validates best), or remove choose:", chooseForm)
+	case !c.Written.Has("by"):
+		return f.errAt(p+".by", "missing: write %s", chooseForm)
 	case c.By != ChooseBy:
 		return f.errAt(p+".by", "%q: write by: %s (the runs' best validation score, what select: compares)", c.By, ChooseBy)
 	case !c.Written.Has("seed"):
 		return f.errAt(p+".seed", "missing: give the seed whose runs choose the rate (select: seeds), e.g. seed: 1")
-	case len(c.LR) < 2:
-		return f.errAt(p+".lr", "give the candidate learning rates, at least two, in the order ties are broken (the first wins), e.g. lr: [0.001, 0.003]")
+	case !c.Written.Has("lr"):
+		return f.errAt(p+".lr", "missing: give the candidate learning rates, at least two, in the order ties are broken (the first wins), e.g. lr: [0.001, 0.003]")
+	case len(c.LR) == 0:
+		return f.errAt(p+".lr", "empty: give the candidate learning rates, at least two, in the order ties are broken (the first wins), e.g. lr: [0.001, 0.003]")
+	case len(c.LR) == 1:
+		return f.errAt(p+".lr", "one rate: a choice needs at least two candidates, in the order ties are broken (the first wins), e.g. lr: [0.001, 0.003]")
 	}
 	for i, r := range c.LR {
 		if !(r > 0) || math.IsInf(r, 0) || slices.Index(c.LR, r) != i {

@@ -80,6 +80,9 @@ type Table struct {
 	// Choose keeps each cell's runs at the learning rate a selection rule picks from the rows'
 	// validation scores (after Union and Rows).
 	Choose Choose `yaml:"choose"`
+	// chooseKey: the file writes choose:, perhaps empty ({} or no value: no key of Choose is
+	// written, and Load marks it here so that it is refused rather than read as absent).
+	chooseKey bool
 }
 
 // Statistic is how a run's per-length scores become the numbers a verdict compares.
@@ -225,6 +228,9 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	f.root, _ = config.ParseYAML(src, path) // for the lines of errAt; Decode read it already
+	for i := range f.Tables {
+		f.Tables[i].chooseKey = hasKey(nodeAt(f.root, fmt.Sprintf("tables[%d]", i)), "choose")
+	}
 	if err := f.check(); err != nil {
 		return nil, err
 	}
@@ -264,6 +270,16 @@ func (f *File) errAt(path, format string, a ...any) error {
 		loc = fmt.Sprintf("%s:%d", f.Path, n.Line)
 	}
 	return fmt.Errorf("%s: %s: %s", loc, path, fmt.Sprintf(format, a...))
+}
+
+// hasKey tells whether mapping n has key.
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeAt finds the node of a dotted path with [i] indices; nil when absent, the nearest
@@ -334,7 +350,7 @@ func (f *File) check() error {
 				return f.errAt(fmt.Sprintf("%s.union[%d]", p, k), "table %q is named twice: name each table once", u)
 			}
 		}
-		if t.Choose.on() {
+		if t.chooses() {
 			if err := t.Choose.check(f, p+".choose"); err != nil {
 				return err
 			}

@@ -144,7 +144,7 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			return nil, f.errAt(path, "table %s holds no rows (rows: keeps none): choose rows its sources hold", t.Name)
 		}
 		var choices []rateChoice
-		if t.Choose.on() {
+		if t.chooses() {
 			if rows, choices, err = choose(f, path, t, rows, f.Statistic); err != nil {
 				return nil, err
 			}
