@@ -527,6 +527,59 @@ func parseRange(s string) (lo, hi int, err error) {
 	return lo, hi, nil
 }
 
+// kindKeys are the keys each kind of claim reads besides those every claim has (id, kind, text,
+// table, paper, beside, statistic); a family's a: only names its task.
+var kindKeys = map[string][]string{
+	KindRanking:     {"a", "b"},
+	KindEquivalence: {"a", "b", "margin"},
+	KindPaperOrder:  {"cells", "min_gap"},
+	KindFamily:      {"where", "drop", "headline", "a"},
+	KindShape:       {"cells", "stays_above", "falls_by"},
+	KindAheadOfAll:  {"a"},
+	KindChange:      {"a", "at_most", "at_least"},
+}
+
+// commonKeys are the keys of every kind of claim.
+var commonKeys = []string{"id", "kind", "text", "table", "paper", "beside", "statistic"}
+
+// checkKeys refuses a key the claim's kind does not read (a written value that would do nothing),
+// and a cell key its place does not read: lr (a claim's cell is every run of its task, scheme and
+// variant) and a family's a: beyond its task.
+func (c *Claim) checkKeys(f *File, p string) error {
+	n := nodeAt(f.root, p)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if slices.Contains(commonKeys, k) || slices.Contains(kindKeys[c.Kind], k) {
+			continue
+		}
+		var readers []string
+		for _, kind := range kinds {
+			if slices.Contains(kindKeys[kind], k) {
+				readers = append(readers, kind)
+			}
+		}
+		return f.errAt(p+"."+k, "a %s claim does not read %s: (its keys: %s): remove it, or write the kind that reads it (%s)",
+			c.Kind, k, strings.Join(kindKeys[c.Kind], ", "), strings.Join(readers, ", "))
+	}
+	names, cells := []string{"a", "b"}, []Cell{c.A, c.B}
+	for i, x := range c.Cells {
+		names, cells = append(names, fmt.Sprintf("cells[%d]", i)), append(cells, x)
+	}
+	for i, x := range cells {
+		name := names[i]
+		switch {
+		case x.Written.Has("lr"):
+			return f.errAt(p+"."+name+".lr", "a claim's cell is every run of its task, scheme and variant: keep one learning rate with its table's rows: (a cell with lr:) or choose:, and remove lr: here")
+		case c.Kind == KindFamily && name == "a" && x.Written.Len() > 0 && x.Written != presence.Of("task"):
+			return f.errAt(p+".a", "a family's a: only names the task its pairs are taken from (its cells come from where: and drop:): write a: {task: T} or remove a:")
+		}
+	}
+	return nil
+}
+
 func (c *Claim) check(f *File, p string) error {
 	needAB := func() error {
 		for _, side := range []struct {
@@ -542,8 +595,8 @@ func (c *Claim) check(f *File, p string) error {
 	if c.Paper != "" && c.Kind != KindShape && c.Kind != KindAheadOfAll && c.Kind != KindChange {
 		return f.errAt(p+".paper", "a %s claim's paper number comes from its cells (their paper: or paper_value:): move it there", c.Kind)
 	}
-	if (c.Written.Has("at_most") || c.Written.Has("at_least")) && c.Kind != KindChange {
-		return f.errAt(p+".kind", "at_most and at_least bound a change_from_training claim, not a %s one: write kind: change_from_training or remove them", c.Kind)
+	if err := c.checkKeys(f, p); err != nil {
+		return err
 	}
 	switch c.Kind {
 	case KindRanking:

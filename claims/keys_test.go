@@ -1,0 +1,66 @@
+package claims
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestClaimKeysOfKind: every key of a claim is read by every kind or by some kinds, and a claim
+// writing a key its kind does not read (a value that would do nothing) is refused with one line
+// naming claims[0].<key> and the kind; a key its kind reads is not refused for being there.
+func TestClaimKeysOfKind(t *testing.T) {
+	values := map[string]string{
+		"a": "{task: copy, scheme: kerple}", "b": "{task: copy, scheme: alibi}", "cells": "[{task: copy, scheme: kerple}]",
+		"where": "randomized=true", "drop": "[randomized]", "headline": "{text: h}",
+	}
+	var keys []string
+	ct := reflect.TypeFor[Claim]()
+	for i := 0; i < ct.NumField(); i++ {
+		if k, _, _ := strings.Cut(ct.Field(i).Tag.Get("yaml"), ","); k != "-" && ct.Field(i).IsExported() {
+			keys = append(keys, k)
+		}
+	}
+	dir := t.TempDir()
+	n := 0
+	for _, k := range keys {
+		readBy := 0
+		for _, kind := range kinds {
+			if slices.Contains(kindKeys[kind], k) {
+				readBy++
+			}
+		}
+		if readBy == 0 && !slices.Contains(commonKeys, k) {
+			t.Errorf("key %s is read by no kind: add it to kindKeys or commonKeys", k)
+		}
+		if slices.Contains(commonKeys, k) {
+			continue
+		}
+		v, ok := values[k]
+		if !ok {
+			v = "0.5"
+		}
+		for _, kind := range kinds {
+			src := "title: keys\ntables: [{name: t, csv: " + abs(t, "testdata/tiny.csv") + "}]\n" +
+				"statistic: {metric: exact_match, past_training: 2, learned: 0.9}\n" +
+				"claims:\n  - {id: x, kind: " + kind + ", " + k + ": " + v + "}\n"
+			path := filepath.Join(dir, "keys.yaml")
+			os.WriteFile(path, []byte(src), 0o644)
+			_, err := Load(path)
+			refused := err != nil && strings.Contains(err.Error(), "claims[0]."+k+": a "+kind+" claim does not read "+k+":")
+			if reads := slices.Contains(kindKeys[kind], k); reads == refused {
+				t.Errorf("%s claim with %s: (read: %v): got %v", kind, k, reads, err)
+			}
+			if refused && strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s claim with %s: not one line: %v", kind, k, err)
+			}
+			n++
+		}
+	}
+	if n < 50 {
+		t.Fatalf("checked %d kind × key pairs, want every kind against every kind-specific key (≥ 50)", n)
+	}
+}
