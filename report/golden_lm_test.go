@@ -150,3 +150,56 @@ func TestReportMixedLM(t *testing.T) {
 		}
 	}
 }
+
+// TestReportLMDiverged: a grid of lm runs stays an lm report when its runs diverged (they have
+// no bits per byte): with every run diverged, the CLI's table and report.md's Summary say so,
+// naming the groups and the fix, with no exact-match table, and summary.csv keeps the lm
+// header; with one scheme's runs diverged, the other's bits per byte are shown and the diverged
+// scheme is named beside them.
+func TestReportLMDiverged(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		diverged func(c config.Config) bool
+		want     []string
+	}{
+		{"all", func(config.Config) bool { return true },
+			[]string{"Every run diverged in training", "lm · alibi: 2 of 2 seeds", "lm · sinusoidal: 2 of 2 seeds", "diverged at step 3, the loss is", "lower train.lr"}},
+		{"alibi", func(c config.Config) bool { return c.Position.Kind == "alibi" },
+			[]string{"| sinusoidal | 2 |", "Diverged in training", "lm · alibi: 2 of 2 seeds", "lower train.lr"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := fixtureGrid(t, t.TempDir(), lmFixture, func(config.Config, int) float64 { return 0 })
+			g = rewriteResults(t, g, func(c config.Config, r *train.Result) {
+				if tc.diverged(c) {
+					r.Lengths = nil
+					r.Diverged = &train.Divergence{Step: 3, Reason: "the loss is 2.1e+03, past 100 × ln(vocabulary) = 5.5e+02 (it exploded)", Fix: "lower train.lr (1e+09)"}
+					return
+				}
+				for i, l := range r.Lengths {
+					r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
+				}
+			})
+			rep, err := Write(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, _ := os.ReadFile(filepath.Join(rep.Dir, "report.md"))
+			sum, _ := os.ReadFile(filepath.Join(rep.Dir, "summary.csv"))
+			for what, text := range map[string]string{"the CLI's table": rep.Headline, "report.md": string(md)} {
+				for _, want := range tc.want {
+					if !strings.Contains(text, want) {
+						t.Errorf("%s lacks %q:\n%s", what, want, text)
+					}
+				}
+				for _, banned := range []string{"exact", "Exact", "failures", "in range"} {
+					if strings.Contains(text, banned) {
+						t.Errorf("%s mentions %q (an exact-match report):\n%s", what, banned, text)
+					}
+				}
+			}
+			if !strings.HasPrefix(string(sum), "task,scheme,") || !strings.Contains(string(sum), "bpb_mean") {
+				t.Errorf("summary.csv is not the lm one:\n%s", sum)
+			}
+		})
+	}
+}

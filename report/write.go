@@ -50,8 +50,8 @@ func Write(g *Grid) (*Report, error) {
 	}
 	scored, _ := scoredGroups(sums, nil) // a mixed grid's headline leaves its lm groups out
 	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(scored)}
-	if t := LMTable(LMCurves(g)); t != "" && lmOnly(sums) {
-		r.Headline = t
+	if lmOnly(sums) {
+		r.Headline = joinParagraphs(LMTable(LMCurves(g)), lmDiverged(g, sums))
 	}
 	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
 		return nil, err
@@ -141,6 +141,47 @@ func scoredGroups(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []Len
 		return sums, rows
 	}
 	return notCorpus(sums, rows)
+}
+
+// lmDiverged is the paragraph of an lm-only report naming its groups whose runs diverged in
+// training (they have no bits per byte, so the bits-per-byte table leaves them out), with the
+// first such run's reason and fix; "" when none diverged.
+func lmDiverged(g *Grid, sums []GroupSummary) string {
+	var groups []string
+	all := true
+	for _, s := range sums {
+		if s.Diverged > 0 {
+			groups = append(groups, fmt.Sprintf("%s: %d of %d seeds", s.Group, s.Diverged, s.Seeds))
+		}
+		all = all && s.Diverged == s.Seeds
+	}
+	if len(groups) == 0 {
+		return ""
+	}
+	head := "Diverged in training, so left out of the table (no bits per byte)"
+	if all {
+		head = "Every run diverged in training, so there are no bits per byte to show"
+	}
+	first := ""
+	for _, r := range g.Runs {
+		if r != nil && r.Result != nil && r.Result.Diverged != nil {
+			d := r.Result.Diverged
+			first = fmt.Sprintf(" Run %s diverged at step %d, %s; %s.", r.Result.Name, d.Step, d.Reason, d.Fix)
+			break
+		}
+	}
+	return fmt.Sprintf("%s (%s).%s\n", head, strings.Join(groups, "; "), first)
+}
+
+// joinParagraphs joins the non-empty texts with a blank line.
+func joinParagraphs(texts ...string) string {
+	var out []string
+	for _, t := range texts {
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // lmOnly tells whether every group is a task read from a corpus (lm: data.ReadsCorpus), scored
@@ -305,7 +346,7 @@ func markdown(g *Grid, r *Report) string {
 	// A grid of lm runs only is scored by bits per byte alone: no exact match, no answers. A grid
 	// mixing lm with other tasks shows only the others in its exact-match sections.
 	sums, rows := scoredGroups(r.Summaries, r.Rows)
-	lm := r.Headline != SummaryTable(sums)
+	lm := lmOnly(sums)
 	if !lm {
 		b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 			"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
@@ -346,6 +387,12 @@ func markdown(g *Grid, r *Report) string {
 				"mean over seeds and 95% t interval (a negative change: the longer context helps).\n\n")
 			b.WriteString(ct)
 		}
+	}
+	if d := lmDiverged(g, sums); lm && d != "" {
+		if LMTable(LMCurves(g)) != "" {
+			b.WriteString("\n")
+		}
+		b.WriteString(d)
 	}
 	b.WriteString("\n## Plots\n\n")
 	for _, p := range r.Plots {
