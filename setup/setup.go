@@ -141,7 +141,7 @@ func CheckGrid(grid config.Config, cells []config.Cell) ([]*Run, error) {
 	for i, cell := range cells {
 		r, err := checkCell(cell.Config)
 		if err != nil {
-			return nil, grid.At(fmt.Errorf("sweep cell %s: %w", cell.Name, err))
+			return nil, grid.At(&config.CellError{Cell: cell.Name, Err: err})
 		}
 		runs[i] = r
 	}
@@ -152,7 +152,7 @@ func CheckGrid(grid config.Config, cells []config.Cell) ([]*Run, error) {
 		}
 		for _, cell := range tuning {
 			if _, err := checkCell(cell.Config); err != nil {
-				return nil, grid.At(fmt.Errorf("select: sweep cell %s: %w", cell.Name, err))
+				return nil, grid.At(&config.CellError{Cell: cell.Name, Select: true, Err: err})
 			}
 		}
 	}

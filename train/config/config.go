@@ -18,6 +18,7 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -82,7 +83,102 @@ func (c Config) At(err error) error {
 		return err
 	}
 	o := c.origin
+	var ce *CellError
+	if errors.As(err, &ce) && ce == err {
+		if set := setCulprit(ce.Err, o.overrides, c.Sweep); set != "" {
+			return fmt.Errorf("-set %s: %w (found in %s; the -set applies to every cell: change or drop it)", set, ce.Err, ce.where())
+		}
+	}
 	return fmt.Errorf("%s: %w", atLine(o.src, o.name, o.overrides, err), err)
+}
+
+// checkNotSwept refuses an override (path=value) that every cell of a grid replaces with its
+// swept value: the path is swept, or lies in a swept section whose every value sets it.
+func checkNotSwept(override string, sweep Sweep, file string) error {
+	p, _, _ := strings.Cut(override, "=")
+	p = strings.TrimSpace(p)
+	for _, ax := range sweep {
+		rest, under := strings.CutPrefix(p, ax.Path+".")
+		if p != ax.Path && !(under && everyValueSets(ax.Values, strings.Split(rest, "."))) {
+			continue
+		}
+		return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep", override, p, ax.Path, file)
+	}
+	return nil
+}
+
+// everyValueSets tells whether every swept value (a section) writes the key path below it.
+func everyValueSets(values []*yaml.Node, keys []string) bool {
+	for _, n := range values {
+		for _, k := range keys {
+			for n.Kind == yaml.AliasNode && n.Alias != nil {
+				n = n.Alias
+			}
+			var next *yaml.Node
+			for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == k {
+					next = n.Content[i+1]
+				}
+			}
+			if next == nil {
+				return false
+			}
+			n = next
+		}
+	}
+	return len(values) > 0
+}
+
+// setCulprit is the -set override (path=value) behind the error of a grid's cell: the last one
+// that gave the field the error leads with (or a section holding it), else the last whose path
+// the error names as a field (model.heads: 4 heads do not divide model.d_model 7, after -set
+// model.d_model=7); "" when none did, or when the failing field is swept (the cell's own value).
+func setCulprit(err error, overrides []string, sweep Sweep) string {
+	msg := err.Error()
+	path, _, ok := strings.Cut(msg, ": ")
+	if !ok || strings.ContainsAny(path, " ") {
+		path = ""
+	}
+	under := func(path, p string) bool {
+		return path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")
+	}
+	for _, ax := range sweep {
+		if path != "" && under(path, ax.Path) {
+			return ""
+		}
+	}
+	for i := len(overrides) - 1; i >= 0; i-- {
+		if p, _, _ := strings.Cut(overrides[i], "="); path != "" && under(path, strings.TrimSpace(p)) {
+			return overrides[i]
+		}
+	}
+	for i := len(overrides) - 1; i >= 0; i-- {
+		if p, _, _ := strings.Cut(overrides[i], "="); namesField(msg, strings.TrimSpace(p)) {
+			return overrides[i]
+		}
+	}
+	return ""
+}
+
+// namesField tells whether msg names the dotted field path as a word (model.d_model in "divide
+// model.d_model 7", not in "model.d_model_x").
+func namesField(msg, path string) bool {
+	word := func(r byte) bool {
+		return r == '_' || r == '.' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	for i := 0; path != ""; {
+		j := strings.Index(msg[i:], path)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(path)
+		if (j == 0 || !word(msg[j-1])) && (end == len(msg) || !word(msg[end]) || msg[end] == '.' && (end+1 == len(msg) || msg[end+1] == ' ')) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // TaskConfig is the `task:` section.
@@ -455,6 +551,9 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 	}
 	for _, o := range overrides {
 		if err := Set(&c, o); err != nil {
+			return Config{}, nil, err
+		}
+		if err := checkNotSwept(o, c.Sweep, name); err != nil {
 			return Config{}, nil, err
 		}
 	}

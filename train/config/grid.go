@@ -109,6 +109,28 @@ type Cell struct {
 	Config Config            // the full config, defaults filled, validated
 }
 
+// CellError is the error of one cell of a grid (Expand's checks, or setup's checks that need the
+// model). Config.At leads it with the -set override that gave the failing field, when one did
+// (the -set, given to every cell, is the culprit, not the cell's swept values), else with the
+// config file.
+type CellError struct {
+	Cell   string // the cell's name
+	Select bool   // a tuning run of select:
+	Err    error
+}
+
+func (e *CellError) Error() string { return e.where() + ": " + e.Err.Error() }
+
+// where names the cell: "sweep cell NAME" (a select: tuning run's: "select: sweep cell NAME").
+func (e *CellError) where() string {
+	if e.Select {
+		return "select: sweep cell " + e.Cell
+	}
+	return "sweep cell " + e.Cell
+}
+
+func (e *CellError) Unwrap() error { return e.Err }
+
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._+-]+`)
 
 // Expand returns the cells of a config: one per combination of swept values (one cell, the
@@ -191,7 +213,7 @@ func Expand(c Config) ([]Cell, error) {
 	runs := make(map[string]int, len(cells)) // each cell's config but its name → its index
 	for i, cell := range cells {
 		if err := cell.Config.Validate(); err != nil {
-			return nil, fmt.Errorf("sweep cell %s: %w", cell.Name, err)
+			return nil, &CellError{Cell: cell.Name, Err: err}
 		}
 		anon := cell.Config
 		anon.Name = ""

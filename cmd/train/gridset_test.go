@@ -1,0 +1,57 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/posformer/posformer/setup"
+	"github.com/posformer/posformer/train/config"
+)
+
+// gridConfig is tinyConfig swept over two schemes and two seeds.
+const gridConfig = tinyConfig + "sweep:\n  position.kind: [rope, alibi]\n  seed: [1, 2]\n"
+
+// TestGridSetErrorBlamesSet: a bad -set on a grid is blamed on the -set (it gives the value to
+// every cell), not on the sweep cell first checked, whether the failing field is the one the
+// -set gave or one the error names beside it; a -set of a swept field (which every cell would
+// replace) is refused; a failing field the cell sweeps is still blamed on the cell. Through the
+// loader, the CLI and a real process; each message golden (the file's directory elided).
+func TestGridSetErrorBlamesSet(t *testing.T) {
+	dir := t.TempDir()
+	grid := writeFile(t, filepath.Join(dir, "grid.yaml"), gridConfig)
+	heads := writeFile(t, filepath.Join(dir, "heads.yaml"), tinyConfig+"sweep:\n  model.heads: [2, 3]\n")
+	const cell = " (found in sweep cell position.kind-rope__seed-1; the -set applies to every cell: change or drop it)"
+	for _, c := range []struct {
+		file string
+		sets []string
+		want string
+	}{
+		{grid, []string{"model.heads=3"}, "-set model.heads=3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model" + cell},
+		{grid, []string{"train.steps=5", "model.d_model=7"}, "-set model.d_model=7: model.heads: 2 heads do not divide model.d_model 7; pick heads among the divisors of d_model" + cell},
+		{grid, []string{"train.lr=-1"}, "-set train.lr=-1: train.lr: must be a positive number, got -1" + cell},
+		{grid, []string{"seed=5"}, "-set seed=5: seed is swept (sweep.seed in grid.yaml), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep"},
+		{heads, []string{"model.d_model=16"}, "heads.yaml: sweep cell model.heads-3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
+	} {
+		var args []string
+		for _, s := range c.sets {
+			args = append(args, "-set", s)
+		}
+		golden := func(msg string) string { return strings.ReplaceAll(msg, dir+string(filepath.Separator), "") }
+		cfg, cells, err := config.ReadCells(c.file, c.sets)
+		if err == nil {
+			_, err = setup.CheckGrid(cfg, cells)
+		}
+		if err == nil || golden(err.Error()) != c.want {
+			t.Errorf("loader %v: %v\nwant %s", c.sets, err, c.want)
+		}
+		out := filepath.Join(dir, "runs")
+		if err := runCaught(append([]string{"-config", c.file, "-out", out}, args...)...); err == nil || golden(err.Error()) != c.want {
+			t.Errorf("CLI %v: %v\nwant %s", c.sets, err, c.want)
+		}
+		stdout, stderr, code := runChild(t, append([]string{"-config", c.file, "-out", out}, args...)...)
+		if code != 1 || stdout != "" || golden(stderr) != "train: "+c.want+"\n" {
+			t.Errorf("process %v: exit %d, stdout %q, stderr %q\nwant exit 1 and train: %s", c.sets, code, stdout, stderr, c.want)
+		}
+	}
+}
