@@ -3,8 +3,10 @@
 // `file:line: dotted.path: what is wrong`) with a record of the keys written (package
 // internal/presence), `-set` overrides, the defaults of the keys not written, and validation of
 // each field that names the field and the fix. A position scheme's options are decoded once, into
-// the scheme's options struct, against the catalogue of schemes (package internal/schemes). It
-// imports nothing of the model: what needs the model (heads dividing d_model, the model's size,
+// the scheme's options struct, against the catalogue of schemes (package internal/schemes), which
+// package position's init fills: a program reading configs must link position (without it every
+// kind is refused: "no position schemes registered: import .../position"). It imports nothing of
+// the model: what needs the model (heads dividing d_model, the model's size,
 // the scheme's own checks, memory) is package setup's, which builds the model once (At reports
 // its errors at the file:line that wrote the field). A config with a sweep: is a grid: Expand
 // gives its cells (ReadCells the cells it expanded while reading), MarshalGrid its grid.yaml,

@@ -227,7 +227,7 @@ func flow(n *yaml.Node) string {
 func (s *Position) DecodeOption(key string, n *yaml.Node) error {
 	t, ok := schemes.KeyType(key)
 	if !ok {
-		return fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(schemes.AllKeys(), ", "))
+		return schemes.UnknownKey(key)
 	}
 	v, err := scalarValue(t, n)
 	if err != nil {
@@ -254,7 +254,7 @@ func (s Position) With(key string, value any) Position {
 	if t, ok := schemes.KeyType(key); ok && reflect.ValueOf(value).CanConvert(t) && (t.Kind() == reflect.String) == (reflect.ValueOf(value).Kind() == reflect.String) {
 		e.value = reflect.ValueOf(value).Convert(t).Interface()
 	} else if !ok {
-		e.err = fmt.Errorf("position.%s: unknown key %q in section position (known: %s)", key, key, strings.Join(schemes.AllKeys(), ", "))
+		e.err = fmt.Errorf("position.%s: %w", key, schemes.UnknownKey(key))
 	} else {
 		e.err = fmt.Errorf("position.%s: want a %s, got %v", key, t, value)
 	}

@@ -68,7 +68,7 @@ func holds(c Config, cond string) (bool, error) {
 	}
 	if f.Type() == reflect.TypeFor[Position]() {
 		key := strings.TrimPrefix(path, "position.")
-		return false, fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(schemes.AllKeys(), ", "))
+		return false, schemes.UnknownKey(key)
 	}
 	return fmt.Sprint(f.Interface()) == strings.TrimSpace(want), nil
 }
