@@ -47,11 +47,20 @@ var (
 )
 
 // baselines caches BaselineOf by task and length: a per-seed table asks for the same few lengths
-// once per run, and a baseline costs up to a few tenths of a second (docs/tasks.md).
+// once per run, and a baseline costs up to a few tenths of a second (docs/tasks.md). The lock
+// guards the map only: a baseline is computed outside it, once per key (the lookups of a key
+// being computed wait for that computation, never the lookups of other keys).
 var baselines = struct {
 	sync.Mutex
-	m map[baselineKey]Baseline
-}{m: map[baselineKey]Baseline{}}
+	m map[baselineKey]*baselineEntry
+}{m: map[baselineKey]*baselineEntry{}}
+
+// baselineEntry is one cached baseline: b is set before done is closed.
+type baselineEntry struct {
+	done chan struct{}
+	b    Baseline
+	ok   bool // false: its computation panicked (the entry is dropped; a waiter computes again)
+}
 
 type baselineKey struct {
 	t Baselined
@@ -72,17 +81,42 @@ func BaselineOf(t Task, L int) (Baseline, bool) {
 	case slotTask:
 		return BaselineOf(w.Task, L)
 	case Baselined:
-		baselines.Lock()
-		defer baselines.Unlock()
-		k := baselineKey{w, L}
-		b, ok := baselines.m[k]
-		if !ok {
-			b = w.Baseline(L)
-			baselines.m[k] = b
-		}
-		return b, true
+		return cachedBaseline(w, L), true
 	}
 	return Baseline{}, false
+}
+
+// cachedBaseline is w.Baseline(L), computed once per (w, L) outside the cache's lock.
+func cachedBaseline(w Baselined, L int) Baseline {
+	k := baselineKey{w, L}
+	for {
+		baselines.Lock()
+		e, found := baselines.m[k]
+		if !found {
+			e = &baselineEntry{done: make(chan struct{})}
+			baselines.m[k] = e
+		}
+		baselines.Unlock()
+		if found {
+			if <-e.done; e.ok {
+				return e.b
+			}
+			continue // its computation panicked: try again
+		}
+		func() {
+			defer close(e.done)
+			defer func() {
+				if !e.ok { // panicking: forget the entry, so that a later lookup computes again
+					baselines.Lock()
+					delete(baselines.m, k)
+					baselines.Unlock()
+				}
+			}()
+			e.b = w.Baseline(L)
+			e.ok = true
+		}()
+		return e.b
+	}
 }
 
 // countSamples is the sample size of a counted baseline (binary_multiplication's, up to L = 64):
