@@ -564,6 +564,11 @@ func (c *Claim) checkKeys(f *File, p string) error {
 		return f.errAt(p+"."+k, "a %s claim does not read %s: (its keys: %s): remove it, or write the kind that reads it (%s)",
 			c.Kind, k, strings.Join(kindKeys[c.Kind], ", "), strings.Join(readers, ", "))
 	}
+	for _, k := range []string{"lengths", "past_training", "in_range"} {
+		if c.Kind == KindShape && c.Statistic.Written.Has(k) {
+			return f.errAt(p+".statistic."+k, "a shape claim reads no length range (extrapolates to runs over every tested length, against k·L): remove it")
+		}
+	}
 	names, cells := []string{"a", "b"}, []Cell{c.A, c.B}
 	for i, x := range c.Cells {
 		names, cells = append(names, fmt.Sprintf("cells[%d]", i)), append(cells, x)
