@@ -153,22 +153,36 @@ func TestReportMixedLM(t *testing.T) {
 
 // TestReportLMDiverged: a grid of lm runs stays an lm report when its runs diverged (they have
 // no bits per byte): with every run diverged, the CLI's table and report.md's Summary say so,
-// naming the groups and the fix, with no exact-match table, and summary.csv keeps the lm
-// header; with one scheme's runs diverged, the other's bits per byte are shown and the diverged
-// scheme is named beside them.
+// naming the groups and the fix, with no exact-match table, and summary.csv keeps a row of empty
+// values per group (as the exact-match summary.csv does); with one scheme's runs diverged, the
+// other's bits per byte are shown and the diverged scheme is named beside them. A grid mixing lm
+// with copy whose lm runs all diverged names them in its lm section and lm_summary.csv.
 func TestReportLMDiverged(t *testing.T) {
+	mixed := strings.Replace(lmFixture, "name: lmgrid\n", "name: mixed\n", 1) + "  task.name: [lm, copy]\n"
 	for _, tc := range []struct {
-		name     string
-		diverged func(c config.Config) bool
-		want     []string
+		name, src string
+		diverged  func(c config.Config) bool
+		want      []string // in the headline and report.md
+		csv       string   // the lm summary's file
+		rows      []string
 	}{
-		{"all", func(config.Config) bool { return true },
-			[]string{"Every run diverged in training", "lm · alibi: 2 of 2 seeds", "lm · sinusoidal: 2 of 2 seeds", "diverged at step 3, the loss is", "lower train.lr"}},
-		{"alibi", func(c config.Config) bool { return c.Position.Kind == "alibi" },
-			[]string{"| sinusoidal | 2 |", "Diverged in training", "lm · alibi: 2 of 2 seeds", "lower train.lr"}},
+		{"all", lmFixture, func(config.Config) bool { return true },
+			[]string{"Every run diverged in training", "lm · alibi: 2 of 2 seeds", "lm · sinusoidal: 2 of 2 seeds", "diverged at step 3, the loss is", "lower train.lr"},
+			"summary.csv", []string{"lm,alibi,,2,16,bits_per_byte,,,,,,,,,,,,,\n", "lm,sinusoidal,,2,16,bits_per_byte,,,,,,,,,,,,,\n"}},
+		{"alibi", lmFixture, func(c config.Config) bool { return c.Position.Kind == "alibi" },
+			[]string{"| sinusoidal | 2 |", "Diverged in training", "lm · alibi: 2 of 2 seeds", "lower train.lr"},
+			"summary.csv", []string{"lm,alibi,,2,16,bits_per_byte,,,,,,,,,,,,,\n", "lm,sinusoidal,,2,16,bits_per_byte,2.875,"}},
+		{"mixed", mixed, func(c config.Config) bool { return c.Task.Name == "lm" },
+			[]string{"| copy |"},
+			lmSummaryFile, []string{"lm,alibi,,2,16,bits_per_byte,,,,,,,,,,,,,\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := fixtureGrid(t, t.TempDir(), lmFixture, func(config.Config, int) float64 { return 0 })
+			g := fixtureGrid(t, t.TempDir(), tc.src, func(c config.Config, L int) float64 {
+				if c.Task.Name == "copy" && L <= 16 {
+					return 1
+				}
+				return 0
+			})
 			g = rewriteResults(t, g, func(c config.Config, r *train.Result) {
 				if tc.diverged(c) {
 					r.Lengths = nil
@@ -176,7 +190,9 @@ func TestReportLMDiverged(t *testing.T) {
 					return
 				}
 				for i, l := range r.Lengths {
-					r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
+					if c.Task.Name == "lm" {
+						r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
+					}
 				}
 			})
 			rep, err := Write(g)
@@ -184,7 +200,7 @@ func TestReportLMDiverged(t *testing.T) {
 				t.Fatal(err)
 			}
 			md, _ := os.ReadFile(filepath.Join(rep.Dir, "report.md"))
-			sum, _ := os.ReadFile(filepath.Join(rep.Dir, "summary.csv"))
+			sum, _ := os.ReadFile(filepath.Join(rep.Dir, tc.csv))
 			for what, text := range map[string]string{"the CLI's table": rep.Headline, "report.md": string(md)} {
 				for _, want := range tc.want {
 					if !strings.Contains(text, want) {
@@ -192,13 +208,23 @@ func TestReportLMDiverged(t *testing.T) {
 					}
 				}
 				for _, banned := range []string{"exact", "Exact", "failures", "in range"} {
-					if strings.Contains(text, banned) {
+					if tc.name != "mixed" && strings.Contains(text, banned) {
 						t.Errorf("%s mentions %q (an exact-match report):\n%s", what, banned, text)
 					}
 				}
 			}
-			if !strings.HasPrefix(string(sum), "task,scheme,") || !strings.Contains(string(sum), "bpb_mean") {
-				t.Errorf("summary.csv is not the lm one:\n%s", sum)
+			if tc.name == "mixed" {
+				if sec := string(md)[strings.Index(string(md), "## Bits per byte against context length (lm)"):]; !strings.Contains(sec, "Every run diverged in training, so there are no bits per byte to show (lm · alibi: 2 of 2 seeds; lm · sinusoidal: 2 of 2 seeds)") {
+					t.Errorf("report.md's lm section does not name the diverged lm runs:\n%s", md)
+				}
+				if strings.Contains(rep.Headline, "| lm |") {
+					t.Errorf("the headline holds lm:\n%s", rep.Headline)
+				}
+			}
+			for _, row := range tc.rows {
+				if !strings.HasPrefix(string(sum), "task,scheme,variant,seeds,max_len,metric,train_bpb_mean") || !strings.Contains(string(sum), "\n"+row) {
+					t.Errorf("%s lacks the row %q:\n%s", tc.csv, row, sum)
+				}
 			}
 		})
 	}

@@ -245,8 +245,9 @@ func change(d []float64) string {
 // lmSummaryCSV is summary.csv for lm groups: per group, bits per byte at the training length
 // (max_len) and at the longest length the group was evaluated at, and the change between them
 // (each seed's own, mean and 95% t interval; empty with one seed), with non-overlapping windows
-// and then with the sliding window. A value that does not exist is an empty field.
-func lmSummaryCSV(curves []LMCurve) []byte {
+// and then with the sliding window. A value that does not exist is an empty field: a group of
+// sums (the lm groups) whose every seed diverged has no curve and a row of empty values.
+func lmSummaryCSV(curves []LMCurve, sums []GroupSummary) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "seeds", "max_len", "metric",
@@ -271,6 +272,11 @@ func lmSummaryCSV(curves []LMCurve) []byte {
 			g(dw), g(dwLo), g(dwHi),
 			g(trainS.Mean), g(c.Sliding[last].Mean),
 			g(ds), g(dsLo), g(dsHi)})
+	}
+	for _, s := range sums {
+		if s.Diverged == s.Seeds && !slices.ContainsFunc(curves, func(c LMCurve) bool { return c.Group == s.Group }) {
+			w.Write(append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), "bits_per_byte"}, make([]string, 13)...))
+		}
 	}
 	w.Flush()
 	return buf.Bytes()

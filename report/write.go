@@ -57,14 +57,14 @@ func Write(g *Grid) (*Report, error) {
 		return nil, err
 	}
 	csvs := map[string][]byte{}
-	switch curves := LMCurves(g); {
+	switch curves, lms := LMCurves(g), corpusGroups(sums); {
 	case lmOnly(sums):
-		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves), lmByLengthCSV(curves)
+		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves, lms), lmByLengthCSV(curves)
 	default:
 		xs, xr := notCorpus(sums, rows)
 		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(xs), byLengthCSV(xr)
-		if len(curves) > 0 {
-			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves), lmByLengthCSV(curves)
+		if len(lms) > 0 {
+			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves, lms), lmByLengthCSV(curves)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(csvs)) {
@@ -132,6 +132,17 @@ func notCorpus(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []Length
 		}
 	}
 	return s, r
+}
+
+// corpusGroups are the groups of the tasks read from a corpus (lm), scored by bits per byte.
+func corpusGroups(sums []GroupSummary) []GroupSummary {
+	var out []GroupSummary
+	for _, x := range sums {
+		if data.ReadsCorpus(x.Task) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // scoredGroups are the groups of the exact-match tables (Summary, by length, decoded failures):
@@ -371,10 +382,11 @@ func markdown(g *Grid, r *Report) string {
 			b.WriteString(SelectionTable(g.Selection))
 		}
 	}
-	if t := LMTable(LMCurves(g)); t != "" {
-		if !lm {
-			b.WriteString("\n## Bits per byte against context length (lm)\n\n")
-		}
+	t, d := LMTable(LMCurves(g)), lmDiverged(g, corpusGroups(r.Summaries))
+	if !lm && (t != "" || d != "") {
+		b.WriteString("\n## Bits per byte against context length (lm)\n\n")
+	}
+	if t != "" {
 		files := "[summary.csv](summary.csv), [by_length.csv](by_length.csv)"
 		if !lm {
 			files = fmt.Sprintf("[%s](%s), [%s](%s)", lmSummaryFile, lmSummaryFile, lmByLengthFile, lmByLengthFile)
@@ -388,8 +400,8 @@ func markdown(g *Grid, r *Report) string {
 			b.WriteString(ct)
 		}
 	}
-	if d := lmDiverged(g, sums); lm && d != "" {
-		if LMTable(LMCurves(g)) != "" {
+	if d != "" {
+		if t != "" {
 			b.WriteString("\n")
 		}
 		b.WriteString(d)
