@@ -85,6 +85,30 @@ func TestReportGoldenLM(t *testing.T) {
 	compareGolden(t, rep.Dir, g.Dir, "golden_lm", "TestReportGoldenLM")
 }
 
+// mixedGrid is the fixture grid of src: copy learned in range (exact match 1 to length 16, 0
+// past it), lm with lmBits's bits per byte, and the runs diverged picks diverged at step 3 (no
+// scores) instead.
+func mixedGrid(t *testing.T, src string, diverged func(config.Config) bool) *Grid {
+	g := fixtureGrid(t, t.TempDir(), src, func(c config.Config, L int) float64 {
+		if c.Task.Name == "copy" && L <= 16 {
+			return 1
+		}
+		return 0
+	})
+	return rewriteResults(t, g, func(c config.Config, r *train.Result) {
+		if diverged(c) {
+			r.Lengths = nil
+			r.Diverged = &train.Divergence{Step: 3, Reason: "the loss is 2.1e+03, past 100 × ln(vocabulary) = 5.5e+02 (it exploded)", Fix: "lower train.lr (1e+09)"}
+			return
+		}
+		for i, l := range r.Lengths {
+			if c.Task.Name == "lm" {
+				r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
+			}
+		}
+	})
+}
+
 // TestReportMixedLM: a grid that mixes lm with an exact-match task keeps both: summary.csv and
 // by_length.csv hold the other task's exact match (and no lm row, whose exact match is no
 // score), lm_summary.csv and lm_by_length.csv the lm groups' bits per byte (report.md links
@@ -92,19 +116,7 @@ func TestReportGoldenLM(t *testing.T) {
 // bits per byte.
 func TestReportMixedLM(t *testing.T) {
 	src := strings.Replace(lmFixture, "name: lmgrid\n", "name: mixed\n", 1) + "  task.name: [lm, copy]\n"
-	g := fixtureGrid(t, t.TempDir(), src, func(c config.Config, L int) float64 {
-		if c.Task.Name == "copy" && L <= 16 {
-			return 1
-		}
-		return 0
-	})
-	g = rewriteResults(t, g, func(c config.Config, r *train.Result) {
-		for i, l := range r.Lengths {
-			if c.Task.Name == "lm" {
-				r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
-			}
-		}
-	})
+	g := mixedGrid(t, src, func(config.Config) bool { return false })
 	rep, err := Write(g)
 	if err != nil {
 		t.Fatal(err)
@@ -177,24 +189,7 @@ func TestReportLMDiverged(t *testing.T) {
 			lmSummaryFile, []string{"lm,alibi,,2,16,bits_per_byte,,,,,,,,,,,,,\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := fixtureGrid(t, t.TempDir(), tc.src, func(c config.Config, L int) float64 {
-				if c.Task.Name == "copy" && L <= 16 {
-					return 1
-				}
-				return 0
-			})
-			g = rewriteResults(t, g, func(c config.Config, r *train.Result) {
-				if tc.diverged(c) {
-					r.Lengths = nil
-					r.Diverged = &train.Divergence{Step: 3, Reason: "the loss is 2.1e+03, past 100 × ln(vocabulary) = 5.5e+02 (it exploded)", Fix: "lower train.lr (1e+09)"}
-					return
-				}
-				for i, l := range r.Lengths {
-					if c.Task.Name == "lm" {
-						r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
-					}
-				}
-			})
+			g := mixedGrid(t, tc.src, tc.diverged)
 			rep, err := Write(g)
 			if err != nil {
 				t.Fatal(err)
