@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 	dir := t.TempDir()
 	grid := writeFile(t, filepath.Join(dir, "grid.yaml"), gridConfig)
 	heads := writeFile(t, filepath.Join(dir, "heads.yaml"), tinyConfig+"sweep:\n  model.heads: [2, 3]\n")
+	sections := writeFile(t, filepath.Join(dir, "sections.yaml"), tinyConfig+"sweep:\n  position: [{kind: rope}, {kind: alibi}]\n")
 	const cell = " (found in sweep cell position.kind-rope__seed-1; the -set applies to every cell: change or drop it)"
 	for _, c := range []struct {
 		file string
@@ -31,6 +33,9 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 		{grid, []string{"train.steps=5", "model.d_model=7"}, "-set model.d_model=7: model.heads: 2 heads do not divide model.d_model 7; pick heads among the divisors of d_model" + cell},
 		{grid, []string{"train.lr=-1"}, "-set train.lr=-1: train.lr: must be a positive number, got -1" + cell},
 		{grid, []string{"seed=5"}, "-set seed=5: seed is swept (sweep.seed in grid.yaml), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep"},
+		{grid, []string{"position={kind: t5}"}, "-set position={kind: t5}: position.kind is swept (sweep.position.kind in grid.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
+		{grid, []string{"position={kind: t5, max_distance: 64}"}, "-set position={kind: t5, max_distance: 64}: position.kind is swept (sweep.position.kind in grid.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
+		{sections, []string{"position={kind: t5, max_distance: 64}"}, "-set position={kind: t5, max_distance: 64}: position.kind is swept (sweep.position in sections.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
 		{heads, []string{"model.d_model=16"}, "heads.yaml: sweep cell model.heads-3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 	} {
 		var args []string
@@ -52,6 +57,18 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 		stdout, stderr, code := runChild(t, append([]string{"-config", c.file, "-out", out}, args...)...)
 		if code != 1 || stdout != "" || golden(stderr) != "train: "+c.want+"\n" {
 			t.Errorf("process %v: exit %d, stdout %q, stderr %q\nwant exit 1 and train: %s", c.sets, code, stdout, stderr, c.want)
+		}
+	}
+	// A -set of a section whose keys no cell replaces is no -set of a swept field: each cell keeps it.
+	for _, c := range []struct{ file, set string }{{grid, "position={base: 100}"}, {sections, "position={base: 100}"}} {
+		_, cells, err := config.ReadCells(c.file, []string{c.set})
+		if err != nil {
+			t.Fatalf("loader %s on %s: %v", c.set, c.file, err)
+		}
+		for _, cell := range cells {
+			if base, _ := cell.Config.Position.Option("base"); cell.Config.Position.Kind == "rope" && fmt.Sprint(base) != "100" {
+				t.Errorf("-set %s: cell %s has position.base %v, want 100", c.set, cell.Name, base)
+			}
 		}
 	}
 }

@@ -94,19 +94,46 @@ func (c Config) At(err error) error {
 	return fmt.Errorf("%s: %w", atLine(o.src, o.name, o.overrides, err), err)
 }
 
-// checkNotSwept refuses an override (path=value) that every cell of a grid replaces with its
-// swept value: the path is swept, or lies in a swept section whose every value sets it.
+// checkNotSwept refuses an override (path=value) that writes a field every cell of a grid
+// replaces with its swept value: the field is swept, or lies in a swept section whose every value
+// sets it. A -set of a section (position={kind: t5, max_distance: 64}) is checked key by key: a
+// cell replacing one of its keys (position.kind swept) leaves the others, a mixed run no one wrote.
 func checkNotSwept(override string, sweep Sweep, file string) error {
-	p, _, _ := strings.Cut(override, "=")
+	p, value, _ := strings.Cut(override, "=")
 	p = strings.TrimSpace(p)
-	for _, ax := range sweep {
-		rest, under := strings.CutPrefix(p, ax.Path+".")
-		if p != ax.Path && !(under && everyValueSets(ax.Values, strings.Split(rest, "."))) {
-			continue
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(value), &doc) != nil || len(doc.Content) == 0 {
+		doc.Content = []*yaml.Node{{Kind: yaml.ScalarNode}}
+	}
+	for _, field := range writtenFields(p, doc.Content[0]) {
+		for _, ax := range sweep {
+			rest, under := strings.CutPrefix(field, ax.Path+".")
+			if field != ax.Path && !(under && everyValueSets(ax.Values, strings.Split(rest, "."))) {
+				continue
+			}
+			if field == p {
+				return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep", override, p, ax.Path, file)
+			}
+			return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or change the sweep", override, field, ax.Path, file, field, strings.TrimPrefix(field, p+"."))
 		}
-		return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep", override, p, ax.Path, file)
 	}
 	return nil
+}
+
+// writtenFields are the dotted paths a value written at path sets: path itself, or for a
+// mapping (a section) the fields its keys set, each key merged into the section.
+func writtenFields(path string, n *yaml.Node) []string {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		return []string{path}
+	}
+	var fields []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		fields = append(fields, writtenFields(path+"."+n.Content[i].Value, n.Content[i+1])...)
+	}
+	return fields
 }
 
 // everyValueSets tells whether every swept value (a section) writes the key path below it.
