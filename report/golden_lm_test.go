@@ -196,6 +196,12 @@ func TestReportLMDiverged(t *testing.T) {
 			}
 			md, _ := os.ReadFile(filepath.Join(rep.Dir, "report.md"))
 			sum, _ := os.ReadFile(filepath.Join(rep.Dir, tc.csv))
+			if _, after, ok := strings.Cut(string(md), "## Plots\n"); ok && !strings.HasPrefix(after, "\n![") {
+				t.Errorf("report.md has a Plots heading with no plot under it (plots %v):\n%s", rep.Plots, md)
+			}
+			if tc.name == "all" && (len(rep.Plots) != 0 || strings.Contains(string(md), "## Plots")) {
+				t.Errorf("every run diverged: want no plot and no Plots heading, got plots %v:\n%s", rep.Plots, md)
+			}
 			for what, text := range map[string]string{"the CLI's table": rep.Headline, "report.md": string(md)} {
 				for _, want := range tc.want {
 					if !strings.Contains(text, want) {

@@ -406,7 +406,9 @@ func markdown(g *Grid, r *Report) string {
 		}
 		b.WriteString(d)
 	}
-	b.WriteString("\n## Plots\n\n")
+	if len(r.Plots) > 0 { // none when every lm run diverged: no heading over nothing
+		b.WriteString("\n## Plots\n\n")
+	}
 	for _, p := range r.Plots {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)
 	}
