@@ -22,6 +22,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 	dir := t.TempDir()
 	grid := writeFile(t, filepath.Join(dir, "grid.yaml"), gridConfig)
 	heads := writeFile(t, filepath.Join(dir, "heads.yaml"), tinyConfig+"sweep:\n  model.heads: [2, 3]\n")
+	plain := writeFile(t, filepath.Join(dir, "plain.yaml"), tinyConfig)
 	sections := writeFile(t, filepath.Join(dir, "sections.yaml"), tinyConfig+"sweep:\n  position: [{kind: rope}, {kind: alibi}]\n")
 	const cell = " (found in sweep cell position.kind-rope__seed-1; the -set applies to every cell: change or drop it)"
 	for _, c := range []struct {
@@ -36,6 +37,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 		{grid, []string{"position={kind: t5}"}, "-set position={kind: t5}: position.kind is swept (sweep.position.kind in grid.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
 		{grid, []string{"position={kind: t5, max_distance: 64}"}, "-set position={kind: t5, max_distance: 64}: position.kind is swept (sweep.position.kind in grid.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
 		{sections, []string{"position={kind: t5, max_distance: 64}"}, "-set position={kind: t5, max_distance: 64}: position.kind is swept (sweep.position in sections.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
+		{plain, []string{"seed=5", "sweep={seed: [1, 2]}"}, "-set seed=5: seed is swept (sweep.seed in -set sweep={seed: [1, 2]}), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep"},
 		{heads, []string{"model.d_model=16"}, "heads.yaml: sweep cell model.heads-3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 	} {
 		var args []string

@@ -578,11 +578,17 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 			}
 		}
 	}
+	sweptIn := name // where the sweep was written: the file, or a -set of sweep
 	for _, o := range overrides {
 		if err := Set(&c, o); err != nil {
 			return Config{}, nil, err
 		}
-		if err := checkNotSwept(o, c.Sweep, name); err != nil {
+		if p, _, _ := strings.Cut(o, "="); strings.TrimSpace(p) == "sweep" || strings.HasPrefix(strings.TrimSpace(p), "sweep.") {
+			sweptIn = "-set " + o
+		}
+	}
+	for _, o := range overrides { // against the final sweep: a later -set of sweep replaces an earlier -set too
+		if err := checkNotSwept(o, c.Sweep, sweptIn); err != nil {
 			return Config{}, nil, err
 		}
 	}
