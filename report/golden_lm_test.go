@@ -231,3 +231,19 @@ func TestReportLMDiverged(t *testing.T) {
 		})
 	}
 }
+
+// TestReportLMDivergedNamesLMRun: in a grid mixing lm with another task where every run diverged,
+// the lm section's example of a diverged run is an lm run, though another task's run comes first.
+func TestReportLMDivergedNamesLMRun(t *testing.T) {
+	src := strings.Replace(lmFixture, "name: lmgrid\n", "name: mixed\n", 1) + "  task.name: [copy, lm]\n"
+	rep, err := Write(mixedGrid(t, src, func(config.Config) bool { return true }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(rep.Dir, "report.md"))
+	_, sec, _ := strings.Cut(string(md), "## Bits per byte against context length (lm)")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	if _, run, ok := strings.Cut(sec, " Run "); !ok || !strings.HasPrefix(run, "position-alibi__seed-1__task.name-lm diverged at step 3") {
+		t.Errorf("report.md's lm section does not name an lm run as the diverged example:\n%s", sec)
+	}
+}

@@ -174,8 +174,9 @@ func lmDiverged(g *Grid, sums []GroupSummary) string {
 		head = "Every run diverged in training, so there are no bits per byte to show"
 	}
 	first := ""
-	for _, r := range g.Runs {
-		if r != nil && r.Result != nil && r.Result.Diverged != nil {
+	for i, r := range g.Runs {
+		// an lm run's: in a mixed grid, the first run that diverged may be another task's
+		if r != nil && r.Result != nil && r.Result.Diverged != nil && data.ReadsCorpus(g.Cells[i].Config.Task.Name) {
 			d := r.Result.Diverged
 			first = fmt.Sprintf(" Run %s diverged at step %d, %s; %s.", r.Result.Name, d.Step, d.Reason, d.Fix)
 			break
