@@ -23,6 +23,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 	grid := writeFile(t, filepath.Join(dir, "grid.yaml"), gridConfig)
 	heads := writeFile(t, filepath.Join(dir, "heads.yaml"), tinyConfig+"sweep:\n  model.heads: [2, 3]\n")
 	plain := writeFile(t, filepath.Join(dir, "plain.yaml"), tinyConfig)
+	heads3 := writeFile(t, filepath.Join(dir, "heads3.yaml"), strings.Replace(gridConfig, "heads: 2", "heads: 3", 1))
 	sections := writeFile(t, filepath.Join(dir, "sections.yaml"), tinyConfig+"sweep:\n  position: [{kind: rope}, {kind: alibi}]\n")
 	const cell = " (found in sweep cell position.kind-rope__seed-1; the -set applies to every cell: change or drop it)"
 	for _, c := range []struct {
@@ -38,6 +39,8 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 		{grid, []string{"position={kind: t5, max_distance: 64}"}, "-set position={kind: t5, max_distance: 64}: position.kind is swept (sweep.position.kind in grid.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
 		{sections, []string{"position={kind: t5, max_distance: 64}"}, "-set position={kind: t5, max_distance: 64}: position.kind is swept (sweep.position in sections.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
 		{plain, []string{"seed=5", "sweep={seed: [1, 2]}"}, "-set seed=5: seed is swept (sweep.seed in -set sweep={seed: [1, 2]}), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep"},
+		{grid, []string{"model={d_model: 7}"}, "-set model={d_model: 7}: model.heads: 2 heads do not divide model.d_model 7; pick heads among the divisors of d_model" + cell},
+		{heads3, []string{"model={layers: 2}"}, "heads3.yaml: sweep cell position.kind-rope__seed-1: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 		{heads, []string{"model.d_model=16"}, "heads.yaml: sweep cell model.heads-3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 	} {
 		var args []string
@@ -72,5 +75,24 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 				t.Errorf("-set %s: cell %s has position.base %v, want 100", c.set, cell.Name, base)
 			}
 		}
+	}
+	// A single run: the failing field is blamed on the -set only if the -set wrote it, not on a
+	// -set of a key beside it in its section.
+	one := writeFile(t, filepath.Join(dir, "one.yaml"), strings.Replace(tinyConfig, "heads: 2", "heads: 3", 1))
+	const want = "one.yaml:3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"
+	cfg, err := config.ReadConfig(one, []string{"model={layers: 2}"})
+	if err == nil {
+		_, err = setup.Check(cfg)
+	}
+	golden := func(msg string) string { return strings.ReplaceAll(msg, dir+string(filepath.Separator), "") }
+	if golden(fmt.Sprint(err)) != want {
+		t.Errorf("loader: %v\nwant %s", err, want)
+	}
+	args := []string{"-config", one, "-out", filepath.Join(dir, "runs"), "-set", "model={layers: 2}"}
+	if err := runCaught(args...); err == nil || golden(err.Error()) != want {
+		t.Errorf("CLI: %v\nwant %s", err, want)
+	}
+	if stdout, stderr, code := runChild(t, args...); code != 1 || stdout != "" || golden(stderr) != "train: "+want+"\n" {
+		t.Errorf("process: exit %d, stdout %q, stderr %q\nwant exit 1 and train: %s", code, stdout, stderr, want)
 	}
 }

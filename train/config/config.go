@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -99,13 +100,8 @@ func (c Config) At(err error) error {
 // sets it. A -set of a section (position={kind: t5, max_distance: 64}) is checked key by key: a
 // cell replacing one of its keys (position.kind swept) leaves the others, a mixed run no one wrote.
 func checkNotSwept(override string, sweep Sweep, file string) error {
-	p, value, _ := strings.Cut(override, "=")
-	p = strings.TrimSpace(p)
-	var doc yaml.Node
-	if yaml.Unmarshal([]byte(value), &doc) != nil || len(doc.Content) == 0 {
-		doc.Content = []*yaml.Node{{Kind: yaml.ScalarNode}}
-	}
-	for _, field := range writtenFields(p, doc.Content[0]) {
+	p, fields := overrideFields(override)
+	for _, field := range fields {
 		for _, ax := range sweep {
 			rest, under := strings.CutPrefix(field, ax.Path+".")
 			if field != ax.Path && !(under && everyValueSets(ax.Values, strings.Split(rest, "."))) {
@@ -118,6 +114,30 @@ func checkNotSwept(override string, sweep Sweep, file string) error {
 		}
 	}
 	return nil
+}
+
+// overrideFields are an override's path and the fields its value writes (writtenFields).
+func overrideFields(override string) (string, []string) {
+	p, value, _ := strings.Cut(override, "=")
+	p = strings.TrimSpace(p)
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(value), &doc) != nil || len(doc.Content) == 0 {
+		return p, []string{p}
+	}
+	return p, writtenFields(p, doc.Content[0])
+}
+
+// setGives tells whether an override wrote the field at path, or a value holding it (-set
+// eval.variants=[...] for eval.variants[0].when), not merely a key beside it in its section
+// (-set model={layers: 2} gives no model.heads).
+func setGives(override, path string) bool {
+	_, fields := overrideFields(override)
+	for _, f := range fields {
+		if path == f || strings.HasPrefix(path, f+".") || strings.HasPrefix(path, f+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // writtenFields are the dotted paths a value written at path sets: path itself, or for a
@@ -177,12 +197,13 @@ func setCulprit(err error, overrides []string, sweep Sweep) string {
 		}
 	}
 	for i := len(overrides) - 1; i >= 0; i-- {
-		if p, _, _ := strings.Cut(overrides[i], "="); path != "" && under(path, strings.TrimSpace(p)) {
+		if path != "" && setGives(overrides[i], path) {
 			return overrides[i]
 		}
 	}
 	for i := len(overrides) - 1; i >= 0; i-- {
-		if p, _, _ := strings.Cut(overrides[i], "="); namesField(msg, strings.TrimSpace(p)) {
+		_, fields := overrideFields(overrides[i])
+		if slices.ContainsFunc(fields, func(f string) bool { return namesField(msg, f) }) {
 			return overrides[i]
 		}
 	}
@@ -620,8 +641,7 @@ func atLine(src []byte, name string, overrides []string, err error) string {
 		return name
 	}
 	for i := len(overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
-		p, _, _ := strings.Cut(overrides[i], "=")
-		if p = strings.TrimSpace(p); path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
+		if setGives(overrides[i], path) {
 			return "-set " + overrides[i] // the value (or a value below it) came from the command line, not the file
 		}
 	}
