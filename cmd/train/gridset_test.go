@@ -24,6 +24,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 	heads := writeFile(t, filepath.Join(dir, "heads.yaml"), tinyConfig+"sweep:\n  model.heads: [2, 3]\n")
 	plain := writeFile(t, filepath.Join(dir, "plain.yaml"), tinyConfig)
 	heads3 := writeFile(t, filepath.Join(dir, "heads3.yaml"), strings.Replace(gridConfig, "heads: 2", "heads: 3", 1))
+	selects := writeFile(t, filepath.Join(dir, "select.yaml"), gridConfig+"select:\n  field: train.lr\n  values: [0.001, 0.003]\n")
 	sections := writeFile(t, filepath.Join(dir, "sections.yaml"), tinyConfig+"sweep:\n  position: [{kind: rope}, {kind: alibi}]\n")
 	const cell = " (found in sweep cell position.kind-rope__seed-1; the -set applies to every cell: change or drop it)"
 	for _, c := range []struct {
@@ -41,6 +42,8 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 		{plain, []string{"seed=5", "sweep={seed: [1, 2]}"}, "-set seed=5: seed is swept (sweep.seed in -set sweep={seed: [1, 2]}), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep"},
 		{grid, []string{"model={d_model: 7}"}, "-set model={d_model: 7}: model.heads: 2 heads do not divide model.d_model 7; pick heads among the divisors of d_model" + cell},
 		{heads3, []string{"model={layers: 2}"}, "heads3.yaml: sweep cell position.kind-rope__seed-1: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
+		{selects, []string{"train.lr=0.5"}, "-set train.lr=0.5: train.lr is chosen by select: (select.field in select.yaml), so every cell replaces the -set's value with a candidate and it would do nothing: drop the -set, or change select:"},
+		{selects, []string{"train={lr: 0.5, steps: 5}"}, "-set train={lr: 0.5, steps: 5}: train.lr is chosen by select: (select.field in select.yaml), so every cell replaces this -set's train.lr (keeping its other keys): drop lr from the -set, or change select:"},
 		{heads, []string{"model.d_model=16"}, "heads.yaml: sweep cell model.heads-3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 	} {
 		var args []string

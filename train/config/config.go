@@ -116,6 +116,19 @@ func checkNotSwept(override string, sweep Sweep, file string) error {
 	return nil
 }
 
+// checkNotSelected refuses an override that writes the field select: chooses per group: every
+// cell replaces it with its group's chosen candidate, every tuning run with its own.
+func checkNotSelected(override, field, file string) error {
+	p, fields := overrideFields(override)
+	switch {
+	case field == "" || !slices.Contains(fields, field):
+		return nil
+	case field == p:
+		return fmt.Errorf("-set %s: %s is chosen by select: (select.field in %s), so every cell replaces the -set's value with a candidate and it would do nothing: drop the -set, or change select:", override, p, file)
+	}
+	return fmt.Errorf("-set %s: %s is chosen by select: (select.field in %s), so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or change select:", override, field, file, field, strings.TrimPrefix(field, p+"."))
+}
+
 // overrideFields are an override's path and the fields its value writes (writtenFields).
 func overrideFields(override string) (string, []string) {
 	p, value, _ := strings.Cut(override, "=")
@@ -599,17 +612,23 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 			}
 		}
 	}
-	sweptIn := name // where the sweep was written: the file, or a -set of sweep
+	sweptIn, selectIn := name, name // where the sweep and select: were written: the file, or a -set
 	for _, o := range overrides {
 		if err := Set(&c, o); err != nil {
 			return Config{}, nil, err
 		}
-		if p, _, _ := strings.Cut(o, "="); strings.TrimSpace(p) == "sweep" || strings.HasPrefix(strings.TrimSpace(p), "sweep.") {
+		switch p, _, _ := strings.Cut(o, "="); {
+		case strings.TrimSpace(p) == "sweep" || strings.HasPrefix(strings.TrimSpace(p), "sweep."):
 			sweptIn = "-set " + o
+		case strings.TrimSpace(p) == "select" || strings.HasPrefix(strings.TrimSpace(p), "select."):
+			selectIn = "-set " + o
 		}
 	}
 	for _, o := range overrides { // against the final sweep: a later -set of sweep replaces an earlier -set too
 		if err := checkNotSwept(o, c.Sweep, sweptIn); err != nil {
+			return Config{}, nil, err
+		}
+		if err := checkNotSelected(o, c.Select.Field, selectIn); err != nil {
 			return Config{}, nil, err
 		}
 	}
