@@ -27,9 +27,9 @@ func TestModelChecks(t *testing.T) {
 		want string
 	}{
 		{[]string{"model.heads=3"}, "-set model.heads=3: model.heads: 3 heads do not divide model.d_model 16"},
-		{[]string{"model.d_model=15", "model.heads=3"}, "min.yaml: position.rotary_fraction: rope rotates pairs"},
+		{[]string{"model.d_model=15", "model.heads=3"}, "-set model.heads=3: position.rotary_fraction: rope rotates pairs"},
 		{[]string{"position.kind=learned", "position.max_positions=10"}, "position.max_positions: the learned table has 10 rows"},
-		{[]string{"model.d_model=1000000"}, "min.yaml:6: model: d_model 1000000"},
+		{[]string{"model.d_model=1000000"}, "-set model.d_model=1000000: model: d_model 1000000, d_ff 32 and 1 layer "},
 	} {
 		err := parseChecked(tc.sets...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

@@ -206,7 +206,11 @@ func checkSize(c config.Config, mc model.Config) error {
 		}
 	}
 	if n > float64(MaxParams) {
-		return fmt.Errorf("model: d_model %d, d_ff %d and %d layers (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
+		layers := "layers"
+		if mc.Layers == 1 {
+			layers = "layer"
+		}
+		return fmt.Errorf("model: d_model %d, d_ff %d and %d %s (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
 	}
 	return nil
 }

@@ -79,23 +79,27 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 			}
 		}
 	}
-	// A single run: the failing field is blamed on the -set only if the -set wrote it, not on a
-	// -set of a key beside it in its section.
+	// A single run: the failing field is blamed on the -set if the -set wrote it or is a dotted
+	// field the error names (as for a grid's cell), not on a -set of a key beside it in its section.
 	one := writeFile(t, filepath.Join(dir, "one.yaml"), strings.Replace(tinyConfig, "heads: 2", "heads: 3", 1))
-	const want = "one.yaml:3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"
-	cfg, err := config.ReadConfig(one, []string{"model={layers: 2}"})
-	if err == nil {
-		_, err = setup.Check(cfg)
-	}
-	golden := func(msg string) string { return strings.ReplaceAll(msg, dir+string(filepath.Separator), "") }
-	if golden(fmt.Sprint(err)) != want {
-		t.Errorf("loader: %v\nwant %s", err, want)
-	}
-	args := []string{"-config", one, "-out", filepath.Join(dir, "runs"), "-set", "model={layers: 2}"}
-	if err := runCaught(args...); err == nil || golden(err.Error()) != want {
-		t.Errorf("CLI: %v\nwant %s", err, want)
-	}
-	if stdout, stderr, code := runChild(t, args...); code != 1 || stdout != "" || golden(stderr) != "train: "+want+"\n" {
-		t.Errorf("process: exit %d, stdout %q, stderr %q\nwant exit 1 and train: %s", code, stdout, stderr, want)
+	for _, c := range []struct{ file, set, want string }{
+		{one, "model={layers: 2}", "one.yaml:3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
+		{plain, "model.d_model=7", "-set model.d_model=7: model.heads: 2 heads do not divide model.d_model 7; pick heads among the divisors of d_model"},
+	} {
+		cfg, err := config.ReadConfig(c.file, []string{c.set})
+		if err == nil {
+			_, err = setup.Check(cfg)
+		}
+		golden := func(msg string) string { return strings.ReplaceAll(msg, dir+string(filepath.Separator), "") }
+		if golden(fmt.Sprint(err)) != c.want {
+			t.Errorf("loader -set %s: %v\nwant %s", c.set, err, c.want)
+		}
+		args := []string{"-config", c.file, "-out", filepath.Join(dir, "runs"), "-set", c.set}
+		if err := runCaught(args...); err == nil || golden(err.Error()) != c.want {
+			t.Errorf("CLI -set %s: %v\nwant %s", c.set, err, c.want)
+		}
+		if stdout, stderr, code := runChild(t, args...); code != 1 || stdout != "" || golden(stderr) != "train: "+c.want+"\n" {
+			t.Errorf("process -set %s: exit %d, stdout %q, stderr %q\nwant exit 1 and train: %s", c.set, code, stdout, stderr, c.want)
+		}
 	}
 }

@@ -214,9 +214,16 @@ func setCulprit(err error, overrides []string, sweep Sweep) string {
 			return overrides[i]
 		}
 	}
+	return namingSet(msg, overrides)
+}
+
+// namingSet is the last override whose dotted field the message names as a word (model.d_model
+// in "model.heads: 2 heads do not divide model.d_model 7"), or "". Only dotted paths: a one-word
+// field (out, name, seed) is too common a word to be read as the message naming it.
+func namingSet(msg string, overrides []string) string {
 	for i := len(overrides) - 1; i >= 0; i-- {
 		_, fields := overrideFields(overrides[i])
-		if slices.ContainsFunc(fields, func(f string) bool { return namesField(msg, f) }) {
+		if slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(f, ".") && namesField(msg, f) }) {
 			return overrides[i]
 		}
 	}
@@ -653,7 +660,9 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 
 // atLine is "name:line" when err leads with a dotted path (model.d_model: ...) that the file
 // wrote on that line and no override replaced, "-set path=value" when an override gave it or a
-// value containing it (-set eval.variants=[...] for eval.variants[0].when), else name.
+// value containing it (-set eval.variants=[...] for eval.variants[0].when) or a dotted field the
+// error names (-set model.d_model=7 for model.heads: 2 heads do not divide model.d_model 7), as
+// a grid's cell errors do (setCulprit), else name.
 func atLine(src []byte, name string, overrides []string, err error) string {
 	path, _, ok := strings.Cut(err.Error(), ": ")
 	if !ok || strings.ContainsAny(path, " ") {
@@ -663,6 +672,9 @@ func atLine(src []byte, name string, overrides []string, err error) string {
 		if setGives(overrides[i], path) {
 			return "-set " + overrides[i] // the value (or a value below it) came from the command line, not the file
 		}
+	}
+	if o := namingSet(err.Error(), overrides); o != "" { // a value beside it came from the command line (-set model.d_model=7 for heads)
+		return "-set " + o
 	}
 	n, perr := ParseYAML(src, name)
 	if perr != nil || n == nil {
