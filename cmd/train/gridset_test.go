@@ -41,10 +41,10 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 		{sections, []string{"position={kind: t5, max_distance: 64}"}, "-set position={kind: t5, max_distance: 64}: position.kind is swept (sweep.position in sections.yaml), so every cell replaces this -set's position.kind (keeping its other keys): drop kind from the -set, or change the sweep"},
 		{plain, []string{"seed=5", "sweep={seed: [1, 2]}"}, "-set seed=5: seed is swept (sweep.seed in -set sweep={seed: [1, 2]}), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep"},
 		{grid, []string{"model={d_model: 7}"}, "-set model={d_model: 7}: model.heads: 2 heads do not divide model.d_model 7; pick heads among the divisors of d_model" + cell},
-		{heads3, []string{"model={layers: 2}"}, "heads3.yaml: sweep cell position.kind-rope__seed-1: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
+		{heads3, []string{"model={layers: 2}"}, "heads3.yaml:3: sweep cell position.kind-rope__seed-1: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 		{selects, []string{"train.lr=0.5"}, "-set train.lr=0.5: train.lr is chosen by select: (select.field in select.yaml), so every cell replaces the -set's value with a candidate and it would do nothing: drop the -set, or change select:"},
 		{selects, []string{"train={lr: 0.5, steps: 5}"}, "-set train={lr: 0.5, steps: 5}: train.lr is chosen by select: (select.field in select.yaml), so every cell replaces this -set's train.lr (keeping its other keys): drop lr from the -set, or change select:"},
-		{heads, []string{"model.d_model=16"}, "heads.yaml: sweep cell model.heads-3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
+		{heads, []string{"model.d_model=16"}, "heads.yaml:8: sweep cell model.heads-3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 	} {
 		var args []string
 		for _, s := range c.sets {

@@ -91,8 +91,39 @@ func (c Config) At(err error) error {
 		if set := setCulprit(ce.Err, o.overrides, c.Sweep); set != "" {
 			return fmt.Errorf("-set %s: %w (found in %s; the -set applies to every cell: change or drop it)", set, ce.Err, ce.where())
 		}
+		return fmt.Errorf("%s: %w", cellLine(o, ce.Err, c.Sweep), err)
 	}
 	return fmt.Errorf("%s: %w", atLine(o.src, o.name, o.overrides, err), err)
+}
+
+// cellLine is where the failing field of a grid cell's error was written, as atLine for a single
+// run: the sweep: line of the axis that gave it ("g.yaml:7" for sweep: {model.heads: [2, 3]}),
+// else the file's line of the base value every cell shares, else the file's name.
+func cellLine(o *origin, err error, sweep Sweep) string {
+	path, _, ok := strings.Cut(err.Error(), ": ")
+	if !ok || strings.ContainsAny(path, " ") {
+		return o.name
+	}
+	for _, ax := range sweep {
+		if path != ax.Path && !strings.HasPrefix(path, ax.Path+".") && !strings.HasPrefix(path, ax.Path+"[") {
+			continue
+		}
+		n, perr := ParseYAML(o.src, o.name)
+		if perr != nil || n == nil || n.Kind != yaml.MappingNode {
+			return o.name
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if sw := n.Content[i+1]; n.Content[i].Value == "sweep" && sw.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(sw.Content); j += 2 {
+					if sw.Content[j].Value == ax.Path {
+						return fmt.Sprintf("%s:%d", o.name, sw.Content[j].Line)
+					}
+				}
+			}
+		}
+		return o.name // the axis came from a -set sweep=...
+	}
+	return atLine(o.src, o.name, o.overrides, err)
 }
 
 // checkNotSwept refuses an override (path=value) that writes a field every cell of a grid
