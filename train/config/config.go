@@ -105,7 +105,7 @@ func cellLine(o *origin, err error, sweep Sweep) string {
 		return o.name
 	}
 	for _, ax := range sweep {
-		if path != ax.Path && !strings.HasPrefix(path, ax.Path+".") && !strings.HasPrefix(path, ax.Path+"[") {
+		if !within(path, ax.Path) {
 			continue
 		}
 		n, perr := ParseYAML(o.src, o.name)
@@ -171,13 +171,18 @@ func overrideFields(override string) (string, []string) {
 	return p, writtenFields(p, doc.Content[0])
 }
 
+// within tells whether the dotted path is the field p or lies below it (p.key, p[i]).
+func within(path, p string) bool {
+	return path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")
+}
+
 // setGives tells whether an override wrote the field at path, or a value holding it (-set
 // eval.variants=[...] for eval.variants[0].when), not merely a key beside it in its section
 // (-set model={layers: 2} gives no model.heads).
 func setGives(override, path string) bool {
 	_, fields := overrideFields(override)
 	for _, f := range fields {
-		if path == f || strings.HasPrefix(path, f+".") || strings.HasPrefix(path, f+"[") {
+		if within(path, f) {
 			return true
 		}
 	}
@@ -232,11 +237,8 @@ func setCulprit(err error, overrides []string, sweep Sweep) string {
 	if !ok || strings.ContainsAny(path, " ") {
 		path = ""
 	}
-	under := func(path, p string) bool {
-		return path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")
-	}
 	for _, ax := range sweep {
-		if path != "" && under(path, ax.Path) {
+		if path != "" && within(path, ax.Path) {
 			return ""
 		}
 	}
