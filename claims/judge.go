@@ -554,12 +554,15 @@ var writtenVariant = presence.Of("variant")
 // familyHeadline is the headline comparison of a family's pairs.
 func familyHeadline(c *Claim, metric string, rows []Comparison) *Comparison {
 	var verdicts []string
-	var gains []float64
+	var gains, judged []float64 // every pair's gain; the gains of the pairs that could be judged
 	count := map[string]int{}
 	for _, r := range rows {
 		verdicts = append(verdicts, r.Verdict)
 		if !math.IsNaN(r.gain) { // a pair with a diverged side has no gain
 			gains = append(gains, r.gain)
+			if classOf(r.Verdict) != Untested {
+				judged = append(judged, r.gain)
+			}
 		}
 		count[classOf(r.Verdict)]++
 	}
@@ -567,17 +570,26 @@ func familyHeadline(c *Claim, metric string, rows []Comparison) *Comparison {
 	if text == "" {
 		text = c.Text
 	}
-	mean := fmt.Sprintf("%+.1f points (mean over %d pairs of A − B in the paper's statistic)", 100*meanOf(gains), len(gains))
-	if !hasChance(metric) { // not a fraction: in the metric's own units
-		mean = fmt.Sprintf("%+.3f %s (mean over %d pairs of A − B in the paper's statistic)", z(meanOf(gains)), words(metric), len(gains))
+	amount := func(g []float64) string { // a mean gain in the metric's units
+		if !hasChance(metric) { // not a fraction: in the metric's own units
+			return fmt.Sprintf("%+.3f %s", z(meanOf(g)), words(metric))
+		}
+		return fmt.Sprintf("%+.1f points", 100*meanOf(g))
 	}
-	if len(gains) == 0 && len(rows) > 0 {
+	var mean string
+	switch {
+	case len(gains) == 0 && len(rows) > 0:
 		mean = "diverged (every pair has a side that diverged)"
+	case len(judged) == 0 || len(judged) == len(gains): // none judged, or every pair: one mean
+		mean = fmt.Sprintf("%s (mean over %d pairs of A − B in the paper's statistic)", amount(gains), len(gains))
+	default: // the headline is the judged pairs' mean; the untested ones say nothing about the claim
+		mean = fmt.Sprintf("%s (mean over the %d judged pairs of A − B in the paper's statistic; %s over all %d)",
+			amount(judged), len(judged), amount(gains), len(gains))
 	}
 	return &Comparison{Text: text, Paper: orWord(c.Headline.Paper, "–"),
 		Ours: fmt.Sprintf("%s; the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
 			mean, count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
-		Verdict: headline(metric, verdicts, gains)}
+		Verdict: headline(metric, verdicts, judged)}
 }
 
 // compare judges one pair of sides by the claim's kind.

@@ -374,7 +374,7 @@ func renderCells(b *strings.Builder, j *Judged) {
 		if s == nil {
 			return
 		}
-		id := fmt.Sprintf("%s|%v|%d|%d|%s", table, s.k, s.lo, s.hi, st.Metric)
+		id := fmt.Sprintf("%s|%s|%v|%d|%d|%s", table, s.k.Task, s.k, s.lo, s.hi, st.Metric) // a key prints no task
 		if !seen[id] {
 			seen[id] = true
 			rows = append(rows, row{table, s, st})

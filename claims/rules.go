@@ -38,7 +38,7 @@ func Rules() string {
 - **Shape**: *stays above to k·L*: reproduced when the cell extrapolates to at least k·L (L the longest training length), contradicted otherwise; *falls by k·L*: reproduced when it extrapolates to at most k·L, contradicted otherwise.
 - **A ahead of all**: A against every other cell of its task that learned it, each a ranking: *reproduced* when every ranking is reproduced; *contradicted* when one is (naming the first cell ahead of A); *inconclusive (chance)* when A and all the others are within noise of chance; *inconclusive* otherwise.
 - **Paper order**: every pair the paper ranks A > B is a ranking; a pair whose paper gap is below the claim's min_gap is listed with our numbers but not judged or counted.
-- **Family headline**: the mean over the family's pairs of (ours in the paper's statistic) A − B. *Reproduced* when that mean is on A's side of 0, at least one pair is reproduced and none is contradicted (with the number of untested pairs said); *contradicted* when a pair is contradicted; *untested* when every pair is untested; *inconclusive* otherwise.
+- **Family headline**: the mean over the family's pairs that could be judged (every pair not *untested*) of (ours in the paper's statistic) A − B, and beside it, when some pair is untested, the mean over all its pairs. *Reproduced* when the judged pairs' mean is on A's side of 0, at least one pair is reproduced and none is contradicted (with the number of untested pairs said); *contradicted* when a pair is contradicted; *untested* when every pair is untested; *inconclusive* otherwise.
 - **Change from training** (at_most m, or at_least m): a cell against itself. Per run, its score at each tested length past the longest training length L minus its own score at L; at each length the t interval of the mean of these changes over runs. At a length, at most m is *reproduced* when the interval lies below m, *contradicted* when it lies above m, *inconclusive* otherwise (at least m: the other way round). Over the lengths: *contradicted* when a length is, *reproduced* when every length is, *inconclusive* otherwise; *untested* when the cell did not learn in range.
 
 Each claim is judged on its own at %.0f%%, without a correction for the many claims of a table: where the two sides do not differ, about one claim in twenty still reads *reproduced* or *contradicted* by chance alone.
@@ -138,8 +138,8 @@ func aheadOfAll(metric, name string, near, in []float64, chance, learned float64
 	return Inconclusive
 }
 
-// headline judges a family's headline from its pairs' verdicts and gains (A − B in the
-// metric's units).
+// headline judges a family's headline from its pairs' verdicts and the gains (A − B in the
+// metric's units) of the pairs that could be judged.
 func headline(metric string, verdicts []string, gains []float64) string {
 	count := map[string]int{}
 	for _, v := range verdicts {

@@ -1,0 +1,93 @@
+package claims
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFamilyHeadlineOverJudgedPairs: a family's headline is the mean over the pairs that could
+// be judged; an untested pair (one side not learned in range) says nothing about the claim, so
+// its gain is shown beside, in the mean over all pairs, and never moves the verdict.
+func TestFamilyHeadlineOverJudgedPairs(t *testing.T) {
+	c := &Claim{Text: "randomized helps"}
+	pair := func(verdict string, gain float64) Comparison { return Comparison{Verdict: verdict, gain: gain} }
+	cases := []struct {
+		name          string
+		rows          []Comparison
+		ours, verdict string
+	}{
+		{"an untested pair's loss does not sink the judged ones",
+			[]Comparison{pair(Reproduced, 0.10), pair(Inconclusive, 0.02), pair(Untested+" (x not learned in range: 0.2)", -0.50)},
+			"+6.0 points (mean over the 2 judged pairs of A − B in the paper's statistic; -12.7 points over all 3); the pairs: 1 reproduced, 0 contradicted, 1 inconclusive, 1 untested",
+			Reproduced + " in the 2 of 3 pairs that could be judged (1 untested)"},
+		{"an untested pair's gain does not lift the judged ones",
+			[]Comparison{pair(Inconclusive, -0.04), pair(Reproduced, 0.01), pair(Untested+" (x not learned in range: 0.2)", 0.90)},
+			"-1.5 points (mean over the 2 judged pairs of A − B in the paper's statistic; +29.0 points over all 3); the pairs: 1 reproduced, 0 contradicted, 1 inconclusive, 1 untested",
+			Inconclusive},
+		{"every pair judged: one mean",
+			[]Comparison{pair(Reproduced, 0.10), pair(Reproduced, 0.20)},
+			"+15.0 points (mean over 2 pairs of A − B in the paper's statistic); the pairs: 2 reproduced, 0 contradicted, 0 inconclusive, 0 untested",
+			Reproduced},
+		{"no pair judged: the mean over all, untested",
+			[]Comparison{pair(Untested+" (a)", 0.10), pair(Untested+" (b)", 0.30)},
+			"+20.0 points (mean over 2 pairs of A − B in the paper's statistic); the pairs: 0 reproduced, 0 contradicted, 0 inconclusive, 2 untested",
+			Untested + " (no pair could be judged)"},
+	}
+	for _, tc := range cases {
+		h := familyHeadline(c, "token_accuracy", tc.rows)
+		if h.Ours != tc.ours {
+			t.Errorf("%s: ours\n got %q\nwant %q", tc.name, h.Ours, tc.ours)
+		}
+		if !strings.HasPrefix(h.Verdict, tc.verdict) || len(h.Verdict) != len(tc.verdict) {
+			t.Errorf("%s: verdict %q, want %q", tc.name, h.Verdict, tc.verdict)
+		}
+	}
+}
+
+// TestCellsOfEveryTask: the table of every cell the claims compare keeps a scheme's cells of
+// every task; a cell's key prints no task, and rows keyed by it lost all but the first task's
+// (docs/claims/ruoss2023.md listed parity's cells, not reverse's).
+func TestCellsOfEveryTask(t *testing.T) {
+	dir := t.TempDir()
+	tiny, err := os.ReadFile(filepath.Join("testdata", "tiny.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(tiny), "\n")
+	two := string(tiny)
+	for _, l := range lines[1:] { // the same runs again as task reverse
+		if strings.HasPrefix(l, "copy,") {
+			two += "reverse," + strings.TrimPrefix(l, "copy,")
+		}
+	}
+	csv := filepath.Join(dir, "two.csv")
+	if err := os.WriteFile(csv, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `title: two tasks
+paper: {citation: X}
+tables:
+  - {name: t, csv: ` + csv + `}
+statistic: {metric: exact_match, past_training: 2, learned: 0.9}
+claims:
+  - {id: c, kind: ranking, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: alibi}}
+  - {id: r, kind: ranking, a: {task: reverse, scheme: kerple}, b: {task: reverse, scheme: alibi}}
+`
+	path := filepath.Join(dir, "two.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := judgeFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	renderCells(&b, j)
+	for _, row := range []string{"| t | copy | alibi |", "| t | copy | kerple |", "| t | reverse | alibi |", "| t | reverse | kerple |"} {
+		if !strings.Contains(b.String(), row) {
+			t.Errorf("the cells' table has no row %q:\n%s", row, b.String())
+		}
+	}
+}
