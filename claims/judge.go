@@ -576,15 +576,26 @@ func familyHeadline(c *Claim, metric string, rows []Comparison) *Comparison {
 		}
 		return fmt.Sprintf("%+.1f points", 100*meanOf(g))
 	}
+	pairs := func(n int, adj string) string { // "1 judged pair", "3 pairs"
+		s := fmt.Sprintf("%d %s", n, strings.TrimPrefix(adj+" pair", " "))
+		if n != 1 {
+			s += "s"
+		}
+		return s
+	}
+	all := "all " + pairs(len(gains), "") // the pairs with a gain: a diverged pair has none
+	if len(gains) < len(rows) {
+		all = fmt.Sprintf("the %s that did not diverge", pairs(len(gains), ""))
+	}
 	var mean string
 	switch {
 	case len(gains) == 0 && len(rows) > 0:
 		mean = "diverged (every pair has a side that diverged)"
 	case len(judged) == 0 || len(judged) == len(gains): // none judged, or every pair: one mean
-		mean = fmt.Sprintf("%s (mean over %d pairs of A − B in the paper's statistic)", amount(gains), len(gains))
+		mean = fmt.Sprintf("%s (mean over %s of A − B in the paper's statistic)", amount(gains), pairs(len(gains), ""))
 	default: // the headline is the judged pairs' mean; the untested ones say nothing about the claim
-		mean = fmt.Sprintf("%s (mean over the %d judged pairs of A − B in the paper's statistic; %s over all %d)",
-			amount(judged), len(judged), amount(gains), len(gains))
+		mean = fmt.Sprintf("%s (mean over the %s of A − B in the paper's statistic; %s over %s)",
+			amount(judged), pairs(len(judged), "judged"), amount(gains), all)
 	}
 	return &Comparison{Text: text, Paper: orWord(c.Headline.Paper, "–"),
 		Ours: fmt.Sprintf("%s; the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
