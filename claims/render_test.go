@@ -77,3 +77,49 @@ sweep:
 		t.Errorf("got  %s\nwant %s", setup, want)
 	}
 }
+
+// TestCellsOfEveryTask: the table of every cell the claims compare keeps a scheme's cells of
+// every task; a cell's key prints no task, and rows keyed by it lost all but the first task's
+// (docs/claims/ruoss2023.md listed parity's cells, not reverse's).
+func TestCellsOfEveryTask(t *testing.T) {
+	dir := t.TempDir()
+	tiny, err := os.ReadFile(filepath.Join("testdata", "tiny.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(tiny), "\n")
+	two := string(tiny)
+	for _, l := range lines[1:] { // the same runs again as task reverse
+		if strings.HasPrefix(l, "copy,") {
+			two += "reverse," + strings.TrimPrefix(l, "copy,")
+		}
+	}
+	csv := filepath.Join(dir, "two.csv")
+	if err := os.WriteFile(csv, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `title: two tasks
+paper: {citation: X}
+tables:
+  - {name: t, csv: ` + csv + `}
+statistic: {metric: exact_match, past_training: 2, learned: 0.9}
+claims:
+  - {id: c, kind: ranking, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: alibi}}
+  - {id: r, kind: ranking, a: {task: reverse, scheme: kerple}, b: {task: reverse, scheme: alibi}}
+`
+	path := filepath.Join(dir, "two.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := judgeFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	renderCells(&b, j)
+	for _, row := range []string{"| t | copy | alibi |", "| t | copy | kerple |", "| t | reverse | alibi |", "| t | reverse | kerple |"} {
+		if !strings.Contains(b.String(), row) {
+			t.Errorf("the cells' table has no row %q:\n%s", row, b.String())
+		}
+	}
+}

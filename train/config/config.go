@@ -108,20 +108,7 @@ func cellLine(o *origin, err error, sweep Sweep) string {
 		if !within(path, ax.Path) {
 			continue
 		}
-		n, perr := ParseYAML(o.src, o.name)
-		if perr != nil || n == nil || n.Kind != yaml.MappingNode {
-			return o.name
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if sw := n.Content[i+1]; n.Content[i].Value == "sweep" && sw.Kind == yaml.MappingNode {
-				for j := 0; j+1 < len(sw.Content); j += 2 {
-					if sw.Content[j].Value == ax.Path {
-						return fmt.Sprintf("%s:%d", o.name, sw.Content[j].Line)
-					}
-				}
-			}
-		}
-		return o.name // the axis came from a -set sweep=...
+		return keyLine(o.src, o.name, "sweep", ax.Path) // the name alone when a -set sweep=... gave the axis
 	}
 	return atLine(o.src, o.name, o.overrides, err)
 }
@@ -658,9 +645,9 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 			return Config{}, nil, err
 		}
 		switch p, _, _ := strings.Cut(o, "="); {
-		case strings.TrimSpace(p) == "sweep" || strings.HasPrefix(strings.TrimSpace(p), "sweep."):
+		case within(strings.TrimSpace(p), "sweep"):
 			sweptIn = "-set " + o
-		case strings.TrimSpace(p) == "select" || strings.HasPrefix(strings.TrimSpace(p), "select."):
+		case within(strings.TrimSpace(p), "select"):
 			selectIn = "-set " + o
 		}
 	}
@@ -709,12 +696,18 @@ func atLine(src []byte, name string, overrides []string, err error) string {
 	if o := namingSet(err.Error(), overrides); o != "" { // a value beside it came from the command line (-set model.d_model=7 for heads)
 		return "-set " + o
 	}
-	n, perr := ParseYAML(src, name)
-	if perr != nil || n == nil {
+	return keyLine(src, name, strings.Split(path, ".")...)
+}
+
+// keyLine is "name:line" of the key reached by keys from the file's top (model, d_model), or
+// name when the file does not write it.
+func keyLine(src []byte, name string, keys ...string) string {
+	n, err := ParseYAML(src, name)
+	if err != nil || n == nil {
 		return name
 	}
 	var line int
-	for _, key := range strings.Split(path, ".") {
+	for _, key := range keys {
 		if n.Kind != yaml.MappingNode {
 			return name
 		}
