@@ -11,7 +11,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // Render is the markdown document of a judged claims file: the opening table (claim, paper,

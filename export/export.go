@@ -20,7 +20,7 @@ import (
 	"github.com/nlpodyssey/safetensors"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"gorgonia.org/tensor"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestSafetensorsFormat reads an export by the format's specification, without the writer's

@@ -13,7 +13,7 @@ import (
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden error messages in testdata/*.golden")

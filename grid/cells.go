@@ -8,7 +8,7 @@ import (
 
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // CellOptions control how a grid's cells are run (RunCells).

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // encoderGrid is a small Protocol B grid (configs/ruoss2023.yaml): an encoder filling blank

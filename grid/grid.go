@@ -1,5 +1,5 @@
 // Package grid runs a grid, a config with a sweep: (expanded into cells by package
-// train/config): its directory and grid.yaml (a grid is resumed only into the same grid), the
+// config): its directory and grid.yaml (a grid is resumed only into the same grid), the
 // select: phase (tuning runs in <grid>/select/, each group's value chosen on in-range validation
 // and kept in selection.json), and the cells themselves, jobs at a time, each a train.Run. cmd/train
 // parses the flags, calls Run and writes the report.
@@ -22,7 +22,7 @@ import (
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // Options control a grid's run.

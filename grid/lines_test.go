@@ -6,7 +6,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestSelectionLine: the line a grid prints for each group's choice names the group as

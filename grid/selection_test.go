@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // lastMetric is the last line of a run's metrics.jsonl.

@@ -18,7 +18,7 @@ import (
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // Inspection is what `train inspect` measures of a finished run at one input length: the greedy

@@ -24,7 +24,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Config is a model's sizes and options, typed (package train/config reads the `model:` section
+// Config is a model's sizes and options, typed (package config reads the `model:` section
 // of a YAML config and fills its defaults, with the same values as WithDefaults here; package
 // setup hands it on as a Config, setup.ModelConfig). Each field's doc says whether 0 is
 // legal.

@@ -11,7 +11,7 @@ import (
 // A scheme's options are a struct of its own, declared in the scheme's file, whose tags declare
 // its keys under `position:` (yaml), defaults (default) and docs (doc): see package
 // internal/schemes, the catalogue Register adds it to. The config reads the YAML (package
-// train/config decodes each written key into this struct, once, against the catalogue); a Spec
+// config decodes each written key into this struct, once, against the catalogue); a Spec
 // carries the struct's value, typed.
 
 // Def registers a scheme: its kind, its options type O (struct{} for none), the type S of the

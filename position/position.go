@@ -172,7 +172,7 @@ type Dims struct {
 
 // Spec configures a scheme with typed values: the kind, the randomized-positions keys every
 // scheme that reads positions shares, and the scheme's own options struct (see Def). Package
-// train/config reads the `position:` section of a YAML config and fills its defaults, and
+// config reads the `position:` section of a YAML config and fills its defaults, and
 // package setup hands it on as a Spec (setup.Spec); code and tests write one directly
 // (Spec{Kind: "rope"}.With("base", 500.0)).
 type Spec struct {

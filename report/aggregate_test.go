@@ -3,7 +3,7 @@ package report
 import (
 	"testing"
 
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestGroupOfSweptMapping: a swept position mapping groups by its kind, with the mapping's other

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestSchemeBase: the sinusoidal plots take a sinusoidal cell's base and the rope plot a rope

@@ -5,7 +5,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // The constants of the chance rule, shared by the run report (Aggregate, report.md) and the

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestExtrapolatesTo: the longest length up to which every tested length is clearly above

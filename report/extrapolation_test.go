@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // extrapFixture: parity (decoder format, one answer token: chance 0.5 for exact match) and copy,

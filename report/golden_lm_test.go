@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // lmFixture is a grid of lm runs (the built-in corpus): alibi and sinusoidal, two seeds.

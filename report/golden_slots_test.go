@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // slotsFixture is a grid in the slots format (Protocol B's layout): reverse, plain and

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/grid (the fixture) and the golden files of testdata/golden")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestLMCurves: the lm runs of a grid are gathered by group over seeds (mean, min, max at each

@@ -19,7 +19,7 @@ import (
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/grid"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 )
 

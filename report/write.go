@@ -17,7 +17,7 @@ import (
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // Report is what Write produced.

@@ -12,7 +12,7 @@ import (
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestEveryRunFileIsKnown: every entry that a run of each kind (early stopping with eval
@@ -21,7 +21,7 @@ import (
 // removes all of it and leaves only the lock.
 func TestEveryRunFileIsKnown(t *testing.T) {
 	out := t.TempDir()
-	corpus := filepath.Join("..", "train", "config", "testdata", "corpus", "small.tar.gz")
+	corpus := filepath.Join("..", "config", "testdata", "corpus", "small.tar.gz")
 	kinds := map[string][]string{
 		"early": {"train.steps=30", "train.early_stop={patience: 2}",
 			"eval.variants=[{name: ntk, rope_scaling: ntk}, {name: interp, rope_scaling: interpolate}]"},

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden error messages in testdata/bad/*.golden")
@@ -25,10 +25,10 @@ func goldenMessage(err error, dir string) string {
 	return knownList.ReplaceAllString(strings.ReplaceAll(err.Error(), dir, ""), "(known: …)")
 }
 
-// badDir holds the bad configs, below train/config: testdata/bad/*.yaml, each a malformed or
+// badDir holds the bad configs, below config: testdata/bad/*.yaml, each a malformed or
 // inconsistent config whose error message is in the .golden file of the same name. cmd/train
 // runs the same files through the CLI.
-var badDir = filepath.Join("testdata", "bad")
+var badDir = "bad"
 
 // badConfigs lists them.
 func badConfigs(t testing.TB) []string {
@@ -48,7 +48,7 @@ func TestBadConfigs(t *testing.T) {
 	// A memory error counts the cores (an evaluation's attention keeps a block per core): the
 	// goldens are written for two.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	t.Chdir(filepath.Join("..", "train", "config")) // the bad configs name their files from there
+	t.Chdir(filepath.Join("..", "config", "testdata")) // the bad configs name their files from there (two levels below the repository, as cmd/train)
 	files := badConfigs(t)
 	if len(files) < 30 {
 		t.Errorf("only %d bad configs; the suite promises at least 30", len(files))

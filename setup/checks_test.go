@@ -6,7 +6,7 @@ import (
 
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // parseChecked reads testutil.Minimal with the overrides sets as the CLI reads a run: the data
@@ -74,7 +74,7 @@ func TestRandomizedRangeChecks(t *testing.T) {
 	}
 }
 
-// TestModelDefaults: the model: section's defaults (train/config's) are model.Config's, so a
+// TestModelDefaults: the model: section's defaults (config's) are model.Config's, so a
 // config that writes no model: section builds the model code's default model.
 func TestModelDefaults(t *testing.T) {
 	c := config.Config{}.WithDefaults()

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/data"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // predict is the memory prediction of a small copy config with the overrides.

@@ -1,4 +1,4 @@
-// Package setup is where a config meets the model. Package train/config reads a config as data:
+// Package setup is where a config meets the model. Package config reads a config as data:
 // every field decoded, defaulted and checked on its own, the scheme's options decoded into its
 // options struct, nothing of the model imported. What needs the model is checked here, in one
 // place, before anything is allocated: the heads divide d_model, the parameter count and the
@@ -22,7 +22,7 @@ import (
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // Run is a config checked against its model: what a run trains, before its model is built.

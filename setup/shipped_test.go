@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/configs"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestShippedConfigs: every config of configs/ passes the model's checks too, each cell and
-// tuning run of a grid (train/config's TestShippedConfigs reads them as data).
+// tuning run of a grid (config's TestShippedConfigs reads them as data).
 func TestShippedConfigs(t *testing.T) {
 	names, err := fs.Glob(configs.FS, "*.yaml")
 	if err != nil || len(names) == 0 {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/internal/testutil"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestT5BucketWarning: a t5 run trained on short inputs and tested on long ones is warned about

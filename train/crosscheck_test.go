@@ -19,7 +19,7 @@ import (
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // torchPython is the interpreter with Debian's PyTorch (python3-torch), and torchModule the

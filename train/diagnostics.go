@@ -9,7 +9,7 @@ import (
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // Diagnostics is diagnostics.json: how the model attends at every tested length, and how it fails

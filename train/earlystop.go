@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // observe applies the rule of e (config.EarlyStop) to the validation score at a step (counted

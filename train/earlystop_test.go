@@ -14,7 +14,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestEarlyStopRule: the rule on a written sequence of scores (improvement means more than

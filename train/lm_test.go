@@ -20,7 +20,7 @@ import (
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // lmCorpus writes a small corpus of text documents (about 1 KB each) as a .tar.gz in dir, with

@@ -7,7 +7,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestGreedyDecoding: the decoded failures are what a plain greedy decoder gives, one example at a

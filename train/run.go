@@ -1,4 +1,4 @@
-// Package train trains a posformer model from a config (package train/config, which reads,
+// Package train trains a posformer model from a config (package config, which reads,
 // expands and validates it) and scores it at every test length: Adam with warm-up and cosine
 // decay, global-norm clipping, periodic validation and early stopping, evaluation in and beyond
 // the training range, and a run directory with the resolved config, metrics, results and a
@@ -33,7 +33,7 @@ import (
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/internal/testutil"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // tinyConfig is testutil.Minimal resolved, writing under out, with 20 steps and the overrides sets.

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // SchemeVariant names how a run's scheme differs from the plain one: its resolved options

@@ -3,7 +3,7 @@ package train
 import (
 	"testing"
 
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestSchemeVariant: the variant lists exactly the non-default options a scheme reads, written

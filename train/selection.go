@@ -10,7 +10,7 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // ValidationScore is a finished run's mean validation score (metric exact_match or

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestValidationScoreLogged: a finished run's validation score, for either metric, is the one

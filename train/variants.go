@@ -11,7 +11,7 @@ import (
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )

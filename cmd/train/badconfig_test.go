@@ -20,8 +20,8 @@ import (
 )
 
 // badDir holds the malformed and inconsistent configs, each with its golden error message
-// (train/config/testdata/bad; `go test ./setup -run TestBadConfigs -update` rewrites the goldens).
-var badDir = filepath.Join("..", "..", "train", "config", "testdata", "bad")
+// (config/testdata/bad; `go test ./setup -run TestBadConfigs -update` rewrites the goldens).
+var badDir = filepath.Join("..", "..", "config", "testdata", "bad")
 
 var knownList = regexp.MustCompile(`\(known: [^)]+\)`)
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // divergeGrid has a healthy cell (lr 0.003), one whose loss explodes (lr 1000, the hostile

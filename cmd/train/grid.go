@@ -11,7 +11,7 @@ import (
 
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/report"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // runGrid trains every cell of a grid (config.ReadCells's, checked), jobs at a time (package

@@ -14,7 +14,7 @@ import (
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 const jobsGrid = `

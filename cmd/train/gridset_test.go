@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // gridConfig is tinyConfig swept over two schemes and two seeds.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/report"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestEditedGridYAMLRefused: a grid.yaml edited by hand after its grid trained (train.steps

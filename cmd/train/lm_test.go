@@ -14,7 +14,7 @@ import (
 
 // smallCorpus is a committed corpus of 40 short documents (about 4.7 kB of training stream) and
 // its hash, for lm runs in tests; the path is relative to this package's directory.
-var smallCorpus = filepath.Join("..", "..", "train", "config", "testdata", "corpus", "small.tar.gz")
+var smallCorpus = filepath.Join("..", "..", "config", "testdata", "corpus", "small.tar.gz")
 
 const smallCorpusSHA256 = "f786e628737f9b003452eaba51b7f77e543e1b788b60e0ddb1f43fe6329ebe3b"
 

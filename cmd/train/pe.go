@@ -12,7 +12,7 @@ import (
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )

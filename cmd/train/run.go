@@ -15,7 +15,7 @@ import (
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 	"golang.org/x/term"
 )
 

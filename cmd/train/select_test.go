@@ -10,7 +10,7 @@ import (
 
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestGridSelect: a grid with select: trains the tuning runs, writes selection.json, trains the

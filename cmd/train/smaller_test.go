@@ -12,7 +12,7 @@ import (
 	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestSetErrorBlamesSet: a bad value given with -set is blamed on -set, not on the config file

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/configs"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestDeployShardsMatchGrids: for each grid deploy/ runs, the Slurm array and the Kubernetes

@@ -52,7 +52,7 @@ func TestReadmeSchemes(t *testing.T) {
 // where each package imports the one before it) is what `go list` says: every package is in the
 // picture or at the bottom (internal/*, data, rundir, configs: importing only the bottom), and
 // imports nothing of the module but packages the picture puts below it (before it in a chain,
-// directly or through other chains) and the bottom ones, so train/config never imports train,
+// directly or through other chains) and the bottom ones, so config never imports train,
 // nor model report.
 func TestReadmeDependencies(t *testing.T) {
 	src, err := os.ReadFile("../../README.md")

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/internal/schemes"
-	"github.com/posformer/posformer/train/config"
+	"github.com/posformer/posformer/config"
 )
 
 // TestNoSchemesRegistered: a program that reads configs without linking package position (whose

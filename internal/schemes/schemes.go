@@ -1,7 +1,7 @@
 // Package schemes is the catalogue of the position schemes as data: each kind's name, its
 // one-line doc, whether it takes randomized positions, and its options struct with the keys,
 // types, defaults and docs its tags declare. It holds no scheme: package position registers every
-// kind here (position.Register) beside how to build it, and package train/config reads a config's
+// kind here (position.Register) beside how to build it, and package config reads a config's
 // `position:` section against it, decoding the written options into the kind's options struct
 // once, without importing position (a config is data). The catalogue is filled by position's
 // init, so a program that reads configs must link position (import it, blank if need be): without

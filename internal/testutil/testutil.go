@@ -1,5 +1,5 @@
 // Package testutil holds what the tests of more than one package share; only tests import it.
-// It imports no posformer package, so train/config's own tests can use it without an import
+// It imports no posformer package, so config's own tests can use it without an import
 // cycle.
 package testutil
 
@@ -27,7 +27,7 @@ eval:
   examples: 8
 `
 
-// TinyConfig is Minimal resolved by parse (train/config's Parse, passed in to keep this package
+// TinyConfig is Minimal resolved by parse (config's Parse, passed in to keep this package
 // free of imports) with out set to out, 20 steps and a validation every 10, then the overrides
 // sets (key=value, as -set takes them); a parse error fails the test.
 func TinyConfig[C any](t testing.TB, parse func(src []byte, name string, sets []string) (C, error), out string, sets ...string) C {

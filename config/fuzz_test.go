@@ -21,7 +21,7 @@ import (
 // files, it is accepted, equal, and encodes to the same bytes.
 //
 // The seeds are every shipped config and every config of testdata/bad. CI runs it for a bounded
-// time (.ci/run): go test ./train/config -run '^$' -fuzz '^FuzzConfig$' -fuzztime 45s
+// time (.ci/run): go test ./config -run '^$' -fuzz '^FuzzConfig$' -fuzztime 45s
 func FuzzConfig(f *testing.F) {
 	names, err := fs.Glob(configs.FS, "*.yaml")
 	if err != nil || len(names) == 0 {
