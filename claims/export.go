@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 )
 

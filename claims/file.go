@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
-	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -18,9 +18,9 @@ import (
 	"strings"
 
 	"github.com/nlpodyssey/safetensors"
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/config"
 	"gorgonia.org/tensor"
 )
 

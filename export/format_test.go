@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/nlpodyssey/safetensors"
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 )
 
 // TestSafetensorsFormat reads an export by the format's specification, without the writer's

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/export"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden error messages in testdata/*.golden")

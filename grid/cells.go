@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // CellOptions control how a grid's cells are run (RunCells).

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/rundir"
 )
 
 // encoderGrid is a small Protocol B grid (configs/ruoss2023.yaml): an encoder filling blank

@@ -17,12 +17,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // Options control a grid's run.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // TestSelectionLine: the line a grid prints for each group's choice names the group as

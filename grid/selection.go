@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // LearnedScore is the validation score at which a group counts as having learned the task in

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/train"
 )
 
 // lastMetric is the last line of a run's metrics.jsonl.

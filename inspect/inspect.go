@@ -13,12 +13,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // Inspection is what `train inspect` measures of a finished run at one input length: the greedy

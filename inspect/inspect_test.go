@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // TestInspectMatchesResults (in this package as it compares inspect with what a run wrote):

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -3,8 +3,8 @@ package report
 import (
 	"testing"
 
-	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/position"
 )
 
 // TestSchemeBase: the sinusoidal plots take a sinusoidal cell's base and the rope plot a rope

@@ -3,9 +3,9 @@ package report
 import (
 	"math"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/config"
 )
 
 // The constants of the chance rule, shared by the run report (Aggregate, report.md) and the

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // TestLoadDamagedRun: report.Load (what `train report` and `train claims` read) on a real run

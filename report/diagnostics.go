@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/train"
 )
 
 // lmFixture is a grid of lm runs (the built-in corpus): alibi and sinusoidal, two seeds.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/train"
 )
 
 // slotsFixture is a grid in the slots format (Protocol B's layout): reverse, plain and

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/train"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/grid (the fixture) and the golden files of testdata/golden")

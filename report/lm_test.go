@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/train"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/train"
 )
 
 // TestLMCurves: the lm runs of a grid are gathered by group over seeds (mean, min, max at each

@@ -14,12 +14,12 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 )
 

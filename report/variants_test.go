@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/grid"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -13,11 +13,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 )
 
 // Report is what Write produced.

@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/export"
 	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // TestEveryRunFileIsKnown: every entry that a run of each kind (early stopping with eval

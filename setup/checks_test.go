@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/config"
 )
 
 // parseChecked reads testutil.Minimal with the overrides sets as the CLI reads a run: the data

@@ -5,10 +5,10 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/config"
 )
 
 // MaxMemoryBytes bounds a run's predicted peak memory (PredictMemory): a config beyond it is

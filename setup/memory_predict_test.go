@@ -3,8 +3,8 @@ package setup
 import (
 	"testing"
 
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/data"
 )
 
 // predict is the memory prediction of a small copy config with the overrides.

@@ -17,12 +17,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/config"
 )
 
 // Run is a config checked against its model: what a run trains, before its model is built.

@@ -4,8 +4,8 @@ import (
 	"io/fs"
 	"testing"
 
-	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/configs"
 )
 
 // TestShippedConfigs: every config of configs/ passes the model's checks too, each cell and

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/testutil"
 )
 
 // TestT5BucketWarning: a t5 run trained on short inputs and tested on long ones is warned about

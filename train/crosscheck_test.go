@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 )
 
 // torchPython is the interpreter with Debian's PyTorch (python3-torch), and torchModule the

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/config"
 )
 
 // Diagnostics is diagnostics.json: how the model attends at every tested length, and how it fails

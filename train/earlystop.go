@@ -3,8 +3,8 @@ package train
 import (
 	"path/filepath"
 
-	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/rundir"
 )
 
 // observe applies the rule of e (config.EarlyStop) to the validation score at a step (counted

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/config"
 )
 
 // TestEarlyStopRule: the rule on a written sequence of scores (improvement means more than

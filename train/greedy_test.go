@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/testutil"
-	"github.com/posformer/posformer/config"
 )
 
 // TestGreedyEqualsTeacherForced trains a small copy model with task.end_token and checks, at

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/config"
 )
 
 // lmScore is what scoring a split's windows measured: the summed negative log-likelihood of the

@@ -16,11 +16,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 )
 
 // lmCorpus writes a small corpus of text documents (about 1 KB each) as a .tar.gz in dir, with

@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 )
 
 // CSVHeader is the column list of results.csv.

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/config"
 )
 
 // Decoded is one test example with the model's answer.

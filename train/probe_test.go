@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
-	"github.com/posformer/posformer/config"
 )
 
 // TestGreedyDecoding: the decoded failures are what a plain greedy decoder gives, one example at a

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/export"
 	"github.com/posformer/posformer/internal/interrupt"
@@ -33,7 +34,6 @@ import (
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )

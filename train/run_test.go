@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/testutil"
 )
 
 // tinyConfig is testutil.Minimal resolved, writing under out, with 20 steps and the overrides sets.

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/position"
 )
 
 // SchemeVariant names how a run's scheme differs from the plain one: its resolved options

@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
-	"github.com/posformer/posformer/config"
 )
 
 // ValidationScore is a finished run's mean validation score (metric exact_match or

@@ -8,8 +8,8 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/model"
 )
 
 // TestValidationScoreLogged: a finished run's validation score, for either metric, is the one

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )

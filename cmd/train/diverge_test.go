@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // divergeGrid has a healthy cell (lr 0.003), one whose loss explodes (lr 1000, the hostile

@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/report"
-	"github.com/posformer/posformer/config"
 )
 
 // runGrid trains every cell of a grid (config.ReadCells's, checked), jobs at a time (package

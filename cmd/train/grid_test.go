@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/config"
 )
 
 const jobsGrid = `

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/setup"
 )
 
 // gridConfig is tinyConfig swept over two schemes and two seeds.

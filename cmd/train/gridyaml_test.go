@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/report"
 )
 
 // TestEditedGridYAMLRefused: a grid.yaml edited by hand after its grid trained (train.steps

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/setup"
-	"github.com/posformer/posformer/config"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )

@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // endConfig is a tiny run that checkpoints only at its end, so every file of its end is written

@@ -12,10 +12,10 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 	"golang.org/x/term"
 )
 

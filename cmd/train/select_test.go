@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // TestGridSelect: a grid with select: trains the tuning runs, writes selection.json, trains the

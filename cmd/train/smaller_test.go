@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
-	"github.com/posformer/posformer/config"
 )
 
 // TestSetErrorBlamesSet: a bad value given with -set is blamed on -set, not on the config file

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/configs"
 )
 
 // TestDeployShardsMatchGrids: for each grid deploy/ runs, the Slurm array and the Kubernetes

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/schemes"
 )
 
 // TestNoSchemesRegistered: a program that reads configs without linking package position (whose
