@@ -121,53 +121,16 @@ type Cell struct {
 	Written presence.Keys `yaml:"-"`
 }
 
-// The kinds of claims.
-const (
-	KindRanking     = "ranking"      // A > B
-	KindEquivalence = "equivalence"  // |A − B| within a margin
-	KindShape       = "shape"        // each cell stays above chance to k·L, or falls to chance by k·L
-	KindAheadOfAll  = "ahead_of_all" // A > every other cell of its task that learned it
-	KindPaperOrder  = "paper_order"  // every pair of cells the paper ranks, A > B
-	KindFamily      = "family"       // each cell matching Where against its twin without Drop's options
-	// KindChange: a cell against itself, its score at each length past training minus its score
-	// at the training length, at most (or at least) a bound.
-	KindChange = "change_from_training"
-)
-
-var kinds = []string{KindRanking, KindEquivalence, KindShape, KindAheadOfAll, KindPaperOrder, KindFamily, KindChange}
-
-// Claim is one claim.
+// Claim is one claim: the keys every claim has; the keys of its kind are its kind's options
+// (Kind, registered by the kind's file).
 type Claim struct {
-	ID   string `yaml:"id"`
+	ID string `yaml:"id"`
+	// Kind names the claim's kind (kind_*.go).
 	Kind string `yaml:"kind"`
 	// Text is the claim in words (default: generated from its cells).
 	Text  string `yaml:"text"`
 	Table string `yaml:"table"` // default: the first table
-	A     Cell   `yaml:"a"`
-	B     Cell   `yaml:"b"`
-	// Cells are the cells of a shape or paper_order claim.
-	Cells []Cell `yaml:"cells"`
-	// Margin is an equivalence claim's margin.
-	Margin float64 `yaml:"margin"`
-	// StaysAbove k: a shape claim that each cell stays clearly above chance to at least k·L;
-	// FallsBy k: that each extrapolates to at most k·L (L the longest training length).
-	StaysAbove float64 `yaml:"stays_above"`
-	FallsBy    float64 `yaml:"falls_by"`
-	// MinGap is a paper_order claim's threshold: pairs whose paper gap is below it are listed
-	// with our numbers but not judged.
-	MinGap float64 `yaml:"min_gap"`
-	// Where and Drop define a family: each cell whose variant holds every option of Where is
-	// paired with the cell whose variant lacks the options named in Drop.
-	Where string   `yaml:"where"`
-	Drop  []string `yaml:"drop"`
-	// Headline is a family's headline: the mean over pairs of (ours in the paper's statistic)
-	// A − B, against the paper's (Value, Text).
-	Headline Headline `yaml:"headline"`
-	// AtMost and AtLeast bound a change_from_training claim: per run, A's score at each length
-	// past training minus its score at the longest training length, in the metric's units.
-	AtMost  float64 `yaml:"at_most"`
-	AtLeast float64 `yaml:"at_least"`
-	// Paper is the paper's number as it states it, for a claim whose paper number is not computed
+	// Paper is the paper's number as it states it, for a kind whose paper number is not computed
 	// from its cells (printed in the opening table).
 	Paper string `yaml:"paper"`
 	// Beside marks a comparison shown beside the paper's claims, judged by the same rules but
@@ -176,14 +139,10 @@ type Claim struct {
 	// Statistic overrides the file's for this claim.
 	Statistic Statistic `yaml:"statistic"`
 
-	Written presence.Keys `yaml:"-"`
-}
-
-// Headline is a family's headline claim.
-type Headline struct {
-	Text  string  `yaml:"text"`
-	Paper string  `yaml:"paper"` // the paper's headline number as it states it
-	Value float64 `yaml:"value"` // the same, as a score difference (0.12 for 12 points)
+	// kind holds the options its kind reads, decoded from opts (the keys that are not Claim's,
+	// with their values) by Load.
+	kind Kind
+	opts []*yaml.Node
 }
 
 // FollowUp is an experiment into why a claim was contradicted or left untested: the same
@@ -390,8 +349,8 @@ func (f *File) check() error {
 			return f.errAt(p+".id", "%q is given twice: give each claim its own id", c.ID)
 		}
 		ids[c.ID] = c.Kind
-		if !slices.Contains(kinds, c.Kind) {
-			return f.errAt(p+".kind", "%q is not a kind of claim: write one of %s", c.Kind, strings.Join(kinds, ", "))
+		if kindOf(c.Kind) == nil {
+			return f.errAt(p+".kind", "%q is not a kind of claim: write one of %s", c.Kind, strings.Join(kindNames(nil), ", "))
 		}
 		if c.Table == "" {
 			c.Table = f.Tables[0].Name
@@ -407,7 +366,13 @@ func (f *File) check() error {
 		if err := f.Statistic.merged(c.Statistic).checkLearned(f, p+".statistic"); err != nil {
 			return err
 		}
-		if err := c.check(f, p); err != nil {
+		if c.Paper != "" && !kindOf(c.Kind).ownPaper {
+			return f.errAt(p+".paper", "a %s claim's paper number comes from its cells (their paper: or paper_value:): move it there", c.Kind)
+		}
+		if err := c.readKind(f, p); err != nil {
+			return err
+		}
+		if err := c.kind.check(f, c, p); err != nil {
 			return err
 		}
 	}
@@ -428,8 +393,9 @@ func (f *File) check() error {
 			if !ok {
 				return f.errAt(fmt.Sprintf("%s.of[%d]", p, j), "no claim has the id %q: name a claim of this file", id)
 			}
-			if k != KindRanking && k != KindFamily && k != KindPaperOrder {
-				return f.errAt(fmt.Sprintf("%s.of[%d]", p, j), "claim %q is a %s claim: a follow-up re-judges ranking, paper_order or family claims", id, k)
+			if !kindOf(k).followed {
+				ns := kindNames(func(d *kindDef) bool { return d.followed })
+				return f.errAt(fmt.Sprintf("%s.of[%d]", p, j), "claim %q is a %s claim: a follow-up re-judges %s or %s claims", id, k, strings.Join(ns[:len(ns)-1], ", "), ns[len(ns)-1])
 			}
 		}
 		for j, a := range fu.Arms {
@@ -525,129 +491,4 @@ func parseRange(s string) (lo, hi int, err error) {
 		return 0, 0, errors.New(`want a range "lo..hi" of lengths with 1 ≤ lo ≤ hi, e.g. "21..40"`)
 	}
 	return lo, hi, nil
-}
-
-// kindKeys are the keys each kind of claim reads besides those every claim has (id, kind, text,
-// table, paper, beside, statistic); a family's a: only names its task.
-var kindKeys = map[string][]string{
-	KindRanking:     {"a", "b"},
-	KindEquivalence: {"a", "b", "margin"},
-	KindPaperOrder:  {"cells", "min_gap"},
-	KindFamily:      {"where", "drop", "headline", "a"},
-	KindShape:       {"cells", "stays_above", "falls_by"},
-	KindAheadOfAll:  {"a"},
-	KindChange:      {"a", "at_most", "at_least"},
-}
-
-// commonKeys are the keys of every kind of claim.
-var commonKeys = []string{"id", "kind", "text", "table", "paper", "beside", "statistic"}
-
-// checkKeys refuses a key the claim's kind does not read (a written value that would do nothing),
-// and a cell key its place does not read: lr (a claim's cell is every run of its task, scheme and
-// variant) and a family's a: beyond its task.
-func (c *Claim) checkKeys(f *File, p string) error {
-	n := nodeAt(f.root, p)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i].Value
-		if slices.Contains(commonKeys, k) || slices.Contains(kindKeys[c.Kind], k) {
-			continue
-		}
-		var readers []string
-		for _, kind := range kinds {
-			if slices.Contains(kindKeys[kind], k) {
-				readers = append(readers, kind)
-			}
-		}
-		return f.errAt(p+"."+k, "a %s claim does not read %s: (its keys: %s): remove it, or write the kind that reads it (%s)",
-			c.Kind, k, strings.Join(kindKeys[c.Kind], ", "), strings.Join(readers, ", "))
-	}
-	for _, k := range []string{"lengths", "past_training", "in_range"} {
-		if c.Kind == KindShape && c.Statistic.Written.Has(k) {
-			return f.errAt(p+".statistic."+k, "a shape claim reads no length range (extrapolates to runs over every tested length, against k·L): remove it")
-		}
-	}
-	names, cells := []string{"a", "b"}, []Cell{c.A, c.B}
-	for i, x := range c.Cells {
-		names, cells = append(names, fmt.Sprintf("cells[%d]", i)), append(cells, x)
-	}
-	for i, x := range cells {
-		name := names[i]
-		switch {
-		case x.Written.Has("lr"):
-			return f.errAt(p+"."+name+".lr", "a claim's cell is every run of its task, scheme and variant: keep one learning rate with its table's rows: (a cell with lr:) or choose:, and remove lr: here")
-		case c.Kind == KindFamily && name == "a" && x.Written.Len() > 0 && x.Written != presence.Of("task"):
-			return f.errAt(p+".a", "a family's a: only names the task its pairs are taken from (its cells come from where: and drop:): write a: {task: T} or remove a:")
-		}
-	}
-	return nil
-}
-
-func (c *Claim) check(f *File, p string) error {
-	needAB := func() error {
-		for _, side := range []struct {
-			name string
-			cell Cell
-		}{{"a", c.A}, {"b", c.B}} {
-			if side.cell.Task == "" || side.cell.Scheme == "" {
-				return f.errAt(p+"."+side.name, "missing task or scheme: give e.g. %s: {task: copy, scheme: alibi}", side.name)
-			}
-		}
-		return nil
-	}
-	if c.Paper != "" && c.Kind != KindShape && c.Kind != KindAheadOfAll && c.Kind != KindChange {
-		return f.errAt(p+".paper", "a %s claim's paper number comes from its cells (their paper: or paper_value:): move it there", c.Kind)
-	}
-	if err := c.checkKeys(f, p); err != nil {
-		return err
-	}
-	switch c.Kind {
-	case KindRanking:
-		return needAB()
-	case KindEquivalence:
-		if c.Margin <= 0 {
-			return f.errAt(p+".margin", "missing or not positive: give the margin within which A and B count as equal, e.g. margin: 0.05")
-		}
-		return needAB()
-	case KindAheadOfAll:
-		if c.A.Task == "" || c.A.Scheme == "" {
-			return f.errAt(p+".a", "missing task or scheme: give e.g. a: {task: copy, scheme: none}")
-		}
-	case KindShape:
-		if m := f.Statistic.merged(c.Statistic).Metric; !hasChance(m) {
-			return f.errAt(p+".kind", "a shape claim compares scores with chance, which %s has not: judge it in exact_match or token_accuracy", m)
-		}
-		if (c.StaysAbove > 0) == (c.FallsBy > 0) {
-			return f.errAt(p, "give one of stays_above: k and falls_by: k (k > 0, a multiple of the longest training length)")
-		}
-		if len(c.Cells) == 0 {
-			return f.errAt(p+".cells", "missing: list the cells the shape is claimed of")
-		}
-	case KindPaperOrder:
-		if len(c.Cells) < 2 {
-			return f.errAt(p+".cells", "give at least two cells, each with its paper name (paper:)")
-		}
-		for i, x := range c.Cells {
-			if x.Paper == "" && !x.Written.Has("paper_value") {
-				return f.errAt(fmt.Sprintf("%s.cells[%d]", p, i), "no paper number: give paper: <name in the paper's numbers> or paper_value:")
-			}
-		}
-	case KindFamily:
-		if c.Where == "" || len(c.Drop) == 0 {
-			return f.errAt(p, "a family needs where: (the options of its A cells, e.g. randomized=true) and drop: (the options its B cells lack)")
-		}
-	case KindChange:
-		if c.A.Task == "" || c.A.Scheme == "" {
-			return f.errAt(p+".a", "missing task or scheme: give e.g. a: {task: lm, scheme: alibi}")
-		}
-		if c.Written.Has("at_most") == c.Written.Has("at_least") {
-			return f.errAt(p, "give one of at_most: m and at_least: m (the bound on the score at each length past training minus the score at the training length, e.g. at_most: 0)")
-		}
-		if st := f.Statistic.merged(c.Statistic); st.InRange {
-			return f.errAt(p+".statistic", "in_range: a change from training compares lengths past the training length: give past_training: k or lengths: \"lo..hi\"")
-		}
-	}
-	return nil
 }

@@ -39,7 +39,7 @@ func TestFamilyHeadlineOverJudgedPairs(t *testing.T) {
 			Untested + " (no pair could be judged)"},
 	}
 	for _, tc := range cases {
-		h := familyHeadline(c, "token_accuracy", tc.rows)
+		h := (&familyKind{}).headline(c, "token_accuracy", tc.rows)
 		if h.Ours != tc.ours {
 			t.Errorf("%s: ours\n got %q\nwant %q", tc.name, h.Ours, tc.ours)
 		}

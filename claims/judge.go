@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/report"
 )
@@ -61,22 +60,10 @@ type Comparison struct {
 	Ours    string // ours: A − B [interval], or the shape's length
 	Verdict string
 	// detail columns
-	A, B    *side
-	Diff    stats.Interval
-	gain    float64  // a family pair's A − B in the paper's statistic
-	pairOf  key      // a family pair's A cell
-	rivals  []*side  // an ahead_of_all claim's other cells
-	changes []change // a change_from_training claim's lengths
-}
-
-// change is a change_from_training claim at one length: the cell's per-run scores there minus
-// its scores at the training length, their mean with its interval, and the verdict.
-type change struct {
-	length  int
-	score   float64   // the mean over runs of the score at length
-	d       []float64 // per run (seed, then rate): score at length − score at the training length
-	iv      stats.Interval
-	verdict string
+	A, B *side
+	Diff stats.Interval
+	gain float64 // a family pair's A − B in the paper's statistic
+	more any     // the kind's own numbers for its detail
 }
 
 // side is one cell of a comparison with its numbers.
@@ -253,15 +240,16 @@ func readPaper(f *File) (paperNumbers, error) {
 
 // resolve finds a claim's cell in its table, checks it has at least 2 runs and that the range
 // lies within its tested lengths, and computes its numbers.
-func (j *Judged) resolve(c Cell, path string, t *loaded, st Statistic, paper paperNumbers, variant string, override bool) (*side, error) {
-	f := j.File
+// In a follow-up's arm that gives a variant, the cell is the arm's variant of its scheme.
+func (x *judging) side(c Cell, path string) (*side, error) {
+	f, t, st, paper := x.File, x.t, x.st, x.paper
 	k := key{c.Task, c.Scheme, c.Variant}
-	if override {
-		k.Variant = variant
+	if x.in != nil && x.in.override {
+		k.Variant = x.in.variant
 	}
 	cl := t.cellsFor(st.Metric)[k]
 	if cl == nil {
-		return nil, noCell{f.errAt(path, "table %s has no cell %s · %s: name one of its cells (%s)", t.Name, k.Task, k, j.cellList(t, k.Task))}
+		return nil, noCell{f.errAt(path, "table %s has no cell %s · %s: name one of its cells (%s)", t.Name, k.Task, k, t.cellList(k.Task))}
 	}
 	if lm := slices.ContainsFunc(cl.rows, Row.lm); !hasChance(st.Metric) && !lm {
 		return nil, f.errAt(path, "cell %s · %s of table %s has no %s (a language model's score, task lm): judge it in exact_match or token_accuracy", k.Task, k, t.Name, st.Metric)
@@ -302,7 +290,7 @@ func (j *Judged) resolve(c Cell, path string, t *loaded, st Statistic, paper pap
 }
 
 // cellList names a table's cells of a task, for an error.
-func (j *Judged) cellList(t *loaded, task string) string {
+func (t *loaded) cellList(task string) string {
 	var ns []string
 	for _, k := range t.order {
 		if k.Task == task || task == "" {
@@ -324,220 +312,17 @@ func (s *side) ours(st Statistic) float64 {
 	return meanOf(s.scores)
 }
 
-// judge judges one claim on its table (tableName overrides it for a follow-up's arm, variant
-// for both sides when override).
-// arm is where a follow-up re-judges a claim: another table, optionally another variant for
-// every cell, only some comparisons; pairs whose cells the table lacks are skipped there.
-type arm struct {
-	table, variant string
-	override       bool
-	only           []string
-}
-
+// judge judges one claim on its table, or on a follow-up's arm (in).
 func (j *Judged) judge(c *Claim, path string, paper paperNumbers, in *arm) (*Outcome, error) {
-	st := j.File.Statistic.merged(c.Statistic)
-	t := j.Tables[c.Table]
-	variant, override := "", false
+	x := &judging{Judged: j, c: c, path: path, st: j.File.Statistic.merged(c.Statistic), t: j.Tables[c.Table], paper: paper, in: in}
 	if in != nil {
-		t, variant, override = j.Tables[in.table], in.variant, in.override
+		x.t = j.Tables[in.table]
 	}
-	o := &Outcome{Claim: c, Stat: st}
-	skip := func(err error) bool { return in != nil && errors.Is(err, errNoCell) }
-	wanted := func(text string) bool { return in == nil || len(in.only) == 0 || slices.Contains(in.only, text) }
-	pair := func(a, b Cell, pa, pb string) (Comparison, bool, error) {
-		A, err := j.resolve(a, pa, t, st, paper, variant, override)
-		if err != nil {
-			return Comparison{}, false, err
-		}
-		B, err := j.resolve(b, pb, t, st, paper, variant, override)
-		if err != nil {
-			return Comparison{}, false, err
-		}
-		cmp := j.compare(c, st, A, B)
-		return cmp, wanted(cmp.Text), nil
-	}
-	switch c.Kind {
-	case KindRanking, KindEquivalence:
-		cmp, ok, err := pair(c.A, c.B, path+".a", path+".b")
-		if skip(err) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			o.Rows = append(o.Rows, cmp)
-		}
-	case KindPaperOrder:
-		for i, a := range c.Cells {
-			for k, b := range c.Cells {
-				if i == k {
-					continue
-				}
-				cmp, ok, err := pair(a, b, fmt.Sprintf("%s.cells[%d]", path, i), fmt.Sprintf("%s.cells[%d]", path, k))
-				if skip(err) {
-					continue
-				}
-				if err != nil {
-					return nil, err
-				}
-				gap := cmp.A.paper - cmp.B.paper
-				if !(gap > 0) || !ok {
-					continue
-				}
-				if gap < c.MinGap {
-					o.LeftOut = append(o.LeftOut, cmp)
-				} else {
-					o.Rows = append(o.Rows, cmp)
-				}
-			}
-		}
-	case KindShape:
-		for i, x := range c.Cells {
-			s, err := j.resolve(x, fmt.Sprintf("%s.cells[%d]", path, i), t, st, paper, variant, override)
-			if err != nil {
-				return nil, err
-			}
-			_, L := s.c.trainRange()
-			v := shape(st.Metric, s.name, s.extrap, L, s.in, c.StaysAbove, c.FallsBy, st.Learned)
-			if len(s.diverged) > 0 {
-				v = fmt.Sprintf("%s (%s diverged: %s)", Untested, s.name, strings.Join(s.diverged, ", "))
-			}
-			k, rel := c.StaysAbove, "≥"
-			if c.FallsBy > 0 {
-				k, rel = c.FallsBy, "≤"
-			}
-			ours := fmt.Sprintf("%s (%s)", lengthOrDash(s.extrap), ratioOrDash(s.extrap, float64(s.extrap)/float64(L)))
-			if d := divergedOf(s); d != "" {
-				ours = d
-			}
-			o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, k, L), Paper: orWord(c.Paper, "–"),
-				Ours: ours, Verdict: v, A: s})
-		}
-	case KindAheadOfAll:
-		A, err := j.resolve(c.A, path+".a", t, st, paper, variant, override)
-		if err != nil {
-			return nil, err
-		}
-		var others []rival
-		var sides []*side
-		for _, k := range t.order {
-			if k.Task != A.k.Task || k == A.k {
-				continue
-			}
-			s, err := j.resolve(Cell{Task: k.Task, Scheme: k.Scheme, Variant: k.Variant, Written: writtenVariant}, path, t, st, paper, "", false)
-			if err != nil {
-				return nil, err
-			}
-			sides = append(sides, s)
-			if !notLearned(st.Metric, meanOf(s.in), st.Learned) {
-				others = append(others, rival{s.name, s.scores, s.in})
-			}
-		}
-		v := aheadOfAll(st.Metric, A.name, A.scores, A.in, A.chance, st.Learned, others)
-		for _, x := range append([]*side{A}, sides...) { // a rival that diverged leaves the claim untested too
-			if len(x.diverged) > 0 {
-				v = fmt.Sprintf("%s (%s diverged: %s)", Untested, x.name, strings.Join(x.diverged, ", "))
-				break
-			}
-		}
-		text := fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name)
-		if c.Text != "" {
-			text = c.Text
-		}
-		ours := fmtCI(A.scores)
-		if d := divergedOf(A); d != "" {
-			ours = d
-		}
-		o.Rows = append(o.Rows, Comparison{Text: text, Paper: orWord(c.Paper, "–"),
-			Ours: ours, Verdict: v, A: A})
-		o.Rows[0].rivals = sides
-	case KindChange:
-		A, err := j.resolve(c.A, path+".a", t, st, paper, variant, override)
-		if err != nil {
-			return nil, err
-		}
-		cmp, err := j.changeFromTraining(c, path, st, A)
-		if err != nil {
-			return nil, err
-		}
-		o.Rows = append(o.Rows, cmp)
-	case KindFamily:
-		where := strings.Split(c.Where, ",")
-		cells := t.cellsFor(st.Metric)
-		for _, k := range t.order {
-			if !hasAll(k.Variant, where) || (c.A.Task != "" && k.Task != c.A.Task) {
-				continue
-			}
-			plain := key{k.Task, k.Scheme, dropOptions(k.Variant, c.Drop)}
-			if cells[plain] == nil {
-				continue
-			}
-			cmp, ok, err := pair(Cell{Task: k.Task, Scheme: k.Scheme, Variant: k.Variant, Written: writtenVariant},
-				Cell{Task: plain.Task, Scheme: plain.Scheme, Variant: plain.Variant, Written: writtenVariant}, path, path)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			cmp.pairOf = k
-			o.Rows = append(o.Rows, cmp)
-		}
-		if len(o.Rows) == 0 && in == nil {
-			return nil, j.File.errAt(path+".where", "no cell of table %s has the options %q with a twin without %v: name options its variants hold", t.Name, c.Where, c.Drop)
-		}
-		o.Headline = familyHeadline(c, st.Metric, o.Rows)
+	o := &Outcome{Claim: c, Stat: x.st}
+	if err := c.kind.judge(x, o); err != nil {
+		return nil, err
 	}
 	return o, nil
-}
-
-// changeFromTraining judges a change_from_training claim on its cell A: per run, the score at
-// each tested length of the claim's range minus the score at the longest training length L,
-// judged at each length (changeAt), then over the lengths (changeOverall).
-func (j *Judged) changeFromTraining(c *Claim, path string, st Statistic, A *side) (Comparison, error) {
-	f := j.File
-	_, L := A.c.trainRange()
-	ls := A.c.lengths()
-	if !slices.Contains(ls, L) {
-		return Comparison{}, f.errAt(path+".a", "cell %s · %s has no score at its training length %d, which a change from training is measured from: test it there (add %d to eval.lengths)", A.k.Task, A.k, L, L)
-	}
-	if A.lo <= L {
-		return Comparison{}, f.errAt(path+".statistic", "the range %d..%d does not lie past the training length %d: give past_training: k or lengths from %d", A.lo, A.hi, L, L+1)
-	}
-	bound, rel := c.AtMost, "≤"
-	if c.Written.Has("at_least") {
-		bound, rel = c.AtLeast, "≥"
-	}
-	base, _ := A.c.scores(L, L, false)
-	cmp := Comparison{A: A, Paper: orWord(c.Paper, "–")}
-	var verdicts []string
-	for _, x := range ls {
-		if x < A.lo || x > A.hi {
-			continue
-		}
-		at, _ := A.c.scores(x, x, false)
-		ch := change{length: x, score: meanOf(at)}
-		for i := range at {
-			ch.d = append(ch.d, at[i]-base[i])
-		}
-		ch.iv, ch.verdict = changeAt(ch.d, bound, rel == "≤")
-		cmp.changes = append(cmp.changes, ch)
-		verdicts = append(verdicts, ch.verdict)
-	}
-	last := cmp.changes[len(cmp.changes)-1]
-	cmp.Text = fmt.Sprintf("%s: %s, %s at each length %d..%d minus at %d %s %g", A.k.Task, A.name, words(st.Metric), cmp.changes[0].length, last.length, L, rel, bound)
-	if c.Text != "" {
-		cmp.Text = c.Text
-	}
-	cmp.Diff = last.iv
-	cmp.Ours = fmt.Sprintf("%s at %d", fmtDiff(last.iv), last.length)
-	cmp.Verdict = changeOverall(st.Metric, A.name, A.in, st.Learned, cmp.changes)
-	if d := divergedOf(A); d != "" {
-		cmp.Ours = d
-		cmp.Verdict = fmt.Sprintf("%s (%s diverged: %s)", Untested, A.name, strings.Join(A.diverged, ", "))
-	}
-	return cmp, nil
 }
 
 // errNoCell marks an error of a cell its table lacks.
@@ -547,91 +332,6 @@ var errNoCell = errors.New("no such cell")
 type noCell struct{ error }
 
 func (noCell) Is(target error) bool { return target == errNoCell }
-
-// writtenVariant marks a generated cell's variant as given ("" is the plain scheme).
-var writtenVariant = presence.Of("variant")
-
-// familyHeadline is the headline comparison of a family's pairs.
-func familyHeadline(c *Claim, metric string, rows []Comparison) *Comparison {
-	var verdicts []string
-	var gains, judged []float64 // every pair's gain; the gains of the pairs that could be judged
-	count := map[string]int{}
-	for _, r := range rows {
-		verdicts = append(verdicts, r.Verdict)
-		if !math.IsNaN(r.gain) { // a pair with a diverged side has no gain
-			gains = append(gains, r.gain)
-			if classOf(r.Verdict) != Untested {
-				judged = append(judged, r.gain)
-			}
-		}
-		count[classOf(r.Verdict)]++
-	}
-	text := c.Headline.Text
-	if text == "" {
-		text = c.Text
-	}
-	amount := func(g []float64) string { // a mean gain in the metric's units
-		if !hasChance(metric) { // not a fraction: in the metric's own units
-			return fmt.Sprintf("%+.3f %s", z(meanOf(g)), words(metric))
-		}
-		return fmt.Sprintf("%+.1f points", 100*meanOf(g))
-	}
-	pairs := func(n int, adj string) string { // "1 judged pair", "3 pairs"
-		s := fmt.Sprintf("%d %s", n, strings.TrimPrefix(adj+" pair", " "))
-		if n != 1 {
-			s += "s"
-		}
-		return s
-	}
-	all := "all " + pairs(len(gains), "") // the pairs with a gain: a diverged pair has none
-	if len(gains) < len(rows) {
-		all = fmt.Sprintf("the %s that did not diverge", pairs(len(gains), ""))
-	}
-	var mean string
-	switch {
-	case len(gains) == 0 && len(rows) > 0:
-		mean = "diverged (every pair has a side that diverged)"
-	case len(judged) == 0 || len(judged) == len(gains): // none judged, or every pair: one mean
-		mean = fmt.Sprintf("%s (mean over %s of A − B in the paper's statistic)", amount(gains), pairs(len(gains), ""))
-	default: // the headline is the judged pairs' mean; the untested ones say nothing about the claim
-		mean = fmt.Sprintf("%s (mean over the %s of A − B in the paper's statistic; %s over %s)",
-			amount(judged), pairs(len(judged), "judged"), amount(gains), all)
-	}
-	return &Comparison{Text: text, Paper: orWord(c.Headline.Paper, "–"),
-		Ours: fmt.Sprintf("%s; the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
-			mean, count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
-		Verdict: headline(metric, verdicts, judged)}
-}
-
-// compare judges one pair of sides by the claim's kind.
-func (j *Judged) compare(c *Claim, st Statistic, A, B *side) Comparison {
-	cmp := Comparison{A: A, B: B, Paper: "–"}
-	if c.Kind == KindEquivalence {
-		cmp.Diff, cmp.Verdict = equivalence(st.Metric, A.name, B.name, A.scores, B.scores, A.in, B.in, c.Margin, st.Learned)
-		cmp.Text = fmt.Sprintf("%s: %s ≈ %s (±%g)", A.k.Task, A.name, B.name, c.Margin)
-	} else {
-		cmp.Diff, cmp.Verdict = rank(st.Metric, A.name, B.name, A.scores, B.scores, A.in, B.in, A.chance, st.Learned)
-		cmp.Text = fmt.Sprintf("%s: %s > %s", A.k.Task, A.name, B.name)
-	}
-	if c.Kind == KindRanking && c.Text != "" {
-		cmp.Text = c.Text
-	}
-	for _, x := range []*side{A, B} {
-		if len(x.diverged) > 0 {
-			cmp.Verdict = fmt.Sprintf("%s (%s diverged: %s)", Untested, x.name, strings.Join(x.diverged, ", "))
-			break
-		}
-	}
-	if !math.IsNaN(A.paper) && !math.IsNaN(B.paper) {
-		cmp.Paper = fmt.Sprintf("%+.3f", z(A.paper-B.paper))
-	}
-	cmp.Ours = fmtDiff(cmp.Diff)
-	cmp.gain = A.ours(st) - B.ours(st)
-	if d := divergedOf(A, B); d != "" { // no number that depends on a diverged side
-		cmp.Ours, cmp.gain = d, math.NaN()
-	}
-	return cmp
-}
 
 // divergedOf is what a number that depends on these sides shows when one of them diverged,
 // "diverged (seed 2 at step 130)" (the first such side's runs), or "" when none did.
@@ -644,27 +344,10 @@ func divergedOf(sides ...*side) string {
 	return ""
 }
 
-// hasAll: the variant holds every option.
-func hasAll(variant string, opts []string) bool {
-	parts := strings.Split(variant, ",")
-	for _, o := range opts {
-		if !slices.Contains(parts, strings.TrimSpace(o)) {
-			return false
-		}
-	}
-	return true
-}
-
-// dropOptions removes the options named (key=... parts) from a variant.
-func dropOptions(variant string, names []string) string {
-	var keep []string
-	for _, p := range strings.Split(variant, ",") {
-		k, _, _ := strings.Cut(p, "=")
-		if p != "" && !slices.Contains(names, k) {
-			keep = append(keep, p)
-		}
-	}
-	return strings.Join(keep, ",")
+// headliner is a kind with a headline over its comparisons (a family): a follow-up with headline:
+// true computes it again with an arm's comparisons in place.
+type headliner interface {
+	headline(c *Claim, metric string, rows []Comparison) *Comparison
 }
 
 // followUp re-judges the follow-up's claims on each arm.
@@ -691,6 +374,7 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 	for ai, a := range fu.Arms {
 		var rows []Comparison
 		var all []Comparison // the family's pairs with the arm's in place
+		var head func([]Comparison) *Comparison
 		for n, id := range fu.Of {
 			i := byID[id]
 			c := &j.File.Claims[i]
@@ -717,14 +401,18 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 					merged[x] = r
 				}
 			}
-			if c.Kind == KindFamily {
+			if h, ok := c.kind.(headliner); ok {
 				all = append(all, merged...)
+				if head == nil {
+					head = func(rows []Comparison) *Comparison {
+						return h.headline(c, j.File.Statistic.merged(c.Statistic).Metric, rows)
+					}
+				}
 			}
 		}
 		fo.Arms = append(fo.Arms, rows)
 		if fu.Headline && len(all) > 0 {
-			c := &j.File.Claims[byID[fu.Of[0]]]
-			fo.Headline = append(fo.Headline, familyHeadline(c, j.File.Statistic.merged(c.Statistic).Metric, all))
+			fo.Headline = append(fo.Headline, head(all))
 		}
 	}
 	return fo, nil

@@ -3,47 +3,40 @@ package claims
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// TestClaimKeysOfKind: every key of a claim is read by every kind or by some kinds, and a claim
-// writing a key its kind does not read (a value that would do nothing) is refused with one line
-// naming claims[0].<key> and the kind; a key its kind reads is not refused for being there.
+// TestClaimKeysOfKind: a kind's keys are its options' (its file's type), none of them every
+// claim's; a claim writing a key its kind does not read (a value that would do nothing) is
+// refused with one line naming claims[0].<key> and the kind; a key its kind reads is not refused
+// for being there.
 func TestClaimKeysOfKind(t *testing.T) {
 	values := map[string]string{
 		"a": "{task: copy, scheme: kerple}", "b": "{task: copy, scheme: alibi}", "cells": "[{task: copy, scheme: kerple}]",
 		"where": "randomized=true", "drop": "[randomized]", "headline": "{text: h}",
 	}
-	var keys []string
-	ct := reflect.TypeFor[Claim]()
-	for i := 0; i < ct.NumField(); i++ {
-		if k, _, _ := strings.Cut(ct.Field(i).Tag.Get("yaml"), ","); k != "-" && ct.Field(i).IsExported() {
-			keys = append(keys, k)
+	var keys []string // every kind's keys, each once
+	for _, d := range kinds {
+		for _, k := range d.keys {
+			if slices.Contains(commonKeys, k) {
+				t.Errorf("kind %s's key %s is every claim's (Claim's) too", d.name, k)
+			}
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
 		}
 	}
 	dir := t.TempDir()
 	n := 0
 	for _, k := range keys {
-		readBy := 0
-		for _, kind := range kinds {
-			if slices.Contains(kindKeys[kind], k) {
-				readBy++
-			}
-		}
-		if readBy == 0 && !slices.Contains(commonKeys, k) {
-			t.Errorf("key %s is read by no kind: add it to kindKeys or commonKeys", k)
-		}
-		if slices.Contains(commonKeys, k) {
-			continue
-		}
 		v, ok := values[k]
 		if !ok {
 			v = "0.5"
 		}
-		for _, kind := range kinds {
+		for _, d := range kinds {
+			kind := d.name
 			src := "title: keys\ntables: [{name: t, csv: " + abs(t, "testdata/tiny.csv") + "}]\n" +
 				"statistic: {metric: exact_match, past_training: 2, learned: 0.9}\n" +
 				"claims:\n  - {id: x, kind: " + kind + ", " + k + ": " + v + "}\n"
@@ -51,7 +44,7 @@ func TestClaimKeysOfKind(t *testing.T) {
 			os.WriteFile(path, []byte(src), 0o644)
 			_, err := Load(path)
 			refused := err != nil && strings.Contains(err.Error(), "claims[0]."+k+": a "+kind+" claim does not read "+k+":")
-			if reads := slices.Contains(kindKeys[kind], k); reads == refused {
+			if reads := slices.Contains(d.keys, k); reads == refused {
 				t.Errorf("%s claim with %s: (read: %v): got %v", kind, k, reads, err)
 			}
 			if refused && strings.Contains(err.Error(), "\n") {

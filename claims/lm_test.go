@@ -48,7 +48,7 @@ func TestLMClaims(t *testing.T) {
 			t.Errorf("%s: %q, want %q", o.Claim.ID, got, want[o.Claim.ID])
 		}
 		if o.Claim.ID == "alibi_flat" {
-			if d := o.Rows[0].changes[0]; fmtDiff(d.iv) != "-0.040 [-0.065, -0.015]" || d.verdict != Reproduced {
+			if d := o.Rows[0].more.([]change)[0]; fmtDiff(d.iv) != "-0.040 [-0.065, -0.015]" || d.verdict != Reproduced {
 				t.Errorf("alibi at 32: %s %s, want -0.040 [-0.065, -0.015] reproduced", fmtDiff(d.iv), d.verdict)
 			}
 		}

@@ -442,74 +442,7 @@ func renderClaim(b *strings.Builder, j *Judged, o *Outcome) {
 	if c.Statistic.Metric != "" || c.Statistic.ranged() {
 		fmt.Fprintf(b, "Statistic of this claim: %s.\n\n", describeStat(o.Stat))
 	}
-	switch c.Kind {
-	case KindShape:
-		b.WriteString("| cell | in range | past training | extrapolates to | ratio | verdict |\n| --- | --- | --- | ---: | ---: | --- |\n")
-		for _, r := range o.Rows {
-			s := r.A
-			lo, hi := s.c.trainRange()
-			_ = lo
-			ls := s.c.lengths()
-			bey, _ := s.c.scores(hi+1, ls[len(ls)-1], false)
-			if d := divergedOf(s); d != "" {
-				fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, d, d, d, d, r.Verdict)
-				continue
-			}
-			fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, fmtCI(s.in), fmtCI(bey), lengthOrDash(s.extrap),
-				strings.TrimSuffix(ratioOrDash(s.extrap, float64(s.extrap)/float64(hi)), "×"), r.Verdict)
-		}
-	case KindAheadOfAll:
-		r := o.Rows[0]
-		var ranked, unlearned, far []string
-		all := append([]*side{r.A}, r.rivals...)
-		sort.SliceStable(all, func(x, y int) bool { return ahead(o.Stat.Metric, meanOf(all[x].scores), meanOf(all[y].scores)) > 0 })
-		for _, s := range all {
-			if d := divergedOf(s); d != "" {
-				unlearned = append(unlearned, s.name+" "+d)
-				continue
-			}
-			if notLearned(o.Stat.Metric, meanOf(s.in), o.Stat.Learned) {
-				unlearned = append(unlearned, fmt.Sprintf("%s (%.3f)", s.name, meanOf(s.in)))
-				continue
-			}
-			ranked = append(ranked, s.name+" "+fmtCI(s.scores))
-			ls := s.c.lengths()
-			if top := ls[len(ls)-1]; top > s.hi {
-				fs, _ := s.c.scores(s.hi+1, top, false)
-				far = append(far, fmt.Sprintf("%s %.3f", s.name, meanOf(fs)))
-			}
-		}
-		fmt.Fprintf(b, "| ranking over %d..%d (mean [95%% interval]) | further (mean) | not learned in range | verdict |\n| --- | --- | --- | --- |\n", r.A.lo, r.A.hi)
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", orWord(strings.Join(ranked, " > "), "–"), orWord(strings.Join(far, ", "), "–"), orWord(strings.Join(unlearned, ", "), "–"), r.Verdict)
-	case KindChange:
-		r := o.Rows[0]
-		_, L := r.A.c.trainRange()
-		if d := divergedOf(r.A); d != "" {
-			fmt.Fprintf(b, "%s · %s: %s; verdict: %s.\n", r.A.k.Task, r.A.name, d, r.Verdict)
-			break
-		}
-		base, _ := r.A.c.scores(L, L, false)
-		fmt.Fprintf(b, "%s · %s at the training length %d: %s (mean [95%% interval] over %s; in range: %s). Each length past it, the change per run (seed, then rate) from its own score at %d:\n\n",
-			r.A.k.Task, r.A.name, L, fmtCI(base), count(len(base), "run"), fmtCI(r.A.in), L)
-		fmt.Fprintf(b, "| length | ×%d | %s (mean) | change per run | change: mean [95%% interval] | verdict |\n| ---: | ---: | ---: | --- | --- | --- |\n", L, words(o.Stat.Metric))
-		for _, ch := range r.changes {
-			var per []string
-			for _, d := range ch.d {
-				per = append(per, fmt.Sprintf("%+.3f", z(d)))
-			}
-			fmt.Fprintf(b, "| %d | %.3g | %.3f | %s | %s | %s |\n", ch.length, float64(ch.length)/float64(L), ch.score, strings.Join(per, ", "), fmtDiff(ch.iv), ch.verdict)
-		}
-		fmt.Fprintf(b, "\nOver the lengths: **%s**.\n", r.Verdict)
-	default:
-		pairTable(b, o.Rows, o.Stat)
-		if len(o.LeftOut) > 0 {
-			fmt.Fprintf(b, "\nPairs the paper ranks with a gap below the claim's min_gap %g: listed with our numbers, neither judged nor counted:\n\n", c.MinGap)
-			pairTable(b, o.LeftOut, o.Stat)
-		}
-		if h := o.Headline; h != nil {
-			fmt.Fprintf(b, "\nHeadline: %s. Paper: %s. Ours: %s. Verdict: **%s**.\n", h.Text, h.Paper, h.Ours, h.Verdict)
-		}
-	}
+	c.kind.detail(b, o)
 	b.WriteString("\n")
 }
 

@@ -26,6 +26,13 @@ import (
 // what runs; Validate refuses it, naming the field, when it is not legal.
 func Decode(src []byte, file string, v any) error { return decode(src, file, v, false) }
 
+// DecodeNode decodes a parsed YAML value found at path of file into v (a pointer), as Decode
+// decodes the value of a key (claims decode each claim's kind options with it).
+func DecodeNode(n *yaml.Node, file, path string, v any) error {
+	rv := reflect.ValueOf(v).Elem()
+	return decodeNode(n, rv, path, file, holderOf(rv, path, nil), false)
+}
+
 // decode is Decode; legacy reads a grid.yaml an earlier posformer wrote, which held the unset
 // fields of a grid as zeros: there a zero is not marked as written.
 func decode(src []byte, file string, v any, legacy bool) error {

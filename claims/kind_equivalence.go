@@ -1,0 +1,61 @@
+package claims
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/report"
+)
+
+// An equivalence claim: cells A and B within a margin of each other.
+func init() {
+	register(kindDef{name: "equivalence", place: 20, new: func() Kind { return &equivalenceKind{} },
+		rule: "**Equivalence A ≈ B (margin m)**: *reproduced* when the Welch interval of A − B lies within ±m; *contradicted* when it excludes 0 and |A − B| ≥ m; *inconclusive* otherwise."})
+}
+
+var _ Kind = &equivalenceKind{}
+
+type equivalenceKind struct {
+	A      Cell    `yaml:"a"`
+	B      Cell    `yaml:"b"`
+	Margin float64 `yaml:"margin"`
+}
+
+func (k *equivalenceKind) check(f *File, c *Claim, p string) error {
+	if k.Margin <= 0 {
+		return f.errAt(p+".margin", "missing or not positive: give the margin within which A and B count as equal, e.g. margin: 0.05")
+	}
+	return needCells(f, p, "task: copy, scheme: alibi", k.A, k.B)
+}
+
+func (k *equivalenceKind) judge(x *judging, o *Outcome) error {
+	A, B, err := x.pair(k.A, k.B, x.path+".a", x.path+".b")
+	if A == nil || err != nil {
+		return err
+	}
+	iv, v := equivalence(x.st.Metric, A.name, B.name, A.scores, B.scores, A.in, B.in, k.Margin, x.st.Learned)
+	if cmp := x.compare(A, B, fmt.Sprintf("%s: %s ≈ %s (±%g)", A.k.Task, A.name, B.name, k.Margin), iv, v); x.wanted(cmp.Text) {
+		o.Rows = append(o.Rows, cmp)
+	}
+	return nil
+}
+
+func (k *equivalenceKind) detail(b *strings.Builder, o *Outcome) { pairTable(b, o.Rows, o.Stat) }
+
+// equivalence judges "A ≈ B within ±margin".
+func equivalence(metric, nameA, nameB string, a, b, inA, inB []float64, margin, learned float64) (stats.Interval, string) {
+	iv := stats.Welch(a, b, report.Level)
+	switch {
+	case notLearned(metric, meanOf(inA), learned):
+		return iv, unlearned(nameA, inA)
+	case notLearned(metric, meanOf(inB), learned):
+		return iv, unlearned(nameB, inB)
+	case iv.Lo > -margin && iv.Hi < margin:
+		return iv, Reproduced
+	case iv.Excludes0() && math.Abs(iv.Diff) >= margin:
+		return iv, Contradicted
+	}
+	return iv, Inconclusive
+}
