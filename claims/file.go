@@ -2,7 +2,8 @@
 // a paper's or a user's, is data: a claims file (YAML, docs/claims/README.md describes the
 // format) names the tables its numbers come from, the statistic, and the claims; the engine
 // reads the tables (never the runs, never training), applies the verdict rules stated once in
-// rules.go, and writes one document per claims file and the index docs/claims/README.md.
+// rules.go and each kind of claim's file (kind.go), and writes one document per claims file and
+// the index docs/claims/README.md.
 package claims
 
 import (

@@ -19,7 +19,7 @@ import (
 // those of every claim, Claim's), the methods of Kind, and its registration (register, from an
 // init function) with its verdict rule. Nothing else names a kind.
 
-// Kind is a kind of claim holding its options as a claim of that kind writes them.
+// Kind is a kind of claim holding its options (exported fields) as a claim of that kind writes them.
 type Kind interface {
 	// check validates the options of claim c at path p of file f (the keys every claim has are
 	// checked, a cell's lr: refused).
@@ -126,17 +126,19 @@ func (c *Claim) readKind(f *File, p string) error {
 		return err
 	}
 	v := reflect.ValueOf(c.kind).Elem()
-	for i, k := range d.keys {
-		cells, _ := v.Field(i).Interface().([]Cell)
-		name := func(int) string { return k }
+	for i := range v.NumField() {
+		key, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		cells, many := v.Field(i).Interface().([]Cell)
 		if x, ok := v.Field(i).Interface().(Cell); ok {
 			cells = []Cell{x}
-		} else {
-			name = func(n int) string { return fmt.Sprintf("%s[%d]", k, n) }
 		}
 		for n, x := range cells {
+			at := key
+			if many {
+				at = fmt.Sprintf("%s[%d]", key, n)
+			}
 			if x.Written.Has("lr") {
-				return f.errAt(p+"."+name(n)+".lr", "a claim's cell is every run of its task, scheme and variant: keep one learning rate with its table's rows: (a cell with lr:) or choose:, and remove lr: here")
+				return f.errAt(p+"."+at+".lr", "a claim's cell is every run of its task, scheme and variant: keep one learning rate with its table's rows: (a cell with lr:) or choose:, and remove lr: here")
 			}
 		}
 	}
