@@ -116,16 +116,7 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			return nil, fmt.Errorf("%s: table %s: %w; %s", f.Path, t.Name, err, cmd)
 		}
 		if len(t.Rows) > 0 {
-			var keep []Row
-			for _, r := range rows {
-				for _, sel := range t.Rows {
-					if sel.matches(r) {
-						keep = append(keep, r)
-						break
-					}
-				}
-			}
-			rows = keep
+			rows = slices.DeleteFunc(rows, func(r Row) bool { return !slices.ContainsFunc(t.Rows, func(c Cell) bool { return c.matches(r) }) })
 		}
 		if len(rows) == 0 {
 			return nil, f.errAt(path, "table %s holds no rows (rows: keeps none): choose rows its sources hold", t.Name)
@@ -387,15 +378,11 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 			for _, r := range o.Rows {
 				got[r.Text] = r
 			}
+			for _, m := range mainRows[n] {
+				rows = append(rows, got[m.Text])
+			}
 			// the family's pairs with the arm's in place: all of the claim's, not only fu.Only's
 			merged := slices.Clone(j.Claims[i].Rows)
-			for _, m := range mainRows[n] {
-				r, ok := got[m.Text]
-				if !ok {
-					r = Comparison{}
-				}
-				rows = append(rows, r)
-			}
 			for x, m := range merged {
 				if r, ok := got[m.Text]; ok {
 					merged[x] = r

@@ -191,10 +191,7 @@ func (x *judging) ranking(A, B *side) Comparison {
 // compare is the comparison of two sides with its interval of A − B and its verdict: untested
 // when a side diverged, the paper's A − B beside it, and the gain in the paper's statistic.
 func (x *judging) compare(A, B *side, text string, iv stats.Interval, verdict string) Comparison {
-	cmp := Comparison{A: A, B: B, Paper: "–", Text: text, Diff: iv, Verdict: verdict}
-	if v := divergedVerdict(A, B); v != "" {
-		cmp.Verdict = v
-	}
+	cmp := Comparison{A: A, B: B, Paper: "–", Text: text, Diff: iv, Verdict: orWord(divergedVerdict(A, B), verdict)}
 	if !math.IsNaN(A.paper) && !math.IsNaN(B.paper) {
 		cmp.Paper = fmt.Sprintf("%+.3f", z(A.paper-B.paper))
 	}

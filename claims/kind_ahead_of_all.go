@@ -40,16 +40,9 @@ func (k *aheadOfAllKind) judge(x *judging, o *Outcome) error {
 		}
 		rivals = append(rivals, s)
 	}
-	v := aheadOfAll(x.st, A, rivals)
-	if d := divergedVerdict(append([]*side{A}, rivals...)...); d != "" { // a rival that diverged leaves the claim untested too
-		v = d
-	}
-	ours := fmtCI(A.scores)
-	if d := divergedOf(A); d != "" {
-		ours = d
-	}
 	o.Rows = append(o.Rows, Comparison{Text: orWord(x.c.Text, fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name)),
-		Paper: orWord(x.c.Paper, "–"), Ours: ours, Verdict: v, A: A, more: rivals})
+		Paper: orWord(x.c.Paper, "–"), Ours: orWord(divergedOf(A), fmtCI(A.scores)), A: A, more: rivals,
+		Verdict: orWord(divergedVerdict(append([]*side{A}, rivals...)...), aheadOfAll(x.st, A, rivals))}) // a rival that diverged leaves it untested too
 	return nil
 }
 

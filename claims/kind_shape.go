@@ -44,20 +44,13 @@ func (k *shapeKind) judge(x *judging, o *Outcome) error {
 			return err
 		}
 		_, L := s.c.trainRange()
-		v := k.verdict(x.st, s.name, s.extrap, L, s.in)
-		if d := divergedVerdict(s); d != "" {
-			v = d
-		}
 		bound, rel := k.StaysAbove, "≥"
 		if k.FallsBy > 0 {
 			bound, rel = k.FallsBy, "≤"
 		}
-		ours := fmt.Sprintf("%s (%s)", lengthOrDash(s.extrap), ratioOrDash(s.extrap, float64(s.extrap)/float64(L)))
-		if d := divergedOf(s); d != "" {
-			ours = d
-		}
-		o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, bound, L), Paper: orWord(x.c.Paper, "–"),
-			Ours: ours, Verdict: v, A: s})
+		o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, bound, L), Paper: orWord(x.c.Paper, "–"), A: s,
+			Ours:    orWord(divergedOf(s), fmt.Sprintf("%s (%s)", lengthOrDash(s.extrap), ratioOrDash(s.extrap, float64(s.extrap)/float64(L)))),
+			Verdict: orWord(divergedVerdict(s), k.verdict(x.st, s.name, s.extrap, L, s.in))})
 	}
 	return nil
 }

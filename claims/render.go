@@ -1,9 +1,11 @@
 package claims
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,7 +71,7 @@ func Render(j *Judged, command string) string {
 	renderTables(&b, j)
 	b.WriteString("## The claims\n\n")
 	for _, o := range j.Claims {
-		renderClaim(&b, j, o)
+		renderClaim(&b, o)
 	}
 	for _, fo := range j.Follow {
 		renderFollowUp(&b, j, fo)
@@ -96,11 +98,8 @@ const RulesDoc = "docs/claims/README.md"
 func rulesLink(doc string) string {
 	from, err1 := filepath.Abs(filepath.Dir(doc))
 	to, err2 := filepath.Abs(RulesDoc)
-	if err1 != nil || err2 != nil {
-		return RulesDoc
-	}
-	rel, err := filepath.Rel(from, to)
-	if err != nil {
+	rel, err3 := filepath.Rel(from, to)
+	if errors.Join(err1, err2, err3) != nil {
 		return RulesDoc
 	}
 	return filepath.ToSlash(rel)
@@ -212,7 +211,7 @@ func describeGrid(path string) (string, []string) {
 	L := c.Eval.Lengths
 	var rates []string // the learning rates of the cells, as swept
 	for _, cl := range cells {
-		if r := fmt.Sprintf("%g", cl.Config.Train.LR); !contains(rates, r) {
+		if r := fmt.Sprintf("%g", cl.Config.Train.LR); !slices.Contains(rates, r) {
 			rates = append(rates, r)
 		}
 	}
@@ -243,7 +242,7 @@ func describeGrid(path string) (string, []string) {
 				order = append(order, w)
 			}
 			g := report.GroupOf(cl).String()
-			if !contains(groups[w], g) {
+			if !slices.Contains(groups[w], g) {
 				groups[w] = append(groups[w], g)
 			}
 		}
@@ -315,15 +314,6 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // renderSummary is a table's per-cell summary in exact match (in the file's metric when that has
@@ -429,12 +419,9 @@ func f3(x float64) string {
 	return fmt.Sprintf("%.3f", x)
 }
 
-func renderClaim(b *strings.Builder, j *Judged, o *Outcome) {
+func renderClaim(b *strings.Builder, o *Outcome) {
 	c := o.Claim
-	title := c.Text
-	if title == "" {
-		title = c.Kind
-	}
+	title := orWord(c.Text, c.Kind)
 	if c.Beside {
 		title += " (beside the paper's claims)"
 	}
@@ -453,13 +440,8 @@ func pairTable(b *strings.Builder, rows []Comparison, st Statistic) {
 		if !math.IsNaN(r.A.paper) && !math.IsNaN(r.B.paper) {
 			p = fmt.Sprintf("%.3f, %.3f, %+.3f", r.A.paper, r.B.paper, z(r.A.paper-r.B.paper))
 		}
-		ours := [2]string{}
-		for i, s := range []*side{r.A, r.B} {
-			if ours[i] = divergedOf(s); ours[i] == "" {
-				ours[i] = fmt.Sprintf("%.3f", s.ours(st))
-			}
-		}
-		fmt.Fprintf(b, "| %s | %s | %s, %s | %s | %s |\n", r.Text, p, ours[0], ours[1], r.Ours, r.Verdict)
+		fmt.Fprintf(b, "| %s | %s | %s, %s | %s | %s |\n", r.Text, p, orWord(divergedOf(r.A), fmt.Sprintf("%.3f", r.A.ours(st))),
+			orWord(divergedOf(r.B), fmt.Sprintf("%.3f", r.B.ours(st))), r.Ours, r.Verdict)
 	}
 }
 
@@ -470,13 +452,16 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 	if fu.About != "" {
 		fmt.Fprintf(b, "%s\n\n", strings.TrimSpace(fu.About))
 	}
-	b.WriteString("| claim | paper | ours, the claim's table |")
-	sep := "| --- | --- | --- |"
-	for _, a := range fu.Arms {
-		fmt.Fprintf(b, " ours, %s |", a.Label)
-		sep += " --- |"
+	head := func(cols string) { // the columns, then one per arm
+		b.WriteString(cols)
+		sep := "| --- | --- | --- |"
+		for _, a := range fu.Arms {
+			fmt.Fprintf(b, " ours, %s |", a.Label)
+			sep += " --- |"
+		}
+		b.WriteString("\n" + sep + "\n")
 	}
-	b.WriteString("\n" + sep + "\n")
+	head("| claim | paper | ours, the claim's table |")
 	for i, m := range fo.Main {
 		fmt.Fprintf(b, "| %s | %s | %s, %s |", m.Text, m.Paper, m.Ours, m.Verdict)
 		for ai := range fu.Arms {
@@ -491,13 +476,7 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 	}
 	b.WriteString("\n")
 	// the cells of each arm
-	b.WriteString("Each side, mean [95% interval] over seeds (in range):\n\n| claim | side | ours, the claim's table |")
-	sep = "| --- | --- | --- |"
-	for _, a := range fu.Arms {
-		fmt.Fprintf(b, " ours, %s |", a.Label)
-		sep += " --- |"
-	}
-	b.WriteString("\n" + sep + "\n")
+	head("Each side, mean [95% interval] over seeds (in range):\n\n| claim | side | ours, the claim's table |")
 	for i, m := range fo.Main {
 		for si, s := range []*side{m.A, m.B} {
 			fmt.Fprintf(b, "| %s | %s | %s |", m.Text, s.name, sideCI(s))
@@ -507,11 +486,7 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 					b.WriteString(" – |")
 					continue
 				}
-				o := r.A
-				if si == 1 {
-					o = r.B
-				}
-				fmt.Fprintf(b, " %s |", sideCI(o))
+				fmt.Fprintf(b, " %s |", sideCI([]*side{r.A, r.B}[si]))
 			}
 			b.WriteString("\n")
 		}
@@ -526,10 +501,7 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 // sideCI is a side's mean [95% interval] over seeds with its in-range mean, or what it shows
 // when it diverged.
 func sideCI(s *side) string {
-	if d := divergedOf(s); d != "" {
-		return d
-	}
-	return fmt.Sprintf("%s (%.3f)", fmtCI(s.scores), meanOf(s.in))
+	return orWord(divergedOf(s), fmt.Sprintf("%s (%.3f)", fmtCI(s.scores), meanOf(s.in)))
 }
 
 // shows says, per claim, whether each arm moves its verdict.
@@ -586,3 +558,5 @@ func counts(j *Judged) map[string]int {
 	}
 	return n
 }
+
+func contains(xs []string, x string) bool { return slices.Contains(xs, x) }
