@@ -122,13 +122,7 @@ func choose(f *File, path string, t Table, rows []Row, st Statistic) ([]Row, []r
 		chosen[k] = rc.chosen
 		out = append(out, rc)
 	}
-	var keep []Row
-	for _, r := range rows {
-		if r.LR == chosen[key{r.Task, r.Scheme, r.Variant}] {
-			keep = append(keep, r)
-		}
-	}
-	return keep, out, nil
+	return slices.DeleteFunc(rows, func(r Row) bool { return r.LR != chosen[key{r.Task, r.Scheme, r.Variant}] }), out, nil
 }
 
 // unionRows is the rows of the tables a union names, in order, with a run that two of them hold

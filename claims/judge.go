@@ -61,7 +61,6 @@ type Comparison struct {
 	Verdict string
 	// detail columns
 	A, B *side
-	Diff stats.Interval
 	gain float64 // a family pair's A − B in the paper's statistic
 	more any     // the kind's own numbers for its detail
 }
@@ -166,24 +165,16 @@ func (c Cell) matches(r Row) bool {
 // paperNumbers are the paper's values by (task, paper name), per length.
 type paperNumbers map[[2]string]map[int]float64
 
-// mean over [lo, hi] in length order (the same bits every time).
+// mean over [lo, hi] in length order (the same bits every time); NaN without a number there.
 func (p paperNumbers) mean(task, name string, lo, hi int) float64 {
-	byLen, ok := p[[2]string{task, name}]
-	if !ok {
-		return math.NaN()
-	}
-	var s float64
-	n := 0
+	var xs []float64
+	byLen := p[[2]string{task, name}]
 	for _, L := range slices.Sorted(maps.Keys(byLen)) {
 		if L >= lo && L <= hi {
-			s += byLen[L]
-			n++
+			xs = append(xs, byLen[L])
 		}
 	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return s / float64(n)
+	return meanOf(xs)
 }
 
 // readPaper reads the paper's numbers CSV (columns task, scheme, length and the value column).
@@ -229,9 +220,9 @@ func readPaper(f *File) (paperNumbers, error) {
 	return out, nil
 }
 
-// resolve finds a claim's cell in its table, checks it has at least 2 runs and that the range
-// lies within its tested lengths, and computes its numbers.
-// In a follow-up's arm that gives a variant, the cell is the arm's variant of its scheme.
+// side finds a claim's cell in its table (in a follow-up's arm that gives a variant, the arm's
+// variant of its scheme), checks it has at least 2 runs and that the range lies within its
+// tested lengths, and computes its numbers.
 func (x *judging) side(c Cell, path string) (*side, error) {
 	f, t, st, paper := x.File, x.t, x.st, x.paper
 	k := key{c.Task, c.Scheme, c.Variant}
@@ -253,13 +244,7 @@ func (x *judging) side(c Cell, path string) (*side, error) {
 	lo, hi, inRange := cl.span(st)
 	ls := cl.lengths()
 	if !inRange {
-		var tested []int
-		for _, L := range ls {
-			if L >= lo && L <= hi {
-				tested = append(tested, L)
-			}
-		}
-		if len(tested) == 0 || hi > ls[len(ls)-1] || lo < ls[0] {
+		if !slices.ContainsFunc(ls, func(L int) bool { return L >= lo && L <= hi }) || hi > ls[len(ls)-1] || lo < ls[0] {
 			return nil, f.errAt(path, "the range %d..%d is outside the lengths table %s tested for %s · %s (%d..%d): give a range within them", lo, hi, t.Name, k.Task, k, ls[0], ls[len(ls)-1])
 		}
 	}

@@ -191,11 +191,10 @@ func (x *judging) ranking(A, B *side) Comparison {
 // compare is the comparison of two sides with its interval of A − B and its verdict: untested
 // when a side diverged, the paper's A − B beside it, and the gain in the paper's statistic.
 func (x *judging) compare(A, B *side, text string, iv stats.Interval, verdict string) Comparison {
-	cmp := Comparison{A: A, B: B, Paper: "–", Text: text, Diff: iv, Verdict: orWord(divergedVerdict(A, B), verdict)}
+	cmp := Comparison{A: A, B: B, Paper: "–", Text: text, Ours: fmtDiff(iv), Verdict: orWord(divergedVerdict(A, B), verdict)}
 	if !math.IsNaN(A.paper) && !math.IsNaN(B.paper) {
 		cmp.Paper = fmt.Sprintf("%+.3f", z(A.paper-B.paper))
 	}
-	cmp.Ours = fmtDiff(cmp.Diff)
 	cmp.gain = A.ours(x.st) - B.ours(x.st)
 	if d := divergedOf(A, B); d != "" { // no number that depends on a diverged side
 		cmp.Ours, cmp.gain = d, math.NaN()

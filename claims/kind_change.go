@@ -88,7 +88,7 @@ func (k *changeKind) judge(x *judging, o *Outcome) error {
 		changes = append(changes, ch)
 	}
 	last := changes[len(changes)-1]
-	cmp := Comparison{A: A, Paper: orWord(x.c.Paper, "–"), Diff: last.iv, more: changes,
+	cmp := Comparison{A: A, Paper: orWord(x.c.Paper, "–"), more: changes,
 		Text:    orWord(x.c.Text, fmt.Sprintf("%s: %s, %s at each length %d..%d minus at %d %s %g", A.k.Task, A.name, words(x.st.Metric), changes[0].length, last.length, L, rel, bound)),
 		Ours:    fmt.Sprintf("%s at %d", fmtDiff(last.iv), last.length),
 		Verdict: changeOverall(x.st, A, changes)}

@@ -1,12 +1,12 @@
 package claims
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -379,15 +379,8 @@ func renderCells(b *strings.Builder, j *Judged) {
 	if len(rows) == 0 {
 		return
 	}
-	sort.SliceStable(rows, func(i, k int) bool {
-		a, c := rows[i], rows[k]
-		if a.table != c.table {
-			return a.table < c.table
-		}
-		if a.s.k.Task != c.s.k.Task {
-			return a.s.k.Task < c.s.k.Task
-		}
-		return a.s.k.String() < c.s.k.String()
+	slices.SortStableFunc(rows, func(a, c row) int {
+		return cmp.Or(strings.Compare(a.table, c.table), strings.Compare(a.s.k.Task, c.s.k.Task), strings.Compare(a.s.k.String(), c.s.k.String()))
 	})
 	b.WriteString("Every cell the claims compare, in each claim's metric and range:\n\n")
 	b.WriteString("| table | task | cell | runs | lengths | paper | ours (paper's statistic) | ours, mean [95% interval] | in range | extrapolates to |\n" +
