@@ -109,11 +109,9 @@ func dropOptions(variant string, names []string) string {
 // headline is the headline comparison of a family's pairs (rows), as the rule says; a follow-up
 // with headline: true computes it again with an arm's pairs in place.
 func (k *familyKind) headline(c *Claim, metric string, rows []Comparison) *Comparison {
-	var verdicts []string
 	var gains, judged []float64 // every pair's gain; the gains of the pairs that could be judged
 	count := map[string]int{}
 	for _, r := range rows {
-		verdicts = append(verdicts, r.Verdict)
 		if !math.IsNaN(r.gain) { // a pair with a diverged side has no gain
 			gains = append(gains, r.gain)
 			if classOf(r.Verdict) != Untested {
@@ -149,29 +147,19 @@ func (k *familyKind) headline(c *Claim, metric string, rows []Comparison) *Compa
 		mean = fmt.Sprintf("%s (mean over the %s of A − B in the paper's statistic; %s over %s)",
 			amount(judged), pairs(len(judged), "judged"), amount(gains), all)
 	}
-	return &Comparison{Text: orWord(k.Headline.Text, c.Text), Paper: orWord(k.Headline.Paper, "–"),
-		Ours: fmt.Sprintf("%s; the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
-			mean, count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested]),
-		Verdict: familyVerdict(metric, verdicts, judged)}
-}
-
-// familyVerdict judges a family's headline from its pairs' verdicts and the gains (A − B in the
-// metric's units) of the pairs that could be judged.
-func familyVerdict(metric string, verdicts []string, gains []float64) string {
-	count := map[string]int{}
-	for _, v := range verdicts {
-		count[classOf(v)]++
-	}
-	switch {
-	case len(verdicts) == 0 || count[Untested] == len(verdicts):
-		return Untested + " (no pair could be judged)"
+	verdict := Inconclusive
+	switch n := count[Untested]; {
+	case n == len(rows): // no pair, or none judged
+		verdict = Untested + " (no pair could be judged)"
 	case count[Contradicted] > 0:
-		return Contradicted
-	case count[Reproduced] > 0 && ahead(metric, meanOf(gains), 0) > 0:
-		if n := count[Untested]; n > 0 {
-			return fmt.Sprintf("%s in the %d of %d pairs that could be judged (%d untested)", Reproduced, len(verdicts)-n, len(verdicts), n)
+		verdict = Contradicted
+	case count[Reproduced] > 0 && ahead(metric, meanOf(judged), 0) > 0:
+		verdict = Reproduced
+		if n > 0 {
+			verdict = fmt.Sprintf("%s in the %d of %d pairs that could be judged (%d untested)", Reproduced, len(rows)-n, len(rows), n)
 		}
-		return Reproduced
 	}
-	return Inconclusive
+	return &Comparison{Text: orWord(k.Headline.Text, c.Text), Paper: orWord(k.Headline.Paper, "–"), Verdict: verdict,
+		Ours: fmt.Sprintf("%s; the pairs: %d reproduced, %d contradicted, %d inconclusive, %d untested",
+			mean, count[Reproduced], count[Contradicted], count[Inconclusive], count[Untested])}
 }
