@@ -266,18 +266,14 @@ func renderChoices(b *strings.Builder, l *loaded, st Statistic) {
 		"among lr %s, the rate whose seed-%d run has the best validation score (%s: the highest; the lowest for a language model's bits per byte), "+
 		"ties to the rate listed first. Beside each, that run's score: %s.\n\n", l.Name, strings.Join(rates, ", "), ch.Seed, ch.By, describeStat(st))
 	b.WriteString("| cell (seed " + strconv.FormatUint(ch.Seed, 10) + ") |")
-	sep := "| --- |"
 	for _, r := range rates {
 		fmt.Fprintf(b, " %s at lr %s |", ch.By, r)
-		sep += " ---: |"
 	}
 	b.WriteString(" chosen |")
-	sep += " ---: |"
 	for _, r := range rates {
 		fmt.Fprintf(b, " score at lr %s |", r)
-		sep += " ---: |"
 	}
-	b.WriteString("\n" + sep + "\n")
+	b.WriteString("\n| --- |" + strings.Repeat(" ---: |", 2*len(rates)+1) + "\n")
 	byRate := map[float64][]string{}
 	for _, c := range l.choices {
 		fmt.Fprintf(b, "| %s · %s |", c.k.Task, c.k)
