@@ -9,6 +9,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/setup"
 )
 
 // TestDeployShardsMatchGrids: for each grid deploy/ runs, the Slurm array and the Kubernetes
@@ -72,4 +73,105 @@ func checkDeploy(t *testing.T, name, slurmFile, k8sFile string) {
 			t.Errorf("%s: a deploy comment says %d cells, the grid has %d", name, n, len(cells))
 		}
 	}
+}
+
+// TestDeployMemoryCoversPrediction: each array script's --mem and each Indexed Job's memory limit
+// hold the predicted peak of its busiest task: the largest run of the task's shard times the runs
+// it trains at once (-jobs: the script's --cpus-per-task, the Job's args), over both submissions
+// of a grid with select: (the tuning runs, then the cells), as grid.Run predicts it; and ask at
+// most twice that plus 2 GB, so a grid that shrinks does not leave them holding idle memory.
+func TestDeployMemoryCoversPrediction(t *testing.T) {
+	for _, d := range []struct{ config, slurm, k8s string }{
+		{"literature.yaml", "literature.sbatch", "literature-job.yaml"},
+		{"kazemnejad2023_full.yaml", "kazemnejad2023.sbatch", "kazemnejad2023-job.yaml"},
+		{"ruoss2023_full.yaml", "ruoss2023.sbatch", "ruoss2023-job.yaml"},
+		{"deletang2023.yaml", "deletang2023.sbatch", "deletang2023-job.yaml"},
+	} {
+		t.Run(d.config, func(t *testing.T) {
+			src, err := configs.FS.ReadFile(d.config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := config.Parse(src, "configs/"+d.config, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slurm, k8s := readFile(t, "../../deploy/slurm/"+d.slurm), readFile(t, "../../deploy/kubernetes/"+d.k8s)
+			checkMemory(t, c, d.slurm, "--mem", sbatchMem(t, slurm),
+				match(t, slurm, `(?m)^#SBATCH --array=0-(\d+)$`)+1, match(t, slurm, `(?m)^#SBATCH --cpus-per-task=(\d+)$`))
+			checkMemory(t, c, d.k8s, "the memory limit", int64(match(t, k8s, `limits: \{memory: (\d+)Gi\}`))<<30,
+				match(t, k8s, `completions: (\d+)`), match(t, k8s, `"-jobs", "(\d+)"`))
+		})
+	}
+}
+
+// checkMemory checks that mem bytes hold the predicted peak of the busiest of shards tasks, each
+// running jobs runs at once.
+func checkMemory(t *testing.T, c config.Config, file, what string, mem int64, shards, jobs int) {
+	t.Helper()
+	cells, err := config.Expand(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phases := [][]config.Cell{cells}
+	if c.Select.On() {
+		tuning, err := config.SelectCells(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		phases = append(phases, tuning)
+	}
+	var need int64 // the busiest task's predicted peak, bytes
+	for _, cells := range phases {
+		for i := 0; i < shards; i++ {
+			mine := config.Shard{Index: i, Count: shards}.Select(cells)
+			var peak int64
+			for _, cell := range mine {
+				peak = max(peak, setup.PeakMemory(cell.Config)) // the prediction grid.Run logs per run
+			}
+			need = max(need, peak*int64(min(jobs, len(mine))))
+		}
+	}
+	if need == 0 {
+		t.Fatalf("%s: no prediction (an unknown task?)", file)
+	}
+	t.Logf("%s: %s %d MB, predicted %d MB (%d runs at once)", file, what, mem>>20, need>>20, jobs)
+	gb := (need + 1<<30 - 1) >> 30
+	if mem < need {
+		t.Errorf("%s: %s is %d MB, less than the %d MB predicted for %d runs at once of its largest cell; raise it to at least %d GB", file, what, mem>>20, need>>20, jobs, gb)
+	}
+	if mem > 2*need+2<<30 {
+		t.Errorf("%s: %s is %d MB, more than twice the %d MB predicted plus 2 GB; lower it to about %d GB", file, what, mem>>20, need>>20, gb+1)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// match reads the number re's first group matches in text.
+func match(t *testing.T, text []byte, re string) int {
+	t.Helper()
+	m := regexp.MustCompile(re).FindSubmatch(text)
+	if m == nil {
+		t.Fatalf("no match for %s", re)
+	}
+	n, _ := strconv.Atoi(string(m[1]))
+	return n
+}
+
+// sbatchMem reads #SBATCH --mem in bytes (Slurm's units: M, the default, G, T; powers of 1024).
+func sbatchMem(t *testing.T, text []byte) int64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^#SBATCH --mem=(\d+)([KMGT]?)$`).FindSubmatch(text)
+	if m == nil {
+		t.Fatal("no #SBATCH --mem=N[KMGT]")
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n << map[string]int{"K": 10, "": 20, "M": 20, "G": 30, "T": 40}[string(m[2])]
 }
