@@ -154,7 +154,7 @@ jid=$(sbatch --parsable --chdir="$work" --array=0-1 --cpus-per-task=1 deploy/slu
 jobs_+=("$jid")
 
 # Requeue task 1 in the middle of its first run: when a run directory it trains in (its lock
-# holds the pid of a process of array task 1) has logged a third of its steps and no results.
+# holds the pid of a process of array task 1) has logged 2000 to 5000 of its 6000 steps.
 # A requeued job waits cred_expire seconds (AuthInfo; Slurm's default 120 s, 20 s here) and
 # the next scheduling pass (sched_interval=2 here, default 60 s) before it runs again.
 laststep() { tail -n 1 "$1/metrics.jsonl" 2>/dev/null | sed -n 's/^{"step":\([0-9]*\),.*/\1/p' | grep . || echo 0; }
@@ -166,8 +166,7 @@ for _ in $(seq 1 600); do
     pid=$(cat "$lock" 2>/dev/null) || continue
     run=$(dirname "$lock")
     if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx SLURM_ARRAY_TASK_ID=1 &&
-      [ "$(laststep "$run")" -ge 2000 ] && [ ! -f "$run/results.json" ]; then
-      at=$(laststep "$run")
+      at=$(laststep "$run") && [ "$at" -ge 2000 ] && [ "$at" -lt 5000 ] && [ ! -f "$run/results.json" ]; then
       scontrol requeue "${jid}_1"
       requeued=$run
       break 2
