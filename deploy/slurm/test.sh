@@ -39,9 +39,9 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! comm
     die "slurm-wlm and munge are not installed and this is not root on Debian: apt-get install slurm-wlm munge, then run again"
   fi
   echo "== apt-get install slurm-wlm munge"
-  for try in $(seq 1 60); do
+  for try in $(seq 1 30); do
     if apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1; then break; fi
-    [ "$try" -lt 60 ] || die "apt-get update failed"
+    [ "$try" -lt 30 ] || die "apt-get update failed (5 minutes of tries)"
     sleep 10 # another apt holds the lists' lock
   done
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends slurm-wlm munge >/dev/null ||
@@ -71,7 +71,7 @@ cleanup() {
   # A job step's slurmstepd outlives a killed slurmd: end those of this cluster (they carry its
   # SLURM_CONF), by pid.
   for p in $(pgrep -x slurmstepd); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF"; then kill -9 "$p" 2>/dev/null; fi
+    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF"; then kill -9 "$p" 2>/dev/null; fi
   done
   if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ]; then
     echo "== logs kept in $tmp"
@@ -165,7 +165,7 @@ for _ in $(seq 1 600); do
     [ -f "$lock" ] || continue
     pid=$(cat "$lock" 2>/dev/null) || continue
     run=$(dirname "$lock")
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx SLURM_ARRAY_TASK_ID=1 &&
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx SLURM_ARRAY_TASK_ID=1 &&
       at=$(laststep "$run") && [ "$at" -ge 2000 ] && [ "$at" -lt 5000 ] && [ ! -f "$run/results.json" ]; then
       scontrol requeue "${jid}_1"
       requeued=$run

@@ -2,6 +2,7 @@ package doccheck
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -174,4 +175,24 @@ func sbatchMem(t *testing.T, text []byte) int64 {
 	}
 	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
 	return n << map[string]int{"K": 10, "": 20, "M": 20, "G": 30, "T": 40}[string(m[2])]
+}
+
+// TestSbatchLogsAndRequeue: what a real Slurm showed (deploy/slurm/test.sh): an --output under
+// logs/ needs the directory before sbatch (Slurm opens it before the script runs, and a missing
+// one fails the task with no log), so each array script's launch lines make it; and a --requeue
+// script appends to its log, which otherwise a requeued task truncates, losing the first attempt.
+func TestSbatchLogsAndRequeue(t *testing.T) {
+	files, err := filepath.Glob("../../deploy/slurm/*.sbatch")
+	if err != nil || len(files) < 5 {
+		t.Fatalf("sbatch scripts: %v %v", files, err)
+	}
+	for _, f := range files {
+		text := string(readFile(t, f))
+		if strings.Contains(text, "#SBATCH --array=") && strings.Contains(text, "#SBATCH --output=logs/") && !strings.Contains(text, "#   mkdir -p logs") {
+			t.Errorf("%s: its --output is under logs/, but its launch lines do not make it (#   mkdir -p logs)", f)
+		}
+		if strings.Contains(text, "#SBATCH --requeue") && !strings.Contains(text, "#SBATCH --open-mode=append") {
+			t.Errorf("%s: --requeue without --open-mode=append: a requeued task truncates its log", f)
+		}
+	}
 }
