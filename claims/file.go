@@ -184,14 +184,25 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%w: give the path of a claims file", err)
 	}
 	f := &File{Path: path, Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	if f.root, err = config.ParseYAML(src, path); err != nil { // for the lines of errAt
+		return nil, err
+	}
+	if err := fileShape(f.root, path); err != nil {
+		return nil, err
+	}
 	if err := config.Decode(src, path, f); err != nil {
 		return nil, err
 	}
-	f.root, _ = config.ParseYAML(src, path) // for the lines of errAt; Decode read it already
 	for i := range f.Tables {
 		f.Tables[i].chooseKey = hasKey(nodeAt(f.root, fmt.Sprintf("tables[%d]", i)), "choose")
 	}
 	if err := f.check(); err != nil {
+		return nil, err
+	}
+	if err := f.checkWritten(); err != nil {
+		return nil, err
+	}
+	if err := f.checkPlots(); err != nil {
 		return nil, err
 	}
 	// Paths in a claims file are relative to its directory.
@@ -339,6 +350,9 @@ func (f *File) check() error {
 	if !f.Statistic.ranged() {
 		return f.errAt("statistic", "no length range: give lengths: \"lo..hi\", past_training: k or in_range: true")
 	}
+	if len(f.Claims) == 0 && hasKey(f.root, "claims") {
+		return f.errAt("claims", "written empty: list at least one claim, e.g. claims: [{id: r, kind: ranking, a: {task: copy, scheme: alibi}, b: {task: copy, scheme: none}}], or remove claims:")
+	}
 	ids := map[string]string{}
 	for i := range f.Claims {
 		c := &f.Claims[i]
@@ -377,11 +391,15 @@ func (f *File) check() error {
 			return err
 		}
 	}
+	fuIDs := map[string]bool{}
 	for i, fu := range f.FollowUps {
 		p := fmt.Sprintf("follow_ups[%d]", i)
+		_, isClaim := ids[fu.ID]
 		switch {
 		case fu.ID == "":
 			return f.errAt(p+".id", "missing: give the follow-up an id")
+		case isClaim || fuIDs[fu.ID]:
+			return f.errAt(p+".id", "%q is given twice (claims and follow-ups share their ids, the document's headings): give each its own id", fu.ID)
 		case fu.Question == "":
 			return f.errAt(p+".question", "missing: give the one-line question the follow-up asks")
 		case len(fu.Of) == 0:
@@ -398,6 +416,11 @@ func (f *File) check() error {
 				ns := kindNames(func(d *kindDef) bool { return d.followed })
 				return f.errAt(fmt.Sprintf("%s.of[%d]", p, j), "claim %q is a %s claim: a follow-up re-judges %s or %s claims", id, k, strings.Join(ns[:len(ns)-1], ", "), ns[len(ns)-1])
 			}
+		}
+		fuIDs[fu.ID] = true
+		if heads := kindNames(func(d *kindDef) bool { _, ok := d.new().(headliner); return ok }); fu.Headline &&
+			!slices.ContainsFunc(fu.Of, func(id string) bool { return slices.Contains(heads, ids[id]) }) {
+			return f.errAt(p+".headline", "true, but none of the claims it re-judges (%s) has a headline (a %s claim's): remove headline:, or name such a claim in of:", strings.Join(fu.Of, ", "), strings.Join(heads, " or "))
 		}
 		for j, a := range fu.Arms {
 			if a.Label == "" {

@@ -114,6 +114,13 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			}
 			return nil, fmt.Errorf("%s: table %s: %w; %s", f.Path, t.Name, err, cmd)
 		}
+		for k, c := range t.Rows {
+			if !slices.ContainsFunc(rows, c.matches) {
+				all := &loaded{rows: rows, cells: map[string]map[key]*cell{}}
+				all.cellsFor(f.Statistic.Metric)
+				return nil, f.errAt(fmt.Sprintf("%s.rows[%d]", path, k), "matches no row of table %s: name a cell it holds (%s), or remove it", t.Name, all.cellList(""))
+			}
+		}
 		if len(t.Rows) > 0 {
 			rows = slices.DeleteFunc(rows, func(r Row) bool { return !slices.ContainsFunc(t.Rows, func(c Cell) bool { return c.matches(r) }) })
 		}
@@ -127,6 +134,13 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			}
 		}
 		j.Tables[t.Name] = &loaded{Table: t, rows: rows, cells: map[string]map[key]*cell{}, twice: twice, choices: choices}
+	}
+	for i, fu := range f.FollowUps {
+		for k, a := range fu.Arms {
+			if a.Written.Has("variant") && !slices.ContainsFunc(j.Tables[a.Table].rows, func(r Row) bool { return r.Variant == a.Variant }) {
+				return nil, f.errAt(fmt.Sprintf("follow_ups[%d].arms[%d].variant", i, k), "no row of table %s has the variant %q: name one its rows hold (%s)", a.Table, a.Variant, j.Tables[a.Table].variants())
+			}
+		}
 	}
 	paper, err := readPaper(f)
 	if err != nil {
@@ -243,6 +257,16 @@ func (x *judging) side(c Cell, path string) (*side, error) {
 	}
 	lo, hi, inRange := cl.span(st)
 	ls := cl.lengths()
+	if _, L := cl.trainRange(); !inRange && st.Lengths == "" && st.PastTraining > 0 {
+		switch kL := st.PastTraining * float64(L); {
+		case kL < float64(L+1):
+			return nil, f.errAt(x.statPath("past_training"), "%g·L is %g with L = %d (the longest training length of %s · %s): no whole length past L: give k ≥ %g, or 0 for every tested length past L",
+				st.PastTraining, kL, L, k.Task, k, float64(L+1)/float64(L))
+		case kL > float64(ls[len(ls)-1]) && kL > math.MaxInt32:
+			return nil, f.errAt(x.statPath("past_training"), "%g·L is %g with L = %d (the longest training length of %s · %s), past any length a table tests: give k with k·L within its tested lengths (%d..%d)",
+				st.PastTraining, kL, L, k.Task, k, ls[0], ls[len(ls)-1])
+		}
+	}
 	if !inRange {
 		if !slices.ContainsFunc(ls, func(L int) bool { return L >= lo && L <= hi }) || hi > ls[len(ls)-1] || lo < ls[0] {
 			return nil, f.errAt(path, "the range %d..%d is outside the lengths table %s tested for %s · %s (%d..%d): give a range within them", lo, hi, t.Name, k.Task, k, ls[0], ls[len(ls)-1])
@@ -263,6 +287,28 @@ func (x *judging) side(c Cell, path string) (*side, error) {
 		s.name = c.Paper
 	}
 	return s, nil
+}
+
+// variants lists a table's variants, quoted, for an error.
+func (t *loaded) variants() string {
+	var vs []string
+	for _, r := range t.rows {
+		if v := strconv.Quote(r.Variant); !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, ", ")
+}
+
+// statPath is the path of a key of the statistic the claim judges by: the claim's own
+// statistic's when it gives a range, else the file's.
+func (x *judging) statPath(key string) string {
+	for i := range x.File.Claims {
+		if &x.File.Claims[i] == x.c && x.c.Statistic.ranged() {
+			return fmt.Sprintf("claims[%d].statistic.%s", i, key)
+		}
+	}
+	return "statistic." + key
 }
 
 // cellList names a table's cells of a task, for an error.
@@ -337,7 +383,7 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 	for _, id := range fu.Of {
 		var rows []Comparison
 		for _, r := range j.Claims[byID[id]].Rows {
-			if len(fu.Only) == 0 || slices.Contains(fu.Only, r.Text) {
+			if r.A != nil && (len(fu.Only) == 0 || slices.Contains(fu.Only, r.Text)) { // a row without sides re-judges nothing
 				rows = append(rows, r)
 			}
 		}

@@ -125,20 +125,38 @@ func (c *Claim) readKind(f *File, p string) error {
 	if err := config.DecodeNode(&yaml.Node{Kind: yaml.MappingNode, Content: c.opts}, f.Path, p, c.kind); err != nil {
 		return err
 	}
+	metric := f.Statistic.merged(c.Statistic).Metric
+	lo, hi := metricRange(metric)
+	seen := map[key]string{} // the cells named so far, at their paths
 	v := reflect.ValueOf(c.kind).Elem()
 	for i := range v.NumField() {
-		key, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
 		cells, many := v.Field(i).Interface().([]Cell)
 		if x, ok := v.Field(i).Interface().(Cell); ok {
 			cells = []Cell{x}
 		}
 		for n, x := range cells {
-			at := key
+			at := name
 			if many {
-				at = fmt.Sprintf("%s[%d]", key, n)
+				at = fmt.Sprintf("%s[%d]", name, n)
 			}
-			if x.Written.Has("lr") {
-				return f.errAt(p+"."+at+".lr", "a claim's cell is every run of its task, scheme and variant: keep one learning rate with its table's rows: (a cell with lr:) or choose:, and remove lr: here")
+			q := p + "." + at
+			switch k := (key{x.Task, x.Scheme, x.Variant}); {
+			case x.Written.Has("lr"):
+				return f.errAt(q+".lr", "a claim's cell is every run of its task, scheme and variant: keep one learning rate with its table's rows: (a cell with lr:) or choose:, and remove lr: here")
+			case x.Paper != "" && x.Written.Has("paper_value"):
+				return f.errAt(q+".paper_value", "given beside paper: %q: give the paper's number once, by its name in paper.numbers (paper:) or as the number (paper_value:)", x.Paper)
+			case x.Paper != "" && f.Paper.Numbers == "":
+				return f.errAt(q+".paper", "%q names the cell in the paper's numbers, and the file has none: give paper: {numbers: <CSV of the paper's values>}, or the number itself as paper_value:", x.Paper)
+			case x.Scheme != "" && seen[k] != "":
+				return f.errAt(q, "is the cell %s · %s again (%s.%s): a claim compares different cells: name another", k.Task, k, p, seen[k])
+			case x.Scheme != "":
+				seen[k] = at
+			}
+			if x.Written.Has("paper_value") {
+				if err := within(f, q+".paper_value", x.PaperValue, lo, hi, false, words(metric)+", the claim's metric"); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -37,6 +37,13 @@ func (k *changeKind) check(f *File, c *Claim, p string) error {
 	if k.Written.Has("at_most") == k.Written.Has("at_least") {
 		return f.errAt(p, "give one of at_most: m and at_least: m (the bound on the score at each length past training minus the score at the training length, e.g. at_most: 0)")
 	}
+	m, bound := f.Statistic.merged(c.Statistic).Metric, "at_most"
+	if k.Written.Has("at_least") {
+		bound = "at_least"
+	}
+	if err := within(f, p+"."+bound, k.AtMost+k.AtLeast, -spread(m), spread(m), false, "a change in "+words(m)); err != nil {
+		return err
+	}
 	if st := f.Statistic.merged(c.Statistic); st.InRange {
 		return f.errAt(p+".statistic", "in_range: a change from training compares lengths past the training length: give past_training: k or lengths: \"lo..hi\"")
 	}

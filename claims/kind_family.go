@@ -42,6 +42,11 @@ func (k *familyKind) check(f *File, c *Claim, p string) error {
 	if k.A.Written.Len() > 0 && k.A.Written != presence.Of("task") {
 		return f.errAt(p+".a", "a family's a: only names the task its pairs are taken from (its cells come from where: and drop:): write a: {task: T} or remove a:")
 	}
+	if m := f.Statistic.merged(c.Statistic).Metric; k.Headline.Value != 0 {
+		if err := within(f, p+".headline.value", k.Headline.Value, -spread(m), spread(m), false, "a difference of two "+words(m)+" scores"); err != nil {
+			return err
+		}
+	}
 	if k.Where == "" || len(k.Drop) == 0 {
 		return f.errAt(p, "a family needs where: (the options of its A cells, e.g. randomized=true) and drop: (the options its B cells lack)")
 	}

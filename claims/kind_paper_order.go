@@ -20,6 +20,10 @@ type paperOrderKind struct {
 }
 
 func (k *paperOrderKind) check(f *File, c *Claim, p string) error {
+	m := f.Statistic.merged(c.Statistic).Metric
+	if err := within(f, p+".min_gap", k.MinGap, 0, spread(m), false, "a gap between two "+words(m)+" scores"); err != nil {
+		return err
+	}
 	if len(k.Cells) < 2 {
 		return f.errAt(p+".cells", "give at least two cells, each with its paper name (paper:)")
 	}
@@ -53,6 +57,18 @@ func (k *paperOrderKind) judge(x *judging, o *Outcome) error {
 				o.Rows = append(o.Rows, cmp)
 			}
 		}
+	}
+	if len(o.Rows) == 0 && x.in == nil { // said, not dropped from the counts
+		why := "no two of its cells have paper numbers that differ over the claim's lengths"
+		if len(o.LeftOut) > 0 {
+			why = fmt.Sprintf("every pair the paper ranks has a paper gap below min_gap %g", k.MinGap)
+		}
+		var names []string
+		for _, c := range k.Cells {
+			names = append(names, key{c.Task, c.Scheme, c.Variant}.String())
+		}
+		o.Rows = append(o.Rows, Comparison{Text: orWord(x.c.Text, fmt.Sprintf("%s: the paper's order of %s", k.Cells[0].Task, strings.Join(names, ", "))),
+			Paper: "–", Ours: "–", Verdict: Untested + " (" + why + ")"})
 	}
 	return nil
 }

@@ -11,9 +11,11 @@ import (
 // rulesLinkRE finds a document's link to the verdict rules.
 var rulesLinkRE = regexp.MustCompile(`The verdict rules: \[[^\]]*\]\(([^)#]*)#how-verdicts-are-reached\)`)
 
-// TestRulesLinkResolves: a generated document links the verdict rules by a path from its own
-// directory to the page that holds them, wherever it is written: every committed generated
-// document (docs/claims, docs/own-claim), and one written in a directory of its own.
+// TestRulesLinkResolves: a generated document links the verdict rules wherever it is written: by
+// a path from its own directory to the page that holds them when it lies in the project (every
+// committed generated document: docs/claims, docs/own-claim), to its own section stating them
+// when it does not (a directory of its own outside the project), or when the command runs
+// outside the project.
 func TestRulesLinkResolves(t *testing.T) {
 	t.Chdir("..") // the repository's root, where the claims command runs
 	check := func(doc, content string) {
@@ -23,7 +25,10 @@ func TestRulesLinkResolves(t *testing.T) {
 			t.Errorf("%s links no verdict rules", doc)
 			return
 		}
-		page, err := os.ReadFile(filepath.Join(filepath.Dir(doc), filepath.FromSlash(m[1])))
+		page, err := []byte(content), error(nil) // "": the document states the rules itself
+		if m[1] != "" {
+			page, err = os.ReadFile(filepath.Join(filepath.Dir(doc), filepath.FromSlash(m[1])))
+		}
 		if err != nil || !strings.Contains(string(page), "\n## How verdicts are reached\n") {
 			t.Errorf("%s: the rules link %q does not lead to the section How verdicts are reached (%v)", doc, m[1], err)
 		}
@@ -56,6 +61,14 @@ claims:
 		t.Fatalf("%v (%d documents)", err, len(out))
 	}
 	check(out[0].Path, string(out[0].Content))
+	if strings.Contains(string(out[0].Content), "../") {
+		t.Errorf("a document outside the project links out of its directory:\n%s", out[0].Content)
+	}
+	t.Chdir(dir) // run from outside the project: no rules page to link
+	if out, err = Docs([]string{"c.yaml"}, "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	check(filepath.Join(dir, out[0].Path), string(out[0].Content))
 }
 
 // TestDescribeGrid: a grid's set-up in words names every learning rate it sweeps (it named the

@@ -409,3 +409,42 @@ claims:
 		}
 	}
 }
+
+// TestClaimsNoPairSaid: a paper_order claim with no pair to judge is counted untested with its
+// reason, through the CLI and as a real process, and a document written outside the project
+// states the verdict rules it links (issue 35).
+func TestClaimsNoPairSaid(t *testing.T) {
+	dir := t.TempDir()
+	tiny, err := filepath.Abs(filepath.Join("..", "..", "claims", "testdata", "tiny.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, filepath.Join(dir, "tie.yaml"), "title: tie\ntables: [{name: t, csv: "+tiny+"}]\n"+
+		"statistic: {metric: exact_match, past_training: 2, learned: 0.9}\n"+
+		"claims: [{id: o, kind: paper_order, cells: [{task: copy, scheme: kerple, paper_value: 0.4}, {task: copy, scheme: alibi, paper_value: 0.4}]}]\n")
+	doc := filepath.Join(dir, "tie.md")
+	check := func(how, stdout string) {
+		t.Helper()
+		md, _ := os.ReadFile(doc)
+		for _, want := range []string{"| copy: the paper's order of kerple, alibi | – | – | untested (no two of its cells have paper numbers that differ over the claim's lengths) |",
+			"The verdict rules: [below](#how-verdicts-are-reached).", "\n## How verdicts are reached\n"} {
+			if !strings.Contains(string(md), want) {
+				t.Errorf("%s: the document lacks %q:\n%s", how, want, md)
+			}
+		}
+		if !strings.Contains(stdout, "tie.md: 0 reproduced, 0 contradicted, 0 inconclusive, 1 untested") {
+			t.Errorf("%s: stdout %q, want the claim counted untested", how, stdout)
+		}
+		os.Remove(doc)
+	}
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"claims", file}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	check("CLI", out.String())
+	stdout, stderr, code := runChild(t, "claims", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	check("process", stdout)
+}
