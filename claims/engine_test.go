@@ -453,7 +453,7 @@ func TestDivergedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSuffix(string(src), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n"), "\n")
 	lines[0] += ",diverged_step"
 	for i := 1; i < len(lines); i++ {
 		step := "0"

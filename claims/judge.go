@@ -105,7 +105,9 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			}
 		}
 		if t.CSV != "" {
-			rows, err = readTable(t.CSV, overlay)
+			if rows, err = readTable(t.CSV, overlay); err == nil && t.Grid != "" {
+				err = checkChance(t.CSV, t.Grid, rows)
+			}
 		}
 		if err != nil {
 			cmd := "correct the file (no grid: exports it)"
@@ -205,6 +207,9 @@ func readPaper(f *File) (paperNumbers, error) {
 	if err != nil || len(recs) < 2 {
 		return nil, f.errAt("paper.numbers", "%s is not a CSV with a header and rows (%v)", f.Paper.Numbers, err)
 	}
+	if err := checkCSV(f.Paper.Numbers, src, recs, nil, nil); err != nil {
+		return nil, f.errAt("paper.numbers", "%v", err)
+	}
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i
@@ -215,6 +220,7 @@ func readPaper(f *File) (paperNumbers, error) {
 				f.Paper.Numbers, h, strings.Join(recs[0], ","))
 		}
 	}
+	lines := map[[2]string]map[int]int{} // where each number was read
 	for i, r := range recs[1:] {
 		L, err1 := strconv.Atoi(r[col["length"]])
 		x, err2 := strconv.ParseFloat(r[col[f.Paper.Column]], 64)
@@ -229,7 +235,14 @@ func readPaper(f *File) (paperNumbers, error) {
 		if out[k] == nil {
 			out[k] = map[int]float64{}
 		}
+		if y, seen := out[k][L]; seen && y != x {
+			return nil, f.errAt("paper.numbers", "%s:%d: %s · %s at length %d is %g here and %g on line %d: keep the paper's one number", f.Paper.Numbers, i+2, k[0], k[1], L, x, y, lines[k][L])
+		}
 		out[k][L] = x
+		if lines[k] == nil {
+			lines[k] = map[int]int{}
+		}
+		lines[k][L] = i + 2
 	}
 	return out, nil
 }

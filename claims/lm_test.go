@@ -124,7 +124,7 @@ func TestLowerIsBetterMirrors(t *testing.T) {
 		var csv, mirror strings.Builder
 		csv.WriteString(strings.Join(Header, ",") + "\n")
 		mirror.WriteString(strings.Join(Header, ",") + "\n")
-		for _, s := range []string{"a", "b", "c", "d"} {
+		for _, s := range []string{"alibi", "rope", "t5", "none"} { // a, b, c, d below
 			base, slope := 2+2*rng.Float64(), 0.6*rng.Float64()-0.3
 			for seed := 1; seed <= 3; seed++ {
 				for _, L := range []int{8, 16, 32, 64} {
@@ -151,12 +151,12 @@ func TestLowerIsBetterMirrors(t *testing.T) {
 tables: [{name: t, csv: %s}]
 statistic: {metric: %s, past_training: 0, learned: %g, ours: best}
 claims:
-  - {id: ab, kind: ranking, a: {task: lm, scheme: a}, b: {task: lm, scheme: b}}
-  - {id: ba, kind: ranking, a: {task: lm, scheme: b}, b: {task: lm, scheme: a}}
-  - {id: eq, kind: equivalence, margin: %g, a: {task: lm, scheme: a}, b: {task: lm, scheme: c}}
-  - {id: all, kind: ahead_of_all, a: {task: lm, scheme: a}}
-  - {id: ch, kind: change_from_training, a: {task: lm, scheme: b}, %s}
-  - {id: ch2, kind: change_from_training, a: {task: lm, scheme: c}, %s}
+  - {id: ab, kind: ranking, a: {task: lm, scheme: alibi}, b: {task: lm, scheme: rope}}
+  - {id: ba, kind: ranking, a: {task: lm, scheme: rope}, b: {task: lm, scheme: alibi}}
+  - {id: eq, kind: equivalence, margin: %g, a: {task: lm, scheme: alibi}, b: {task: lm, scheme: t5}}
+  - {id: all, kind: ahead_of_all, a: {task: lm, scheme: alibi}}
+  - {id: ch, kind: change_from_training, a: {task: lm, scheme: rope}, %s}
+  - {id: ch2, kind: change_from_training, a: {task: lm, scheme: t5}, %s}
 `, table, metric, learned, margin, ch, ch2)), 0o644)
 			return p
 		}

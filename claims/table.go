@@ -78,6 +78,9 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s is empty: export it again from its grid (claims -export)", path)
 	}
+	if err := checkCSV(path, src, recs, Header, func(h string) bool { return optional[h] }); err != nil {
+		return nil, err
+	}
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i

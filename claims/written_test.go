@@ -35,3 +35,15 @@ func TestPaperOrderWithoutPair(t *testing.T) {
 		})
 	}
 }
+
+// TestChanceAgreesWithGrid: a table whose chance columns are what guessing scores on its grid's
+// task set-up is read (testdata/bad/table_chance.yaml is the same table with one row changed,
+// refused naming it).
+func TestChanceAgreesWithGrid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(path, []byte("title: t\ntables: [{name: t, csv: "+abs(t, "testdata/tiny.csv")+", grid: "+abs(t, "testdata/csv/tiny_grid.yaml")+"}]\n"+
+		"statistic: {metric: exact_match, past_training: 2, learned: 0.9}\nclaims:\n  - {id: r, kind: ranking, a: {task: copy, scheme: kerple}, b: {task: copy, scheme: alibi}}\n"), 0o644)
+	if _, err := judgeFile(path); err != nil {
+		t.Fatal(err)
+	}
+}

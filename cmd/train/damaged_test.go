@@ -20,7 +20,7 @@ func TestDamagedRunFilesCLI(t *testing.T) {
 	}
 	// claims reads the grid when it exports its table (-export)
 	claimsFile := writeFile(t, filepath.Join(base, "mine.yaml"), "title: t\ntables: [{name: t, csv: claims.csv, grid: claims.yaml}]\n"+
-		"statistic: {metric: exact_match, past_training: 0, learned: 0}\nclaims: []\n")
+		"statistic: {metric: exact_match, past_training: 0, learned: 0}\n")
 	claimsArgs := []string{"claims", "-export", "-runs", "RUNS", claimsFile}
 	claimsPrefix := "claims: " + claimsFile + ": table t: "
 	for _, c := range []struct {

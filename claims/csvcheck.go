@@ -1,0 +1,143 @@
+package claims
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/position"
+	"github.com/posformer/posformer/report"
+)
+
+// maxBits bounds a language model's bits per byte: guessing uniformly among 256 bytes scores 8,
+// so a number far above that is not a trained model's score (a diverged run says so in
+// diverged_step and keeps its last finite scores).
+const maxBits = 64
+
+// lmScores are a language model's score columns, empty in other rows.
+var lmScores = []string{"bits_per_byte", "sliding_bits_per_byte"}
+
+// checkCSV refuses what a CSV's records would misread: a UTF-8 byte-order mark (glued to the
+// first column's name), lines ended by CR alone (read as one line), a column named twice, a
+// header without rows. For a per-seed table (known: its columns, some of them optional; a table
+// that lacks one that is not is left to its reader to name) it refuses, naming the row, a
+// column it does not know, a task or scheme posformer does not register, a control character in
+// a name, a score beside n = 0 (no example tested) in a run that did not diverge, a language model's row with a chance level
+// (it has none) or with bits per byte past maxBits.
+func checkCSV(path string, src []byte, recs [][]string, known []string, optional func(string) bool) error {
+	if bytes.HasPrefix(src, []byte("\uFEFF")) {
+		return fmt.Errorf("%s starts with a UTF-8 byte-order mark, which would glue itself to the first column's name: save the file as UTF-8 without one", path)
+	}
+	if i := bytes.IndexByte(src, '\r'); i >= 0 && (i+1 == len(src) || src[i+1] != '\n') {
+		return fmt.Errorf("%s:%d: a CR not followed by LF (old Mac line ends, or a stray CR), which CSV does not read as a line end: save the file with LF (or CRLF) line ends", path, 1+bytes.Count(src[:i], []byte("\n")))
+	}
+	header := recs[0]
+	for _, h := range known {
+		if !slices.Contains(header, h) && !optional(h) {
+			return nil // the caller names the missing column
+		}
+	}
+	for i, h := range header {
+		if j := slices.Index(header, h); j < i {
+			return fmt.Errorf("%s:1: column %q is named twice (columns %d and %d): keep one", path, h, j+1, i+1)
+		}
+		if known != nil && !slices.Contains(known, h) {
+			return fmt.Errorf("%s:1: unknown column %q: a per-seed table has the columns %s; remove it, or export the table again (claims -export)", path, h, strings.Join(known, ","))
+		}
+	}
+	if len(recs) == 1 {
+		return fmt.Errorf("%s has a header and no rows: export it again from its grid (claims -export), or name a table that has rows", path)
+	}
+	if known == nil {
+		return nil
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	get := func(r []string, h string) string {
+		if i, ok := col[h]; ok && i < len(r) {
+			return r[i]
+		}
+		return ""
+	}
+	tasks, schemes := data.Names(), position.Kinds()
+	for i, r := range recs[1:] {
+		line := i + 2
+		for _, h := range []string{"task", "scheme", "variant"} {
+			if strings.ContainsFunc(get(r, h), unicode.IsControl) {
+				return fmt.Errorf("%s:%d: %s %q holds a control character: write the name without it (export the table again)", path, line, h, get(r, h))
+			}
+		}
+		if t := get(r, "task"); t != "" && !slices.Contains(tasks, t) {
+			return fmt.Errorf("%s:%d: task %q is not a task posformer has (%s): correct the row, or export the table again", path, line, t, strings.Join(tasks, ", "))
+		}
+		if s := get(r, "scheme"); s != "" && !slices.Contains(schemes, s) {
+			return fmt.Errorf("%s:%d: scheme %q is not a position scheme posformer has (%s): correct the row, or export the table again", path, line, s, strings.Join(schemes, ", "))
+		}
+		if d := get(r, "diverged_step"); get(r, "n") == "0" && (d == "" || d == "0") { // a diverged run's rows have none
+			return fmt.Errorf("%s:%d: n is 0 in a run that did not diverge, so its scores were measured on no example: export the table again from a grid whose eval.examples is at least 1", path, line)
+		}
+		if get(r, lmScores[0]) == "" {
+			continue
+		}
+		for _, h := range []string{"chance_exact", "chance_token"} {
+			if get(r, h) != "" {
+				return fmt.Errorf("%s:%d: %s is %q in a language model's row (it has bits per byte), which has no chance level: leave it empty", path, line, h, get(r, h))
+			}
+		}
+		for _, h := range lmScores {
+			if v, err := strconv.ParseFloat(get(r, h), 64); err == nil && !(v <= maxBits) {
+				return fmt.Errorf("%s:%d: %s is %s: want a finite number of bits per byte up to %d (a uniform guess among 256 bytes scores 8): correct the row, or export the table again", path, line, h, get(r, h), maxBits)
+			}
+		}
+	}
+	return nil
+}
+
+// checkChance refuses a row of a table exported from grid whose chance columns are not what
+// guessing scores at its length on its task as any cell of the grid sets the task up
+// (report.Chance, what the export wrote), naming the row. A grid that does not load is left to
+// the document to say.
+func checkChance(path, grid string, rows []Row) error {
+	_, cells, err := config.LoadCells(grid, nil)
+	if err != nil {
+		return nil
+	}
+	var tasks []config.Config // one cell per distinct task set-up
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if k := fmt.Sprintf("%+v", c.Config.Task); !seen[k] {
+			seen[k] = true
+			tasks = append(tasks, c.Config)
+		}
+	}
+	near := func(x, y float64) bool {
+		return x == y || math.IsNaN(x) && math.IsNaN(y) || math.Abs(x-y) <= 1e-5*math.Abs(y)
+	}
+	for i, r := range rows {
+		var want []string
+		for _, c := range tasks {
+			if c.Task.Name != r.Task {
+				continue
+			}
+			e, t := report.Chance(c, r.Length)
+			if near(r.ChanceExact, e) && near(r.ChanceToken, t) {
+				want = nil
+				break
+			}
+			want = append(want, fmt.Sprintf("%g and %g", e, t))
+		}
+		if len(want) > 0 {
+			return fmt.Errorf("%s:%d: chance_exact %g and chance_token %g are not what guessing scores on %s at length %d as grid %s sets it up (%s): export the table again (claims -export)",
+				path, i+2, r.ChanceExact, r.ChanceToken, r.Task, r.Length, grid, strings.Join(slices.Compact(want), "; "))
+		}
+	}
+	return nil
+}
