@@ -105,8 +105,10 @@ func (c *Claim) DecodeOption(key string, n *yaml.Node) error {
 }
 
 // readKind decodes the claim's options into its kind, refusing a key the kind does not read (a
-// written value that would do nothing) and a cell's lr: (a claim's cell is every run of its task,
-// scheme and variant).
+// written value that would do nothing), and checks every cell of every kind alike: no lr: (a
+// claim's cell is every run of its task, scheme and variant), each cell named once (a ranking of a
+// cell against itself), one paper number (paper:, which needs paper.numbers, or paper_value:
+// within the metric's range).
 func (c *Claim) readKind(f *File, p string) error {
 	d := kindOf(c.Kind)
 	for i := 0; i < len(c.opts); i += 2 {

@@ -5,7 +5,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -17,13 +19,20 @@ import (
 // list written empty, a control character in a one-line value, a number outside its metric's
 // range, a plot that is not a file beside the document.
 
-// fileShape refuses a claims file that holds nothing or is not a mapping of keys.
+// fileShape refuses a claims file that holds nothing, is not a mapping of keys, or has a key a
+// claims file does not (said as a claims file's, not as the config decoder says it).
 func fileShape(root *yaml.Node, path string) error {
 	switch {
 	case root == nil:
 		return fmt.Errorf("%s: the claims file is empty: give title:, tables:, statistic: and claims: (docs/claims/README.md, \"The claims file format\")", path)
 	case root.Kind != yaml.MappingNode:
 		return fmt.Errorf("%s:%d: a claims file is a mapping of keys (title:, tables:, statistic:, claims:, ...), got %s", path, root.Line, yamlkind.Of(root))
+	}
+	known := yamlKeys(reflect.TypeFor[File]())
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; !slices.Contains(known, k.Value) {
+			return fmt.Errorf("%s:%d: %s: unknown key %q in the claims file (known: %s)", path, k.Line, k.Value, k.Value, strings.Join(slices.Sorted(slices.Values(known)), ", "))
+		}
 	}
 	return nil
 }
