@@ -42,8 +42,12 @@ func fileShape(root *yaml.Node, path string) error {
 // start new markdown.
 var prose = regexp.MustCompile(`^(about|follow_ups\[\d+\]\.about|notes\[\d+\]\.text)$`)
 
+// markup: a character that changes the markdown around a one-line value: a control character
+// (a line break starts a new block) or | (a new cell of a table).
+func markup(r rune) bool { return unicode.IsControl(r) || r == '|' }
+
 // checkWritten walks every value the file writes: a list written empty ([]) is refused, not read
-// as absent, and a one-line value may hold no control character.
+// as absent, and a one-line value may hold no markup character.
 func (f *File) checkWritten() error {
 	var walk func(n *yaml.Node, p string) error
 	walk = func(n *yaml.Node, p string) error {
@@ -64,8 +68,8 @@ func (f *File) checkWritten() error {
 				}
 			}
 		case yaml.ScalarNode:
-			if i := strings.IndexFunc(n.Value, unicode.IsControl); i >= 0 && !prose.MatchString(p) {
-				return f.errAt(p, "holds the control character %+q: it is one line of the document (a heading, a table's cell or a link), where a line break starts new markdown: write it on one line without control characters (prose goes in about: or notes:)",
+			if i := strings.IndexFunc(n.Value, markup); i >= 0 && !prose.MatchString(p) {
+				return f.errAt(p, "holds %+q: it is one line of the document (a heading, a table's cell or a link), where a line break starts new markdown and | a new cell: write it on one line without control characters or | (prose goes in about: or notes:)",
 					[]rune(n.Value[i:])[0])
 			}
 		}
