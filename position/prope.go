@@ -21,7 +21,11 @@ func init() {
 			if !(o.P > 0 && o.P <= 1) || kept < 1 {
 				return nil, fmt.Errorf("position.p: p-RoPE rotates ⌊p·d_head/2⌋ of the %d pairs, which must be at least 1, so p must be in [%g, 1], got %g; for no rotation at all use position.kind: none", dh/2, 2/float64(dh), o.P)
 			}
-			return &PRoPE{RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: dh, Kept: kept}}, nil
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
+			return &PRoPE{RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: dh, Kept: kept, LogScale: ls}}, nil
 		},
 		Randomizable: true,
 	})
@@ -34,6 +38,8 @@ type PRoPEOptions struct {
 	// P is the fraction of the pairs that rotate: the first ⌊p·d_head/2⌋, the highest
 	// frequencies.
 	P float64 `yaml:"p" default:"0.75" doc:"fraction of each head's pairs that rotate: the first ⌊p·d_head/2⌋, the highest frequencies, at their own θᵢ; the others are not rotated (unlike rope's rotary_fraction, which spreads every frequency over fewer dimensions); in (0, 1] with at least one pair; 1 is rope; 0.75: Barbero et al.'s Gemma runs"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // The hooks PRoPE claims, checked at compile time.

@@ -39,6 +39,10 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
 			switch {
 			case o.RopeScaling == "dynamic_ntk" && !(o.RopeFactor >= 1 && o.RopeFactor <= 1e6):
 				return nil, fmt.Errorf("position.rope_factor: dynamic_ntk needs its factor α in [1, 1e6] (Hugging Face's rope_scaling factor; α = 1 is ntk), got %g; write e.g. rope_factor: 2", o.RopeFactor)
@@ -52,7 +56,7 @@ func init() {
 			if scaling != "" && d.Randomized {
 				return nil, fmt.Errorf("position.rope_scaling: %s cannot be combined with position.randomized (randomized positions already cover [0, max_random)); remove one of them", scaling)
 			}
-			return &RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling, Factor: o.RopeFactor, Long: long}, nil
+			return &RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling, Factor: o.RopeFactor, Long: long, LogScale: ls}, nil
 		},
 		Randomizable: true,
 	})
@@ -74,6 +78,8 @@ type RoPEOptions struct {
 	// RopeLongFactor is longrope's per-pair factors λᵢ (Hugging Face's long_factor), d_rot/2
 	// positive numbers separated by commas; written with longrope only.
 	RopeLongFactor string `yaml:"rope_long_factor,omitempty" doc:"longrope's per-pair factors λᵢ (Hugging Face's long_factor; LongRoPE searches them per model): d_rot/2 positive numbers separated by commas, e.g. \"1,1.5,2,4\" for d_rot 8; longrope only, and required with it"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // longFactors reads rope_long_factor: rot/2 positive numbers with longrope, nothing otherwise.
@@ -128,6 +134,7 @@ type RoPE struct {
 	// frequencies) do not; 0 for rope (every pair rotates).
 	Kept int
 	Randomizer
+	LogScale
 }
 
 // CheckPositions refuses sequences longer than max_random when the positions are randomized.

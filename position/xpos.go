@@ -27,7 +27,11 @@ func init() {
 			if dh%2 != 0 {
 				return nil, fmt.Errorf("model.d_model: xpos rotates pairs, so the head dimension d_model/heads = %d must be even; change model.d_model or model.heads", dh)
 			}
-			return &XPos{RoPE: RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: dh}, ScaleBase: o.ScaleBase}, nil
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
+			return &XPos{RoPE: RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: dh, LogScale: ls}, ScaleBase: o.ScaleBase}, nil
 		},
 	})
 }
@@ -38,6 +42,8 @@ type XPosOptions struct {
 	Base float64 `yaml:"base" default:"10000" doc:"frequency base of the rotation: θᵢ = base^(−2i/d_head); above 1"`
 	// ScaleBase is γ: the decay of pair i over a distance δ is ζᵢ^(δ/γ).
 	ScaleBase float64 `yaml:"scale_base" default:"512" doc:"γ: q at position n is scaled by ζᵢ^(n/γ) and k at m by ζᵢ^(−m/γ), ζᵢ = (2i/d_head + 0.4)/1.4, so q·k decays as ζᵢ^((n − m)/γ); positive; the paper's 512"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // The hooks XPos claims, checked at compile time.
