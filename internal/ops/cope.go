@@ -118,7 +118,7 @@ func float64s(v G.Value) []float64 {
 // copeRow is one query row's forward quantities over its keys j ≤ i.
 type copeRow struct {
 	z, g, raw, p, pr []float64 // logits s·q·k, gates, positions, positions clamped, weights
-	l           []float64 // q_i·e[m], m < NPos
+	l                []float64 // q_i·e[m], m < NPos
 }
 
 // copeDims are the sizes one head's rows are read with.
