@@ -1,9 +1,11 @@
 // Package attention is multi-head self-attention whose position handling is delegated to a
 // position.Scheme's optional hooks. In order: q, k, v projections; rotate q and k (QKRotator);
-// the query-dependent position term (RelativeKeyer); scale by 1/√d_head (not with
+// scale q (QueryScaler: log-length scaling, when the scheme's log_scaling is on); the
+// query-dependent position term (RelativeKeyer); scale by 1/√d_head (not with
 // Config.Unscaled); add the logit bias (LogitBiaser, built once per graph by the model, or in an
 // evaluation RowBiaser's, which the fused op evaluates block of rows by block of rows); causal mask; softmax; weighted values;
-// merge heads; output projection. The middle steps run in one fused op (internal/ops.Attention)
+// merge heads; output projection. A scheme that computes the attention itself (Attender, CoPE's)
+// replaces the middle steps. The middle steps run in one fused op (internal/ops.Attention)
 // that reads each head in place, so no tensor is reshaped.
 package attention
 
@@ -112,15 +114,25 @@ func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x *G.Node, 
 			return nil, fmt.Errorf("attention: %s rotation: %w", scheme.Name(), err)
 		}
 	}
+	if qs, ok := scheme.(position.QueryScaler); ok {
+		if q, err = qs.ScaleQuery(c, q); err != nil { // q·s_h·ln n [B·T, D]; q itself when off
+			return nil, fmt.Errorf("attention: %s log_scaling: %w", scheme.Name(), err)
+		}
+	}
 	var rel ops.RelativeKeys
 	if r, ok := scheme.(position.RelativeKeyer); ok {
 		if q, rel, err = r.RelativeKeys(c, g.RelTable, q); err != nil { // q + u [B·T, D]; q + v [B·T, D], keys [(B·)(2T−1), D]
 			return nil, fmt.Errorf("attention: %s relative keys: %w", scheme.Name(), err)
 		}
 	}
-	y, err := ops.Attention(q, k, v, g.Bias, ops.AttentionConfig{
-		Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture, Rel: rel, Rows: g.Rows,
-	}) // [B·T, D], heads merged
+	var y *G.Node // [B·T, D], heads merged
+	if a, ok := scheme.(position.Attender); ok {
+		y, err = a.Attend(c, q, k, v, position.AttendConfig{Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture})
+	} else {
+		y, err = ops.Attention(q, k, v, g.Bias, ops.AttentionConfig{
+			Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture, Rel: rel, Rows: g.Rows,
+		})
+	}
 	if err != nil {
 		return nil, err
 	}

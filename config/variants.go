@@ -27,12 +27,16 @@ type EvalVariant struct {
 	// schemes evaluates rope_scaling on its plain rope cells only. Default: every run, and then
 	// the variant's options must suit every run's scheme.
 	When []string `yaml:"when,omitempty" json:"when,omitempty"`
-	// RopeScaling replaces position.rope_scaling (none, interpolate, ntk, dynamic_ntk, yarn; rope
-	// only).
+	// RopeScaling replaces position.rope_scaling (none, interpolate, ntk, dynamic_ntk, yarn,
+	// llama3, longrope; rope only).
 	RopeScaling string `yaml:"rope_scaling,omitempty" json:"rope_scaling,omitempty"`
 	// RopeFactor replaces position.rope_factor (dynamic_ntk's α; with rope_scaling: dynamic_ntk
 	// only). A variant that sets rope_scaling without it removes the run's rope_factor.
 	RopeFactor float64 `yaml:"rope_factor,omitempty" json:"rope_factor,omitempty"`
+	// RopeLongFactor replaces position.rope_long_factor (longrope's per-pair factors; with
+	// rope_scaling: longrope only). A variant that sets rope_scaling without it removes the
+	// run's.
+	RopeLongFactor string `yaml:"rope_long_factor,omitempty" json:"rope_long_factor,omitempty"`
 	// EvalPositions replaces position.eval_positions (random, plain; randomized schemes only).
 	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
 }
@@ -80,9 +84,12 @@ func (c Config) VariantConfig(v EvalVariant) Config {
 	vc.Eval.Variants = nil
 	vc.Written = c.Written.Without("eval.variants")
 	if v.RopeScaling != "" {
-		vc.Position = vc.Position.With("rope_scaling", v.RopeScaling).Without("rope_factor")
+		vc.Position = vc.Position.With("rope_scaling", v.RopeScaling).Without("rope_factor").Without("rope_long_factor")
 		if v.RopeFactor != 0 {
 			vc.Position = vc.Position.With("rope_factor", v.RopeFactor)
+		}
+		if v.RopeLongFactor != "" {
+			vc.Position = vc.Position.With("rope_long_factor", v.RopeLongFactor)
 		}
 	}
 	if v.EvalPositions != "" {
@@ -119,6 +126,8 @@ func (c Config) validateVariants() error {
 			return fmt.Errorf("%s: set rope_scaling or eval_positions (the options a variant changes at evaluation)", field)
 		case v.RopeFactor != 0 && v.RopeScaling == "":
 			return fmt.Errorf("%s.rope_factor: a factor goes with rope_scaling: dynamic_ntk; add it, or remove rope_factor", field)
+		case v.RopeLongFactor != "" && v.RopeScaling == "":
+			return fmt.Errorf("%s.rope_long_factor: per-pair factors go with rope_scaling: longrope; add it, or remove rope_long_factor", field)
 		}
 		seen[v.Name] = true
 		for j, w := range v.When {

@@ -190,6 +190,9 @@ func (m *Model) Params() []nn.Param {
 	if pp, ok := m.Scheme.(position.Parameterized); ok {
 		ps = append(ps, pp.Params()...)
 	}
+	if qs, ok := m.Scheme.(position.QueryScaler); ok { // log-length scaling: none when off
+		ps = append(ps, qs.ScaleParams()...)
+	}
 	for _, b := range m.blocks {
 		ps = append(ps, b.ln1G, b.ln1B)
 		ps = append(ps, b.attn.Params()...)

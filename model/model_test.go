@@ -25,10 +25,13 @@ type variant struct {
 // positions with them (max_random 16); each kind with a logit bias bidirectionally. t5 also
 // runs with 8 buckets and max_distance 6, so that the short test sequences reach its
 // logarithmic buckets. alibi and t5 also run with unscaled logits (model.unscaled_logits).
+// Every kind also runs with log-length scaling (log_scaling 0.5), and alibi with it
+// bidirectionally.
 var schemes = func() []variant {
 	var vs, random, bidir []variant
 	for _, kind := range position.Kinds() {
 		vs = append(vs, variant{name: kind, spec: position.Spec{Kind: kind}})
+		vs = append(vs, variant{name: kind + "_log_scaling", spec: position.Spec{Kind: kind}.With("log_scaling", 0.5)})
 		if position.Randomizable(kind) {
 			random = append(random, variant{name: kind + "_randomized", spec: position.Spec{Kind: kind, Randomized: true, MaxRandom: 16}})
 		}
@@ -40,7 +43,8 @@ var schemes = func() []variant {
 	}
 	t5 := position.Spec{Kind: "t5"}.With("num_buckets", 8).With("max_distance", 6)
 	vs = append(vs, variant{name: "t5_small_buckets", spec: t5}, variant{name: "t5_small_buckets_bidirectional", spec: t5, bidirectional: true},
-		variant{name: "alibi_unscaled", spec: position.Spec{Kind: "alibi"}, unscaled: true}, variant{name: "t5_unscaled", spec: t5, unscaled: true})
+		variant{name: "alibi_unscaled", spec: position.Spec{Kind: "alibi"}, unscaled: true}, variant{name: "t5_unscaled", spec: t5, unscaled: true},
+		variant{name: "alibi_log_scaling_bidirectional", spec: position.Spec{Kind: "alibi"}.With("log_scaling", 0.5), bidirectional: true})
 	return append(append(vs, random...), bidir...)
 }()
 

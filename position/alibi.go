@@ -17,7 +17,11 @@ func init() {
 			if o.Symmetric && !d.Bidirectional {
 				return nil, fmt.Errorf("position.symmetric: applies to an encoder (model.bidirectional) only; remove it or set model.bidirectional: true")
 			}
-			return &ALiBi{Heads: d.Heads, Bidirectional: d.Bidirectional, Symmetric: o.Symmetric, Slopes: ALiBiSlopes(d.Heads), Randomizer: Randomizer{anchored: true}}, nil
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
+			return &ALiBi{Heads: d.Heads, Bidirectional: d.Bidirectional, Symmetric: o.Symmetric, Slopes: ALiBiSlopes(d.Heads), Randomizer: Randomizer{anchored: true}, LogScale: ls}, nil
 		},
 		Randomizable: true,
 	})
@@ -28,6 +32,8 @@ type ALiBiOptions struct {
 	// Symmetric gives an encoder the bias −m_h·|i − j| on both sides, without Ruoss et al.'s
 	// extra half slope for the keys before the query (which tells the two sides apart).
 	Symmetric bool `yaml:"symmetric,omitempty" doc:"encoder (model.bidirectional) only: −m·|i − j| on both sides, without the +m/2 for keys before the query that Ruoss et al.'s code adds to tell the sides apart"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // The hooks ALiBi claims, checked at compile time.
@@ -62,6 +68,7 @@ type ALiBi struct {
 	Symmetric     bool
 	Slopes        []float64 // m_h for h = 1..Heads (index h−1)
 	Randomizer
+	LogScale
 }
 
 // CheckPositions refuses sequences longer than max_random when the distances are randomized.

@@ -41,8 +41,8 @@ func ExampleKinds() {
 		}
 	}
 	// Output:
-	// alibi: linear distance bias per head with fixed slopes (Press et al. 2022); options [{symmetric bool  encoder (model.bidirectional) only: −m·|i − j| on both sides, without the +m/2 for keys before the query that Ruoss et al.'s code adds to tell the sides apart}]
-	// rope: rotary encoding of q and k (Su et al. 2021, RoFormer); options [{base float 10000 frequency base: θᵢ = base^(−2i/d_rot); above 1} {rotary_fraction float 1 fraction of each head's dimensions rotated, in (0, 1]; d_rot = d_head × fraction must be even} {rope_scaling string  at evaluation lengths beyond training only (L_eval > L_train, in tokens; s = L_eval/L_train): none; interpolate multiplies positions by 1/s (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)) (needs d_rot > 2); dynamic_ntk the base base·(α·s − (α − 1))^(d_rot/(d_rot−2)), α = rope_factor; yarn blends θᵢ/s and θᵢ per pair between the wavelength bounds β_fast = 32, β_slow = 1 of L_train and multiplies cos and sin by 0.1·ln s + 1 (Peng et al. 2023); not with randomized} {rope_factor float  dynamic_ntk's factor α ≥ 1 (Hugging Face's rope_scaling factor; α = 1 is ntk); dynamic_ntk only, and required with it}]
+	// alibi: linear distance bias per head with fixed slopes (Press et al. 2022); options [{symmetric bool  encoder (model.bidirectional) only: −m·|i − j| on both sides, without the +m/2 for keys before the query that Ruoss et al.'s code adds to tell the sides apart} {log_scaling float  log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off}]
+	// rope: rotary encoding of q and k (Su et al. 2021, RoFormer); options [{base float 10000 frequency base: θᵢ = base^(−2i/d_rot); above 1} {rotary_fraction float 1 fraction of each head's dimensions rotated, in (0, 1]; d_rot = d_head × fraction must be even} {rope_scaling string  at evaluation lengths beyond training only (L_eval > L_train, in tokens; s = L_eval/L_train): none; interpolate multiplies positions by 1/s (Chen et al. 2023); ntk uses the base base·s^(d_rot/(d_rot−2)) (needs d_rot > 2); dynamic_ntk the base base·(α·s − (α − 1))^(d_rot/(d_rot−2)), α = rope_factor; yarn blends θᵢ/s and θᵢ per pair between the wavelength bounds β_fast = 32, β_slow = 1 of L_train and multiplies cos and sin by 0.1·ln s + 1 (Peng et al. 2023); llama3 keeps the pairs of wavelength 2π/θᵢ below L_train/4, divides those above L_train by s and blends between (Llama 3.1); longrope divides θᵢ by rope_long_factor's λᵢ and multiplies cos and sin by √(1 + ln s / ln L_train) (Ding et al. 2024); not with randomized} {rope_factor float  dynamic_ntk's factor α ≥ 1 (Hugging Face's rope_scaling factor; α = 1 is ntk); dynamic_ntk only, and required with it} {rope_long_factor string  longrope's per-pair factors λᵢ (Hugging Face's long_factor; LongRoPE searches them per model): d_rot/2 positive numbers separated by commas, e.g. "1,1.5,2,4" for d_rot 8; longrope only, and required with it} {log_scaling float  log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off}]
 }
 
 // New builds a scheme from the config's position section; errors name the field to fix.
@@ -62,7 +62,7 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// rope head dim 16 rotated 8
-	// position.num_buckets: not an option of rope (it has options base, rotary_fraction, rope_scaling, rope_factor; num_buckets is an option of t5); remove it or change position.kind
+	// position.num_buckets: not an option of rope (it has options base, rotary_fraction, rope_scaling, rope_factor, rope_long_factor, log_scaling; num_buckets is an option of t5); remove it or change position.kind
 	// position.max_distance: must be positive, got -3
 }
 

@@ -52,6 +52,10 @@ func init() {
 			th[f.c()] = o.InitC
 			th[f.m()] = 1
 			f.theta = nn.Param{Name: "pos.fire.theta", Value: nn.FromFloat64(d.Dtype, th, len(th))}
+			var err error
+			if f.LogScale, err = newLogScale(o.LogScaling, d); err != nil {
+				return nil, err
+			}
 			return f, nil
 		},
 		Params: func(o FIREOptions, d Dims) int { return (&FIRE{Heads: d.Heads, Width: max(o.MLPWidth, 0)}).size() },
@@ -70,6 +74,8 @@ type FIREOptions struct {
 	// Li et al. 2024, the appendix's reference implementation: init_L=512. (so sequences shorter
 	// than L are not interpolated).
 	InitL float64 `yaml:"init_l" default:"512" doc:"starting value of the learnable threshold L of the normaliser ψ(max(L, i)); the paper's 512 (Appendix): positions below L are not interpolated"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // The hooks FIRE claims, checked at compile time.
@@ -109,6 +115,7 @@ type FIRE struct {
 	Heads, Width int
 	L0           float64 // the threshold's scale, init_l
 	theta        nn.Param
+	LogScale
 }
 
 func (f *FIRE) Name() string { return "fire" }

@@ -11,10 +11,10 @@ import (
 )
 
 func init() {
-	Register(Def[struct{}, *Kerple]{
+	Register(Def[KerpleOptions, *Kerple]{
 		Kind: "kerple",
 		Doc:  "KERPLE, logarithmic kernel: learnable bias −r₁·log(1 + r₂·|i − j|) per head (Chi et al. 2022)",
-		New: func(_ struct{}, d Dims) (*Kerple, error) {
+		New: func(o KerpleOptions, d Dims) (*Kerple, error) {
 			k := &Kerple{Heads: d.Heads, Bidirectional: d.Bidirectional}
 			// Initialisation as the authors' released code (github.com/chijames/KERPLE@25be3d7,
 			// megatron/mpu/layers.py:226-227, ParallelKerpleLog: bias_p = r₁ = 2·torch.rand,
@@ -27,9 +27,14 @@ func init() {
 				rho[d.Heads+h] = kerpleRho(rng.Float64())
 			}
 			k.rho = nn.Param{Name: "pos.kerple.rho", Value: nn.FromFloat64(d.Dtype, rho, 2*d.Heads)}
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
+			k.LogScale = ls
 			return k, nil
 		},
-		Params: func(_ struct{}, d Dims) int { return 2 * d.Heads },
+		Params: func(_ KerpleOptions, d Dims) int { return 2 * d.Heads },
 	})
 }
 
@@ -67,6 +72,7 @@ type Kerple struct {
 	Heads         int
 	Bidirectional bool
 	rho           nn.Param
+	LogScale
 }
 
 func (k *Kerple) Name() string { return "kerple" }
@@ -164,4 +170,10 @@ func (k *Kerple) Table(n int) (Table, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
+}
+
+// KerpleOptions are kerple's options: only the scaling every scheme can take.
+type KerpleOptions struct {
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }

@@ -20,11 +20,15 @@ func init() {
 			if !(o.InitStd > 0) {
 				return nil, fmt.Errorf("position.init_std: must be positive, got %g", o.InitStd)
 			}
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
 			rng := rand.New(rand.NewPCG(d.Seed, 0x1ea27ed))
 			return &Learned{MaxPositions: o.MaxPositions, table: nn.Param{
 				Name:  "pos.learned.table",
 				Value: nn.Normal(d.Dtype, rng, o.InitStd, o.MaxPositions, d.DModel),
-			}}, nil
+			}, LogScale: ls}, nil
 		},
 		Params:       func(o LearnedOptions, d Dims) int { return max(o.MaxPositions, 0) * d.DModel },
 		Randomizable: true,
@@ -38,6 +42,8 @@ type LearnedOptions struct {
 	MaxPositions int `yaml:"max_positions" default:"256" doc:"table rows; must cover the longest sequence trained or tested (and max_random when randomized)"`
 	// InitStd is the standard deviation of the table's initial values. 0: refused.
 	InitStd float64 `yaml:"init_std" default:"0.02" doc:"standard deviation of the table's initial values"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // The hooks Learned claims, checked at compile time.
@@ -55,6 +61,7 @@ type Learned struct {
 	MaxPositions int
 	table        nn.Param
 	Randomizer
+	LogScale
 }
 
 func (l *Learned) Name() string { return "learned" }

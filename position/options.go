@@ -59,8 +59,15 @@ func Register[O any, S Scheme](d Def[O, S]) {
 			}
 			return s, nil
 		}}
-	if d.Params != nil {
-		k.params = func(o any, dims Dims) int { return d.Params(o.(O), dims) }
+	k.params = func(o any, dims Dims) int {
+		n := 0
+		if d.Params != nil {
+			n = d.Params(o.(O), dims)
+		}
+		if s, ok := schemes.OptionOf(o, "log_scaling"); ok {
+			n += logScaleCount(s.(float64), dims)
+		}
+		return n
 	}
 	registry[d.Kind] = k
 }

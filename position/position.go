@@ -11,6 +11,8 @@
 //     block of rows in an evaluation (fire);
 //   - RelativeKeyer adds a position term that depends on the query as well as on the distance,
 //     (q_i + v)·W_R·R_{i−j} (relative, Transformer-XL's encoding);
+//   - Attender computes the attention itself, for a position term that depends on the
+//     attention's own logits (cope: contextual positions);
 //   - Parameterized exposes trainable parameters (learned, t5);
 //   - Tabler gives the scheme's raw table in float64, for analysis and plots;
 //   - LengthChecker rejects sequence lengths the scheme cannot encode (learned, randomized positions);

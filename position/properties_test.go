@@ -645,7 +645,7 @@ func TestConstructorErrors(t *testing.T) {
 		{"rope odd rotated", position.Spec{Kind: "rope"}.With("rotary_fraction", 0.3), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
 		{"rope nothing rotated", position.Spec{Kind: "rope"}.With("rotary_fraction", 0.01), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
 		{"rope fraction above 1", position.Spec{Kind: "rope"}.With("rotary_fraction", 1.5), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.rotary_fraction"}},
-		{"unknown kind", position.Spec{Kind: "xpos"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.kind", `"xpos"`, strings.Join(position.Kinds(), ", ")}},
+		{"unknown kind", position.Spec{Kind: "xpos2"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.kind", `"xpos2"`, strings.Join(position.Kinds(), ", ")}},
 		{"base 1", position.Spec{}.With("base", 1), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.base"}},
 		{"heads", position.Spec{}, position.Dims{DModel: 64, Heads: 5, Dtype: f64}, []string{"model.heads"}},
 		{"learned init_std", position.Spec{Kind: "learned"}.With("init_std", -1), position.Dims{DModel: 64, Heads: 4, Dtype: f64}, []string{"position.init_std"}},
@@ -666,7 +666,7 @@ func TestConstructorErrors(t *testing.T) {
 		}
 	}
 	// Every registered kind is listed in the unknown-kind error.
-	_, err := position.New(position.Spec{Kind: "xpos"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64})
+	_, err := position.New(position.Spec{Kind: "xpos2"}, position.Dims{DModel: 64, Heads: 4, Dtype: f64})
 	for _, k := range position.Kinds() {
 		if err == nil || !strings.Contains(err.Error(), k) {
 			t.Errorf("unknown-kind error %v does not list %q", err, k)

@@ -34,6 +34,11 @@ func init() {
 					wr: nn.Param{Name: name("wr"), Value: nn.FromFloat64(d.Dtype, truncNormal(rng, d.DModel*d.DModel, 1/math.Sqrt(float64(d.DModel))), d.DModel, d.DModel)},
 				})
 			}
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
+			r.LogScale = ls
 			return r, nil
 		},
 		Params:       func(_ RelativeOptions, d Dims) int { return relLayers(d) * (2*d.DModel + d.DModel*d.DModel) },
@@ -46,6 +51,8 @@ type RelativeOptions struct {
 	// Base sets the frequencies of R, ω_k = base^(−2k/d_model) (max_time in Ruoss et al.'s code,
 	// 10000).
 	Base float64 `yaml:"base" default:"10000" doc:"frequency base of the distances' sinusoids R: ω_k = base^(−2k/d_model); above 1"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // The hooks Relative claims, checked at compile time.
@@ -111,6 +118,7 @@ type Relative struct {
 	Bidirectional bool
 	layers        []relLayer
 	Randomizer
+	LogScale
 }
 
 // relLayer is one layer's u, v [d_model] and W_R [d_model, d_model] (input × output).

@@ -534,7 +534,7 @@ func TestNewSchemeErrors(t *testing.T) {
 		{"max_random", position.Spec{Kind: "rope", Randomized: true, MaxRandom: -2}, d, []string{"position.max_random: must be positive, got -2"}},
 		{"eval_positions", position.Spec{Kind: "rope", Randomized: true, EvalPositions: "sorted"}, d, []string{"position.eval_positions", `"sorted"`}},
 		{"learned shorter than max_random", position.Spec{Kind: "learned", Randomized: true, MaxRandom: 512}, d, []string{"position.max_positions", "512"}},
-		{"rope_scaling", position.Spec{Kind: "rope"}.With("rope_scaling", "longrope"), d, []string{"position.rope_scaling", `"longrope"`}},
+		{"rope_scaling", position.Spec{Kind: "rope"}.With("rope_scaling", "llama2"), d, []string{"position.rope_scaling", `"llama2"`}},
 		{"dynamic_ntk without factor", position.Spec{Kind: "rope"}.With("rope_scaling", "dynamic_ntk"), d, []string{"position.rope_factor", "dynamic_ntk", "got 0"}},
 		{"dynamic_ntk factor below 1", position.Spec{Kind: "rope"}.With("rope_scaling", "dynamic_ntk").With("rope_factor", 0.5), d, []string{"position.rope_factor", "got 0.5"}},
 		{"rope_factor without dynamic_ntk", position.Spec{Kind: "rope"}.With("rope_scaling", "yarn").With("rope_factor", 2), d, []string{"position.rope_factor", "remove"}},

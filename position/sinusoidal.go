@@ -20,7 +20,11 @@ func init() {
 			if d.DModel%2 != 0 {
 				return nil, fmt.Errorf("model.d_model: sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
 			}
-			return &Sinusoidal{Base: o.Base, Dim: d.DModel}, nil
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
+			return &Sinusoidal{Base: o.Base, Dim: d.DModel, LogScale: ls}, nil
 		},
 		Randomizable: true,
 	})
@@ -30,6 +34,8 @@ func init() {
 type SinusoidalOptions struct {
 	// Base sets the frequencies ωᵢ = base^(−2i/d_model); above 1.
 	Base float64 `yaml:"base" default:"10000" doc:"frequency base: ωᵢ = base^(−2i/d_model); above 1"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // DefaultBase is the frequency base of sinusoidal and rope (Vaswani et al. 2017).
@@ -58,6 +64,7 @@ type Sinusoidal struct {
 	Base float64
 	Dim  int
 	Randomizer
+	LogScale
 }
 
 // CheckPositions refuses sequences longer than max_random when the positions are randomized.

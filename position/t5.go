@@ -35,9 +35,13 @@ func init() {
 			if !(o.InitStd > 0) {
 				return nil, fmt.Errorf("position.init_std: must be positive, got %g", o.InitStd)
 			}
+			ls, err := newLogScale(o.LogScaling, d)
+			if err != nil {
+				return nil, err
+			}
 			rng := rand.New(rand.NewPCG(d.Seed, 0x75b1a5))
 			return &T5{Heads: d.Heads, NumBuckets: o.NumBuckets, MaxDistance: o.MaxDistance, Bidirectional: d.Bidirectional,
-				table: nn.Param{Name: "pos.t5.bias", Value: nn.Normal(d.Dtype, rng, o.InitStd, d.Heads, o.NumBuckets)}}, nil
+				table: nn.Param{Name: "pos.t5.bias", Value: nn.Normal(d.Dtype, rng, o.InitStd, d.Heads, o.NumBuckets)}, LogScale: ls}, nil
 		},
 		Params: func(o T5Options, d Dims) int { return max(o.NumBuckets, 0) * max(d.Heads, 1) },
 	})
@@ -52,6 +56,8 @@ type T5Options struct {
 	MaxDistance int `yaml:"max_distance" default:"128" doc:"distance where the logarithmic buckets end; must exceed the exact distances, num_buckets/2 (bidirectional: num_buckets/4)"`
 	// InitStd is the standard deviation of the bias table's initial values. 0: refused.
 	InitStd float64 `yaml:"init_std" default:"0.02" doc:"standard deviation of the bias table's initial values"`
+	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
+	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
 
 // The hooks T5 claims, checked at compile time.
@@ -71,6 +77,7 @@ type T5 struct {
 	Heads, NumBuckets, MaxDistance int
 	Bidirectional                  bool
 	table                          nn.Param
+	LogScale
 }
 
 func (t *T5) Name() string { return "t5" }

@@ -299,6 +299,16 @@ class Scheme(nn.Module):
         before the scale, or None)."""
         return q, None
 
+    def scale_query(self, q, layer, causal):
+        """q [B, H, T, dh] times s_h * ln n (log_scaling, SSMax; n the keys the query sees) when
+        the scheme has its parameters logscale{layer} [H]; q otherwise."""
+        s = getattr(self, f"logscale{layer}", None)
+        if s is None:
+            return q
+        T = q.shape[2]
+        n = torch.arange(1, T + 1, dtype=torch.float64) if causal else torch.full((T,), float(T), dtype=torch.float64)
+        return q * (s.view(-1, 1, 1) * torch.log(n).to(q.dtype).view(1, T, 1))
+
 
 def sinusoidal_pe(pos, d, base):
     """PE[..., 2i] = sin(p w_i), PE[..., 2i+1] = cos(p w_i), w_i = base^(-2i/d), in float64."""
@@ -346,12 +356,22 @@ class RoPE(Scheme):
         if rot % 2 or rot == 0:
             raise ValueError(f"rope: rotated dimension {rot} must be even and positive")
         self.rot, self.base, self.factor = rot, base, factor
-        self.scaling = scaling if scaling in ("interpolate", "ntk", "dynamic_ntk", "yarn") else None
+        self.scaling = scaling if scaling in ("interpolate", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope") else None
+        self.long = None  # longrope's per-pair factors (set by make_scheme)
+        self.kept = rot // 2  # p_rope: the pairs that rotate (the others have frequency 0)
         self._cache = {}
 
     def rotation(self, T, train_len):
         """theta_i [rot/2] in float64, the position scale and the factor on cos and sin for a
-        sequence of T tokens: rope_scaling acts beyond the training length only."""
+        sequence of T tokens: rope_scaling acts beyond the training length only; p_rope's
+        dropped pairs get theta 0."""
+        theta, scale, m = self.scaled(T, train_len)
+        if self.kept < self.rot // 2:
+            theta = theta.clone()
+            theta[self.kept:] = 0
+        return theta, scale, m
+
+    def scaled(self, T, train_len):
         i = torch.arange(self.rot // 2, dtype=torch.float64)
         d = self.rot
         if not (self.scaling and train_len > 0 and T > train_len):
@@ -362,6 +382,16 @@ class RoPE(Scheme):
         if self.scaling in ("ntk", "dynamic_ntk"):
             grow = s if self.scaling == "ntk" else self.factor * s - (self.factor - 1)
             return (self.base * grow ** (d / (d - 2))) ** (-2.0 * i / d), 1.0, 1.0
+        if self.scaling == "llama3":  # Llama 3.1: by wavelength, kept below L/4, /s above L, blended
+            theta = self.base ** (-2.0 * i / d)
+            wl = 2 * math.pi / theta
+            a = (train_len / wl - 1) / (4 - 1)
+            out = torch.where(wl > train_len, theta / s, theta)
+            mid = (wl >= train_len / 4) & (wl <= train_len)
+            return torch.where(mid, (1 - a) * theta / s + a * theta, out), 1.0, 1.0
+        if self.scaling == "longrope":  # per-pair factors, cos and sin times sqrt(1 + ln s / ln L)
+            theta = self.base ** (-2.0 * i / d) / torch.tensor(self.long, dtype=torch.float64)
+            return theta, 1.0, (math.sqrt(1 + math.log(s) / math.log(train_len)) if train_len > 1 else 1.0)
         # yarn: the pair index that turns k times over train_len, the ramp between the
         # beta_fast = 32 and beta_slow = 1 bounds, theta/s below it and theta above
         def turns_dim(k):
@@ -398,6 +428,48 @@ class RoPE(Scheme):
     def rotate(self, q, k, pos, train_len):
         cos, sin = self.tables(pos, q.shape[2], train_len, q.dtype)
         return self.turn(q, cos, sin), self.turn(k, cos, sin)
+
+
+class XPos(RoPE):
+    """xPos (Sun et al. 2023): rope whose pair i is scaled by zeta_i^((p - c)/gamma) in the
+    queries and zeta_i^(-(p - c)/gamma) in the keys, zeta_i = (2i/dh + 0.4)/1.4, c = ceil(T/2)
+    (torchscale's centred positions); causal only."""
+
+    def __init__(self, head_dim, base, scale_base):
+        super().__init__(head_dim, base, 1.0, "none")
+        self.gamma = scale_base
+        self.zeta = (2.0 * torch.arange(head_dim // 2, dtype=torch.float64) / head_dim + 0.4) / 1.4
+
+    def rotate(self, q, k, pos, train_len):
+        T = q.shape[2]
+        p = torch.arange(T, dtype=torch.float64) if pos is None else pos.to(torch.float64).unsqueeze(1)
+        e = (p - (T + 1) // 2) / self.gamma                                  # [T] or [B, 1, T]
+        up = self.zeta ** e.unsqueeze(-1)                                    # [..., T, dh/2]
+        cos, sin = self.tables(pos, T, train_len, torch.float64)
+        cq, sq = (up * cos).to(q.dtype), (up * sin).to(q.dtype)
+        ck, sk = (cos / up).to(k.dtype), (sin / up).to(k.dtype)
+        return self.turn(q, cq, sq), self.turn(k, ck, sk)
+
+
+class CoPE(Scheme):
+    """CoPE (Golovneva et al. 2024), as facebookresearch/RAM's context_position.py: gates
+    sigmoid(scaled masked logits), positions the reversed cumulative sum of the gates clamped to
+    npos - 1, the logit adding q.e interpolated between floor and ceil; e [npos, dh] per layer."""
+
+    def __init__(self, layers, npos, head_dim):
+        super().__init__()
+        self.npos = npos
+        for l in range(layers):
+            self.register_parameter(f"e{l}", nn.Parameter(torch.zeros(npos, head_dim)))
+
+    def cope(self, q, logits, layer):
+        """q [B, H, T, dh], logits [B, H, T, T] scaled and masked -> the term to add."""
+        gates = torch.sigmoid(logits)
+        pos = gates.flip(-1).cumsum(dim=-1).flip(-1).clamp(max=self.npos - 1)
+        ceil, floor = pos.ceil().long(), pos.floor().long()
+        l = torch.matmul(q, getattr(self, f"e{layer}").t())                  # [B, H, T, npos]
+        w = pos - floor
+        return l.gather(-1, ceil) * w + l.gather(-1, floor) * (1 - w)
 
 
 def alibi_slopes(n):
@@ -553,6 +625,15 @@ class FIRE(Scheme):
 
 
 def make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
+    """The scheme of a resolved position section, with log_scaling's parameters when on."""
+    scheme = _make_scheme(kind, opt, d_model, heads, bidirectional, layers)
+    if float(opt.get("log_scaling", 0)) > 0:
+        for l in range(layers):
+            scheme.register_parameter(f"logscale{l}", nn.Parameter(torch.full((heads,), float(opt["log_scaling"]))))
+    return scheme
+
+
+def _make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
     """The scheme of a resolved position section. Options a resolved config always holds are
     required; rope_scaling is omitted when none."""
     def need(key):
@@ -564,8 +645,19 @@ def make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
     if kind == "learned":
         return Learned(int(need("max_positions")), d_model)
     if kind == "rope":
-        return RoPE(d_model // heads, float(need("base")), float(need("rotary_fraction")), opt.get("rope_scaling", "none"),
-                    float(opt.get("rope_factor", 0)))
+        r = RoPE(d_model // heads, float(need("base")), float(need("rotary_fraction")), opt.get("rope_scaling", "none"),
+                 float(opt.get("rope_factor", 0)))
+        if r.scaling == "longrope":
+            r.long = [float(x) for x in need("rope_long_factor").split(",")]
+        return r
+    if kind == "p_rope":
+        r = RoPE(d_model // heads, float(need("base")), 1.0, "none")
+        r.kept = int(float(need("p")) * (d_model // heads) // 2)
+        return r
+    if kind == "xpos":
+        return XPos(d_model // heads, float(need("base")), float(need("scale_base")))
+    if kind == "cope":
+        return CoPE(layers, int(need("npos")), d_model // heads)
     if kind == "none":
         return Scheme()
     if kind == "alibi":
@@ -599,6 +691,7 @@ class Block(nn.Module):
         split = lambda y: y.view(B, T, self.h, self.dh).transpose(1, 2)   # [B, H, T, dh]
         q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
         q, k = scheme.rotate(q, k, pos, train_len)
+        q = scheme.scale_query(q, self.index, mask is not None)
         q, term = scheme.relative(q, self.index, pos)                      # relative: q + u, (q + v) W_R R
         s = torch.matmul(q, k.transpose(-2, -1))                           # [B, H, T, T]
         if term is not None:
@@ -608,6 +701,8 @@ class Block(nn.Module):
             s = s + bias
         if mask is not None:
             s = s + mask
+        if isinstance(scheme, CoPE):
+            s = s + scheme.cope(q, s, self.index)
         y = torch.matmul(torch.softmax(s, dim=-1), v)                     # [B, H, T, dh]
         return self.o(y.transpose(1, 2).reshape(B, T, D))
 
@@ -671,7 +766,7 @@ def _norm(dst, g, b):
 
 # ---------------------------------------------------------------- loading an export
 
-ROPE_SCALINGS = ("none", "interpolate", "ntk", "dynamic_ntk", "yarn")  # position.rope_scaling values the RoPE class computes
+ROPE_SCALINGS = ("none", "interpolate", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope")  # position.rope_scaling values the RoPE class computes
 MAX_FIRE_WIDTH = 4096  # position.mlp_width: the widest FIRE MLP posformer builds
 
 
@@ -769,6 +864,46 @@ def _check_fire(f, a):
         raise _bad(f.path, "posformer.model.bidirectional", "true, but fire is causal only")
 
 
+def _check_rope_scalings(f, a):
+    """rope's checks, and longrope's per-pair factors: d_rot/2 positive numbers."""
+    _check_rope(f, a)
+    dh = a["d_model"] // a["heads"]
+    rot = int(math.floor(dh * f.obj["rotary_fraction"] + 0.5))
+    long = f.obj.get("rope_long_factor")
+    if f.obj.get("rope_scaling") == "longrope":
+        try:
+            ok = long is not None and len(long.split(",")) == rot // 2 and all(0 < float(x) < math.inf for x in long.split(","))
+        except (AttributeError, ValueError):
+            ok = False
+        if not ok:
+            raise f.bad("rope_long_factor", f"longrope needs {rot // 2} positive factors separated by commas, got {json.dumps(long)}")
+    elif long is not None:
+        raise f.bad("rope_long_factor", "only rope_scaling longrope takes per-pair factors")
+
+
+def _check_p_rope(f, a):
+    f.float("base", above=1)
+    p = f.float("p", above=0, at_most=1)
+    dh = a["d_model"] // a["heads"]
+    if dh % 2 or int(p * dh // 2) < 1:
+        raise f.bad("p", f"{p} keeps no pair of d_head {dh}")
+
+
+def _check_xpos(f, a):
+    f.float("base", above=1)
+    f.float("scale_base", above=0)
+    if (a["d_model"] // a["heads"]) % 2:
+        raise _bad(f.path, "posformer.model.d_model", "xpos rotates pairs: d_head must be even")
+    if a["bidirectional"]:
+        raise _bad(f.path, "posformer.model.bidirectional", "true, but xpos is causal only")
+
+
+def _check_cope(f, a):
+    f.int("npos", lo=2)
+    if a["bidirectional"]:
+        raise _bad(f.path, "posformer.model.bidirectional", "true, but cope is causal only")
+
+
 # Per position.kind: the checks of its options (a _Fields of the position section and the
 # checked architecture), and its tensors: (name, attribute of the scheme module, shape as
 # (what sets the size, size) pairs). A scheme the model classes gain needs its entry here.
@@ -776,7 +911,11 @@ SCHEMES = {
     "sinusoidal": (_check_sinusoidal, lambda o, a: []),
     "learned": (lambda f, a: f.int("max_positions", lo=1),
                 lambda o, a: [("pos.learned.table", "table", [("position.max_positions", o["max_positions"]), ("d_model", a["d_model"])])]),
-    "rope": (_check_rope, lambda o, a: []),
+    "rope": (_check_rope_scalings, lambda o, a: []),
+    "p_rope": (_check_p_rope, lambda o, a: []),
+    "xpos": (_check_xpos, lambda o, a: []),
+    "cope": (_check_cope, lambda o, a: [(f"pos.cope.e.{l}", f"e{l}", [("position.npos", o["npos"]), ("d_head", a["d_model"] // a["heads"])])
+                                      for l in range(a["layers"])]),
     "none": (lambda f, a: None, lambda o, a: []),
     "alibi": (lambda f, a: f.bool("symmetric", default=False), lambda o, a: []),
     "relative": (_check_relative, _relative_tensors),
@@ -785,6 +924,18 @@ SCHEMES = {
     "fire": (_check_fire, lambda o, a: [("pos.fire.theta", "theta", [(
         "2·mlp_width + mlp_width·heads + heads + 2", (2 + a["heads"]) * o["mlp_width"] + a["heads"] + 2)])]),
 }
+
+def _with_log_scaling(tensors):
+    """A scheme's tensor list plus log_scaling's s [H] per layer when the option is on."""
+    def both(o, a):
+        extra = []
+        if float(o.get("log_scaling", 0)) > 0:
+            extra = [(f"pos.logscale.s.{l}", f"logscale{l}", [("heads", a["heads"])]) for l in range(a["layers"])]
+        return tensors(o, a) + extra
+    return both
+
+
+SCHEMES = {kind: (check, _with_log_scaling(tensors)) for kind, (check, tensors) in SCHEMES.items()}
 
 BLOCK_TENSORS = 16  # tensors per block (expected_tensors)
 

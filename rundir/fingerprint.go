@@ -11,10 +11,11 @@ import (
 // evalOnly are the fields of a resolved config that only the evaluation after training reads:
 // changing them re-evaluates a trained run instead of training it again. name and out only place
 // the run; position.rope_scaling acts only beyond the training lengths, and so does
-// position.rope_factor (dynamic_ntk's α, an eval variant may set it). eval.seed and
+// position.rope_factor and position.rope_long_factor (dynamic_ntk's α, longrope's factors; an
+// eval variant may set them). eval.seed and
 // position.eval_positions are not among them: validation reads them.
 var evalOnly = map[string]bool{"name": true, "out": true, "eval.lengths": true, "eval.examples": true, "eval.batch_size": true, "eval.variants": true,
-	"position.rope_scaling": true, "position.rope_factor": true}
+	"position.rope_scaling": true, "position.rope_factor": true, "position.rope_long_factor": true}
 
 // Fingerprint is the training-relevant part of a resolved config (config.yaml's bytes) as sorted
 // "dotted.path: value" lines: every field but evalOnly. Checkpoints carry it (package train's

@@ -87,6 +87,16 @@ var crossSchemes = []struct{ name, kind, position, model string }{
 	{"alibi_randomized", "alibi", `{kind: alibi, randomized: true, max_random: 40}`, ""},
 	{"alibi_symmetric", "alibi", `{kind: alibi, symmetric: true}`, ""},
 	{"alibi_symmetric_randomized", "alibi", `{kind: alibi, symmetric: true, randomized: true, max_random: 40}`, ""},
+	{"rope_llama3", "rope", `{kind: rope, rope_scaling: llama3, base: 10}`, ""},
+	{"rope_longrope", "rope", `{kind: rope, rope_scaling: longrope, rope_long_factor: "1,1.5,2,3"}`, ""},
+	{"p_rope", "p_rope", `{kind: p_rope, p: 0.5}`, ""},
+	{"p_rope_randomized", "p_rope", `{kind: p_rope, p: 0.5, randomized: true, max_random: 40}`, ""},
+	{"xpos", "xpos", `{kind: xpos, scale_base: 8}`, ""},
+	{"cope", "cope", `{kind: cope, npos: 6, init_std: 0.5}`, ""},
+	{"rope_log_scaling", "rope", `{kind: rope, log_scaling: 0.5}`, ""},
+	{"alibi_log_scaling", "alibi", `{kind: alibi, log_scaling: 0.5}`, ""},
+	{"relative_log_scaling", "relative", `{kind: relative, log_scaling: 0.5}`, ""},
+	{"cope_log_scaling", "cope", `{kind: cope, npos: 6, init_std: 0.5, log_scaling: 0.5}`, ""},
 }
 
 // crossEncoderOnly are the cases whose options apply to an encoder only (position.symmetric: the
@@ -96,7 +106,9 @@ var crossEncoderOnly = map[string]bool{"alibi_symmetric": true, "alibi_symmetric
 // crossMaxLen is task.max_len for the cases that need longer training sequences than the
 // others' 3: YaRN's ramp has a pair between its bounds (θ·L/2π between 1 and 32 turns) only when
 // the training length exceeds 2π tokens (here 16 tokens with base 10: θ' = θ, (θ + θ/s)/2, θ/s).
-var crossMaxLen = map[string]int{"rope_yarn": 8}
+// Llama 3's blend likewise needs pairs whose wavelength lies between L/4 and L (16 tokens with
+// base 10: the wavelengths 6.3 and 11.2 are blended, 19.9 and 35.3 divided by s).
+var crossMaxLen = map[string]int{"rope_yarn": 8, "rope_llama3": 8}
 
 // crossCase is one forward pass both sides run.
 type crossCase struct {

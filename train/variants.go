@@ -24,7 +24,7 @@ type reusedLength struct {
 
 // reusable lists the lengths at which a variant evaluates exactly as the run's own evaluation
 // (base, baseDiag), so their rows are copied instead of computed again: when the variant changes
-// nothing but position.rope_scaling, every length whose sequences are no longer than the
+// nothing but position.rope_scaling (and its factors), every length whose sequences are no longer than the
 // training ones (data.SeqLen ≤ m.TrainLen). rope_scaling acts only beyond them
 // (position.RoPE.Rotation gives the plain rotation for evalLen ≤ trainLen with every scaling), no other scheme reads the training length, and each length is
 // evaluated on its own (its test set and evaluation depend on the length and eval.seed only), so
@@ -32,7 +32,7 @@ type reusedLength struct {
 // (eval_positions changes every length).
 func reusable(cfg config.Config, v config.EvalVariant, task data.Task, m *model.Model, base []LengthResult, baseDiag *Diagnostics) map[int]reusedLength {
 	a, errA := yaml.Marshal(cfg.VariantConfig(v))
-	b, errB := yaml.Marshal(cfg.VariantConfig(config.EvalVariant{Name: v.Name, RopeScaling: v.RopeScaling, RopeFactor: v.RopeFactor}))
+	b, errB := yaml.Marshal(cfg.VariantConfig(config.EvalVariant{Name: v.Name, RopeScaling: v.RopeScaling, RopeFactor: v.RopeFactor, RopeLongFactor: v.RopeLongFactor}))
 	if errA != nil || errB != nil || !bytes.Equal(a, b) || baseDiag == nil || len(baseDiag.Lengths) != len(base) {
 		return nil
 	}

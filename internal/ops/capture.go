@@ -12,7 +12,14 @@ import (
 // bits are those of any other graph. An evaluation that stops materialising T×T weights can
 // replace this by a reference recomputation behind the same method.
 type AttentionCapture struct {
-	op *attentionOp
+	op  *attentionOp
+	src capturer // another attention op that keeps its weights (CoPEAttention)
+}
+
+// capturer is an attention op other than Attention that keeps its weights for a capture.
+type capturer interface {
+	captured() ([]float64, error)
+	capturedShape() (batch, heads, length int)
 }
 
 // attach makes op keep its weights for c (nil: a graph without capture, nothing to do).
@@ -27,6 +34,9 @@ func (c *AttentionCapture) attach(op *attentionOp) {
 // Weights returns a float64 copy of the last run's weights, [B, H, T, T] row-major: entry
 // ((b·H + h)·T + i)·T + j is how much query i of sequence b attends to key j in head h.
 func (c *AttentionCapture) Weights() ([]float64, error) {
+	if c != nil && c.src != nil {
+		return c.src.captured()
+	}
 	if c == nil || c.op == nil {
 		return nil, errors.New("ops: the attention capture is not attached to a graph")
 	}
@@ -47,6 +57,9 @@ func (c *AttentionCapture) Weights() ([]float64, error) {
 
 // Shape returns the captured weights' dimensions B, H, T.
 func (c *AttentionCapture) Shape() (batch, heads, length int) {
+	if c != nil && c.src != nil {
+		return c.src.capturedShape()
+	}
 	if c == nil || c.op == nil {
 		return 0, 0, 0
 	}
