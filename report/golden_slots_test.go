@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/posformer/posformer/metric"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func slotsGrid(t *testing.T, dir string) *Grid {
 		var inE, inT, beE, beT []float64
 		for i, l := range r.Lengths {
 			e, tok := slotsScores(c, l.Length)
-			r.Lengths[i].ExactMatch, r.Lengths[i].TokenAccuracy = e, tok
+			r.Lengths[i].Scores[metric.ExactMatch], r.Lengths[i].Scores[metric.TokenAccuracy] = e, tok
 			if l.InRange {
 				inE, inT = append(inE, e), append(inT, tok)
 			} else {
@@ -70,8 +71,8 @@ func TestReportGoldenSlots(t *testing.T) {
 		t.Fatalf("summaries: %+v", sums)
 	}
 	// randomized: beyond token accuracy 0.7 and 0.8 by seed, exact match 0.
-	if in, beyond := sums[1].Headline(); in.Mean != 0.98 || beyond.Mean != 0.75 || sums[1].Beyond.Mean != 0 {
-		t.Errorf("randomized headline in %v beyond %v, exact beyond %v: want token 0.98, 0.75 and exact 0", in.Mean, beyond.Mean, sums[1].Beyond.Mean)
+	if in, beyond := sums[1].Headline(); in.Mean != 0.98 || beyond.Mean != 0.75 || sums[1].Beyond[MetricExact].Mean != 0 {
+		t.Errorf("randomized headline in %v beyond %v, exact beyond %v: want token 0.98, 0.75 and exact 0", in.Mean, beyond.Mean, sums[1].Beyond[MetricExact].Mean)
 	}
 	table := SummaryTable(sums)
 	for _, want := range []string{"in-range token accuracy | beyond token accuracy", "| reverse | sinusoidal | randomized=true,max_random=64 | 2 | 1..4 | 0.980 ± 0.000 | 0.750 ± 0.071 | [0.700, 0.800] | 0.900 ± 0.000 | 0.000 ± 0.000 |"} {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"flag"
+	"github.com/posformer/posformer/metric"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,9 +72,9 @@ func TestReportGolden(t *testing.T) {
 			var in, beyond []float64
 			for _, l := range r.Lengths {
 				if l.InRange {
-					in = append(in, l.ExactMatch)
+					in = append(in, l.Score(metric.ExactMatch))
 				} else if l.Length > r.MaxLen {
-					beyond = append(beyond, l.ExactMatch)
+					beyond = append(beyond, l.Score(metric.ExactMatch))
 				}
 			}
 			r.InRangeExact, r.InRangeToken = mean(in), mean(in)

@@ -18,6 +18,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -236,9 +237,10 @@ func checkRun(dir string, c config.Cell, r *train.Result, inGrid bool) error {
 		if data.ReadsCorpus(r.Task) {
 			inRange = l.Length <= r.MaxLen // lm: every context up to the training windows' (train/lm.go)
 		}
-		if l.Length < 1 || l.N < 0 || !score(l.ExactMatch) || !score(l.TokenAccuracy) || l.InRange != inRange {
+		exact, token := l.Score(metric.ExactMatch), l.Score(metric.TokenAccuracy)
+		if l.Length < 1 || l.N < 0 || !score(exact) || !score(token) || l.InRange != inRange {
 			return fmt.Errorf("%s/results.json: length %d (n %d, exact match %g, token accuracy %g, in_range %v) is out of range: %s",
-				dir, l.Length, l.N, l.ExactMatch, l.TokenAccuracy, l.InRange, fix)
+				dir, l.Length, l.N, exact, token, l.InRange, fix)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 )
 
@@ -109,7 +110,7 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 		if r, ok := reuse[L]; ok {
 			diag.Lengths = append(diag.Lengths, r.diag)
 			out = append(out, r.row)
-			pr.Update(i+1, fmt.Sprintf("length %d %.4f bits/byte (as evaluated without the variant)", L, r.row.BitsPerByte))
+			pr.Update(i+1, fmt.Sprintf("length %d %.4f bits/byte (as evaluated without the variant)", L, r.row.Score(metric.BitsPerByte)))
 			continue
 		}
 		if opt.evaluated != nil {
@@ -132,19 +133,18 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 		if err != nil {
 			return nil, nil, err
 		}
-		r := LengthResult{Length: L, InRange: L <= cfg.Task.MaxLen, TokenAccuracy: float64(sc.Correct) / float64(sc.N), N: sc.N,
-			BitsPerByte: sc.BitsPerByte(), Perplexity: sc.Perplexity()}
-		r.SlidingBitsPerByte, r.SlidingPerplexity = r.BitsPerByte, r.Perplexity
+		r := LengthResult{Length: L, InRange: L <= cfg.Task.MaxLen, N: sc.N, Scores: map[string]float64{
+			metric.TokenAccuracy: float64(sc.Correct) / float64(sc.N), metric.BitsPerByte: sc.BitsPerByte(), "perplexity": sc.Perplexity()}}
+		ss := sc
 		if sliding != nil {
-			ss, err := scoreWindows(ctx, m, lm, data.SplitTest, sliding, per, show(len(windows)))
-			if err != nil {
+			if ss, err = scoreWindows(ctx, m, lm, data.SplitTest, sliding, per, show(len(windows))); err != nil {
 				return nil, nil, err
 			}
-			r.SlidingBitsPerByte, r.SlidingPerplexity = ss.BitsPerByte(), ss.Perplexity()
 		}
+		r.Scores[metric.SlidingBitsPerByte], r.Scores["sliding_perplexity"] = ss.BitsPerByte(), ss.Perplexity()
 		out = append(out, r)
 		diag.Lengths = append(diag.Lengths, LengthDiagnostics{Length: L})
-		pr.Update(i+1, fmt.Sprintf("length %d: %.4f bits/byte, sliding %.4f", L, r.BitsPerByte, r.SlidingBitsPerByte))
+		pr.Update(i+1, fmt.Sprintf("length %d: %.4f bits/byte, sliding %.4f", L, r.Score(metric.BitsPerByte), r.Score(metric.SlidingBitsPerByte)))
 	}
 	pr.Done()
 	return out, diag, nil

@@ -15,44 +15,63 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 )
 
-// CSVHeader is the column list of results.csv.
-var CSVHeader = []string{"task", "scheme", "seed", "length", "in_range", "exact_match", "token_accuracy", "n"}
+// CSVHeader is the column list of results.csv: a column per metric of the sequence tasks.
+func CSVHeader() []string {
+	h := []string{"task", "scheme", "seed", "length", "in_range"}
+	for _, m := range metric.Of(data.KindSequence) {
+		h = append(h, m.Name)
+	}
+	return append(h, "n")
+}
 
 // CSVRows renders a result as results.csv rows (without the header).
 func (r *Result) CSVRows() [][]string {
 	var rows [][]string
 	for _, l := range r.Lengths {
-		rows = append(rows, []string{r.Task, r.Scheme, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length),
-			strconv.FormatBool(l.InRange), strconv.FormatFloat(l.ExactMatch, 'g', -1, 64),
-			strconv.FormatFloat(l.TokenAccuracy, 'g', -1, 64), strconv.Itoa(l.N)})
+		row := []string{r.Task, r.Scheme, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length), strconv.FormatBool(l.InRange)}
+		for _, m := range metric.Of(data.KindSequence) {
+			row = append(row, formatFloat(l.Score(m.Name)))
+		}
+		rows = append(rows, append(row, strconv.Itoa(l.N)))
 	}
 	return rows
 }
 
-// LMFile is the lm task's scores in a run (or variant) directory, LMHeader its columns: per
-// context length, bits per byte and perplexity with non-overlapping windows and with the sliding
-// window, the next byte's accuracy and the number of predictions scored.
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// LMFile is the text tasks' scores in a run (or variant) directory, LMHeader its columns: per
+// context length, every text metric and its paired value (bits per byte and perplexity with
+// non-overlapping windows and with the sliding window), the next byte's accuracy and the number
+// of predictions scored.
 const LMFile = rundir.LMFile
 
-var LMHeader = []string{"task", "scheme", "variant", "seed", "length", "in_range", "bits_per_byte", "perplexity",
-	"sliding_bits_per_byte", "sliding_perplexity", "next_byte_accuracy", "predictions"}
+// LMHeader is the column list of lm.csv.
+func LMHeader() []string {
+	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
+	for _, m := range metric.Of(data.KindText) {
+		h = append(h, m.Name, m.Paired)
+	}
+	return append(h, "next_byte_accuracy", "predictions")
+}
 
-// LMRows renders an lm result as lm.csv rows (without the header); nil for the other tasks.
+// LMRows renders a text task's result as lm.csv rows (without the header); nil for the other tasks.
 func (r *Result) LMRows() [][]string {
 	var rows [][]string
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, l := range r.Lengths {
-		if l.BitsPerByte == 0 {
+		if l.Score(metric.Headline(data.KindText, "")) == 0 {
 			return nil
 		}
-		rows = append(rows, []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length),
-			strconv.FormatBool(l.InRange), f(l.BitsPerByte), f(l.Perplexity), f(l.SlidingBitsPerByte), f(l.SlidingPerplexity),
-			f(l.TokenAccuracy), strconv.Itoa(l.N)})
+		row := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length), strconv.FormatBool(l.InRange)}
+		for _, m := range metric.Of(data.KindText) {
+			row = append(row, formatFloat(l.Score(m.Name)), formatFloat(l.Score(m.Paired)))
+		}
+		rows = append(rows, append(row, formatFloat(l.Score(metric.TokenAccuracy)), strconv.Itoa(l.N)))
 	}
 	return rows
 }
@@ -97,7 +116,7 @@ func WriteResults(dir string, r *Result) error {
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write(CSVHeader)
+	w.Write(CSVHeader())
 	w.WriteAll(r.CSVRows())
 	if err := w.Error(); err != nil {
 		return err
@@ -107,7 +126,7 @@ func WriteResults(dir string, r *Result) error {
 	}
 	if rows := r.LMRows(); rows != nil {
 		buf.Reset()
-		w.Write(LMHeader)
+		w.Write(LMHeader())
 		w.WriteAll(rows)
 		if err := w.Error(); err != nil {
 			return err

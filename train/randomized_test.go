@@ -87,10 +87,10 @@ func TestRopeScalingOnlyBeyondTraining(t *testing.T) {
 		}
 		changed := 0
 		for k, l := range results[i+1].Lengths {
-			if l.InRange && l != results[0].Lengths[k] {
+			if l.InRange && !sameJSON(l, results[0].Lengths[k]) {
 				t.Errorf("%s at training length %d: %+v, plain rope %+v", s, l.Length, l, results[0].Lengths[k])
 			}
-			if !l.InRange && l != results[0].Lengths[k] {
+			if !l.InRange && !sameJSON(l, results[0].Lengths[k]) {
 				changed++
 			}
 		}

@@ -30,6 +30,7 @@ import (
 	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
@@ -139,6 +140,11 @@ type Metric struct {
 	ValToken *float64 `json:"val_token_accuracy,omitempty"`
 	// ValBitsPerByte is the lm task's validation score (validateLM) in place of ValExact.
 	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
+}
+
+// val is the logged validation score in a metric, nil when the line logs none.
+func (m Metric) val(name string) *float64 {
+	return map[string]*float64{metric.ExactMatch: m.ValExact, metric.TokenAccuracy: m.ValToken}[name]
 }
 
 // Run checks one config (setup.Check: defaults filled, validated, checked against its model) and
@@ -258,7 +264,7 @@ func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *
 		if r, ok := reuse[L]; ok {
 			diag.Lengths = append(diag.Lengths, r.diag)
 			out = append(out, r.row)
-			pr.Update(i+1, fmt.Sprintf("length %d exact %.3f (as evaluated without the variant)", L, r.row.ExactMatch))
+			pr.Update(i+1, fmt.Sprintf("length %d exact %.3f (as evaluated without the variant)", L, r.row.Score(metric.ExactMatch)))
 			continue
 		}
 		if opt.evaluated != nil {
@@ -278,7 +284,7 @@ func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *
 		diag.Lengths = append(diag.Lengths, ld)
 		lr.InRange = L >= cfg.Task.MinLen && L <= cfg.Task.MaxLen
 		out = append(out, lr)
-		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.ExactMatch))
+		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.Score(metric.ExactMatch)))
 	}
 	pr.Done()
 	return out, diag, nil
@@ -412,17 +418,14 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 				}
 				rec.ValBitsPerByte = &v
 			} else if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
-				v, tok, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
+				v, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
 				if err != nil {
 					return err
 				}
-				rec.ValExact, rec.ValToken = &v, &tok
+				exact, tok := v[metric.ExactMatch], v[metric.TokenAccuracy]
+				rec.ValExact, rec.ValToken = &exact, &tok
 				if es.On() {
-					score := v
-					if es.Metric == "token_accuracy" {
-						score = tok
-					}
-					improved, s := observe(es, st, step+1, score)
+					improved, s := observe(es, st, step+1, v[es.Metric])
 					if improved {
 						if err := SaveCheckpoint(filepath.Join(dir, rundir.BestCheckpoint), m, adam, &trainState{Step: step + 1}); err != nil {
 							return err
@@ -454,23 +457,28 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	return save()
 }
 
-// validate is the mean exact match and the mean token accuracy over the training lengths'
-// validation sets, summed in length order (so the sums do not depend on map order).
-func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (exact, token float64, err error) {
+// validate is, per metric computed from answers (metric.Scored), the mean over the training
+// lengths' validation sets, summed in length order (so the sums do not depend on map order).
+func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (map[string]float64, error) {
 	lengths := make([]int, 0, len(val))
 	for L := range val {
 		lengths = append(lengths, L)
 	}
 	sort.Ints(lengths)
+	means := map[string]float64{}
 	for _, L := range lengths {
 		r, err := Evaluate(m, val[L], task, batchSize, seed)
 		if err != nil {
-			return 0, 0, err
+			return nil, err
 		}
-		exact += r.ExactMatch
-		token += r.TokenAccuracy
+		for name, x := range r.Scores {
+			means[name] += x
+		}
 	}
-	return exact / float64(len(val)), token / float64(len(val)), nil
+	for name := range means {
+		means[name] /= float64(len(val))
+	}
+	return means, nil
 }
 
 // divergenceFix names what to change for a run that diverged at step (1-based): the
@@ -506,28 +514,32 @@ func nonFinite(params []nn.Param, grads []*tensor.Dense) string {
 }
 
 func (r *Result) summarize() {
-	var in, beyond, inT, beyondT float64
+	r.InRangeExact, r.BeyondExact = r.Summary(metric.ExactMatch)
+	r.InRangeToken, r.BeyondToken = r.Summary(metric.TokenAccuracy)
+}
+
+// Summary is the mean score in a metric over the training lengths and over the lengths past
+// them, NaN where there is none.
+func (r *Result) Summary(name string) (inRange, beyond float64) {
 	var nIn, nBeyond int
 	for _, l := range r.Lengths {
 		switch {
 		case l.InRange:
-			in += l.ExactMatch
-			inT += l.TokenAccuracy
+			inRange += l.Score(name)
 			nIn++
 		case l.Length > r.MaxLen:
-			beyond += l.ExactMatch
-			beyondT += l.TokenAccuracy
+			beyond += l.Score(name)
 			nBeyond++
 		}
 	}
-	r.InRangeExact, r.InRangeToken = in/float64(max(nIn, 1)), inT/float64(max(nIn, 1))
-	r.BeyondExact, r.BeyondToken = beyond/float64(max(nBeyond, 1)), beyondT/float64(max(nBeyond, 1))
+	inRange, beyond = inRange/float64(max(nIn, 1)), beyond/float64(max(nBeyond, 1))
 	if nIn == 0 {
-		r.InRangeExact, r.InRangeToken = math.NaN(), math.NaN()
+		inRange = math.NaN()
 	}
 	if nBeyond == 0 {
-		r.BeyondExact, r.BeyondToken = math.NaN(), math.NaN()
+		beyond = math.NaN()
 	}
+	return inRange, beyond
 }
 
 // openRunDir prepares the run directory (locked by this process) and returns the training state to start from, or the

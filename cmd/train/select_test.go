@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -83,7 +84,7 @@ sweep:
 			t.Fatalf("%s: the copied run differs from training it: loss %v vs %v", name, copied.FinalLoss, fresh.FinalLoss)
 		}
 		for i := range fresh.Lengths {
-			if copied.Lengths[i] != fresh.Lengths[i] {
+			if !reflect.DeepEqual(copied.Lengths[i], fresh.Lengths[i]) {
 				t.Errorf("%s length %d: copied %+v, trained %+v", name, fresh.Lengths[i].Length, copied.Lengths[i], fresh.Lengths[i])
 			}
 		}
