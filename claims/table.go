@@ -156,16 +156,6 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			return nil, fmt.Errorf("%s:%d: in_range is %v at length %d, trained on %d..%d",
 				path, line, x.InRange, x.Length, x.MinLen, x.MaxLen)
 		}
-		fracs := []struct {
-			h   string
-			dst *float64
-		}{{"chance_exact", &x.ChanceExact}, {"chance_token", &x.ChanceToken}}
-		for _, m := range metric.Of(data.KindSequence) {
-			fracs = append(fracs, struct {
-				h   string
-				dst *float64
-			}{m.Name, new(float64)})
-		}
 		x.BestScore = math.NaN() // not in the table
 		if _, ok := col["best_val_score"]; ok && get("best_val_score") != "" {
 			// an accuracy, or a language model's validation bits per byte
@@ -180,18 +170,20 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 				return nil, bad("diverged_step", "a whole number ≥ 0")
 			}
 		}
-		for _, c := range fracs {
-			if x.lm() && (c.h == "chance_exact" || c.h == "chance_token") && get(c.h) == "" {
-				*c.dst = math.NaN() // a language model has no chance level
-				continue
+		for _, h := range append(names(metric.Of(data.KindSequence)), "chance_exact", "chance_token") {
+			v := math.NaN() // a language model has no chance level
+			if !(x.lm() && strings.HasPrefix(h, "chance_") && get(h) == "") {
+				if v, err = strconv.ParseFloat(get(h), 64); err != nil || !(v >= 0 && v <= 1) {
+					return nil, bad(h, "a score in [0, 1]")
+				}
 			}
-			v, err := strconv.ParseFloat(get(c.h), 64)
-			if err != nil || !(v >= 0 && v <= 1) {
-				return nil, bad(c.h, "a score in [0, 1]")
-			}
-			*c.dst = v
-			if _, ok := metric.Get(c.h); ok {
-				x.Scores[c.h] = v
+			switch h {
+			case "chance_exact":
+				x.ChanceExact = v
+			case "chance_token":
+				x.ChanceToken = v
+			default:
+				x.Scores[h] = v
 			}
 		}
 		if x.LR, err = strconv.ParseFloat(get("lr"), 64); err != nil || !(x.LR > 0) || math.IsInf(x.LR, 0) {

@@ -58,27 +58,22 @@ func (l LengthResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON writes: every number besides length and n is a score.
 func (l *LengthResult) UnmarshalJSON(b []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
+	var head struct {
+		Length  int  `json:"length"`
+		InRange bool `json:"in_range"`
+		N       int  `json:"n"`
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &head); err != nil {
 		return err
 	}
-	*l = LengthResult{Scores: map[string]float64{}}
-	for k, v := range raw {
-		var err error
-		switch k {
-		case "length":
-			err = json.Unmarshal(v, &l.Length)
-		case "n":
-			err = json.Unmarshal(v, &l.N)
-		case "in_range":
-			err = json.Unmarshal(v, &l.InRange)
-		default:
-			var x float64
-			err = json.Unmarshal(v, &x)
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	*l = LengthResult{Length: head.Length, InRange: head.InRange, N: head.N, Scores: map[string]float64{}}
+	for k, v := range all {
+		if x, ok := v.(float64); ok && k != "length" && k != "n" {
 			l.Scores[k] = x
-		}
-		if err != nil {
-			return fmt.Errorf("length result: %s: %w", k, err)
 		}
 	}
 	return nil

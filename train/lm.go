@@ -95,14 +95,15 @@ func scoreWindows(ctx context.Context, m *model.Model, lm *data.LM, split int, w
 	return sc, nil
 }
 
-// evaluateLM scores m on the lm task's test split at every length of eval.lengths: with
+// evaluateText scores m on the lm task's test split at every length of eval.lengths: with
 // non-overlapping windows of L tokens (BitsPerByte, Perplexity, TokenAccuracy: the next byte's
 // argmax; N predictions) and with a sliding window of L tokens scoring its last eval.stride
 // predictions (SlidingBitsPerByte, SlidingPerplexity; at L ≤ eval.stride the same windows).
 // ExactMatch is 0: it has no meaning for text. The lengths in reuse take its rows (see
 // reusable); the diagnostics hold each length without attention statistics. A batch holds
 // config.LMWindowsPerBatch windows.
-func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
+func evaluateText(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
+	lm := task.(*data.LM)
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
 	diag := &Diagnostics{Vocab: lm.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
@@ -150,14 +151,14 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 	return out, diag, nil
 }
 
-// validateLM is the bits per byte of the first train.val_examples non-overlapping windows of
-// task.max_len tokens of the validation split (all of them when it has fewer).
-func validateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model) (float64, error) {
+// textValidator measures the bits per byte of the first train.val_examples non-overlapping
+// windows of task.max_len tokens of the validation split (all of them when it has fewer).
+func textValidator(cfg config.Config, task data.Task) (func(*model.Model) (map[string]float64, error), error) {
+	lm := task.(*data.LM)
 	ws := lm.Windows(data.SplitValidation, cfg.Task.MaxLen, 0)
 	ws = ws[:min(len(ws), cfg.Train.ValExamples)]
-	sc, err := scoreWindows(ctx, m, lm, data.SplitValidation, ws, config.LMWindowsPerBatch(cfg, cfg.Task.MaxLen), nil)
-	if err != nil {
-		return 0, err
-	}
-	return sc.BitsPerByte(), nil
+	return func(m *model.Model) (map[string]float64, error) {
+		sc, err := scoreWindows(context.Background(), m, lm, data.SplitValidation, ws, config.LMWindowsPerBatch(cfg, cfg.Task.MaxLen), nil)
+		return map[string]float64{metric.BitsPerByte: sc.BitsPerByte()}, err
+	}, nil
 }

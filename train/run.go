@@ -20,7 +20,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -138,13 +137,13 @@ type Metric struct {
 	// ValToken is the same validation's token accuracy (the select: rule scores a tuning run by
 	// either, ValidationScore).
 	ValToken *float64 `json:"val_token_accuracy,omitempty"`
-	// ValBitsPerByte is the lm task's validation score (validateLM) in place of ValExact.
+	// ValBitsPerByte is the lm task's validation score (textValidator) in place of ValExact.
 	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
 }
 
-// val is the logged validation score in a metric, nil when the line logs none.
-func (m Metric) val(name string) *float64 {
-	return map[string]*float64{metric.ExactMatch: m.ValExact, metric.TokenAccuracy: m.ValToken}[name]
+// logged are the validation scores a line logs, by metric.
+func (m *Metric) logged() map[string]**float64 {
+	return map[string]**float64{metric.ExactMatch: &m.ValExact, metric.TokenAccuracy: &m.ValToken, metric.BitsPerByte: &m.ValBitsPerByte}
 }
 
 // Run checks one config (setup.Check: defaults filled, validated, checked against its model) and
@@ -250,9 +249,12 @@ func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
 // command (attended distances, the first decode failures beyond the training lengths). The
 // lengths in reuse take its row and diagnostics instead of being evaluated (see reusable).
 func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
-	if lm, ok := task.(*data.LM); ok {
-		return evaluateLM(ctx, cfg, lm, m, opt, label, reuse)
-	}
+	return kindOf(task).test(ctx, cfg, task, m, opt, label, reuse)
+}
+
+// evaluateSequence is evaluateLengths for a sequence task: exact match and every other metric
+// at each length's test set.
+func evaluateSequence(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
 	diag := &Diagnostics{Examples: min(config.DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
@@ -331,11 +333,10 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	ckpt := filepath.Join(dir, "checkpoint.bin")
 	graphs := model.NewCache(m, buildOpt, config.GraphCacheBytes)
 	defer graphs.Close()
-	val := map[int][]data.Example{}
-	lm, isLM := task.(*data.LM)
-	if tc.ValEvery > 0 && !isLM {
+	var validator func(*model.Model) (map[string]float64, error)
+	if tc.ValEvery > 0 {
 		var err error
-		if val, err = validationSets(cfg, task); err != nil {
+		if validator, err = kindOf(task).validator(cfg, task); err != nil {
 			return err
 		}
 	}
@@ -411,19 +412,16 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 			st.LastLoss = mean / float64(len(st.Window))
 			st.Window = st.Window[:0]
 			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
-			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) && isLM {
-				v, err := validateLM(context.Background(), cfg, lm, m) // like validate: an interruption waits for it
+			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
+				v, err := validator(m) // an interruption waits for it
 				if err != nil {
 					return err
 				}
-				rec.ValBitsPerByte = &v
-			} else if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
-				v, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
-				if err != nil {
-					return err
+				for name, field := range rec.logged() {
+					if x, ok := v[name]; ok {
+						*field = &x
+					}
 				}
-				exact, tok := v[metric.ExactMatch], v[metric.TokenAccuracy]
-				rec.ValExact, rec.ValToken = &exact, &tok
 				if es.On() {
 					improved, s := observe(es, st, step+1, v[es.Metric])
 					if improved {
@@ -455,30 +453,6 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	pr.Done()
 	st.tokensPerSec = float64(st.Tokens-startTokens) / math.Max(time.Since(start).Seconds(), 1e-9)
 	return save()
-}
-
-// validate is, per metric computed from answers (metric.Scored), the mean over the training
-// lengths' validation sets, summed in length order (so the sums do not depend on map order).
-func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (map[string]float64, error) {
-	lengths := make([]int, 0, len(val))
-	for L := range val {
-		lengths = append(lengths, L)
-	}
-	sort.Ints(lengths)
-	means := map[string]float64{}
-	for _, L := range lengths {
-		r, err := Evaluate(m, val[L], task, batchSize, seed)
-		if err != nil {
-			return nil, err
-		}
-		for name, x := range r.Scores {
-			means[name] += x
-		}
-	}
-	for name := range means {
-		means[name] /= float64(len(val))
-	}
-	return means, nil
 }
 
 // divergenceFix names what to change for a run that diverged at step (1-based): the

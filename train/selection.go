@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 )
 
@@ -51,7 +49,9 @@ func loggedValidation(path string, step int, metric string) (float64, bool) {
 		if json.Unmarshal(line, &m) != nil || m.Step != step {
 			continue
 		}
-		v = m.val(metric)
+		if f, ok := m.logged()[metric]; ok {
+			v = *f
+		}
 	}
 	if v == nil {
 		return 0, false
@@ -70,30 +70,13 @@ func revalidate(dir, metric string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	val, err := validationSets(cfg, task)
+	validator, err := kindOf(task).validator(cfg, task)
 	if err != nil {
 		return 0, err
 	}
-	if len(val) == 0 {
-		return 0, fmt.Errorf("no validation lengths")
-	}
-	means, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
+	means, err := validator(m)
 	if err != nil {
 		return 0, err
 	}
 	return means[metric], nil
-}
-
-// validationSets are the validation examples of every training length (train.val_examples
-// each, from their own seed: never the test sets).
-func validationSets(cfg config.Config, task data.Task) (map[int][]data.Example, error) {
-	val := map[int][]data.Example{}
-	for L := cfg.Task.MinLen; L <= cfg.Task.MaxLen; L++ {
-		ex, err := data.TestSet(task, L, cfg.Train.ValExamples, cfg.Eval.Seed^0x7a11da7e)
-		if err != nil {
-			return nil, err
-		}
-		val[L] = ex
-	}
-	return val, nil
 }
