@@ -147,13 +147,12 @@ func rowsOf(g *report.Grid, naming string) []Row {
 		}
 		lengths := r.Lengths
 		diverged := 0
-		lm := data.ReadsCorpus(c.Task.Name) // a language model: its rows carry bits per byte
 		if r.Diverged != nil {
 			// a diverged run has no scores: one row per tested length, each saying at which step
 			// it diverged (its scores 0, never read as a result: diverged_step)
 			diverged, lengths = max(r.Diverged.Step, 1), nil
 			for _, L := range c.Eval.Lengths {
-				lengths = append(lengths, train.LengthResult{Length: L, InRange: L <= c.Task.MaxLen && (lm || L >= c.Task.MinLen)})
+				lengths = append(lengths, train.LengthResult{Length: L, InRange: data.InRange(c.Task.Name, L, c.Task.MinLen, c.Task.MaxLen)})
 			}
 		}
 		for _, l := range lengths {

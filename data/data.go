@@ -174,6 +174,13 @@ const (
 	KindText     = "text"
 )
 
+// InRange tells whether a test length L of a task trained on lengths minLen..maxLen is in the
+// training range: minLen..maxLen, or for a text task every context up to its training windows'
+// (a language model predicts from every shorter context as it trains).
+func InRange(task string, L, minLen, maxLen int) bool {
+	return L <= maxLen && (L >= minLen || KindOf(task) == KindText)
+}
+
 // KindOf is the kind of a registered task.
 func KindOf(name string) string {
 	if ReadsCorpus(name) {

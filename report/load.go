@@ -233,10 +233,7 @@ func checkRun(dir string, c config.Cell, r *train.Result, inGrid bool) error {
 		}
 	}
 	for _, l := range r.Lengths {
-		inRange := l.Length >= r.MinLen && l.Length <= r.MaxLen
-		if data.ReadsCorpus(r.Task) {
-			inRange = l.Length <= r.MaxLen // lm: every context up to the training windows' (train/lm.go)
-		}
+		inRange := data.InRange(r.Task, l.Length, r.MinLen, r.MaxLen)
 		exact, token := l.Score(metric.ExactMatch), l.Score(metric.TokenAccuracy)
 		if l.Length < 1 || l.N < 0 || !score(exact) || !score(token) || l.InRange != inRange {
 			return fmt.Errorf("%s/results.json: length %d (n %d, exact match %g, token accuracy %g, in_range %v) is out of range: %s",

@@ -134,7 +134,7 @@ func evaluateText(ctx context.Context, cfg config.Config, task data.Task, m *mod
 		if err != nil {
 			return nil, nil, err
 		}
-		r := LengthResult{Length: L, InRange: L <= cfg.Task.MaxLen, N: sc.N, Scores: map[string]float64{
+		r := LengthResult{Length: L, InRange: data.InRange(cfg.Task.Name, L, cfg.Task.MinLen, cfg.Task.MaxLen), N: sc.N, Scores: map[string]float64{
 			metric.TokenAccuracy: float64(sc.Correct) / float64(sc.N), metric.BitsPerByte: sc.BitsPerByte(), "perplexity": sc.Perplexity()}}
 		ss := sc
 		if sliding != nil {

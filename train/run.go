@@ -284,7 +284,7 @@ func evaluateSequence(ctx context.Context, cfg config.Config, task data.Task, m 
 			return nil, nil, err
 		}
 		diag.Lengths = append(diag.Lengths, ld)
-		lr.InRange = L >= cfg.Task.MinLen && L <= cfg.Task.MaxLen
+		lr.InRange = data.InRange(cfg.Task.Name, L, cfg.Task.MinLen, cfg.Task.MaxLen)
 		out = append(out, lr)
 		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.Score(metric.ExactMatch)))
 	}
