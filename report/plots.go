@@ -68,7 +68,7 @@ func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat) ([]
 			return nil, err
 		}
 	}
-	if lmOnly(sums) { // bits per byte and the loss are a language model's plots; its scheme's tables say nothing of it
+	if seq, _, _ := byKind(sums, nil); len(seq) == 0 { // bits per byte and the loss are a language model's plots; its scheme's tables say nothing of it
 		return names, nil
 	}
 	cfg := g.Cells[0].Config

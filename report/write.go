@@ -49,23 +49,20 @@ func Write(g *Grid) (*Report, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	scored, _ := scoredGroups(sums, nil) // a mixed grid's headline leaves its lm groups out
-	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(scored)}
-	if lmOnly(sums) {
-		r.Headline = joinParagraphs(LMTable(LMCurves(g)), lmDiverged(g, sums))
-	}
+	seq, seqRows, text := byKind(sums, rows)
+	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(seq)} // a mixed grid's headline leaves its lm groups out
 	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
 		return nil, err
 	}
 	csvs := map[string][]byte{}
-	switch curves, lms := LMCurves(g), corpusGroups(sums); {
-	case lmOnly(sums):
-		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves, lms), lmByLengthCSV(curves)
+	switch curves := LMCurves(g); {
+	case len(seq) == 0:
+		r.Headline = joinParagraphs(LMTable(curves), lmDiverged(g, sums))
+		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves, text), lmByLengthCSV(curves)
 	default:
-		xs, xr := notCorpus(sums, rows)
-		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(xs), byLengthCSV(xr)
-		if len(lms) > 0 {
-			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves, lms), lmByLengthCSV(curves)
+		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(seq), byLengthCSV(seqRows)
+		if len(text) > 0 {
+			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves, text), lmByLengthCSV(curves)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(csvs)) {
@@ -120,42 +117,23 @@ const (
 	lmByLengthFile = "lm_by_length.csv"
 )
 
-// notCorpus returns the groups and rows of the tasks not read from a corpus (scored by exact
-// match): the lm groups' exact match is no score.
-func notCorpus(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []LengthStat) {
-	var s []GroupSummary
-	var r []LengthStat
+// byKind splits the groups and rows into the sequence tasks' (the exact-match tables and CSVs,
+// decoded failures) and the text tasks' groups (lm: bits per byte, report/lm.go), whose exact
+// match and decoded answers mean nothing.
+func byKind(sums []GroupSummary, rows []LengthStat) (seq []GroupSummary, seqRows []LengthStat, text []GroupSummary) {
 	for _, x := range sums {
-		if !data.ReadsCorpus(x.Task) {
-			s = append(s, x)
+		if data.KindOf(x.Task) == data.KindText {
+			text = append(text, x)
+		} else {
+			seq = append(seq, x)
 		}
 	}
 	for _, x := range rows {
-		if !data.ReadsCorpus(x.Task) {
-			r = append(r, x)
+		if data.KindOf(x.Task) != data.KindText {
+			seqRows = append(seqRows, x)
 		}
 	}
-	return s, r
-}
-
-// corpusGroups are the groups of the tasks read from a corpus (lm), scored by bits per byte.
-func corpusGroups(sums []GroupSummary) []GroupSummary {
-	var out []GroupSummary
-	for _, x := range sums {
-		if data.ReadsCorpus(x.Task) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// scoredGroups are the groups of the exact-match tables (Summary, by length, decoded failures):
-// in a grid that mixes lm with other tasks, the others (notCorpus); else all of them.
-func scoredGroups(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []LengthStat) {
-	if lmOnly(sums) {
-		return sums, rows
-	}
-	return notCorpus(sums, rows)
+	return seq, seqRows, text
 }
 
 // lmDiverged is the paragraph of an lm-only report naming its groups whose runs diverged in
@@ -198,17 +176,6 @@ func joinParagraphs(texts ...string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// lmOnly tells whether every group is a task read from a corpus (lm: data.ReadsCorpus), scored
-// by bits per byte, whose exact match and decoded answers mean nothing.
-func lmOnly(sums []GroupSummary) bool {
-	for _, s := range sums {
-		if !data.ReadsCorpus(s.Task) {
-			return false
-		}
-	}
-	return len(sums) > 0
 }
 
 // SummaryTable is the markdown table of one row per group. Its headline is tableMetric's, with
@@ -352,8 +319,8 @@ func markdown(g *Grid, r *Report) string {
 	b.WriteString(" Regenerate with `go run ./cmd/train report " + g.Dir + "`.\n\n")
 	// A grid of lm runs only is scored by bits per byte alone: no exact match, no answers. A grid
 	// mixing lm with other tasks shows only the others in its exact-match sections.
-	sums, rows := scoredGroups(r.Summaries, r.Rows)
-	lm := lmOnly(sums)
+	sums, rows, text := byKind(r.Summaries, r.Rows)
+	lm := len(sums) == 0
 	if !lm {
 		b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 			"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
@@ -378,7 +345,7 @@ func markdown(g *Grid, r *Report) string {
 			b.WriteString(SelectionTable(g.Selection))
 		}
 	}
-	t, d := LMTable(LMCurves(g)), lmDiverged(g, corpusGroups(r.Summaries))
+	t, d := LMTable(LMCurves(g)), lmDiverged(g, text)
 	if !lm && (t != "" || d != "") {
 		b.WriteString("\n## Bits per byte against context length (lm)\n\n")
 	}
