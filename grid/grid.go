@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
@@ -290,10 +291,10 @@ func divergedLine(d *train.DivergedError) string {
 // (Protocol B's metric), exact match otherwise; for a text task (lm), bits per byte at the
 // training length and the longest.
 func scoreLine(c config.Config, r *train.Result) string {
-	m, _ := metric.Get(metric.HeadlineOf(c.Task.Name, c.Task.Format))
+	m, _ := metric.Get(metric.Headline(data.KindOf(c.Task.Name), c.Task.Format))
 	if m.Name == metric.BitsPerByte {
 		return lmScoreLine(r)
 	}
 	in, beyond := r.Summary(m.Name)
-	return fmt.Sprintf("in-range %s %.3f, beyond %.3f", m.Labelled(), in, beyond)
+	return fmt.Sprintf("in-range %s %.3f, beyond %.3f", m.Label, in, beyond)
 }

@@ -7,11 +7,10 @@
 package metric
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"sync"
-
-	"github.com/posformer/posformer/data"
 )
 
 // Answer is one test example as the model answered it under teacher forcing: at every scored
@@ -39,9 +38,8 @@ type Metric struct {
 	// evaluator measures it (bits per byte, from likelihoods). A metric with Score can be
 	// validated, so train.early_stop and select: may choose it.
 	Score func([]Answer) float64
-	// Label names the metric in tables and progress lines ("in-range exact"); Short in CSV
-	// columns ("in_range_exact_mean") and the per-seed tables' chance columns. Default: the
-	// name as words, and the name.
+	// Label names the metric in tables and progress lines ("in-range exact"), Short in CSV
+	// columns ("in_range_exact_mean"). Default (Register): the name as words, and the name.
 	Label, Short string
 	// Paired is a further value the evaluator writes right after this metric in results.json
 	// (perplexity after bits per byte), "" for none.
@@ -69,22 +67,6 @@ func (m Metric) Ahead(x, y float64) float64 {
 // Words is a metric's name as prose ("bits per byte").
 func Words(name string) string { return strings.ReplaceAll(name, "_", " ") }
 
-// Labelled is the metric's Label, or its name as words.
-func (m Metric) Labelled() string {
-	if m.Label != "" {
-		return m.Label
-	}
-	return Words(m.Name)
-}
-
-// Shortened is the metric's Short, or its name.
-func (m Metric) Shortened() string {
-	if m.Short != "" {
-		return m.Short
-	}
-	return m.Name
-}
-
 var registry struct {
 	sync.RWMutex
 	all []Metric
@@ -106,6 +88,7 @@ func Register(m Metric) {
 			panic(fmt.Sprintf("metric.Register: metric %q registered twice", m.Name))
 		}
 	}
+	m.Label, m.Short = cmp.Or(m.Label, Words(m.Name)), cmp.Or(m.Short, m.Name)
 	registry.all = append(registry.all, m)
 }
 
@@ -158,9 +141,6 @@ func Headline(kind, format string) string {
 	}
 	return ""
 }
-
-// HeadlineOf is the headline metric of a registered task in a format.
-func HeadlineOf(task, format string) string { return Headline(data.KindOf(task), format) }
 
 // Names lists metrics' names for a message: "a, b or c" (join "or"), "a, b, c" (join ",").
 func Names(ms []Metric, join string) string {

@@ -179,7 +179,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 	for _, g := range order {
 		a := groups[g]
 		metrics := metric.Of(data.KindOf(a.cfg.Task.Name))
-		headline, _ := metric.Get(metric.HeadlineOf(a.cfg.Task.Name, a.cfg.Task.Format))
+		headline, _ := metric.Get(metric.Headline(data.KindOf(a.cfg.Task.Name), a.cfg.Task.Format))
 		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: headline.Name,
 			In: map[string]Stat{}, Beyond: map[string]Stat{}}
 		byLen := map[int][]train.LengthResult{}

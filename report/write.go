@@ -187,7 +187,7 @@ func SummaryTable(sums []GroupSummary) string {
 	if h.Name != metric.ExactMatch {
 		exact = " in-range exact | beyond exact |"
 	}
-	fmt.Fprintf(&b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] |%s extrapolates to | ratio |\n", h.Labelled(), h.Labelled(), exact)
+	fmt.Fprintf(&b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] |%s extrapolates to | ratio |\n", h.Label, h.Label, exact)
 	b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- |" + strings.Repeat(" --- |", strings.Count(exact, "|")) + " ---: | ---: |\n")
 	for _, s := range sums {
 		v := s.Variant
@@ -402,7 +402,7 @@ func summaryCSV(sums []GroupSummary) []byte {
 	head := []string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
 		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio", "metric"}
 	for _, m := range ms {
-		head = append(head, "in_range_"+m.Shortened()+"_mean", "beyond_"+m.Shortened()+"_mean")
+		head = append(head, "in_range_"+m.Short+"_mean", "beyond_"+m.Short+"_mean")
 	}
 	w.Write(head)
 	g := csvFloat
@@ -426,7 +426,7 @@ func byLengthCSV(rows []LengthStat) []byte {
 	ms := metric.Of(data.KindSequence)
 	head := []string{"task", "scheme", "variant", "length", "in_range", "n"}
 	for _, m := range ms {
-		x := m.Shortened()
+		x := m.Short
 		head = append(head, x+"_mean", x+"_std", x+"_min", x+"_max")
 	}
 	w.Write(head)

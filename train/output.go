@@ -84,26 +84,35 @@ type Timing struct {
 	TokensPerSec float64 `json:"train_tokens_per_second"`
 }
 
-// jsonResult replaces NaN summaries (no length in that range) by null for JSON.
-type jsonResult struct {
-	*Result
-	InRangeExact *float64 `json:"in_range_exact_match"`
-	BeyondExact  *float64 `json:"beyond_range_exact_match"`
-	InRangeToken *float64 `json:"in_range_token_accuracy"`
-	BeyondToken  *float64 `json:"beyond_range_token_accuracy"`
-}
-
-func finite(x float64) *float64 {
-	if math.IsNaN(x) {
-		return nil
+// resultJSON is results.json: the result, then each sequence metric's mean over the training
+// lengths and over the lengths past them (in_range_<metric>, beyond_range_<metric>; null where
+// there is no such length).
+func resultJSON(r *Result) ([]byte, error) {
+	js, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
 	}
-	return &x
+	b := bytes.NewBuffer(js[:len(js)-1])
+	for _, m := range metric.Of(data.KindSequence) {
+		in, beyond := r.Summary(m.Name)
+		for i, x := range []float64{in, beyond} {
+			v := []byte("null")
+			if !math.IsNaN(x) {
+				v, _ = json.Marshal(x)
+			}
+			fmt.Fprintf(b, ",%q:%s", []string{"in_range_", "beyond_range_"}[i]+m.Name, v)
+		}
+	}
+	b.WriteByte('}')
+	var out bytes.Buffer
+	err = json.Indent(&out, b.Bytes(), "", "  ")
+	return out.Bytes(), err
 }
 
 // WriteResults writes a run's results in dir: timing.json, results.csv, lm.csv for the lm task,
 // and last results.json, which marks the run finished.
 func WriteResults(dir string, r *Result) error {
-	js, err := json.MarshalIndent(jsonResult{r, finite(r.InRangeExact), finite(r.BeyondExact), finite(r.InRangeToken), finite(r.BeyondToken)}, "", "  ")
+	js, err := resultJSON(r)
 	if err != nil {
 		return err
 	}
@@ -271,15 +280,6 @@ func ReadResult(dir string) (*Result, error) {
 	var res Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("%s is damaged (%w): %s", path, err, ReevaluateFix)
-	}
-	// Summaries with no length in their range are written as null: restore NaN.
-	var raw map[string]any
-	_ = json.Unmarshal(b, &raw)
-	for key, dst := range map[string]*float64{"in_range_exact_match": &res.InRangeExact, "beyond_range_exact_match": &res.BeyondExact,
-		"in_range_token_accuracy": &res.InRangeToken, "beyond_range_token_accuracy": &res.BeyondToken} {
-		if raw[key] == nil {
-			*dst = math.NaN()
-		}
 	}
 	res.Dir = dir
 	if tb, err := regfile.ReadFile(filepath.Join(dir, "timing.json")); err == nil {

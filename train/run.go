@@ -81,13 +81,9 @@ type Result struct {
 	BestScore float64 `json:"best_val_score,omitempty"`
 	StopStep  int     `json:"stop_step,omitempty"`
 	// Diverged is set for a run whose training diverged (DivergedLossFactor): it has no scores.
-	Diverged     *Divergence    `json:"diverged,omitempty"`
-	InRangeExact float64        `json:"in_range_exact_match"`
-	BeyondExact  float64        `json:"beyond_range_exact_match"`
-	InRangeToken float64        `json:"in_range_token_accuracy"`
-	BeyondToken  float64        `json:"beyond_range_token_accuracy"`
-	Lengths      []LengthResult `json:"lengths"`
-	Dir          string         `json:"-"`
+	Diverged *Divergence    `json:"diverged,omitempty"`
+	Lengths  []LengthResult `json:"lengths"`
+	Dir      string         `json:"-"`
 }
 
 // Divergence is how a run's training diverged: the step (1-based) where the loss or a gradient
@@ -199,7 +195,6 @@ func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
 		}
 		// A result: results.json records the divergence, without scores.
 		res.Diverged, res.FinalLoss, res.TrainSeconds = &d.Divergence, st.LastLoss, time.Since(t0).Seconds()
-		res.InRangeExact, res.BeyondExact, res.InRangeToken, res.BeyondToken = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		if werr := WriteResults(dir, res); werr != nil {
 			return nil, werr
 		}
@@ -221,7 +216,6 @@ func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Lengths = lengths
-	res.summarize()
 	// The variants' results and the diagnostics first: results.json marks a finished run.
 	if err := evaluateVariants(ctx, cfg, task, m, res, diag, opt); err != nil {
 		return nil, err
@@ -485,11 +479,6 @@ func nonFinite(params []nn.Param, grads []*tensor.Dense) string {
 		}
 	}
 	return "an unknown tensor"
-}
-
-func (r *Result) summarize() {
-	r.InRangeExact, r.BeyondExact = r.Summary(metric.ExactMatch)
-	r.InRangeToken, r.BeyondToken = r.Summary(metric.TokenAccuracy)
 }
 
 // Summary is the mean score in a metric over the training lengths and over the lengths past

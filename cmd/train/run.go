@@ -265,7 +265,9 @@ func printTable(w io.Writer, r *train.Result) {
 		}
 		fmt.Fprintf(w, "%6d  %-6s  %5.3f  %5.3f  %4d\n", l.Length, rng, l.Score(metric.ExactMatch), l.Score(metric.TokenAccuracy), l.N)
 	}
-	fmt.Fprintf(w, "\nin range (%d..%d): exact match %s, token accuracy %s\n", r.MinLen, r.MaxLen, fmtScore(r.InRangeExact), fmtScore(r.InRangeToken))
-	fmt.Fprintf(w, "beyond (> %d):     exact match %s, token accuracy %s\n", r.MaxLen, fmtScore(r.BeyondExact), fmtScore(r.BeyondToken))
+	inE, beyondE := r.Summary(metric.ExactMatch)
+	inT, beyondT := r.Summary(metric.TokenAccuracy)
+	fmt.Fprintf(w, "\nin range (%d..%d): exact match %s, token accuracy %s\n", r.MinLen, r.MaxLen, fmtScore(inE), fmtScore(inT))
+	fmt.Fprintf(w, "beyond (> %d):     exact match %s, token accuracy %s\n", r.MaxLen, fmtScore(beyondE), fmtScore(beyondT))
 	fmt.Fprintf(w, "run directory: %s\n", r.Dir)
 }

@@ -80,7 +80,7 @@ sweep:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if copied.FinalLoss != fresh.FinalLoss || copied.BeyondExact != fresh.BeyondExact || len(copied.Lengths) != len(fresh.Lengths) {
+		if copied.FinalLoss != fresh.FinalLoss || !reflect.DeepEqual(copied.Lengths, fresh.Lengths) || len(copied.Lengths) != len(fresh.Lengths) {
 			t.Fatalf("%s: the copied run differs from training it: loss %v vs %v", name, copied.FinalLoss, fresh.FinalLoss)
 		}
 		for i := range fresh.Lengths {
