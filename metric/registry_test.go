@@ -43,7 +43,7 @@ func init() {
 const proofGrid = `name: proof
 task: {name: copy, min_len: 1, max_len: 4}
 model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
-train: {steps: 20, batch_size: 4, val_every: 10, early_stop: {patience: 5, metric: first_token}}
+train: {steps: 60, batch_size: 8, lr: 0.003, val_every: 10, early_stop: {patience: 5, metric: first_token}}
 eval: {lengths: "1..8", examples: 8}
 sweep:
   position.kind: [rope, none]
@@ -77,8 +77,8 @@ func TestNewMetricEverywhere(t *testing.T) {
 	if err != nil || len(g.Missing) > 0 {
 		t.Fatalf("%v, missing %v", err, g.Missing)
 	}
+	distinct := false
 	inRange := map[string][]float64{} // per scheme, each seed's in-range mean of first_token
-	past := map[string][]float64{}    // and past the training lengths
 	for i, run := range g.Runs {
 		r, runDir := run.Result, filepath.Join(ran.Dir, g.Cells[i].Name)
 		// Early stopping compared first_token: the best score is the validation first_token of
@@ -97,7 +97,15 @@ func TestNewMetricEverywhere(t *testing.T) {
 			}
 		}
 		in, beyond := r.Summary(firstToken)
-		inRange[r.Scheme], past[r.Scheme] = append(inRange[r.Scheme], in), append(past[r.Scheme], beyond)
+		inRange[r.Scheme] = append(inRange[r.Scheme], in)
+		exact, _ := r.Summary(metric.ExactMatch)
+		token, _ := r.Summary(metric.TokenAccuracy)
+		t.Logf("%s: in range first_token %.3f, exact %.3f, token %.3f; beyond first_token %.3f; best validation first_token %.3f at step %d",
+			r.Name, in, exact, token, beyond, r.BestScore, r.BestStep)
+		distinct = distinct || in != exact && in != token
+	}
+	if !distinct {
+		t.Fatal("first_token equals exact match or token accuracy in every run: the test cannot tell the metrics apart")
 	}
 
 	// The report's summary: in_range_first_token_mean, the mean over seeds.
@@ -129,7 +137,7 @@ func TestNewMetricEverywhere(t *testing.T) {
 	os.WriteFile(claimsPath, []byte(`title: proof
 tables:
   - {name: t, csv: `+csvPath+`}
-statistic: {metric: first_token, past_training: 2, learned: 0}
+statistic: {metric: first_token, in_range: true, learned: 0}
 claims:
   - {id: r, kind: ranking, a: {task: copy, scheme: rope}, b: {task: copy, scheme: none}}
 `), 0o644)
@@ -142,8 +150,9 @@ claims:
 		t.Fatal(err)
 	}
 	row := j.Claims[0].Rows[0]
-	diff := report.NewStat(past["rope"]).Mean - report.NewStat(past["none"]).Mean
-	if !strings.HasPrefix(row.Ours, fmt.Sprintf("%+.3f", diff)) || row.Verdict == "" {
+	t.Logf("%s: ours %s, %s", row.Text, row.Ours, row.Verdict)
+	diff := report.NewStat(inRange["rope"]).Mean - report.NewStat(inRange["none"]).Mean
+	if diff == 0 || math.Abs(row.Diff.Diff-diff) > 1e-12 || !strings.HasPrefix(row.Ours, fmt.Sprintf("%+.3f", diff)) || row.Verdict == "" {
 		t.Errorf("rope > none in first_token: ours %q, verdict %q; want the difference %+.3f", row.Ours, row.Verdict, diff)
 	}
 }
