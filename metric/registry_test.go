@@ -17,6 +17,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
@@ -151,9 +152,10 @@ claims:
 	}
 	row := j.Claims[0].Rows[0]
 	t.Logf("%s: ours %s, %s", row.Text, row.Ours, row.Verdict)
-	diff := report.NewStat(inRange["rope"]).Mean - report.NewStat(inRange["none"]).Mean
-	if diff == 0 || math.Abs(row.Diff.Diff-diff) > 1e-12 || !strings.HasPrefix(row.Ours, fmt.Sprintf("%+.3f", diff)) || row.Verdict == "" {
-		t.Errorf("rope > none in first_token: ours %q, verdict %q; want the difference %+.3f", row.Ours, row.Verdict, diff)
+	iv := stats.Welch(inRange["rope"], inRange["none"], report.Level) // from the runs' own first_token
+	want := fmt.Sprintf("%+.3f [%+.3f, %+.3f]", iv.Diff, iv.Lo, iv.Hi)
+	if iv.Diff == 0 || row.Ours != want || row.Verdict == "" {
+		t.Errorf("rope > none in first_token: ours %q, verdict %q; want %s", row.Ours, row.Verdict, want)
 	}
 }
 
