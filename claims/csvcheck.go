@@ -11,6 +11,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/report"
 )
@@ -21,7 +22,7 @@ import (
 const maxBits = 64
 
 // lmScores are a language model's score columns, empty in other rows.
-var lmScores = []string{"bits_per_byte", "sliding_bits_per_byte"}
+var lmScores = []string{metric.BitsPerByte, metric.SlidingBitsPerByte}
 
 // checkCSV refuses what a CSV's records would misread: a UTF-8 byte-order mark (glued to the
 // first column's name), lines ended by CR alone (read as one line), a column named twice, a

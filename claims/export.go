@@ -2,7 +2,6 @@ package claims
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -147,25 +147,27 @@ func rowsOf(g *report.Grid, naming string) []Row {
 		}
 		lengths := r.Lengths
 		diverged := 0
-		lm := data.ReadsCorpus(c.Task.Name) // a language model: its rows carry bits per byte
 		if r.Diverged != nil {
 			// a diverged run has no scores: one row per tested length, each saying at which step
 			// it diverged (its scores 0, never read as a result: diverged_step)
 			diverged, lengths = max(r.Diverged.Step, 1), nil
 			for _, L := range c.Eval.Lengths {
-				lengths = append(lengths, train.LengthResult{Length: L, InRange: L <= c.Task.MaxLen && (lm || L >= c.Task.MinLen)})
+				lengths = append(lengths, train.LengthResult{Length: L, InRange: data.InRange(c.Task.Name, L, c.Task.MinLen, c.Task.MaxLen)})
 			}
 		}
 		for _, l := range lengths {
-			bpb, sliding := math.NaN(), math.NaN()
-			if lm {
-				bpb, sliding = l.BitsPerByte, l.SlidingBitsPerByte
+			scores := map[string]float64{}
+			for _, m := range metric.Of(data.KindSequence) {
+				scores[m.Name] = l.Score(m.Name)
+			}
+			for _, m := range metric.Of(data.KindOf(c.Task.Name)) {
+				scores[m.Name] = l.Score(m.Name)
 			}
 			ce, ct := report.Chance(c, l.Length)
 			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
-				Length: l.Length, InRange: l.InRange, Exact: l.ExactMatch, Token: l.TokenAccuracy, N: l.N,
+				Length: l.Length, InRange: l.InRange, Scores: scores, N: l.N,
 				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,
-				BestScore: r.BestScore, DivergedStep: diverged, BitsPerByte: bpb, SlidingBitsPerByte: sliding})
+				BestScore: r.BestScore, DivergedStep: diverged})
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {

@@ -122,8 +122,8 @@ func TestLowerIsBetterMirrors(t *testing.T) {
 		// t.csv: the language model's rows; m.csv: the same runs as a task without bits (their
 		// bits columns empty), whose token accuracy is the mirror: an lm cell is judged in bits only.
 		var csv, mirror strings.Builder
-		csv.WriteString(strings.Join(Header, ",") + "\n")
-		mirror.WriteString(strings.Join(Header, ",") + "\n")
+		csv.WriteString(strings.Join(Header(), ",") + "\n")
+		mirror.WriteString(strings.Join(Header(), ",") + "\n")
 		for _, s := range []string{"alibi", "rope", "t5", "none"} { // a, b, c, d below
 			base, slope := 2+2*rng.Float64(), 0.6*rng.Float64()-0.3
 			for seed := 1; seed <= 3; seed++ {

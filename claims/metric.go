@@ -2,68 +2,30 @@ package claims
 
 import (
 	"math"
-	"strings"
 
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/metric"
 )
 
-// The language model's metrics (a per-seed table's columns bits_per_byte and
-// sliding_bits_per_byte): bits per byte with non-overlapping windows and with a sliding window.
-const (
-	MetricBitsPerByte        = "bits_per_byte"
-	MetricSlidingBitsPerByte = "sliding_bits_per_byte"
-)
+// MetricBitsPerByte is the language model's headline metric (package metric declares them all).
+const MetricBitsPerByte = metric.BitsPerByte
 
-// metricInfo is what the engine knows of a metric: which way is better and whether it has a
-// chance level (the table's chance columns).
-type metricInfo struct {
-	lower  bool // lower is better (bits per byte); else higher (accuracies)
-	chance bool
-}
-
-// metrics are the metrics a statistic may name, in the order an error lists them.
-var metrics = []struct {
-	name string
-	metricInfo
-}{
-	{report.MetricExact, metricInfo{chance: true}},
-	{report.MetricToken, metricInfo{chance: true}},
-	{MetricBitsPerByte, metricInfo{lower: true}},
-	{MetricSlidingBitsPerByte, metricInfo{lower: true}},
-}
-
-// metricOf is the metric's description; ok is false for a name the engine does not know.
-func metricOf(name string) (m metricInfo, ok bool) {
-	for _, x := range metrics {
-		if x.name == name {
-			return x.metricInfo, true
-		}
-	}
-	return metricInfo{}, false
-}
+// metricOf is the metric of that name; ok is false for a name the registry does not know.
+func metricOf(name string) (m metric.Metric, ok bool) { return metric.Get(name) }
 
 // metricNames lists the metrics ("exact_match, token_accuracy, ...") for an error.
-func metricNames() string {
-	var ns []string
-	for _, x := range metrics {
-		ns = append(ns, x.name)
-	}
-	return strings.Join(ns, ", ")
-}
+func metricNames() string { return metric.Names(metric.All(), ",") }
 
 // lowerBetter: lower scores of the metric are better.
-func lowerBetter(metric string) bool {
-	m, _ := metricOf(metric)
-	return m.lower
+func lowerBetter(name string) bool {
+	m, _ := metric.Get(name)
+	return m.Lower
 }
 
 // ahead is x's advantage over y in the metric's direction: x − y when higher is better, y − x
 // when lower is; positive when x is better.
-func ahead(metric string, x, y float64) float64 {
-	if lowerBetter(metric) {
-		return y - x
-	}
-	return x - y
+func ahead(name string, x, y float64) float64 {
+	m, _ := metric.Get(name)
+	return m.Ahead(x, y)
 }
 
 // best is the best of xs in the metric's direction (the paper's "best over runs").
@@ -82,11 +44,11 @@ func best(metric string, xs []float64) float64 {
 func notLearned(metric string, m, bar float64) bool { return ahead(metric, m, bar) < 0 }
 
 // words is the metric as prose ("bits per byte").
-func words(metric string) string { return strings.ReplaceAll(metric, "_", " ") }
+func words(name string) string { return metric.Words(name) }
 
-// hasChance: the metric has a chance level (the table's chance columns), which the chance rule
-// and "extrapolates to" compare with.
-func hasChance(metric string) bool {
-	m, _ := metricOf(metric)
-	return m.chance
+// hasChance: the metric has a chance level (from the table's chance columns), which the chance
+// rule and "extrapolates to" compare with.
+func hasChance(name string) bool {
+	m, _ := metric.Get(name)
+	return m.Chance != nil
 }

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 )
 
@@ -21,14 +23,17 @@ type Row struct {
 	Seed                  uint64
 	Length                int
 	InRange               bool
-	Exact, Token          float64
-	N                     int
-	LR                    float64
-	Steps, BestStep       int
-	StopStep              int
-	MinLen, MaxLen        int
-	ChanceExact           float64
-	ChanceToken           float64
+	// Scores are the row's scores by metric name (package metric): the sequence tasks' metrics
+	// in every row, a text task's (bits per byte; lower is better) only in its rows.
+	Scores          map[string]float64
+	N               int
+	LR              float64
+	Steps, BestStep int
+	StopStep        int
+	MinLen, MaxLen  int
+	// ChanceExact and ChanceToken are what guessing scores (metric.Guess), NaN for a text task.
+	ChanceExact float64
+	ChanceToken float64
 	// BestScore is the run's best validation score (the one early stopping and select: compare;
 	// bits per byte for a language model), 0 when the run had no validation, NaN when the table
 	// predates the column.
@@ -36,28 +41,39 @@ type Row struct {
 	// DivergedStep is the step at which the run's loss became non-finite or exploded (0: it
 	// did not diverge): its scores are not a result, and a claim on its cell is untested.
 	DivergedStep int
-	// BitsPerByte and SlidingBitsPerByte are a language model's scores (the lm task; lower is
-	// better), with non-overlapping windows and with a sliding window; NaN for other tasks.
-	BitsPerByte, SlidingBitsPerByte float64
 }
 
-// lm: the row is a language model's (it has bits per byte).
-func (r Row) lm() bool { return !math.IsNaN(r.BitsPerByte) }
+// lm: the row is a language model's (it has the text tasks' scores).
+func (r Row) lm() bool {
+	x, ok := r.Scores[metric.Headline(data.KindText, "")]
+	return ok && !math.IsNaN(x)
+}
 
-// Header is the column list of a per-seed table. The last ones are optional on reading (tables
-// written before them lack them); the language model's two, bits_per_byte and
-// sliding_bits_per_byte, are written only by a table that has a language model's rows (empty
-// fields in its other rows).
-var Header = []string{"task", "scheme", "variant", "seed", "length", "in_range", "exact_match", "token_accuracy", "n",
-	"lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step",
-	MetricBitsPerByte, MetricSlidingBitsPerByte}
+// Header is the column list of a per-seed table: a column per sequence metric after in_range,
+// and a text task's metrics last. Those last ones are optional on reading (tables written before
+// them lack them), and written only by a table that has a language model's rows (empty fields in
+// its other rows); so are best_val_score and diverged_step.
+func Header() []string {
+	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
+	h = append(h, names(metric.Of(data.KindSequence))...)
+	h = append(h, "n", "lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step")
+	return append(h, names(metric.Of(data.KindText))...)
+}
 
-// optional are the columns a table may lack (tables written before them, tables without a
+// optional tells whether a table may lack a column (tables written before it, tables without a
 // language model's rows).
-var optional = map[string]bool{"best_val_score": true, "diverged_step": true, MetricBitsPerByte: true, MetricSlidingBitsPerByte: true}
+func optional(h string) bool {
+	m, ok := metric.Get(h)
+	return h == "best_val_score" || h == "diverged_step" || ok && m.Applies(data.KindText)
+}
 
-// lmColumns counts the language model's columns at the end of Header.
-const lmColumns = 2
+func names(ms []metric.Metric) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Name
+	}
+	return out
+}
 
 // ReadTable parses a per-seed table, checking its columns and the range of every number.
 func ReadTable(path string) ([]Row, error) { return readTable(path, nil) }
@@ -78,16 +94,16 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("%s is empty: export it again from its grid (claims -export)", path)
 	}
-	if err := checkCSV(path, src, recs, Header, func(h string) bool { return optional[h] }); err != nil {
+	if err := checkCSV(path, src, recs, Header(), optional); err != nil {
 		return nil, err
 	}
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i
 	}
-	for _, h := range Header {
-		if _, ok := col[h]; !ok && !optional[h] {
-			return nil, fmt.Errorf("%s: no column %q (the columns of a per-seed table: %s)", path, h, strings.Join(Header, ","))
+	for _, h := range Header() {
+		if _, ok := col[h]; !ok && !optional(h) {
+			return nil, fmt.Errorf("%s: no column %q (the columns of a per-seed table: %s)", path, h, strings.Join(Header(), ","))
 		}
 	}
 	var rows []Row
@@ -120,22 +136,20 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			}
 			*c.dst = v
 		}
-		x.BitsPerByte, x.SlidingBitsPerByte = math.NaN(), math.NaN()
-		for _, c := range []struct {
-			h   string
-			dst *float64
-		}{{MetricBitsPerByte, &x.BitsPerByte}, {MetricSlidingBitsPerByte, &x.SlidingBitsPerByte}} {
-			if _, ok := col[c.h]; !ok || get(c.h) == "" {
+		x.Scores = map[string]float64{}
+		text := metric.Of(data.KindText)
+		for _, m := range text {
+			if _, ok := col[m.Name]; !ok || get(m.Name) == "" {
 				continue
 			}
-			v, err := strconv.ParseFloat(get(c.h), 64)
+			v, err := strconv.ParseFloat(get(m.Name), 64)
 			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-				return nil, bad(c.h, "a number of bits ≥ 0 (empty for a task other than lm)")
+				return nil, bad(m.Name, "a number of bits ≥ 0 (empty for a task other than lm)")
 			}
-			*c.dst = v
+			x.Scores[m.Name] = v
 		}
-		if x.lm() != !math.IsNaN(x.SlidingBitsPerByte) {
-			return nil, fmt.Errorf("%s:%d: %s and %s are both given (a language model's row) or both empty", path, line, MetricBitsPerByte, MetricSlidingBitsPerByte)
+		if len(x.Scores) != 0 && len(x.Scores) != len(text) {
+			return nil, fmt.Errorf("%s:%d: %s are both given (a language model's row) or both empty", path, line, strings.Join(names(text), " and "))
 		}
 		if x.InRange, err = strconv.ParseBool(get("in_range")); err != nil {
 			return nil, bad("in_range", "true or false")
@@ -145,10 +159,6 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			return nil, fmt.Errorf("%s:%d: in_range is %v at length %d, trained on %d..%d",
 				path, line, x.InRange, x.Length, x.MinLen, x.MaxLen)
 		}
-		fracs := []struct {
-			h   string
-			dst *float64
-		}{{"exact_match", &x.Exact}, {"token_accuracy", &x.Token}, {"chance_exact", &x.ChanceExact}, {"chance_token", &x.ChanceToken}}
 		x.BestScore = math.NaN() // not in the table
 		if _, ok := col["best_val_score"]; ok && get("best_val_score") != "" {
 			// an accuracy, or a language model's validation bits per byte
@@ -163,16 +173,21 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 				return nil, bad("diverged_step", "a whole number ≥ 0")
 			}
 		}
-		for _, c := range fracs {
-			if x.lm() && (c.h == "chance_exact" || c.h == "chance_token") && get(c.h) == "" {
-				*c.dst = math.NaN() // a language model has no chance level
-				continue
+		for _, h := range append(names(metric.Of(data.KindSequence)), "chance_exact", "chance_token") {
+			v := math.NaN() // a language model has no chance level
+			if !(x.lm() && strings.HasPrefix(h, "chance_") && get(h) == "") {
+				if v, err = strconv.ParseFloat(get(h), 64); err != nil || !(v >= 0 && v <= 1) {
+					return nil, bad(h, "a score in [0, 1]")
+				}
 			}
-			v, err := strconv.ParseFloat(get(c.h), 64)
-			if err != nil || !(v >= 0 && v <= 1) {
-				return nil, bad(c.h, "a score in [0, 1]")
+			switch h {
+			case "chance_exact":
+				x.ChanceExact = v
+			case "chance_token":
+				x.ChanceToken = v
+			default:
+				x.Scores[h] = v
 			}
-			*c.dst = v
 		}
 		if x.LR, err = strconv.ParseFloat(get("lr"), 64); err != nil || !(x.LR > 0) || math.IsInf(x.LR, 0) {
 			return nil, bad("lr", "a positive learning rate")
@@ -257,13 +272,12 @@ func sortedLengths(set map[int]bool) []int {
 	return out
 }
 
-// TableCSV renders rows with Header (without the language model's columns when no row is a
-// language model's, so that other tables keep their bits).
+// TableCSV renders rows with Header (without the text tasks' columns when no row is a language
+// model's, so that other tables keep their bits).
 func TableCSV(rows []Row) []byte {
-	lm := slices.ContainsFunc(rows, Row.lm)
-	header := Header
-	if !lm {
-		header = Header[:len(Header)-lmColumns]
+	header, seq := Header(), metric.Of(data.KindSequence)
+	if !slices.ContainsFunc(rows, Row.lm) {
+		header = header[:len(header)-len(metric.Of(data.KindText))]
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -276,11 +290,18 @@ func TableCSV(rows []Row) []byte {
 		return g(x)
 	}
 	for _, r := range rows {
-		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange),
-			g(r.Exact), g(r.Token), strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
-			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), orEmpty(r.ChanceExact), orEmpty(r.ChanceToken), orEmpty(r.BestScore), strconv.Itoa(r.DivergedStep)}
-		if lm {
-			rec = append(rec, orEmpty(r.BitsPerByte), orEmpty(r.SlidingBitsPerByte))
+		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange)}
+		for _, m := range seq {
+			rec = append(rec, g(r.Scores[m.Name]))
+		}
+		rec = append(rec, strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
+			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), orEmpty(r.ChanceExact), orEmpty(r.ChanceToken), orEmpty(r.BestScore), strconv.Itoa(r.DivergedStep))
+		for _, h := range header[len(rec):] {
+			x, ok := r.Scores[h]
+			if !ok {
+				x = math.NaN()
+			}
+			rec = append(rec, orEmpty(x))
 		}
 		w.Write(rec)
 	}
@@ -330,15 +351,11 @@ func cellsOf(rows []Row, metric string) (map[key]*cell, []key) {
 // score is a row's score in the cell's metric and what guessing scores there (NaN for a metric
 // without a chance level).
 func (c *cell) score(r Row) (score, chance float64) {
-	switch c.metric {
-	case report.MetricToken:
-		return r.Token, r.ChanceToken
-	case MetricBitsPerByte:
-		return r.BitsPerByte, math.NaN()
-	case MetricSlidingBitsPerByte:
-		return r.SlidingBitsPerByte, math.NaN()
+	m, _ := metric.Get(c.metric)
+	if m.Chance == nil {
+		return r.Scores[c.metric], math.NaN()
 	}
-	return r.Exact, r.ChanceExact
+	return r.Scores[c.metric], m.Chance(metric.Guess{Exact: r.ChanceExact, Token: r.ChanceToken})
 }
 
 // scores is, per run (seed then rate, ascending), the mean score over the tested lengths in

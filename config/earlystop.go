@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/metric"
 )
 
 // EarlyStop is `train.early_stop:`, training to convergence rather than to a step count. It is
@@ -34,8 +35,9 @@ type EarlyStop struct {
 	MinDelta float64 `yaml:"min_delta,omitempty" json:"min_delta,omitempty"`
 	// Target stops training as soon as the score reaches it; 0: no target.
 	Target float64 `yaml:"target,omitempty" json:"target,omitempty"`
-	// Metric is the validation score: exact_match or token_accuracy, each the mean over the
-	// training lengths' validation sets. Default: exact_match.
+	// Metric is the validation score: a metric computed from answers (metric.Scored:
+	// exact_match, token_accuracy), the mean over the training lengths' validation sets.
+	// Default: exact_match.
 	Metric string `yaml:"metric,omitempty" json:"metric,omitempty"`
 }
 
@@ -47,7 +49,7 @@ func (EarlyStop) offUnlessWritten() {}
 
 func (e EarlyStop) withDefaults() EarlyStop {
 	if e.On() && e.Metric == "" {
-		e.Metric = "exact_match"
+		e.Metric = metric.ExactMatch
 	}
 	return e
 }
@@ -84,12 +86,19 @@ func (e EarlyStop) validate(tr TrainConfig, written presence.Keys) error {
 		return fmt.Errorf("train.early_stop.target: must be a score in (0, 1], or absent for no target, got %g", e.Target)
 	case e.Patience == 0 && e.Target == 0:
 		return fmt.Errorf("train.early_stop: give patience (validations without improvement before stopping) or target (a score that stops training), e.g. early_stop: {patience: 5}")
-	case e.Metric != "exact_match" && e.Metric != "token_accuracy":
-		return fmt.Errorf("train.early_stop.metric: want exact_match or token_accuracy, got %q", e.Metric)
+	case !validated(e.Metric):
+		return fmt.Errorf("train.early_stop.metric: want %s, got %q", metric.Names(metric.Scored(), "or"), e.Metric)
 	case tr.ValEvery <= 0:
 		return fmt.Errorf("train.early_stop: needs validation; set train.val_every to a positive number of steps")
 	case tr.ValEvery%tr.LogEvery != 0:
 		return fmt.Errorf("train.early_stop: train.val_every (%d) must be a multiple of train.log_every (%d), as validations are made on logged steps; change either", tr.ValEvery, tr.LogEvery)
 	}
 	return nil
+}
+
+// validated: the metric is one validation measures (metric.Scored), which train.early_stop and
+// select: may choose.
+func validated(name string) bool {
+	m, ok := metric.Get(name)
+	return ok && m.Score != nil
 }

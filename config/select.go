@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/metric"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -59,7 +60,7 @@ func (s Select) WithDefaults() Select {
 		s.Seeds = []uint64{1}
 	}
 	if s.Metric == "" {
-		s.Metric = "exact_match"
+		s.Metric = metric.ExactMatch
 	}
 	return s
 }
@@ -80,7 +81,7 @@ func (s Select) validate(c Config) error {
 	case c.Written.Has("select.seeds") && len(c.Select.Seeds) == 0:
 		return fmt.Errorf("select.seeds: empty; give the tuning seeds, e.g. [1], or remove the key for [1]")
 	case c.Written.Has("select.metric") && c.Select.Metric == "":
-		return fmt.Errorf("select.metric: empty; want exact_match or token_accuracy, or remove the key for exact_match")
+		return fmt.Errorf("select.metric: empty; want %s, or remove the key for %s", metric.Names(metric.Scored(), "or"), metric.ExactMatch)
 	case !c.Select.On(): // written as {} or with no value (offUnlessWritten)
 		return fmt.Errorf("select: the section is written but sets nothing; give select.field and select.values, e.g. select: {field: train.lr, values: [0.0003, 0.001, 0.003]}, or remove select:")
 	case len(c.Sweep) == 0:
@@ -89,8 +90,8 @@ func (s Select) validate(c Config) error {
 		return fmt.Errorf("select.field: give the dotted path of the field to choose, e.g. train.lr")
 	case len(s.Values) < 2:
 		return fmt.Errorf("select.values: give at least two candidate values of %s, e.g. [0.0003, 0.001, 0.003]", s.Field)
-	case s.Metric != "exact_match" && s.Metric != "token_accuracy":
-		return fmt.Errorf("select.metric: want exact_match or token_accuracy, got %q", s.Metric)
+	case !validated(s.Metric):
+		return fmt.Errorf("select.metric: want %s, got %q", metric.Names(metric.Scored(), "or"), s.Metric)
 	}
 	f, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), s.Field)
 	if err != nil {

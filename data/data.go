@@ -166,6 +166,29 @@ func Names() []string {
 // byte rather than by exact match.
 func ReadsCorpus(name string) bool { return name == lmName }
 
+// The kinds of task, which decide how a task is evaluated and which metrics apply to it
+// (package metric): a sequence task generates examples, an answer per input scored token by
+// token; a text task (lm) reads a corpus, scored by the likelihood of every byte.
+const (
+	KindSequence = "sequence"
+	KindText     = "text"
+)
+
+// InRange tells whether a test length L of a task trained on lengths minLen..maxLen is in the
+// training range: minLen..maxLen, or for a text task every context up to its training windows'
+// (a language model predicts from every shorter context as it trains).
+func InRange(task string, L, minLen, maxLen int) bool {
+	return L <= maxLen && (L >= minLen || KindOf(task) == KindText)
+}
+
+// KindOf is the kind of a registered task.
+func KindOf(name string) string {
+	if ReadsCorpus(name) {
+		return KindText
+	}
+	return KindSequence
+}
+
 // SeqLen is the length of the model's input sequence for input length L:
 // len(Stream)-1 = L + 1 + OutputLen(L) - 1 in the next-token format, L + OutputLen(L) input
 // tokens and slots in the slots format.

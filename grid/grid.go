@@ -20,6 +20,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
@@ -265,9 +266,10 @@ func lmScoreLine(r *train.Result) string {
 		return "no length evaluated"
 	}
 	at := func(l train.LengthResult) string {
-		s := fmt.Sprintf("%.3f at %d", l.BitsPerByte, l.Length)
-		if l.SlidingBitsPerByte != l.BitsPerByte {
-			s += fmt.Sprintf(" (sliding %.3f)", l.SlidingBitsPerByte)
+		bpb, sliding := l.Score(metric.BitsPerByte), l.Score(metric.SlidingBitsPerByte)
+		s := fmt.Sprintf("%.3f at %d", bpb, l.Length)
+		if sliding != bpb {
+			s += fmt.Sprintf(" (sliding %.3f)", sliding)
 		}
 		return s
 	}
@@ -285,14 +287,14 @@ func divergedLine(d *train.DivergedError) string {
 }
 
 // scoreLine is a finished run's in-range and beyond scores for the progress lines, in the metric
-// the report headlines for it: bits per byte for a task read from a corpus (lm), token accuracy
-// for a task in the slots format (Protocol B's metric), exact match otherwise.
+// the report headlines for it (metric.HeadlineOf): token accuracy for a task in the slots format
+// (Protocol B's metric), exact match otherwise; for a text task (lm), bits per byte at the
+// training length and the longest.
 func scoreLine(c config.Config, r *train.Result) string {
-	if data.ReadsCorpus(c.Task.Name) {
+	m, _ := metric.Get(metric.Headline(data.KindOf(c.Task.Name), c.Task.Format))
+	if m.Name == metric.BitsPerByte {
 		return lmScoreLine(r)
 	}
-	if c.Task.Format == data.FormatSlots {
-		return fmt.Sprintf("in-range token accuracy %.3f, beyond %.3f", r.InRangeToken, r.BeyondToken)
-	}
-	return fmt.Sprintf("in-range exact %.3f, beyond %.3f", r.InRangeExact, r.BeyondExact)
+	in, beyond := r.Summary(m.Name)
+	return fmt.Sprintf("in-range %s %.3f, beyond %.3f", m.Label, in, beyond)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
 )
 
@@ -27,7 +28,9 @@ func TestSelectionLine(t *testing.T) {
 // metric, which the report headlines), a next-token run's exact match, and an lm run's bits per
 // byte at the training length and the longest (never its exact match, which means nothing).
 func TestScoreLine(t *testing.T) {
-	r := &train.Result{InRangeExact: 0.25, BeyondExact: 0, InRangeToken: 0.875, BeyondToken: 0.5}
+	r := &train.Result{MinLen: 1, MaxLen: 1, Lengths: []train.LengthResult{ // in range: exact 0.25, token 0.875; beyond: 0, 0.5
+		{Length: 1, InRange: true, Scores: map[string]float64{metric.ExactMatch: 0.25, metric.TokenAccuracy: 0.875}},
+		{Length: 2, Scores: map[string]float64{metric.ExactMatch: 0, metric.TokenAccuracy: 0.5}}}}
 	var slots, next config.Config
 	slots.Task.Format, next.Task.Format = data.FormatSlots, data.FormatNext
 	if got, want := scoreLine(slots, r), "in-range token accuracy 0.875, beyond 0.500"; got != want {
@@ -38,9 +41,9 @@ func TestScoreLine(t *testing.T) {
 	}
 	var lm config.Config
 	lm.Task.Name, lm.Task.Format = "lm", data.FormatNext
-	r.MaxLen = 16
-	for _, l := range []train.LengthResult{{Length: 8, BitsPerByte: 3.1, SlidingBitsPerByte: 3.1}, {Length: 16, BitsPerByte: 2.9, SlidingBitsPerByte: 2.9}, {Length: 64, BitsPerByte: 2.5, SlidingBitsPerByte: 2.4}} {
-		r.Lengths = append(r.Lengths, l)
+	r.MaxLen, r.Lengths = 16, nil
+	for _, l := range [][3]float64{{8, 3.1, 3.1}, {16, 2.9, 2.9}, {64, 2.5, 2.4}} {
+		r.Lengths = append(r.Lengths, train.LengthResult{Length: int(l[0]), Scores: map[string]float64{metric.BitsPerByte: l[1], metric.SlidingBitsPerByte: l[2]}})
 	}
 	if got, want := scoreLine(lm, r), "bits per byte 2.900 at 16 (training length), 2.500 at 64 (sliding 2.400)"; got != want {
 		t.Errorf("lm: got %q, want %q", got, want)

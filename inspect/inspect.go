@@ -15,6 +15,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
@@ -157,7 +158,7 @@ func Run(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection,
 		Examples: p.Examples, Stats: p.Stats, Positions: p.Positions}
 	for _, r := range res.Lengths {
 		if r.Length == L {
-			in.ResultsExact, in.HasResult = r.ExactMatch, true
+			in.ResultsExact, in.HasResult = r.Score(metric.ExactMatch), true
 		}
 	}
 	return in, nil

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"context"
+	"github.com/posformer/posformer/metric"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,10 +43,10 @@ func TestInspectMatchesResults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if in.Exact != lr.ExactMatch || !in.HasResult || in.ResultsExact != lr.ExactMatch {
-					t.Errorf("length %d: inspect exact %v, results %v", lr.Length, in.Exact, lr.ExactMatch)
+				if in.Exact != lr.Score(metric.ExactMatch) || !in.HasResult || in.ResultsExact != lr.Score(metric.ExactMatch) {
+					t.Errorf("length %d: inspect exact %v, results %v", lr.Length, in.Exact, lr.Score(metric.ExactMatch))
 				}
-				mixed = mixed || (lr.ExactMatch > 0 && lr.ExactMatch < 1)
+				mixed = mixed || (lr.Score(metric.ExactMatch) > 0 && lr.Score(metric.ExactMatch) < 1)
 				matched := 0
 				for i, d := range in.Examples {
 					if d.Index != i || len(d.Prediction) > len(d.Target) || len(d.Prediction) < min(d.FirstWrong+1, len(d.Target)) {
@@ -63,8 +64,8 @@ func TestInspectMatchesResults(t *testing.T) {
 						t.Errorf("length %d example %d: first wrong %d, prediction %v, target %v", lr.Length, i, fw, d.Prediction, d.Target)
 					}
 				}
-				if float64(matched)/float64(len(in.Examples)) != lr.ExactMatch {
-					t.Errorf("length %d: %d of %d examples matched, results say %v", lr.Length, matched, len(in.Examples), lr.ExactMatch)
+				if float64(matched)/float64(len(in.Examples)) != lr.Score(metric.ExactMatch) {
+					t.Errorf("length %d: %d of %d examples matched, results say %v", lr.Length, matched, len(in.Examples), lr.Score(metric.ExactMatch))
 				}
 			}
 			if !mixed {
@@ -90,9 +91,9 @@ func TestInspectMatchesResults(t *testing.T) {
 					t.Errorf("length %d: attended distance %v", L, ld.Distance)
 				}
 				beyondIdx := L - cfg.Task.MaxLen // lengths are 1..8, max_len 4
-				wantFailures := beyondIdx >= 1 && beyondIdx <= config.FailureLengths && res.Lengths[i].ExactMatch < 1
+				wantFailures := beyondIdx >= 1 && beyondIdx <= config.FailureLengths && res.Lengths[i].Score(metric.ExactMatch) < 1
 				if (len(ld.Failures) > 0) != wantFailures || len(ld.Failures) > config.FailuresPerLength {
-					t.Errorf("length %d (exact %v): %d failures decoded", L, res.Lengths[i].ExactMatch, len(ld.Failures))
+					t.Errorf("length %d (exact %v): %d failures decoded", L, res.Lengths[i].Score(metric.ExactMatch), len(ld.Failures))
 				}
 				for _, f := range ld.Failures {
 					if f.Matched() || len(f.Prediction) > len(f.Target) {
@@ -140,10 +141,10 @@ func TestInspectEvalVariant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if in.Exact != lr.ExactMatch || in.ResultsExact != lr.ExactMatch {
-			t.Errorf("length %d: inspect %v, the variant's results %v", lr.Length, in.Exact, lr.ExactMatch)
+		if in.Exact != lr.Score(metric.ExactMatch) || in.ResultsExact != lr.Score(metric.ExactMatch) {
+			t.Errorf("length %d: inspect %v, the variant's results %v", lr.Length, in.Exact, lr.Score(metric.ExactMatch))
 		}
-		differs = differs || lr.ExactMatch != res.Lengths[i].ExactMatch || lr.TokenAccuracy != res.Lengths[i].TokenAccuracy
+		differs = differs || lr.Score(metric.ExactMatch) != res.Lengths[i].Score(metric.ExactMatch) || lr.Score(metric.TokenAccuracy) != res.Lengths[i].Score(metric.TokenAccuracy)
 	}
 	if !differs {
 		t.Error("the variant scores like the run at every length: the test cannot tell which positions inspect used")

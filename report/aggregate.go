@@ -2,12 +2,15 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
 )
@@ -58,17 +61,17 @@ func NewStat(xs []float64) Stat {
 	return s
 }
 
-// LengthStat is one (group, length) row.
+// LengthStat is one (group, length) row: per metric of the group's task (package metric), the
+// statistic over seeds.
 type LengthStat struct {
 	Group
-	Length  int  `json:"length"`
-	InRange bool `json:"in_range"`
-	Exact   Stat `json:"exact_match"`
-	Token   Stat `json:"token_accuracy"`
+	Length  int
+	InRange bool
+	Scores  map[string]Stat
 }
 
-// GroupSummary is one (group) row: in-range and beyond-range exact match and token accuracy over
-// seeds, which of them is the group's headline, and how far the group extrapolates.
+// GroupSummary is one (group) row: per metric, the in-range and beyond-range score over seeds;
+// which metric is the group's headline, and how far the group extrapolates.
 type GroupSummary struct {
 	Group
 	MinLen, MaxLen int
@@ -76,14 +79,11 @@ type GroupSummary struct {
 	// Diverged counts the seeds whose training diverged (train.Result.Diverged): they have no scores,
 	// so the statistics are over the others.
 	Diverged int
-	// Metric is the group's headline score, the one its protocol reports: MetricToken for a
-	// task in the slots format (Delétang et al. 2023 and Ruoss et al. 2023 score per-token
-	// accuracy on the output slots), MetricExact otherwise.
-	Metric     string
-	InRange    Stat // per seed: the mean exact match over in-range lengths
-	Beyond     Stat // per seed: the mean exact match over lengths > MaxLen
-	InRangeTok Stat // per seed: the mean token accuracy over in-range lengths
-	BeyondTok  Stat // per seed: the mean token accuracy over lengths > MaxLen
+	// Metric is the group's headline score, the one its protocol reports (metric.Headline).
+	Metric string
+	// In and Beyond are, per metric, the statistic over seeds of each seed's mean over the
+	// in-range lengths and over the lengths > MaxLen.
+	In, Beyond map[string]Stat
 	// ExtrapLength is how far the group extrapolates, by the rule the claims engine uses too
 	// (ExtrapolatesTo): the longest tested length up to which the headline metric stays clearly
 	// above the task's chance level at every tested length (0 if it is not at the first).
@@ -92,19 +92,14 @@ type GroupSummary struct {
 	ExtrapRatio float64
 }
 
-// The names of GroupSummary.Metric.
-const (
-	MetricExact = "exact_match"
-	MetricToken = "token_accuracy"
-)
-
 // Headline is the group's in-range and beyond-range statistic in its headline metric.
-func (s GroupSummary) Headline() (inRange, beyond Stat) {
-	if s.Metric == MetricToken {
-		return s.InRangeTok, s.BeyondTok
-	}
-	return s.InRange, s.Beyond
-}
+func (s GroupSummary) Headline() (inRange, beyond Stat) { return s.In[s.Metric], s.Beyond[s.Metric] }
+
+// The built-in metrics the report's tables name (package metric declares them).
+const (
+	MetricExact = metric.ExactMatch
+	MetricToken = metric.TokenAccuracy
+)
 
 // GroupOf is the group of a cell.
 func GroupOf(c config.Cell) Group {
@@ -150,14 +145,14 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-// Aggregate groups finished runs (nil results are skipped) and summarises them over seeds.
-// Groups come in the order of their first cell; lengths ascending.
+// Aggregate groups finished runs (nil results are skipped) and summarises them over seeds, in
+// every metric of their task's kind. Groups come in the order of their first cell; lengths
+// ascending.
 func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []LengthStat, error) {
 	type acc struct {
 		g              Group
 		cfg            config.Config // the first cell's: the task, for its chance level
 		minLen, maxLen int
-		metric         string
 		runs           []*train.Result
 	}
 	var order []Group
@@ -170,10 +165,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 		g := GroupOf(c)
 		a, ok := groups[g]
 		if !ok {
-			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen, metric: MetricExact}
-			if c.Config.Task.Format == data.FormatSlots {
-				a.metric = MetricToken
-			}
+			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen}
 			groups[g] = a
 			order = append(order, g)
 		}
@@ -186,59 +178,53 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 	var rows []LengthStat
 	for _, g := range order {
 		a := groups[g]
-		byLen := map[int][][2]float64{}
-		var in, beyond, inTok, beyondTok []float64
+		metrics := metric.Of(data.KindOf(a.cfg.Task.Name))
+		headline, _ := metric.Get(metric.Headline(data.KindOf(a.cfg.Task.Name), a.cfg.Task.Format))
+		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: headline.Name,
+			In: map[string]Stat{}, Beyond: map[string]Stat{}}
+		byLen := map[int][]train.LengthResult{}
 		for _, r := range a.runs {
 			for _, l := range r.Lengths {
-				byLen[l.Length] = append(byLen[l.Length], [2]float64{l.ExactMatch, l.TokenAccuracy})
+				byLen[l.Length] = append(byLen[l.Length], l)
 			}
-			if !math.IsNaN(r.InRangeExact) {
-				in = append(in, r.InRangeExact)
-			}
-			if !math.IsNaN(r.BeyondExact) {
-				beyond = append(beyond, r.BeyondExact)
-			}
-			if !math.IsNaN(r.InRangeToken) {
-				inTok = append(inTok, r.InRangeToken)
-			}
-			if !math.IsNaN(r.BeyondToken) {
-				beyondTok = append(beyondTok, r.BeyondToken)
-			}
-		}
-		lengths := make([]int, 0, len(byLen))
-		for L := range byLen {
-			lengths = append(lengths, L)
-		}
-		sort.Ints(lengths)
-		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: a.metric,
-			InRange: NewStat(in), Beyond: NewStat(beyond), InRangeTok: NewStat(inTok), BeyondTok: NewStat(beyondTok)}
-		for _, r := range a.runs {
 			if r.Diverged != nil {
 				s.Diverged++
 			}
 		}
-		for _, L := range lengths {
-			var ex, tok []float64
-			for _, p := range byLen[L] {
-				ex = append(ex, p[0])
-				tok = append(tok, p[1])
-			}
-			rows = append(rows, LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Exact: NewStat(ex), Token: NewStat(tok)})
-		}
-		s.ExtrapLength = ExtrapolatesTo(lengths, func(L int) (scores []float64, chance float64) {
-			exact, token := Chance(a.cfg, L)
-			for _, p := range byLen[L] {
-				if a.metric == MetricToken {
-					scores = append(scores, p[1])
-				} else {
-					scores = append(scores, p[0])
+		for _, m := range metrics {
+			var in, beyond []float64
+			for _, r := range a.runs {
+				i, b := r.Summary(m.Name)
+				if !math.IsNaN(i) {
+					in = append(in, i)
+				}
+				if !math.IsNaN(b) {
+					beyond = append(beyond, b)
 				}
 			}
-			if a.metric == MetricToken {
-				return scores, token
+			s.In[m.Name], s.Beyond[m.Name] = NewStat(in), NewStat(beyond)
+		}
+		lengths := slices.Sorted(maps.Keys(byLen))
+		scores := func(L int, name string) []float64 {
+			var xs []float64
+			for _, l := range byLen[L] {
+				xs = append(xs, l.Score(name))
 			}
-			return scores, exact
-		})
+			return xs
+		}
+		for _, L := range lengths {
+			row := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Scores: map[string]Stat{}}
+			for _, m := range metrics {
+				row.Scores[m.Name] = NewStat(scores(L, m.Name))
+			}
+			rows = append(rows, row)
+		}
+		if headline.Chance != nil {
+			s.ExtrapLength = ExtrapolatesTo(lengths, func(L int) ([]float64, float64) {
+				exact, token := Chance(a.cfg, L)
+				return scores(L, headline.Name), headline.Chance(metric.Guess{Exact: exact, Token: token})
+			})
+		}
 		s.ExtrapRatio = float64(s.ExtrapLength) / float64(a.maxLen)
 		sums = append(sums, s)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestLoadDamagedRun(t *testing.T) {
 		}
 		g, err := Load(dir)
 		if c.class == "" {
-			if err != nil || g.Runs[0] == nil || g.Runs[0].Result.Lengths[7] != res.Lengths[7] {
+			if err != nil || g.Runs[0] == nil || !reflect.DeepEqual(g.Runs[0].Result.Lengths[7], res.Lengths[7]) {
 				t.Errorf("results.csv without a column: %v; want the run loaded from results.json", err)
 			}
 			continue

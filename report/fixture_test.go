@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/posformer/posformer/metric"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +37,7 @@ func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L in
 		for _, L := range c.Config.Eval.Lengths {
 			x := score(c.Config, L)
 			res.Lengths = append(res.Lengths, train.LengthResult{Length: L, InRange: L >= c.Config.Task.MinLen && L <= c.Config.Task.MaxLen,
-				ExactMatch: x, TokenAccuracy: x, N: c.Config.Eval.Examples})
+				Scores: map[string]float64{metric.ExactMatch: x, metric.TokenAccuracy: x}, N: c.Config.Eval.Examples})
 		}
 		js, _ := json.Marshal(res)
 		for name, data := range map[string][]byte{"config.yaml": cy, "results.json": js, "metrics.jsonl": nil} {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/posformer/posformer/metric"
 	"math"
 	"os"
 	"path/filepath"
@@ -46,8 +47,9 @@ func TestReportGoldenLM(t *testing.T) {
 	g = rewriteResults(t, g, func(c config.Config, r *train.Result) {
 		for i, l := range r.Lengths {
 			w, s := lmBits(c, l.Length)
-			r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = w, s
-			r.Lengths[i].Perplexity, r.Lengths[i].SlidingPerplexity = math.Exp2(w), math.Exp2(s)
+			sc := r.Lengths[i].Scores
+			sc[metric.BitsPerByte], sc[metric.SlidingBitsPerByte] = w, s
+			sc["perplexity"], sc["sliding_perplexity"] = math.Exp2(w), math.Exp2(s)
 		}
 	})
 	rep, err := Write(g)
@@ -103,7 +105,8 @@ func mixedGrid(t *testing.T, src string, diverged func(config.Config) bool) *Gri
 		}
 		for i, l := range r.Lengths {
 			if c.Task.Name == "lm" {
-				r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = lmBits(c, l.Length)
+				sc := r.Lengths[i].Scores
+				sc[metric.BitsPerByte], sc[metric.SlidingBitsPerByte] = lmBits(c, l.Length)
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/posformer/posformer/metric"
 	"strings"
 	"testing"
 
@@ -41,17 +42,10 @@ func slotsGrid(t *testing.T, dir string) *Grid {
 	t.Helper()
 	g := fixtureGrid(t, dir, slotsFixture, func(c config.Config, L int) float64 { e, _ := slotsScores(c, L); return e })
 	return rewriteResults(t, g, func(c config.Config, r *train.Result) {
-		var inE, inT, beE, beT []float64
 		for i, l := range r.Lengths {
 			e, tok := slotsScores(c, l.Length)
-			r.Lengths[i].ExactMatch, r.Lengths[i].TokenAccuracy = e, tok
-			if l.InRange {
-				inE, inT = append(inE, e), append(inT, tok)
-			} else {
-				beE, beT = append(beE, e), append(beT, tok)
-			}
+			r.Lengths[i].Scores[metric.ExactMatch], r.Lengths[i].Scores[metric.TokenAccuracy] = e, tok
 		}
-		r.InRangeExact, r.InRangeToken, r.BeyondExact, r.BeyondToken = mean(inE), mean(inT), mean(beE), mean(beT)
 	})
 }
 
@@ -70,8 +64,8 @@ func TestReportGoldenSlots(t *testing.T) {
 		t.Fatalf("summaries: %+v", sums)
 	}
 	// randomized: beyond token accuracy 0.7 and 0.8 by seed, exact match 0.
-	if in, beyond := sums[1].Headline(); in.Mean != 0.98 || beyond.Mean != 0.75 || sums[1].Beyond.Mean != 0 {
-		t.Errorf("randomized headline in %v beyond %v, exact beyond %v: want token 0.98, 0.75 and exact 0", in.Mean, beyond.Mean, sums[1].Beyond.Mean)
+	if in, beyond := sums[1].Headline(); in.Mean != 0.98 || beyond.Mean != 0.75 || sums[1].Beyond[MetricExact].Mean != 0 {
+		t.Errorf("randomized headline in %v beyond %v, exact beyond %v: want token 0.98, 0.75 and exact 0", in.Mean, beyond.Mean, sums[1].Beyond[MetricExact].Mean)
 	}
 	table := SummaryTable(sums)
 	for _, want := range []string{"in-range token accuracy | beyond token accuracy", "| reverse | sinusoidal | randomized=true,max_random=64 | 2 | 1..4 | 0.980 ± 0.000 | 0.750 ± 0.071 | [0.700, 0.800] | 0.900 ± 0.000 | 0.000 ± 0.000 |"} {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/train"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/grid (the fixture) and the golden files of testdata/golden")
@@ -41,14 +39,6 @@ func goldenScores(c config.Config, L int) float64 {
 	return 0
 }
 
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
 // TestReportGolden writes the report of the fixture grid in testdata/grid (a finished grid as
 // runs leave it, nothing trained) and compares report.md, summary.csv and by_length.csv with
 // testdata/golden (go test ./report -run TestReportGolden -update rewrites the fixture and the
@@ -61,28 +51,6 @@ func TestReportGolden(t *testing.T) {
 		}
 		tmp := t.TempDir()
 		g := fixtureGrid(t, tmp, goldenFixture, goldenScores)
-		for _, c := range g.Cells { // the summary fields a run computes from its lengths
-			path := filepath.Join(g.Dir, c.Name, "results.json")
-			var r train.Result
-			b, err := os.ReadFile(path)
-			if err != nil || json.Unmarshal(b, &r) != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			var in, beyond []float64
-			for _, l := range r.Lengths {
-				if l.InRange {
-					in = append(in, l.ExactMatch)
-				} else if l.Length > r.MaxLen {
-					beyond = append(beyond, l.ExactMatch)
-				}
-			}
-			r.InRangeExact, r.InRangeToken = mean(in), mean(in)
-			r.BeyondExact, r.BeyondToken = mean(beyond), mean(beyond)
-			b, _ = json.Marshal(r)
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
 		if err := os.CopyFS(fixture, os.DirFS(g.Dir)); err != nil {
 			t.Fatal(err)
 		}

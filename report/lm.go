@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -37,7 +38,7 @@ func LMCurves(g *Grid) []LMCurve {
 	var order []Group
 	runs := map[Group][]*train.Result{}
 	for i, r := range g.Runs {
-		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].BitsPerByte == 0 {
+		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].Score(metric.BitsPerByte) == 0 {
 			continue
 		}
 		k := GroupOf(g.Cells[i])
@@ -60,11 +61,12 @@ func LMCurves(g *Grid) []LMCurve {
 				if i < 0 {
 					break
 				}
-				w = append(w, r.Lengths[i].BitsPerByte)
-				s = append(s, r.Lengths[i].SlidingBitsPerByte)
+				bpb, sliding := r.Lengths[i].Score(metric.BitsPerByte), r.Lengths[i].Score(metric.SlidingBitsPerByte)
+				w = append(w, bpb)
+				s = append(s, sliding)
 				if t := at(r, c.MaxLen); t >= 0 {
-					dw = append(dw, r.Lengths[i].BitsPerByte-r.Lengths[t].BitsPerByte)
-					ds = append(ds, r.Lengths[i].SlidingBitsPerByte-r.Lengths[t].SlidingBitsPerByte)
+					dw = append(dw, bpb-r.Lengths[t].Score(metric.BitsPerByte))
+					ds = append(ds, sliding-r.Lengths[t].Score(metric.SlidingBitsPerByte))
 				}
 			}
 			if len(w) != len(rs) {
@@ -267,7 +269,7 @@ func lmSummaryCSV(curves []LMCurve, sums []GroupSummary) []byte {
 		last := len(c.Lengths) - 1
 		dw, dwLo, dwHi := changeFields(c.Change[last])
 		ds, dsLo, dsHi := changeFields(c.SlidingChange[last])
-		w.Write([]string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(c.Seeds), strconv.Itoa(c.MaxLen), "bits_per_byte",
+		w.Write([]string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(c.Seeds), strconv.Itoa(c.MaxLen), metric.BitsPerByte,
 			g(trainW.Mean), g(trainW.Std), strconv.Itoa(c.Lengths[last]), g(c.Windows[last].Mean), g(c.Windows[last].Std),
 			g(dw), g(dwLo), g(dwHi),
 			g(trainS.Mean), g(c.Sliding[last].Mean),
@@ -275,7 +277,7 @@ func lmSummaryCSV(curves []LMCurve, sums []GroupSummary) []byte {
 	}
 	for _, s := range sums {
 		if s.Diverged == s.Seeds && !slices.ContainsFunc(curves, func(c LMCurve) bool { return c.Group == s.Group }) {
-			w.Write(append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), "bits_per_byte"}, make([]string, 13)...))
+			w.Write(append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), metric.BitsPerByte}, make([]string, 13)...))
 		}
 	}
 	w.Flush()

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/posformer/posformer/metric"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,11 +25,11 @@ func TestLMCurves(t *testing.T) {
 	run := func(c config.Cell, bpb ...float64) *Run {
 		r := &train.Result{Task: c.Config.Task.Name, Scheme: c.Config.Position.Kind, MaxLen: 64}
 		for i, L := range []int{32, 64, 128} {
-			r.Lengths = append(r.Lengths, train.LengthResult{Length: L, BitsPerByte: bpb[i], SlidingBitsPerByte: bpb[i] + float64(L/128)})
+			r.Lengths = append(r.Lengths, train.LengthResult{Length: L, Scores: map[string]float64{metric.BitsPerByte: bpb[i], metric.SlidingBitsPerByte: bpb[i] + float64(L/128)}})
 		}
 		if c.Config.Task.Name != "lm" {
 			for i := range r.Lengths {
-				r.Lengths[i].BitsPerByte, r.Lengths[i].SlidingBitsPerByte = 0, 0
+				r.Lengths[i].Scores[metric.BitsPerByte], r.Lengths[i].Scores[metric.SlidingBitsPerByte] = 0, 0
 			}
 		}
 		return &Run{Cell: c, Result: r}

@@ -18,6 +18,7 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -226,19 +227,15 @@ func checkRun(dir string, c config.Cell, r *train.Result, inGrid bool) error {
 		return fmt.Errorf("%s/results.json: training lengths %d..%d or steps %d out of range: %s", dir, r.MinLen, r.MaxLen, r.Steps, fix)
 	}
 	score := func(x float64) bool { return math.IsNaN(x) || x >= 0 && x <= 1 }
-	for _, x := range []float64{r.InRangeExact, r.BeyondExact, r.InRangeToken, r.BeyondToken, r.BestScore} {
-		if !score(x) {
-			return fmt.Errorf("%s/results.json: a summary score %g is outside [0, 1]: %s", dir, x, fix)
-		}
+	if !score(r.BestScore) {
+		return fmt.Errorf("%s/results.json: a summary score %g is outside [0, 1]: %s", dir, r.BestScore, fix)
 	}
 	for _, l := range r.Lengths {
-		inRange := l.Length >= r.MinLen && l.Length <= r.MaxLen
-		if data.ReadsCorpus(r.Task) {
-			inRange = l.Length <= r.MaxLen // lm: every context up to the training windows' (train/lm.go)
-		}
-		if l.Length < 1 || l.N < 0 || !score(l.ExactMatch) || !score(l.TokenAccuracy) || l.InRange != inRange {
+		inRange := data.InRange(r.Task, l.Length, r.MinLen, r.MaxLen)
+		exact, token := l.Score(metric.ExactMatch), l.Score(metric.TokenAccuracy)
+		if l.Length < 1 || l.N < 0 || !score(exact) || !score(token) || l.InRange != inRange {
 			return fmt.Errorf("%s/results.json: length %d (n %d, exact match %g, token accuracy %g, in_range %v) is out of range: %s",
-				dir, l.Length, l.N, l.ExactMatch, l.TokenAccuracy, l.InRange, fix)
+				dir, l.Length, l.N, exact, token, l.InRange, fix)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
@@ -67,7 +68,7 @@ func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat) ([]
 			return nil, err
 		}
 	}
-	if lmOnly(sums) { // bits per byte and the loss are a language model's plots; its scheme's tables say nothing of it
+	if seq, _, _ := byKind(sums, nil); len(seq) == 0 { // bits per byte and the loss are a language model's plots; its scheme's tables say nothing of it
 		return names, nil
 	}
 	cfg := g.Cells[0].Config
@@ -124,9 +125,9 @@ func exactPlot(dir, task string, sums []GroupSummary, rows []LengthStat) (string
 				continue
 			}
 			x := float64(r.Length)
-			line = append(line, plotter.XY{X: x, Y: r.Exact.Mean})
-			lo = append(lo, plotter.XY{X: x, Y: r.Exact.Min})
-			hi = append(hi, plotter.XY{X: x, Y: r.Exact.Max})
+			line = append(line, plotter.XY{X: x, Y: r.Scores[metric.ExactMatch].Mean})
+			lo = append(lo, plotter.XY{X: x, Y: r.Scores[metric.ExactMatch].Min})
+			hi = append(hi, plotter.XY{X: x, Y: r.Scores[metric.ExactMatch].Max})
 			maxX = math.Max(maxX, x)
 		}
 		l, err := addSeries(p, i, s.Seeds, line, lo, hi)

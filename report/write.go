@@ -16,6 +16,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 )
@@ -48,23 +49,20 @@ func Write(g *Grid) (*Report, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	scored, _ := scoredGroups(sums, nil) // a mixed grid's headline leaves its lm groups out
-	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(scored)}
-	if lmOnly(sums) {
-		r.Headline = joinParagraphs(LMTable(LMCurves(g)), lmDiverged(g, sums))
-	}
+	seq, seqRows, text := byKind(sums, rows)
+	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(seq)} // a mixed grid's headline leaves its lm groups out
 	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
 		return nil, err
 	}
 	csvs := map[string][]byte{}
-	switch curves, lms := LMCurves(g), corpusGroups(sums); {
-	case lmOnly(sums):
-		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves, lms), lmByLengthCSV(curves)
+	switch curves := LMCurves(g); {
+	case len(seq) == 0:
+		r.Headline = joinParagraphs(LMTable(curves), lmDiverged(g, sums))
+		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves, text), lmByLengthCSV(curves)
 	default:
-		xs, xr := notCorpus(sums, rows)
-		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(xs), byLengthCSV(xr)
-		if len(lms) > 0 {
-			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves, lms), lmByLengthCSV(curves)
+		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(seq), byLengthCSV(seqRows)
+		if len(text) > 0 {
+			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves, text), lmByLengthCSV(curves)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(csvs)) {
@@ -98,16 +96,19 @@ func PM(s Stat) string {
 	return f3(s.Mean) + " ± " + f3(s.Std)
 }
 
-// tokenHeadline tells whether a table of these groups headlines token accuracy: every group is
-// scored per token (slots-format tasks, MetricToken). A table mixing the formats keeps
-// exact match, which every group has.
-func tokenHeadline(sums []GroupSummary) bool {
-	for _, s := range sums {
-		if s.Metric != MetricToken {
-			return false
+// tableMetric is the metric a table of these groups headlines: the headline every group shares
+// (token accuracy for the slots format), or exact match, which every group has, when they differ.
+func tableMetric(sums []GroupSummary) metric.Metric {
+	m, _ := metric.Get(metric.ExactMatch)
+	for i, s := range sums {
+		if s.Metric != sums[0].Metric {
+			return m
+		}
+		if i == 0 {
+			m, _ = metric.Get(s.Metric)
 		}
 	}
-	return len(sums) > 0
+	return m
 }
 
 // The CSVs of the lm groups of a grid that mixes lm with other tasks.
@@ -116,42 +117,23 @@ const (
 	lmByLengthFile = "lm_by_length.csv"
 )
 
-// notCorpus returns the groups and rows of the tasks not read from a corpus (scored by exact
-// match): the lm groups' exact match is no score.
-func notCorpus(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []LengthStat) {
-	var s []GroupSummary
-	var r []LengthStat
+// byKind splits the groups and rows into the sequence tasks' (the exact-match tables and CSVs,
+// decoded failures) and the text tasks' groups (lm: bits per byte, report/lm.go), whose exact
+// match and decoded answers mean nothing.
+func byKind(sums []GroupSummary, rows []LengthStat) (seq []GroupSummary, seqRows []LengthStat, text []GroupSummary) {
 	for _, x := range sums {
-		if !data.ReadsCorpus(x.Task) {
-			s = append(s, x)
+		if data.KindOf(x.Task) == data.KindText {
+			text = append(text, x)
+		} else {
+			seq = append(seq, x)
 		}
 	}
 	for _, x := range rows {
-		if !data.ReadsCorpus(x.Task) {
-			r = append(r, x)
+		if data.KindOf(x.Task) != data.KindText {
+			seqRows = append(seqRows, x)
 		}
 	}
-	return s, r
-}
-
-// corpusGroups are the groups of the tasks read from a corpus (lm), scored by bits per byte.
-func corpusGroups(sums []GroupSummary) []GroupSummary {
-	var out []GroupSummary
-	for _, x := range sums {
-		if data.ReadsCorpus(x.Task) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// scoredGroups are the groups of the exact-match tables (Summary, by length, decoded failures):
-// in a grid that mixes lm with other tasks, the others (notCorpus); else all of them.
-func scoredGroups(sums []GroupSummary, rows []LengthStat) ([]GroupSummary, []LengthStat) {
-	if lmOnly(sums) {
-		return sums, rows
-	}
-	return notCorpus(sums, rows)
+	return seq, seqRows, text
 }
 
 // lmDiverged is the paragraph of an lm-only report naming its groups whose runs diverged in
@@ -196,46 +178,29 @@ func joinParagraphs(texts ...string) string {
 	return strings.Join(out, "\n")
 }
 
-// lmOnly tells whether every group is a task read from a corpus (lm: data.ReadsCorpus), scored
-// by bits per byte, whose exact match and decoded answers mean nothing.
-func lmOnly(sums []GroupSummary) bool {
-	for _, s := range sums {
-		if !data.ReadsCorpus(s.Task) {
-			return false
-		}
-	}
-	return len(sums) > 0
-}
-
-// SummaryTable is the markdown table of one row per group. Its headline is exact match, or
-// token accuracy (with exact match in its own columns) when every group is in the slots format.
+// SummaryTable is the markdown table of one row per group. Its headline is tableMetric's, with
+// exact match in its own columns when that is another metric (token accuracy for the slots
+// format).
 func SummaryTable(sums []GroupSummary) string {
 	var b strings.Builder
-	if tokenHeadline(sums) {
-		b.WriteString("| task | scheme | variant | seeds | trained on | in-range token accuracy | beyond token accuracy | beyond [min, max] | in-range exact | beyond exact | extrapolates to | ratio |\n")
-		b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- | --- | --- | ---: | ---: |\n")
-		for _, s := range sums {
-			v := s.Variant
-			if v == "" {
-				v = "–"
-			}
-			x, ratio := extrapolation(s)
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d..%d | %s | %s | [%s, %s] | %s | %s | %s | %s |\n",
-				s.Task, s.Scheme, v, seedsCell(s), s.MinLen, s.MaxLen, pmOf(s, s.InRangeTok), pmOf(s, s.BeyondTok), f3(s.BeyondTok.Min), f3(s.BeyondTok.Max),
-				pmOf(s, s.InRange), pmOf(s, s.Beyond), x, ratio)
-		}
-		return b.String()
+	h, exact := tableMetric(sums), ""
+	if h.Name != metric.ExactMatch {
+		exact = " in-range exact | beyond exact |"
 	}
-	b.WriteString("| task | scheme | variant | seeds | trained on | in-range exact | beyond exact | beyond [min, max] | extrapolates to | ratio |\n")
-	b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- | ---: | ---: |\n")
+	fmt.Fprintf(&b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] |%s extrapolates to | ratio |\n", h.Label, h.Label, exact)
+	b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- |" + strings.Repeat(" --- |", strings.Count(exact, "|")) + " ---: | ---: |\n")
 	for _, s := range sums {
 		v := s.Variant
 		if v == "" {
 			v = "–"
 		}
 		x, ratio := extrapolation(s)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d..%d | %s | %s | [%s, %s] | %s | %s |\n",
-			s.Task, s.Scheme, v, seedsCell(s), s.MinLen, s.MaxLen, pmOf(s, s.InRange), pmOf(s, s.Beyond), f3(s.Beyond.Min), f3(s.Beyond.Max), x, ratio)
+		in, beyond := s.In[h.Name], s.Beyond[h.Name]
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d..%d | %s | %s | [%s, %s] |", s.Task, s.Scheme, v, seedsCell(s), s.MinLen, s.MaxLen, pmOf(s, in), pmOf(s, beyond), f3(beyond.Min), f3(beyond.Max))
+		if exact != "" {
+			fmt.Fprintf(&b, " %s | %s |", pmOf(s, s.In[metric.ExactMatch]), pmOf(s, s.Beyond[metric.ExactMatch]))
+		}
+		fmt.Fprintf(&b, " %s | %s |\n", x, ratio)
 	}
 	return b.String()
 }
@@ -280,10 +245,7 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 				mine = append(mine, s)
 			}
 		}
-		metric, score := "exact match", func(r LengthStat) Stat { return r.Exact }
-		if tokenHeadline(mine) {
-			metric, score = "token accuracy", func(r LengthStat) Stat { return r.Token }
-		}
+		m := tableMetric(mine)
 		cell := map[Group]map[int]LengthStat{}
 		lengthSet := map[int]bool{}
 		maxLen := 0
@@ -307,7 +269,7 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 			lengths = append(lengths, L)
 		}
 		sort.Ints(lengths)
-		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, metric, maxLen)
+		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, metric.Words(m.Name), maxLen)
 		for _, g := range groups {
 			name := g.Scheme
 			if g.Variant != "" {
@@ -324,7 +286,7 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 			fmt.Fprintf(&b, "| %d%s |", L, mark)
 			for _, g := range groups {
 				if r, ok := cell[g][L]; ok {
-					fmt.Fprintf(&b, " %s |", PM(score(r)))
+					fmt.Fprintf(&b, " %s |", PM(r.Scores[m.Name]))
 				} else {
 					b.WriteString(" – |")
 				}
@@ -357,14 +319,14 @@ func markdown(g *Grid, r *Report) string {
 	b.WriteString(" Regenerate with `go run ./cmd/train report " + g.Dir + "`.\n\n")
 	// A grid of lm runs only is scored by bits per byte alone: no exact match, no answers. A grid
 	// mixing lm with other tasks shows only the others in its exact-match sections.
-	sums, rows := scoredGroups(r.Summaries, r.Rows)
-	lm := lmOnly(sums)
+	sums, rows, text := byKind(r.Summaries, r.Rows)
+	lm := len(sums) == 0
 	if !lm {
 		b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 			"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
 			extrapolationRule() + "\n\n")
 	}
-	if tokenHeadline(sums) {
+	if tableMetric(sums).Name == metric.TokenAccuracy {
 		b.WriteString("Token accuracy: the fraction of output tokens that are the argmax. This grid's tasks write their answers in output slots " +
 			"(`task.format: slots`, an encoder protocol scored per output token), so token accuracy " +
 			"is the headline of its tables (and of *extrapolates to*), with exact match beside it.\n\n")
@@ -383,7 +345,7 @@ func markdown(g *Grid, r *Report) string {
 			b.WriteString(SelectionTable(g.Selection))
 		}
 	}
-	t, d := LMTable(LMCurves(g)), lmDiverged(g, corpusGroups(r.Summaries))
+	t, d := LMTable(LMCurves(g)), lmDiverged(g, text)
 	if !lm && (t != "" || d != "") {
 		b.WriteString("\n## Bits per byte against context length (lm)\n\n")
 	}
@@ -416,11 +378,8 @@ func markdown(g *Grid, r *Report) string {
 	if lm {
 		return b.String()
 	}
-	if tokenHeadline(sums) {
-		b.WriteString("## Token accuracy by length\n")
-	} else {
-		b.WriteString("## Exact match by length\n")
-	}
+	words := metric.Words(tableMetric(sums).Name)
+	b.WriteString("## " + strings.ToUpper(words[:1]) + words[1:] + " by length\n")
 	b.WriteString(ByLengthTables(sums, rows))
 	b.WriteString("\nFull tables: [summary.csv](summary.csv), [by_length.csv](by_length.csv).\n")
 	b.WriteString(diagnosticsMarkdown(g, tasks(sums)))
@@ -439,16 +398,23 @@ func csvFloat(x float64) string {
 func summaryCSV(sums []GroupSummary) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
-		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio",
-		"metric", "in_range_exact_mean", "beyond_exact_mean", "in_range_token_mean", "beyond_token_mean"})
+	ms := metric.Of(data.KindSequence)
+	head := []string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
+		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio", "metric"}
+	for _, m := range ms {
+		head = append(head, "in_range_"+m.Short+"_mean", "beyond_"+m.Short+"_mean")
+	}
+	w.Write(head)
 	g := csvFloat
 	for _, s := range sums {
 		in, beyond := s.Headline() // the group's own metric (the metric column)
-		w.Write([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MinLen), strconv.Itoa(s.MaxLen),
+		rec := []string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MinLen), strconv.Itoa(s.MaxLen),
 			g(in.Mean), g(in.Std), g(in.Min), g(in.Max),
-			g(beyond.Mean), g(beyond.Std), g(beyond.Min), g(beyond.Max), strconv.Itoa(s.ExtrapLength), g(s.ExtrapRatio),
-			s.Metric, g(s.InRange.Mean), g(s.Beyond.Mean), g(s.InRangeTok.Mean), g(s.BeyondTok.Mean)})
+			g(beyond.Mean), g(beyond.Std), g(beyond.Min), g(beyond.Max), strconv.Itoa(s.ExtrapLength), g(s.ExtrapRatio), s.Metric}
+		for _, m := range ms {
+			rec = append(rec, g(s.In[m.Name].Mean), g(s.Beyond[m.Name].Mean))
+		}
+		w.Write(rec)
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -457,11 +423,21 @@ func summaryCSV(sums []GroupSummary) []byte {
 func byLengthCSV(rows []LengthStat) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"task", "scheme", "variant", "length", "in_range", "n", "exact_mean", "exact_std", "exact_min", "exact_max", "token_mean", "token_std", "token_min", "token_max"})
+	ms := metric.Of(data.KindSequence)
+	head := []string{"task", "scheme", "variant", "length", "in_range", "n"}
+	for _, m := range ms {
+		x := m.Short
+		head = append(head, x+"_mean", x+"_std", x+"_min", x+"_max")
+	}
+	w.Write(head)
 	g := csvFloat
 	for _, r := range rows {
-		w.Write([]string{r.Task, r.Scheme, r.Variant, strconv.Itoa(r.Length), strconv.FormatBool(r.InRange), strconv.Itoa(r.Exact.N),
-			g(r.Exact.Mean), g(r.Exact.Std), g(r.Exact.Min), g(r.Exact.Max), g(r.Token.Mean), g(r.Token.Std), g(r.Token.Min), g(r.Token.Max)})
+		rec := []string{r.Task, r.Scheme, r.Variant, strconv.Itoa(r.Length), strconv.FormatBool(r.InRange), strconv.Itoa(r.Scores[ms[0].Name].N)}
+		for _, m := range ms {
+			x := r.Scores[m.Name]
+			rec = append(rec, g(x.Mean), g(x.Std), g(x.Min), g(x.Max))
+		}
+		w.Write(rec)
 	}
 	w.Flush()
 	return buf.Bytes()
@@ -497,7 +473,7 @@ func SelectionTable(sel *config.Selection) string {
 	fmt.Fprintf(&b, "\n## Selection of %s\n\n", sel.Field)
 	fmt.Fprintf(&b, "Each group's value: the highest mean validation %s (training lengths) over the tuning seeds %v, ties to the value listed first; "+
 		"a group below %.2f did not learn the task in range with any value. Only the chosen value's runs are in the tables above (selection.json).\n\n",
-		strings.ReplaceAll(sel.Metric, "_", " "), sel.Seeds, grid.LearnedScore)
+		metric.Words(sel.Metric), sel.Seeds, grid.LearnedScore)
 	b.WriteString("| group | scores of the candidates | chosen | learned in range |\n| --- | --- | ---: | --- |\n")
 	for _, g := range sel.Groups {
 		var vals, scores []string

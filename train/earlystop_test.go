@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/posformer/posformer/metric"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -130,8 +131,8 @@ func TestEarlyStopRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.ExactMatch != l.ExactMatch || r.TokenAccuracy != l.TokenAccuracy {
-			t.Fatalf("length %d: the best checkpoint scores %v/%v, results.json %v/%v", l.Length, r.ExactMatch, r.TokenAccuracy, l.ExactMatch, l.TokenAccuracy)
+		if r.Score(metric.ExactMatch) != l.Score(metric.ExactMatch) || r.Score(metric.TokenAccuracy) != l.Score(metric.TokenAccuracy) {
+			t.Fatalf("length %d: the best checkpoint scores %v/%v, results.json %v/%v", l.Length, r.Score(metric.ExactMatch), r.Score(metric.TokenAccuracy), l.Score(metric.ExactMatch), l.Score(metric.TokenAccuracy))
 		}
 	}
 	last, _ := os.ReadFile(filepath.Join(run, "checkpoint.bin"))

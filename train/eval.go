@@ -1,28 +1,82 @@
 package train
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 )
 
-// LengthResult is the score at one input length.
+// LengthResult is the score at one input length: every metric of the task's kind (package
+// metric) by name, and the number of examples (for text, of predictions) scored.
 type LengthResult struct {
-	Length        int     `json:"length"`
-	InRange       bool    `json:"in_range"`
-	ExactMatch    float64 `json:"exact_match"`
-	TokenAccuracy float64 `json:"token_accuracy"`
-	N             int     `json:"n"`
-	// The lm task's scores (train/lm.go; absent for the other tasks), over its test split at
-	// context length Length: bits per byte and per-byte perplexity with non-overlapping windows
-	// (every byte but the first predicted once, its context its place in its window), and with a
-	// sliding window scoring only the last eval.stride predictions of each window.
-	BitsPerByte        float64 `json:"bits_per_byte,omitempty"`
-	Perplexity         float64 `json:"perplexity,omitempty"`
-	SlidingBitsPerByte float64 `json:"sliding_bits_per_byte,omitempty"`
-	SlidingPerplexity  float64 `json:"sliding_perplexity,omitempty"`
+	Length  int
+	InRange bool
+	Scores  map[string]float64
+	N       int
+}
+
+// Score is the length's score in a metric (0 when the run has none).
+func (l LengthResult) Score(name string) float64 { return l.Scores[name] }
+
+// MarshalJSON writes length, in_range, the sequence tasks' metrics (0 where they do not apply),
+// n, then any other metric the length has, each followed by its paired value (perplexity after
+// bits per byte): the order results.json always had.
+func (l LengthResult) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"length":%d,"in_range":%t`, l.Length, l.InRange)
+	field := func(name string, v float64) error {
+		x, err := json.Marshal(v)
+		fmt.Fprintf(&b, `,%q:%s`, name, x)
+		return err
+	}
+	var rest []metric.Metric
+	for _, m := range metric.All() {
+		if !m.Applies(data.KindSequence) {
+			rest = append(rest, m)
+		} else if err := field(m.Name, l.Scores[m.Name]); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(&b, `,"n":%d`, l.N)
+	for _, m := range rest {
+		for _, name := range []string{m.Name, m.Paired} {
+			if v, ok := l.Scores[name]; ok && name != "" && v != 0 {
+				if err := field(name, v); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: every number besides length and n is a score.
+func (l *LengthResult) UnmarshalJSON(b []byte) error {
+	var head struct {
+		Length  int  `json:"length"`
+		InRange bool `json:"in_range"`
+		N       int  `json:"n"`
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &head); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	*l = LengthResult{Length: head.Length, InRange: head.InRange, N: head.N, Scores: map[string]float64{}}
+	for k, v := range all {
+		if x, ok := v.(float64); ok && k != "length" && k != "n" {
+			l.Scores[k] = x
+		}
+	}
+	return nil
 }
 
 // samplerOf returns the randomized-positions option of the model's scheme, if it has one.
@@ -66,7 +120,7 @@ func evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize
 	if randomized {
 		opt.MaxPos = rnd.MaxRandom
 	}
-	var exact, tokOK, tokAll int
+	var answers []metric.Answer
 	graphs := map[int]*model.Graph{}
 	defer func() {
 		for _, g := range graphs {
@@ -95,12 +149,7 @@ func evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize
 		}
 		pred := g.Argmax()
 		for e := 0; e < b.B; e++ {
-			ok, scored, firstWrong := scoreExample(b, pred, e)
-			tokOK += ok
-			tokAll += scored
-			if firstWrong < 0 {
-				exact++
-			}
+			answers = append(answers, answerOf(b, pred, e))
 		}
 		if visit != nil {
 			if err := visit(evalBatch{Lo: lo, Batch: b, Positions: pos, Pred: pred}); err != nil {
@@ -108,8 +157,25 @@ func evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize
 			}
 		}
 	}
-	n := len(examples)
-	return LengthResult{Length: L, ExactMatch: float64(exact) / float64(n), TokenAccuracy: float64(tokOK) / float64(max(tokAll, 1)), N: n}, nil
+	r := LengthResult{Length: L, Scores: map[string]float64{}, N: len(examples)}
+	for _, m := range metric.Scored() {
+		if m.Applies(data.KindSequence) {
+			r.Scores[m.Name] = m.Score(answers)
+		}
+	}
+	return r, nil
+}
+
+// answerOf is example e of a batch as the model answered it: the argmax and the target at every
+// scored output position.
+func answerOf(b data.Batch, pred []int, e int) metric.Answer {
+	var a metric.Answer
+	for t := 0; t < b.T; t++ {
+		if i := e*b.T + t; b.Weights[i] != 0 {
+			a.Pred, a.Target = append(a.Pred, pred[i]), append(a.Target, b.Targets[i])
+		}
+	}
+	return a
 }
 
 // scoreExample scores example e of a batch from the argmax of every row under teacher forcing:

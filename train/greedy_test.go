@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"github.com/posformer/posformer/metric"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,14 +48,14 @@ func TestGreedyEqualsTeacherForced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("L=%d: teacher-forced exact %.3f, greedy %.3f", L, tf.ExactMatch, gr)
-		if gr != tf.ExactMatch {
-			t.Errorf("L=%d: greedy exact match %.4f != teacher-forced %.4f", L, gr, tf.ExactMatch)
+		t.Logf("L=%d: teacher-forced exact %.3f, greedy %.3f", L, tf.Score(metric.ExactMatch), gr)
+		if gr != tf.Score(metric.ExactMatch) {
+			t.Errorf("L=%d: greedy exact match %.4f != teacher-forced %.4f", L, gr, tf.Score(metric.ExactMatch))
 		}
 		for i, e := range ex { // example by example: Evaluate on one example
 			one, _ := Evaluate(m, ex[i:i+1], task, 1, 0)
-			if ok := slices.Equal(answers[i], e.Output); ok != (one.ExactMatch == 1) {
-				t.Errorf("L=%d example %d: greedy %v (answer %v) but teacher-forced exact %.0f", L, i, answers[i], e.Output, one.ExactMatch)
+			if ok := slices.Equal(answers[i], e.Output); ok != (one.Score(metric.ExactMatch) == 1) {
+				t.Errorf("L=%d example %d: greedy %v (answer %v) but teacher-forced exact %.0f", L, i, answers[i], e.Output, one.Score(metric.ExactMatch))
 			}
 			if len(answers[i]) < len(e.Output) && answers[i][len(answers[i])-1] == end {
 				early++
@@ -86,9 +87,11 @@ func TestSlotsLearnReverse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("slots reverse: loss %.4f, in-range token accuracy %.3f, exact %.3f", res.FinalLoss, res.InRangeToken, res.InRangeExact)
-	if res.InRangeToken < 0.9 {
-		t.Errorf("the encoder did not learn reverse in range: token accuracy %.3f", res.InRangeToken)
+	inTok, _ := res.Summary(metric.TokenAccuracy)
+	inExact, _ := res.Summary(metric.ExactMatch)
+	t.Logf("slots reverse: loss %.4f, in-range token accuracy %.3f, exact %.3f", res.FinalLoss, inTok, inExact)
+	if inTok < 0.9 {
+		t.Errorf("the encoder did not learn reverse in range: token accuracy %.3f", inTok)
 	}
 }
 

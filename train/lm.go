@@ -8,6 +8,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 )
 
@@ -94,14 +95,15 @@ func scoreWindows(ctx context.Context, m *model.Model, lm *data.LM, split int, w
 	return sc, nil
 }
 
-// evaluateLM scores m on the lm task's test split at every length of eval.lengths: with
+// evaluateText scores m on the lm task's test split at every length of eval.lengths: with
 // non-overlapping windows of L tokens (BitsPerByte, Perplexity, TokenAccuracy: the next byte's
 // argmax; N predictions) and with a sliding window of L tokens scoring its last eval.stride
 // predictions (SlidingBitsPerByte, SlidingPerplexity; at L ≤ eval.stride the same windows).
 // ExactMatch is 0: it has no meaning for text. The lengths in reuse take its rows (see
 // reusable); the diagnostics hold each length without attention statistics. A batch holds
 // config.LMWindowsPerBatch windows.
-func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
+func evaluateText(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
+	lm := task.(*data.LM)
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
 	diag := &Diagnostics{Vocab: lm.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
@@ -109,7 +111,7 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 		if r, ok := reuse[L]; ok {
 			diag.Lengths = append(diag.Lengths, r.diag)
 			out = append(out, r.row)
-			pr.Update(i+1, fmt.Sprintf("length %d %.4f bits/byte (as evaluated without the variant)", L, r.row.BitsPerByte))
+			pr.Update(i+1, fmt.Sprintf("length %d %.4f bits/byte (as evaluated without the variant)", L, r.row.Score(metric.BitsPerByte)))
 			continue
 		}
 		if opt.evaluated != nil {
@@ -132,32 +134,31 @@ func evaluateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Mo
 		if err != nil {
 			return nil, nil, err
 		}
-		r := LengthResult{Length: L, InRange: L <= cfg.Task.MaxLen, TokenAccuracy: float64(sc.Correct) / float64(sc.N), N: sc.N,
-			BitsPerByte: sc.BitsPerByte(), Perplexity: sc.Perplexity()}
-		r.SlidingBitsPerByte, r.SlidingPerplexity = r.BitsPerByte, r.Perplexity
+		r := LengthResult{Length: L, InRange: data.InRange(cfg.Task.Name, L, cfg.Task.MinLen, cfg.Task.MaxLen), N: sc.N, Scores: map[string]float64{
+			metric.TokenAccuracy: float64(sc.Correct) / float64(sc.N), metric.BitsPerByte: sc.BitsPerByte(), "perplexity": sc.Perplexity()}}
+		ss := sc
 		if sliding != nil {
-			ss, err := scoreWindows(ctx, m, lm, data.SplitTest, sliding, per, show(len(windows)))
-			if err != nil {
+			if ss, err = scoreWindows(ctx, m, lm, data.SplitTest, sliding, per, show(len(windows))); err != nil {
 				return nil, nil, err
 			}
-			r.SlidingBitsPerByte, r.SlidingPerplexity = ss.BitsPerByte(), ss.Perplexity()
 		}
+		r.Scores[metric.SlidingBitsPerByte], r.Scores["sliding_perplexity"] = ss.BitsPerByte(), ss.Perplexity()
 		out = append(out, r)
 		diag.Lengths = append(diag.Lengths, LengthDiagnostics{Length: L})
-		pr.Update(i+1, fmt.Sprintf("length %d: %.4f bits/byte, sliding %.4f", L, r.BitsPerByte, r.SlidingBitsPerByte))
+		pr.Update(i+1, fmt.Sprintf("length %d: %.4f bits/byte, sliding %.4f", L, r.Score(metric.BitsPerByte), r.Score(metric.SlidingBitsPerByte)))
 	}
 	pr.Done()
 	return out, diag, nil
 }
 
-// validateLM is the bits per byte of the first train.val_examples non-overlapping windows of
-// task.max_len tokens of the validation split (all of them when it has fewer).
-func validateLM(ctx context.Context, cfg config.Config, lm *data.LM, m *model.Model) (float64, error) {
+// textValidator measures the bits per byte of the first train.val_examples non-overlapping
+// windows of task.max_len tokens of the validation split (all of them when it has fewer).
+func textValidator(cfg config.Config, task data.Task) (func(*model.Model) (map[string]float64, error), error) {
+	lm := task.(*data.LM)
 	ws := lm.Windows(data.SplitValidation, cfg.Task.MaxLen, 0)
 	ws = ws[:min(len(ws), cfg.Train.ValExamples)]
-	sc, err := scoreWindows(ctx, m, lm, data.SplitValidation, ws, config.LMWindowsPerBatch(cfg, cfg.Task.MaxLen), nil)
-	if err != nil {
-		return 0, err
-	}
-	return sc.BitsPerByte(), nil
+	return func(m *model.Model) (map[string]float64, error) {
+		sc, err := scoreWindows(context.Background(), m, lm, data.SplitValidation, ws, config.LMWindowsPerBatch(cfg, cfg.Task.MaxLen), nil)
+		return map[string]float64{metric.BitsPerByte: sc.BitsPerByte()}, err
+	}, nil
 }

@@ -15,44 +15,63 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 )
 
-// CSVHeader is the column list of results.csv.
-var CSVHeader = []string{"task", "scheme", "seed", "length", "in_range", "exact_match", "token_accuracy", "n"}
+// CSVHeader is the column list of results.csv: a column per metric of the sequence tasks.
+func CSVHeader() []string {
+	h := []string{"task", "scheme", "seed", "length", "in_range"}
+	for _, m := range metric.Of(data.KindSequence) {
+		h = append(h, m.Name)
+	}
+	return append(h, "n")
+}
 
 // CSVRows renders a result as results.csv rows (without the header).
 func (r *Result) CSVRows() [][]string {
 	var rows [][]string
 	for _, l := range r.Lengths {
-		rows = append(rows, []string{r.Task, r.Scheme, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length),
-			strconv.FormatBool(l.InRange), strconv.FormatFloat(l.ExactMatch, 'g', -1, 64),
-			strconv.FormatFloat(l.TokenAccuracy, 'g', -1, 64), strconv.Itoa(l.N)})
+		row := []string{r.Task, r.Scheme, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length), strconv.FormatBool(l.InRange)}
+		for _, m := range metric.Of(data.KindSequence) {
+			row = append(row, formatFloat(l.Score(m.Name)))
+		}
+		rows = append(rows, append(row, strconv.Itoa(l.N)))
 	}
 	return rows
 }
 
-// LMFile is the lm task's scores in a run (or variant) directory, LMHeader its columns: per
-// context length, bits per byte and perplexity with non-overlapping windows and with the sliding
-// window, the next byte's accuracy and the number of predictions scored.
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// LMFile is the text tasks' scores in a run (or variant) directory, LMHeader its columns: per
+// context length, every text metric and its paired value (bits per byte and perplexity with
+// non-overlapping windows and with the sliding window), the next byte's accuracy and the number
+// of predictions scored.
 const LMFile = rundir.LMFile
 
-var LMHeader = []string{"task", "scheme", "variant", "seed", "length", "in_range", "bits_per_byte", "perplexity",
-	"sliding_bits_per_byte", "sliding_perplexity", "next_byte_accuracy", "predictions"}
+// LMHeader is the column list of lm.csv.
+func LMHeader() []string {
+	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
+	for _, m := range metric.Of(data.KindText) {
+		h = append(h, m.Name, m.Paired)
+	}
+	return append(h, "next_byte_accuracy", "predictions")
+}
 
-// LMRows renders an lm result as lm.csv rows (without the header); nil for the other tasks.
+// LMRows renders a text task's result as lm.csv rows (without the header); nil for the other tasks.
 func (r *Result) LMRows() [][]string {
 	var rows [][]string
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	for _, l := range r.Lengths {
-		if l.BitsPerByte == 0 {
+		if l.Score(metric.Headline(data.KindText, "")) == 0 {
 			return nil
 		}
-		rows = append(rows, []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length),
-			strconv.FormatBool(l.InRange), f(l.BitsPerByte), f(l.Perplexity), f(l.SlidingBitsPerByte), f(l.SlidingPerplexity),
-			f(l.TokenAccuracy), strconv.Itoa(l.N)})
+		row := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length), strconv.FormatBool(l.InRange)}
+		for _, m := range metric.Of(data.KindText) {
+			row = append(row, formatFloat(l.Score(m.Name)), formatFloat(l.Score(m.Paired)))
+		}
+		rows = append(rows, append(row, formatFloat(l.Score(metric.TokenAccuracy)), strconv.Itoa(l.N)))
 	}
 	return rows
 }
@@ -65,26 +84,35 @@ type Timing struct {
 	TokensPerSec float64 `json:"train_tokens_per_second"`
 }
 
-// jsonResult replaces NaN summaries (no length in that range) by null for JSON.
-type jsonResult struct {
-	*Result
-	InRangeExact *float64 `json:"in_range_exact_match"`
-	BeyondExact  *float64 `json:"beyond_range_exact_match"`
-	InRangeToken *float64 `json:"in_range_token_accuracy"`
-	BeyondToken  *float64 `json:"beyond_range_token_accuracy"`
-}
-
-func finite(x float64) *float64 {
-	if math.IsNaN(x) {
-		return nil
+// resultJSON is results.json: the result, then each sequence metric's mean over the training
+// lengths and over the lengths past them (in_range_<metric>, beyond_range_<metric>; null where
+// there is no such length).
+func resultJSON(r *Result) ([]byte, error) {
+	js, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
 	}
-	return &x
+	b := bytes.NewBuffer(js[:len(js)-1])
+	for _, m := range metric.Of(data.KindSequence) {
+		in, beyond := r.Summary(m.Name)
+		for i, x := range []float64{in, beyond} {
+			v := []byte("null")
+			if !math.IsNaN(x) {
+				v, _ = json.Marshal(x)
+			}
+			fmt.Fprintf(b, ",%q:%s", []string{"in_range_", "beyond_range_"}[i]+m.Name, v)
+		}
+	}
+	b.WriteByte('}')
+	var out bytes.Buffer
+	err = json.Indent(&out, b.Bytes(), "", "  ")
+	return out.Bytes(), err
 }
 
 // WriteResults writes a run's results in dir: timing.json, results.csv, lm.csv for the lm task,
 // and last results.json, which marks the run finished.
 func WriteResults(dir string, r *Result) error {
-	js, err := json.MarshalIndent(jsonResult{r, finite(r.InRangeExact), finite(r.BeyondExact), finite(r.InRangeToken), finite(r.BeyondToken)}, "", "  ")
+	js, err := resultJSON(r)
 	if err != nil {
 		return err
 	}
@@ -97,7 +125,7 @@ func WriteResults(dir string, r *Result) error {
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write(CSVHeader)
+	w.Write(CSVHeader())
 	w.WriteAll(r.CSVRows())
 	if err := w.Error(); err != nil {
 		return err
@@ -107,7 +135,7 @@ func WriteResults(dir string, r *Result) error {
 	}
 	if rows := r.LMRows(); rows != nil {
 		buf.Reset()
-		w.Write(LMHeader)
+		w.Write(LMHeader())
 		w.WriteAll(rows)
 		if err := w.Error(); err != nil {
 			return err
@@ -252,15 +280,6 @@ func ReadResult(dir string) (*Result, error) {
 	var res Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, fmt.Errorf("%s is damaged (%w): %s", path, err, ReevaluateFix)
-	}
-	// Summaries with no length in their range are written as null: restore NaN.
-	var raw map[string]any
-	_ = json.Unmarshal(b, &raw)
-	for key, dst := range map[string]*float64{"in_range_exact_match": &res.InRangeExact, "beyond_range_exact_match": &res.BeyondExact,
-		"in_range_token_accuracy": &res.InRangeToken, "beyond_range_token_accuracy": &res.BeyondToken} {
-		if raw[key] == nil {
-			*dst = math.NaN()
-		}
 	}
 	res.Dir = dir
 	if tb, err := regfile.ReadFile(filepath.Join(dir, "timing.json")); err == nil {

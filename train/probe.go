@@ -10,6 +10,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 )
 
@@ -175,12 +176,12 @@ func Probe(ctx context.Context, m *model.Model, task data.Task, examples []data.
 	if len(positions) == 0 {
 		positions = nil
 	}
-	say("exact match %.3f; decoding the %d wrong answers greedily", lr.ExactMatch, len(fails))
+	say("exact match %.3f; decoding the %d wrong answers greedily", lr.Score(metric.ExactMatch), len(fails))
 	decoded, err := decodeGreedy(m, task, examples, fails, batchSize)
 	if err != nil {
 		return nil, err
 	}
-	p := &Probed{Exact: lr.ExactMatch}
+	p := &Probed{Exact: lr.Score(metric.ExactMatch)}
 	for i, ex := range examples {
 		if len(decoded) > 0 && decoded[0].Index == i {
 			p.Examples = append(p.Examples, decoded[0])

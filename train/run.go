@@ -20,7 +20,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -30,6 +29,7 @@ import (
 	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
@@ -81,13 +81,9 @@ type Result struct {
 	BestScore float64 `json:"best_val_score,omitempty"`
 	StopStep  int     `json:"stop_step,omitempty"`
 	// Diverged is set for a run whose training diverged (DivergedLossFactor): it has no scores.
-	Diverged     *Divergence    `json:"diverged,omitempty"`
-	InRangeExact float64        `json:"in_range_exact_match"`
-	BeyondExact  float64        `json:"beyond_range_exact_match"`
-	InRangeToken float64        `json:"in_range_token_accuracy"`
-	BeyondToken  float64        `json:"beyond_range_token_accuracy"`
-	Lengths      []LengthResult `json:"lengths"`
-	Dir          string         `json:"-"`
+	Diverged *Divergence    `json:"diverged,omitempty"`
+	Lengths  []LengthResult `json:"lengths"`
+	Dir      string         `json:"-"`
 }
 
 // Divergence is how a run's training diverged: the step (1-based) where the loss or a gradient
@@ -137,8 +133,13 @@ type Metric struct {
 	// ValToken is the same validation's token accuracy (the select: rule scores a tuning run by
 	// either, ValidationScore).
 	ValToken *float64 `json:"val_token_accuracy,omitempty"`
-	// ValBitsPerByte is the lm task's validation score (validateLM) in place of ValExact.
+	// ValBitsPerByte is the lm task's validation score (textValidator) in place of ValExact.
 	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
+}
+
+// logged are the validation scores a line logs, by metric.
+func (m *Metric) logged() map[string]**float64 {
+	return map[string]**float64{metric.ExactMatch: &m.ValExact, metric.TokenAccuracy: &m.ValToken, metric.BitsPerByte: &m.ValBitsPerByte}
 }
 
 // Run checks one config (setup.Check: defaults filled, validated, checked against its model) and
@@ -194,7 +195,6 @@ func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
 		}
 		// A result: results.json records the divergence, without scores.
 		res.Diverged, res.FinalLoss, res.TrainSeconds = &d.Divergence, st.LastLoss, time.Since(t0).Seconds()
-		res.InRangeExact, res.BeyondExact, res.InRangeToken, res.BeyondToken = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		if werr := WriteResults(dir, res); werr != nil {
 			return nil, werr
 		}
@@ -216,7 +216,6 @@ func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Lengths = lengths
-	res.summarize()
 	// The variants' results and the diagnostics first: results.json marks a finished run.
 	if err := evaluateVariants(ctx, cfg, task, m, res, diag, opt); err != nil {
 		return nil, err
@@ -244,9 +243,12 @@ func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
 // command (attended distances, the first decode failures beyond the training lengths). The
 // lengths in reuse take its row and diagnostics instead of being evaluated (see reusable).
 func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
-	if lm, ok := task.(*data.LM); ok {
-		return evaluateLM(ctx, cfg, lm, m, opt, label, reuse)
-	}
+	return kindOf(task).test(ctx, cfg, task, m, opt, label, reuse)
+}
+
+// evaluateSequence is evaluateLengths for a sequence task: exact match and every other metric
+// at each length's test set.
+func evaluateSequence(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
 	var out []LengthResult
 	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
 	diag := &Diagnostics{Examples: min(config.DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
@@ -258,7 +260,7 @@ func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *
 		if r, ok := reuse[L]; ok {
 			diag.Lengths = append(diag.Lengths, r.diag)
 			out = append(out, r.row)
-			pr.Update(i+1, fmt.Sprintf("length %d exact %.3f (as evaluated without the variant)", L, r.row.ExactMatch))
+			pr.Update(i+1, fmt.Sprintf("length %d exact %.3f (as evaluated without the variant)", L, r.row.Score(metric.ExactMatch)))
 			continue
 		}
 		if opt.evaluated != nil {
@@ -276,9 +278,9 @@ func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *
 			return nil, nil, err
 		}
 		diag.Lengths = append(diag.Lengths, ld)
-		lr.InRange = L >= cfg.Task.MinLen && L <= cfg.Task.MaxLen
+		lr.InRange = data.InRange(cfg.Task.Name, L, cfg.Task.MinLen, cfg.Task.MaxLen)
 		out = append(out, lr)
-		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.ExactMatch))
+		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.Score(metric.ExactMatch)))
 	}
 	pr.Done()
 	return out, diag, nil
@@ -325,11 +327,10 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	ckpt := filepath.Join(dir, "checkpoint.bin")
 	graphs := model.NewCache(m, buildOpt, config.GraphCacheBytes)
 	defer graphs.Close()
-	val := map[int][]data.Example{}
-	lm, isLM := task.(*data.LM)
-	if tc.ValEvery > 0 && !isLM {
+	var validator func(*model.Model) (map[string]float64, error)
+	if tc.ValEvery > 0 {
 		var err error
-		if val, err = validationSets(cfg, task); err != nil {
+		if validator, err = kindOf(task).validator(cfg, task); err != nil {
 			return err
 		}
 	}
@@ -405,24 +406,18 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 			st.LastLoss = mean / float64(len(st.Window))
 			st.Window = st.Window[:0]
 			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
-			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) && isLM {
-				v, err := validateLM(context.Background(), cfg, lm, m) // like validate: an interruption waits for it
+			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
+				v, err := validator(m) // an interruption waits for it
 				if err != nil {
 					return err
 				}
-				rec.ValBitsPerByte = &v
-			} else if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
-				v, tok, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
-				if err != nil {
-					return err
-				}
-				rec.ValExact, rec.ValToken = &v, &tok
-				if es.On() {
-					score := v
-					if es.Metric == "token_accuracy" {
-						score = tok
+				for name, field := range rec.logged() {
+					if x, ok := v[name]; ok {
+						*field = &x
 					}
-					improved, s := observe(es, st, step+1, score)
+				}
+				if es.On() {
+					improved, s := observe(es, st, step+1, v[es.Metric])
 					if improved {
 						if err := SaveCheckpoint(filepath.Join(dir, rundir.BestCheckpoint), m, adam, &trainState{Step: step + 1}); err != nil {
 							return err
@@ -452,25 +447,6 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	pr.Done()
 	st.tokensPerSec = float64(st.Tokens-startTokens) / math.Max(time.Since(start).Seconds(), 1e-9)
 	return save()
-}
-
-// validate is the mean exact match and the mean token accuracy over the training lengths'
-// validation sets, summed in length order (so the sums do not depend on map order).
-func validate(m *model.Model, task data.Task, val map[int][]data.Example, batchSize int, seed uint64) (exact, token float64, err error) {
-	lengths := make([]int, 0, len(val))
-	for L := range val {
-		lengths = append(lengths, L)
-	}
-	sort.Ints(lengths)
-	for _, L := range lengths {
-		r, err := Evaluate(m, val[L], task, batchSize, seed)
-		if err != nil {
-			return 0, 0, err
-		}
-		exact += r.ExactMatch
-		token += r.TokenAccuracy
-	}
-	return exact / float64(len(val)), token / float64(len(val)), nil
 }
 
 // divergenceFix names what to change for a run that diverged at step (1-based): the
@@ -505,29 +481,28 @@ func nonFinite(params []nn.Param, grads []*tensor.Dense) string {
 	return "an unknown tensor"
 }
 
-func (r *Result) summarize() {
-	var in, beyond, inT, beyondT float64
+// Summary is the mean score in a metric over the training lengths and over the lengths past
+// them, NaN where there is none.
+func (r *Result) Summary(name string) (inRange, beyond float64) {
 	var nIn, nBeyond int
 	for _, l := range r.Lengths {
 		switch {
 		case l.InRange:
-			in += l.ExactMatch
-			inT += l.TokenAccuracy
+			inRange += l.Score(name)
 			nIn++
 		case l.Length > r.MaxLen:
-			beyond += l.ExactMatch
-			beyondT += l.TokenAccuracy
+			beyond += l.Score(name)
 			nBeyond++
 		}
 	}
-	r.InRangeExact, r.InRangeToken = in/float64(max(nIn, 1)), inT/float64(max(nIn, 1))
-	r.BeyondExact, r.BeyondToken = beyond/float64(max(nBeyond, 1)), beyondT/float64(max(nBeyond, 1))
+	inRange, beyond = inRange/float64(max(nIn, 1)), beyond/float64(max(nBeyond, 1))
 	if nIn == 0 {
-		r.InRangeExact, r.InRangeToken = math.NaN(), math.NaN()
+		inRange = math.NaN()
 	}
 	if nBeyond == 0 {
-		r.BeyondExact, r.BeyondToken = math.NaN(), math.NaN()
+		beyond = math.NaN()
 	}
+	return inRange, beyond
 }
 
 // openRunDir prepares the run directory (locked by this process) and returns the training state to start from, or the

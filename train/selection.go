@@ -8,18 +8,16 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 )
 
-// ValidationScore is a finished run's mean validation score (metric exact_match or
-// token_accuracy) over its training lengths (their validation sets, as training validates), on
+// ValidationScore is a finished run's mean validation score (a metric computed from answers,
+// metric.Scored) over its training lengths (their validation sets, as training validates), on
 // the checkpoint its results came from. It is the validation that training logged in
 // metrics.jsonl at that checkpoint's step (the last step, or with train.early_stop the best
-// one), so no model is built; a run that logged none there (train.val_every: 0, or a
-// token_accuracy score of a run logged before val_token_accuracy existed) is validated again
-// from its checkpoint.
+// one), so no model is built; a run that logged none there (train.val_every: 0, a metric
+// metrics.jsonl does not log, or a token accuracy of a run logged before val_token_accuracy
+// existed) is validated again from its checkpoint.
 func ValidationScore(dir, metric string) (float64, error) {
 	res, err := ReadResult(dir)
 	if err != nil {
@@ -51,9 +49,8 @@ func loggedValidation(path string, step int, metric string) (float64, bool) {
 		if json.Unmarshal(line, &m) != nil || m.Step != step {
 			continue
 		}
-		v = m.ValExact
-		if metric == "token_accuracy" {
-			v = m.ValToken
+		if f, ok := m.logged()[metric]; ok {
+			v = *f
 		}
 	}
 	if v == nil {
@@ -73,33 +70,13 @@ func revalidate(dir, metric string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	val, err := validationSets(cfg, task)
+	validator, err := kindOf(task).validator(cfg, task)
 	if err != nil {
 		return 0, err
 	}
-	if len(val) == 0 {
-		return 0, fmt.Errorf("no validation lengths")
-	}
-	exact, token, err := validate(m, task, val, cfg.Eval.BatchSize, cfg.Eval.Seed^0x7a11da7e)
+	means, err := validator(m)
 	if err != nil {
 		return 0, err
 	}
-	if metric == "token_accuracy" {
-		return token, nil
-	}
-	return exact, nil
-}
-
-// validationSets are the validation examples of every training length (train.val_examples
-// each, from their own seed: never the test sets).
-func validationSets(cfg config.Config, task data.Task) (map[int][]data.Example, error) {
-	val := map[int][]data.Example{}
-	for L := cfg.Task.MinLen; L <= cfg.Task.MaxLen; L++ {
-		ex, err := data.TestSet(task, L, cfg.Train.ValExamples, cfg.Eval.Seed^0x7a11da7e)
-		if err != nil {
-			return nil, err
-		}
-		val[L] = ex
-	}
-	return val, nil
+	return means[metric], nil
 }

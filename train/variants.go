@@ -69,7 +69,6 @@ func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m 
 			return err
 		}
 		res.Lengths = lengths
-		res.summarize()
 		dir := filepath.Join(base.Dir, rundir.VariantDir(v.Name))
 		res.Dir = dir
 		if err := mkdir(dir); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 	"golang.org/x/term"
@@ -249,7 +250,7 @@ func printTable(w io.Writer, r *train.Result) {
 		fmt.Fprintf(w, "%7s  %-6s  %13s  %13s  %10s  %11s\n", "context", "range", "bits/byte", "sliding", "next byte", "predictions")
 		for _, l := range r.Lengths {
 			rng := map[bool]string{true: "in", false: "beyond"}[l.InRange]
-			fmt.Fprintf(w, "%7d  %-6s  %13.4f  %13.4f  %10.3f  %11d\n", l.Length, rng, l.BitsPerByte, l.SlidingBitsPerByte, l.TokenAccuracy, l.N)
+			fmt.Fprintf(w, "%7d  %-6s  %13.4f  %13.4f  %10.3f  %11d\n", l.Length, rng, l.Score(metric.BitsPerByte), l.Score(metric.SlidingBitsPerByte), l.Score(metric.TokenAccuracy), l.N)
 		}
 		fmt.Fprintf(w, "run directory: %s (per length: %s)\n", r.Dir, train.LMFile)
 		return
@@ -262,9 +263,11 @@ func printTable(w io.Writer, r *train.Result) {
 		} else if l.Length < r.MinLen {
 			rng = "below"
 		}
-		fmt.Fprintf(w, "%6d  %-6s  %5.3f  %5.3f  %4d\n", l.Length, rng, l.ExactMatch, l.TokenAccuracy, l.N)
+		fmt.Fprintf(w, "%6d  %-6s  %5.3f  %5.3f  %4d\n", l.Length, rng, l.Score(metric.ExactMatch), l.Score(metric.TokenAccuracy), l.N)
 	}
-	fmt.Fprintf(w, "\nin range (%d..%d): exact match %s, token accuracy %s\n", r.MinLen, r.MaxLen, fmtScore(r.InRangeExact), fmtScore(r.InRangeToken))
-	fmt.Fprintf(w, "beyond (> %d):     exact match %s, token accuracy %s\n", r.MaxLen, fmtScore(r.BeyondExact), fmtScore(r.BeyondToken))
+	inE, beyondE := r.Summary(metric.ExactMatch)
+	inT, beyondT := r.Summary(metric.TokenAccuracy)
+	fmt.Fprintf(w, "\nin range (%d..%d): exact match %s, token accuracy %s\n", r.MinLen, r.MaxLen, fmtScore(inE), fmtScore(inT))
+	fmt.Fprintf(w, "beyond (> %d):     exact match %s, token accuracy %s\n", r.MaxLen, fmtScore(beyondE), fmtScore(beyondT))
 	fmt.Fprintf(w, "run directory: %s\n", r.Dir)
 }

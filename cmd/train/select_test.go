@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -79,11 +80,11 @@ sweep:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if copied.FinalLoss != fresh.FinalLoss || copied.BeyondExact != fresh.BeyondExact || len(copied.Lengths) != len(fresh.Lengths) {
+		if copied.FinalLoss != fresh.FinalLoss || !reflect.DeepEqual(copied.Lengths, fresh.Lengths) || len(copied.Lengths) != len(fresh.Lengths) {
 			t.Fatalf("%s: the copied run differs from training it: loss %v vs %v", name, copied.FinalLoss, fresh.FinalLoss)
 		}
 		for i := range fresh.Lengths {
-			if copied.Lengths[i] != fresh.Lengths[i] {
+			if !reflect.DeepEqual(copied.Lengths[i], fresh.Lengths[i]) {
 				t.Errorf("%s length %d: copied %+v, trained %+v", name, fresh.Lengths[i].Length, copied.Lengths[i], fresh.Lengths[i])
 			}
 		}

@@ -14,7 +14,7 @@ import (
 // docPackages maps the package names the docs write (`report.ExtrapolatesTo`) to their folders.
 var docPackages = map[string]string{
 	"position": "position", "attention": "attention", "model": "model", "train": "train", "report": "report",
-	"data": "data", "config": "config", "ops": "internal/ops", "stats": "internal/stats",
+	"data": "data", "config": "config", "ops": "internal/ops", "stats": "internal/stats", "metric": "metric",
 }
 
 // TestDocsNameExistingCode: every exported identifier the docs (README.md, configs/README.md,

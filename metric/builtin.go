@@ -1,0 +1,55 @@
+package metric
+
+import "github.com/posformer/posformer/data"
+
+// The built-in metrics' names.
+const (
+	ExactMatch         = "exact_match"
+	TokenAccuracy      = "token_accuracy"
+	BitsPerByte        = "bits_per_byte"
+	SlidingBitsPerByte = "sliding_bits_per_byte"
+)
+
+func init() {
+	Register(Metric{Name: ExactMatch, Kinds: []string{data.KindSequence}, Label: "exact", Short: "exact",
+		Chance:    func(g Guess) float64 { return g.Exact },
+		Headlines: func(kind, format string) bool { return kind == data.KindSequence && format != data.FormatSlots },
+		Score: func(as []Answer) float64 { // the fraction of answers whose every token is right
+			exact := 0
+			for _, a := range as {
+				if right(a) == len(a.Target) {
+					exact++
+				}
+			}
+			return float64(exact) / float64(len(as))
+		}})
+	// token accuracy headlines the slots format (Delétang et al. 2023 and Ruoss et al. 2023
+	// score per-token accuracy on the output slots)
+	Register(Metric{Name: TokenAccuracy, Kinds: []string{data.KindSequence}, Short: "token",
+		Chance:    func(g Guess) float64 { return g.Token },
+		Headlines: func(kind, format string) bool { return kind == data.KindSequence && format == data.FormatSlots },
+		Score: func(as []Answer) float64 { // the fraction of output tokens right
+			ok, all := 0, 0
+			for _, a := range as {
+				ok += right(a)
+				all += len(a.Target)
+			}
+			return float64(ok) / float64(max(all, 1))
+		}})
+	// A language model's: bits per byte with non-overlapping windows, and with a sliding window
+	// scoring only the last eval.stride predictions of each (train/lm.go measures both).
+	Register(Metric{Name: BitsPerByte, Lower: true, Kinds: []string{data.KindText}, Paired: "perplexity",
+		Headlines: func(kind, _ string) bool { return kind == data.KindText }})
+	Register(Metric{Name: SlidingBitsPerByte, Lower: true, Kinds: []string{data.KindText}, Paired: "sliding_perplexity"})
+}
+
+// right counts the answer's tokens that are right.
+func right(a Answer) int {
+	n := 0
+	for i, p := range a.Pred {
+		if p == a.Target[i] {
+			n++
+		}
+	}
+	return n
+}
