@@ -2,19 +2,19 @@
 // from YAML strictly (every key known, every value of its field's type, errors as
 // `file:line: dotted.path: what is wrong`) with a record of the keys written (package
 // internal/presence), `-set` overrides, the defaults of the keys not written, and validation of
-// each field that names the field and the fix. A position scheme's options are decoded once, into
-// the scheme's options struct, against the catalogue of schemes (package internal/schemes), which
-// package position's init fills: a program reading configs must link position (without it every
-// kind is refused: "no position schemes registered: import .../position"). It imports nothing of
-// the model: what needs the model (heads dividing d_model, the model's size,
-// the scheme's own checks, memory) is package setup's, which builds the model once (At reports
-// its errors at the file:line that wrote the field). A config with a sweep: is a grid: Expand
-// gives its cells (ReadCells the cells it expanded while reading), MarshalGrid its grid.yaml,
+// each field that names the field and the fix. Read reads a config a person wrote, ReadWritten a
+// file posformer wrote. A section is the option type of the package it configures: model: is
+// model.Config (its defaults and checks are the model's); a position scheme's options are decoded
+// once, into the scheme's options struct, against the catalogue of schemes (package
+// internal/schemes), which package position's init fills. Nothing here builds a model: what needs
+// one (the model's size, the scheme's own checks, memory) is package setup's, which builds it once
+// (At reports its errors at the file:line that wrote the field). A config with a sweep: is a grid:
+// Expand gives its cells (Read the cells it expanded while reading), MarshalGrid its grid.yaml,
 // Shard a share of the cells for one process of many, and the select: section the tuning runs
 // that choose a value per group (SelectCells, ExpandSelected).
 //
 // Nothing here trains: package train runs a checked config (train.Run, train.Train), and package
-// grid a grid's cells (grid.Run), choosing select:'s values from the scores of the finished
+// grid a grid's cells (grid.Train), choosing select:'s values from the scores of the finished
 // tuning runs (grid.Choose).
 package config
 
@@ -32,6 +32,7 @@ import (
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/internal/schemes"
+	"github.com/posformer/posformer/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -47,12 +48,12 @@ type Config struct {
 	// legal.
 	Seed uint64 `yaml:"seed" json:"seed"`
 	// Out is the output directory; the run writes to Out/Name. Default: runs. Empty: refused.
-	Out      string      `yaml:"out,omitempty" json:"out,omitempty"`
-	Task     TaskConfig  `yaml:"task" json:"task"`
-	Model    Model       `yaml:"model" json:"model"`
-	Position Position    `yaml:"position" json:"position"`
-	Train    TrainConfig `yaml:"train" json:"train"`
-	Eval     EvalConfig  `yaml:"eval" json:"eval"`
+	Out      string       `yaml:"out,omitempty" json:"out,omitempty"`
+	Task     TaskConfig   `yaml:"task" json:"task"`
+	Model    model.Config `yaml:"model" json:"model"`
+	Position Position     `yaml:"position" json:"position"`
+	Train    TrainConfig  `yaml:"train" json:"train"`
+	Eval     EvalConfig   `yaml:"eval" json:"eval"`
 	// Sweep turns the config into a grid: every combination of the listed values of dotted
 	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
 	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
@@ -304,6 +305,14 @@ func (c Config) NewTask() (data.Task, error) {
 		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256})
 }
 
+// ModelFor is the model: section for the config's task: model.vocab, unless written, the task's
+// vocabulary.
+func (c Config) ModelFor(task data.Task) model.Config {
+	m := c.Model.WithDefaults()
+	presence.Fill(m.Written, "vocab", &m.Vocab, task.Vocab())
+	return m
+}
+
 // TrainConfig is the `train:` section.
 type TrainConfig struct {
 	// Steps is the number of optimiser steps. Default: 1000. 0: refused.
@@ -533,7 +542,7 @@ func (c Config) ValidTask() (data.Task, error) {
 	if (mc.Vocab != 0 || mc.Written.Has("vocab")) && mc.Vocab < task.Vocab() {
 		return nil, fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
 	}
-	if err := c.Model.validate(); err != nil {
+	if err := c.ModelFor(task).Validate(); err != nil {
 		return nil, err
 	}
 	if err := c.Position.Validate(); err != nil {
@@ -542,37 +551,27 @@ func (c Config) ValidTask() (data.Task, error) {
 	return task, nil
 }
 
-// ReadConfig reads a config file a person wrote: strictly (see Decode), then fills the
-// defaults of the fields it does not write and validates it (a grid: every cell). overrides are
-// `dotted.path=value` pairs applied before the defaults.
-func ReadConfig(path string, overrides []string) (Config, error) {
-	c, _, err := ReadCells(path, overrides)
-	return c, err
-}
-
-// ReadCells is ReadConfig with the config's cells (Expand's: a grid's, or the one run), expanded
-// once while validating: the CLI reads -config with it and hands the cells on (LoadCells and
-// ParseCells likewise).
-func ReadCells(path string, overrides []string) (Config, []Cell, error) {
-	src, err := readBounded(path)
-	if err != nil {
-		return Config{}, nil, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
+// Read reads a config a person wrote, src (nil: the file at name, at most MaxConfigBytes; name
+// labels the errors): strictly (see Decode), the overrides (`dotted.path=value` pairs) applied,
+// then its cells (Expand's), each with its defaults filled and validated. A single run comes
+// back with its defaults filled and one cell; a grid (a config with a sweep) as written, its base
+// without defaults, and its cells. The CLI reads -config with it and hands the cells on.
+func Read(src []byte, name string, overrides []string) (Config, []Cell, error) {
+	if src == nil {
+		var err error
+		if src, err = readBounded(name); err != nil {
+			return Config{}, nil, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
+		}
 	}
-	return parse(src, path, overrides, byPerson)
+	return parse(src, name, overrides, byPerson)
 }
 
-// Load reads a config file posformer wrote (a run's config.yaml, a grid's grid.yaml) like
-// ReadConfig, with two allowances for files an earlier posformer wrote: a grid.yaml without
+// ReadWritten reads a file posformer wrote (a run's config.yaml, a grid's grid.yaml) as Read
+// reads a file, with two allowances for files an earlier posformer wrote: a grid.yaml without
 // GridHeader held the unset fields of a grid as zeros, so in it a zero means the default; and a
 // run's config.yaml held every scheme's options (base, max_positions, init_std,
 // rotary_fraction whatever the kind), so there the options of other schemes are dropped.
-func Load(path string, overrides []string) (Config, error) {
-	c, _, err := LoadCells(path, overrides)
-	return c, err
-}
-
-// LoadCells is Load with the config's cells, as ReadCells.
-func LoadCells(path string, overrides []string) (Config, []Cell, error) {
+func ReadWritten(path string) (Config, []Cell, error) {
 	src, err := readBounded(path)
 	if err != nil {
 		return Config{}, nil, fmt.Errorf("cannot read the config: %w", err)
@@ -581,7 +580,7 @@ func LoadCells(path string, overrides []string) (Config, []Cell, error) {
 	if !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
 		mode = legacyGrid
 	}
-	return parse(src, path, overrides, mode)
+	return parse(src, path, nil, mode)
 }
 
 // MaxConfigBytes bounds a config file: a config is a small YAML file, and reading a device
@@ -611,19 +610,6 @@ const (
 	written           // a run's config.yaml: options of other schemes dropped (older files)
 	legacyGrid        // an older grid.yaml: zeros are unset fields
 )
-
-// Parse is ReadConfig on bytes; name labels error messages. A single run comes back with its
-// defaults filled and validated. A grid (a config with a sweep) comes back as written, its base
-// without defaults, after every cell has been expanded and validated (see Expand).
-func Parse(src []byte, name string, overrides []string) (Config, error) {
-	c, _, err := parse(src, name, overrides, byPerson)
-	return c, err
-}
-
-// ParseCells is Parse with the config's cells, as ReadCells.
-func ParseCells(src []byte, name string, overrides []string) (Config, []Cell, error) {
-	return parse(src, name, overrides, byPerson)
-}
 
 func parse(src []byte, name string, overrides []string, mode int) (Config, []Cell, error) {
 	var c Config

@@ -72,16 +72,8 @@ func ShardFromEnv(getenv func(string) string) (Shard, error) {
 	return All, nil
 }
 
-// Select returns the cells of this shard.
-func (s Shard) Select(cells []Cell) []Cell {
-	var out []Cell
-	for _, c := range cells {
-		if c.Index%s.Count == s.Index {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+// Has tells whether the cell of that index (config.Cell.Index) is this shard's.
+func (s Shard) Has(index int) bool { return index%s.Count == s.Index }
 
 func (s Shard) String() string {
 	if s.Count == 1 {

@@ -76,7 +76,7 @@ func TestReadConfigSpecialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, what := range map[string]string{fifo: "a named pipe (FIFO)", dir: "a directory", "/dev/zero": "a character device"} {
-		_, err := ReadConfig(path, nil)
+		_, _, err := Read(nil, path, nil)
 		if err == nil || !strings.Contains(err.Error(), path+" is "+what+", not a regular file") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v", path, err)
 		}

@@ -86,7 +86,7 @@ func evalGraphs(mc model.Config, hooks position.Hooks, maxPos, T, n, b int) int6
 // config.GraphCacheBytes (or the largest one); randomized positions build every graph for
 // position.max_random positions.
 func PredictMemory(c config.Config, task data.Task) Memory {
-	mc := ModelConfig(c, task)
+	mc := c.ModelFor(task)
 	bytes := int64(4)
 	if mc.Dtype == "float64" {
 		bytes = 8
@@ -190,14 +190,4 @@ func checkSchemeParams(c config.Config, mc model.Config) error {
 	}
 	return fmt.Errorf("position: the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
 		c.Position.Kind, extra, strings.Join(c.Position.OptionKeys(), ", "), mb(state), mb(MaxMemoryBytes))
-}
-
-// PeakMemory is PredictMemory of a single run's config (defaults filled), 0 if its task is
-// unknown.
-func PeakMemory(c config.Config) int64 {
-	task, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols})
-	if err != nil {
-		return 0
-	}
-	return PredictMemory(c, task).Peak
 }

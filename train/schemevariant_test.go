@@ -33,7 +33,7 @@ func TestSchemeVariant(t *testing.T) {
 		t.Errorf("learned with rope's rotary_fraction: %q", got)
 	}
 	cfg := tinyConfig(t, t.TempDir(), "position.kind=rope", "position.rotary_fraction=0.25")
-	if got := RunVariant(cfg, &Result{Variant: "eval=ntk"}); got != "rotary_fraction=0.25,eval=ntk" {
-		t.Errorf("RunVariant = %q", got)
+	if got := ResultVariant(cfg, &Result{Variant: "eval=ntk"}); got != "rotary_fraction=0.25,eval=ntk" {
+		t.Errorf("ResultVariant = %q", got)
 	}
 }

@@ -33,7 +33,7 @@ func checkDeploy(t *testing.T, name, slurmFile, k8sFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Parse(src, "configs/"+name, nil)
+	c, _, err := config.Read(src, "configs/"+name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestNoSchemesRegistered(t *testing.T) {
 		"task: {name: copy}\n":                `x.yaml: position.kind: "`,
 		"position: {kind: rope, base: 500}\n": `x.yaml:1: position.base: unknown key "base" in section position: `,
 	} {
-		_, err := config.Parse([]byte(src), "x.yaml", nil)
+		_, _, err := config.Read([]byte(src), "x.yaml", nil)
 		if err == nil || !strings.HasPrefix(err.Error(), lead) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v; want one line %s...%s", src, err, lead, want)
 		}
