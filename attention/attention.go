@@ -9,6 +9,7 @@ package attention
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"math/rand/v2"
 
@@ -43,7 +44,7 @@ type Layer struct {
 // std/√d_head when cfg.Unscaled), biases 0.
 func New(prefix string, cfg Config, dt tensor.Dtype, rng *rand.Rand, std, outStd float64) (*Layer, error) {
 	if cfg.Heads < 1 || cfg.DModel < 1 || cfg.DModel%cfg.Heads != 0 {
-		return nil, fmt.Errorf("model.heads: %d heads do not divide model.d_model %d", cfg.Heads, cfg.DModel)
+		return nil, fielderr.New("model.heads", "%d heads do not divide model.d_model %d", cfg.Heads, cfg.DModel)
 	}
 	d := cfg.DModel
 	w := func(name string, s float64) nn.Param {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"reflect"
 	"sort"
@@ -300,11 +301,11 @@ func setsNothing(n *yaml.Node) bool {
 
 func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, legacy bool) error {
 	fail := func(format string, a ...any) error {
-		loc := file
-		if n.Line > 0 && !strings.HasPrefix(file, "-set") {
-			loc = fmt.Sprintf("%s:%d", file, n.Line)
+		e := &fielderr.Error{File: file, Path: path, Err: fmt.Errorf(format, a...)}
+		if !strings.HasPrefix(file, "-set") {
+			e.Line = n.Line
 		}
-		return fmt.Errorf("%s: %s: %s", loc, path, fmt.Sprintf(format, a...))
+		return e
 	}
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -314,14 +315,10 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 			return nil // an unset list in a file posformer wrote (older grid.yaml files hold lengths: "")
 		}
 		if err := u.decodeYAML(n); err != nil {
-			// An error that names its own line ("line 4: seed: ...") is reported at that line.
-			msg := err.Error()
-			if rest, ok := strings.CutPrefix(msg, "line "); ok {
-				if num, after, ok := strings.Cut(rest, ": "); ok {
-					if line, perr := strconv.Atoi(num); perr == nil && !strings.HasPrefix(file, "-set") {
-						return fmt.Errorf("%s:%d: %s: %s", file, line, path, after)
-					}
-				}
+			// An error at a line of its own (a sweep's key) is reported at that line.
+			var at *fielderr.Error
+			if errors.As(err, &at) && at.Line > 0 && !strings.HasPrefix(file, "-set") {
+				return &fielderr.Error{File: file, Line: at.Line, Path: path, Err: at.Err}
 			}
 			return fail("%v", err)
 		}
@@ -351,19 +348,19 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 			idx, ok := fields[key]
 			if od, isOD := v.Addr().Interface().(optionDecoder); !ok && isOD {
 				if err := od.DecodeOption(key, val); err != nil {
-					return fmt.Errorf("%s:%d: %s: %v", file, k.Line, join(path, key), err)
+					return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: err}
 				}
 				if seen[key] {
-					return fmt.Errorf("%s:%d: %s: key given twice", file, k.Line, join(path, key))
+					return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: errors.New("key given twice")}
 				}
 				seen[key] = true
 				continue
 			}
 			if !ok {
-				return fmt.Errorf("%s:%d: %s: unknown key %q in %s (known: %s)", file, k.Line, join(path, key), key, where, knownKeys(fields))
+				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))}
 			}
 			if seen[key] {
-				return fmt.Errorf("%s:%d: %s: key given twice", file, k.Line, join(path, key))
+				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: errors.New("key given twice")}
 			}
 			seen[key] = true
 			if err := decodeNode(val, v.Field(idx), join(path, key), file, h, legacy); err != nil {

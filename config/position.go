@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"reflect"
 	"slices"
@@ -71,7 +72,7 @@ type options []option
 func (e option) node() (*yaml.Node, error) {
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(e.text), &n); err != nil || len(n.Content) == 0 {
-		return nil, fmt.Errorf("position.%s: %q", e.key, e.text)
+		return nil, fielderr.New("position."+e.key, "%q", e.text)
 	}
 	return n.Content[0], nil
 }
@@ -125,7 +126,7 @@ func (s Position) Validate() error {
 	if !s.Randomized {
 		for _, key := range []string{"max_random", "eval_positions"} {
 			if s.Written.Has(key) {
-				return fmt.Errorf("position.%s: applies to randomized positions only; remove it or set position.randomized: true", key)
+				return fielderr.New("position."+key, "applies to randomized positions only; remove it or set position.randomized: true")
 			}
 		}
 	}
@@ -133,7 +134,7 @@ func (s Position) Validate() error {
 		return err
 	}
 	if s.Randomized && s.MaxRandom < 1 {
-		return fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
+		return fielderr.New("position.max_random", "must be positive, got %d", s.MaxRandom)
 	}
 	return nil
 }
@@ -254,9 +255,9 @@ func (s Position) With(key string, value any) Position {
 	if t, ok := schemes.KeyType(key); ok && reflect.ValueOf(value).CanConvert(t) && (t.Kind() == reflect.String) == (reflect.ValueOf(value).Kind() == reflect.String) {
 		e.value = reflect.ValueOf(value).Convert(t).Interface()
 	} else if !ok {
-		e.err = fmt.Errorf("position.%s: %w", key, schemes.UnknownKey(key))
+		e.err = fielderr.Wrap("position."+key, schemes.UnknownKey(key))
 	} else {
-		e.err = fmt.Errorf("position.%s: want a %s, got %v", key, t, value)
+		e.err = fielderr.New("position."+key, "want a %s, got %v", t, value)
 	}
 	s.setOption(e)
 	return s

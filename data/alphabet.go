@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math/rand/v2"
 )
 
@@ -47,6 +48,6 @@ func fixedAlphabet(task string, symbols int, opt Options) error {
 	if opt.Symbols == 0 || opt.Symbols == DefaultSymbols {
 		return nil
 	}
-	return fmt.Errorf("task.symbols: the %s task has a fixed alphabet (%d symbols) and takes no alphabet size; remove task.symbols (a written %d, the default, is accepted too), got %d",
+	return fielderr.New("task.symbols", "the %s task has a fixed alphabet (%d symbols) and takes no alphabet size; remove task.symbols (a written %d, the default, is accepted too), got %d",
 		task, symbols, DefaultSymbols, opt.Symbols)
 }

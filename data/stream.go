@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math/rand/v2"
 )
 
@@ -55,11 +56,11 @@ func (s Train) Validate() error {
 	case s.Task == nil:
 		return errors.New("task: no task configured")
 	case s.MinLen < 1:
-		return fmt.Errorf("task.min_len: must be >= 1, got %d", s.MinLen)
+		return fielderr.New("task.min_len", "must be >= 1, got %d", s.MinLen)
 	case s.MaxLen < s.MinLen:
-		return fmt.Errorf("task.max_len: must be >= task.min_len (%d), got %d", s.MinLen, s.MaxLen)
+		return fielderr.New("task.max_len", "must be >= task.min_len (%d), got %d", s.MinLen, s.MaxLen)
 	case s.BatchSize < 1:
-		return fmt.Errorf("train.batch_size: must be >= 1, got %d", s.BatchSize)
+		return fielderr.New("train.batch_size", "must be >= 1, got %d", s.BatchSize)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ package model
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
@@ -73,20 +74,20 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.Vocab < 2:
-		return fmt.Errorf("model.vocab: must be at least 2, got %d", c.Vocab)
+		return fielderr.New("model.vocab", "must be at least 2, got %d", c.Vocab)
 	case c.DModel < 1:
-		return fmt.Errorf("model.d_model: must be positive, got %d", c.DModel)
+		return fielderr.New("model.d_model", "must be positive, got %d", c.DModel)
 	case c.Heads < 1:
-		return fmt.Errorf("model.heads: must be positive, got %d", c.Heads)
+		return fielderr.New("model.heads", "must be positive, got %d", c.Heads)
 	case c.DModel%c.Heads != 0:
-		return fmt.Errorf("model.heads: %d heads do not divide model.d_model %d; pick heads among the divisors of d_model", c.Heads, c.DModel)
+		return fielderr.New("model.heads", "%d heads do not divide model.d_model %d; pick heads among the divisors of d_model", c.Heads, c.DModel)
 	case c.Layers < 1:
-		return fmt.Errorf("model.layers: must be positive, got %d", c.Layers)
+		return fielderr.New("model.layers", "must be positive, got %d", c.Layers)
 	case c.DFF < 1:
-		return fmt.Errorf("model.d_ff: must be positive, got %d", c.DFF)
+		return fielderr.New("model.d_ff", "must be positive, got %d", c.DFF)
 	}
 	if _, err := nn.Dtype(c.Dtype); err != nil || c.Dtype == "" {
-		return fmt.Errorf("model.dtype: must be float32 or float64, got %q", c.Dtype)
+		return fielderr.New("model.dtype", "must be float32 or float64, got %q", c.Dtype)
 	}
 	return nil
 }

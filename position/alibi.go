@@ -2,6 +2,7 @@ package position
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 
 	"github.com/posformer/posformer/internal/nn"
@@ -15,7 +16,7 @@ func init() {
 		Doc:  "linear distance bias per head with fixed slopes (Press et al. 2022)",
 		New: func(o ALiBiOptions, d Dims) (*ALiBi, error) {
 			if o.Symmetric && !d.Bidirectional {
-				return nil, fmt.Errorf("position.symmetric: applies to an encoder (model.bidirectional) only; remove it or set model.bidirectional: true")
+				return nil, fielderr.New("position.symmetric", "applies to an encoder (model.bidirectional) only; remove it or set model.bidirectional: true")
 			}
 			return &ALiBi{Heads: d.Heads, Bidirectional: d.Bidirectional, Symmetric: o.Symmetric, Slopes: ALiBiSlopes(d.Heads), Randomizer: Randomizer{anchored: true}}, nil
 		},

@@ -22,6 +22,7 @@ package position
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
@@ -228,13 +229,13 @@ func New(spec Spec, d Dims) (Scheme, error) {
 		return nil, schemes.UnknownKind(spec.Kind)
 	}
 	if d.DModel < 1 || d.Heads < 1 {
-		return nil, fmt.Errorf("position: model.d_model (%d) and model.heads (%d) must be positive", d.DModel, d.Heads)
+		return nil, fielderr.New("position", "model.d_model (%d) and model.heads (%d) must be positive", d.DModel, d.Heads)
 	}
 	if d.DModel%d.Heads != 0 {
-		return nil, fmt.Errorf("model.heads: %d heads do not divide model.d_model %d; pick heads among the divisors of d_model", d.Heads, d.DModel)
+		return nil, fielderr.New("model.heads", "%d heads do not divide model.d_model %d; pick heads among the divisors of d_model", d.Heads, d.DModel)
 	}
 	if d.Dtype != tensor.Float32 && d.Dtype != tensor.Float64 {
-		return nil, fmt.Errorf("model.dtype: %v is not supported (use float32 or float64)", d.Dtype)
+		return nil, fielderr.New("model.dtype", "%v is not supported (use float32 or float64)", d.Dtype)
 	}
 	opts, err := spec.options(k)
 	if err != nil {
@@ -259,7 +260,7 @@ func New(spec Spec, d Dims) (Scheme, error) {
 		}
 		rs, ok := s.(randomizable)
 		if !ok {
-			return nil, fmt.Errorf("position: %s is registered Randomizable but does not embed position.Randomizer", spec.Kind)
+			return nil, fielderr.New("position", "%s is registered Randomizable but does not embed position.Randomizer", spec.Kind)
 		}
 		rs.setRandomization(Randomization{MaxRandom: spec.MaxRandom, AtEval: spec.EvalPositions == "random"})
 	}

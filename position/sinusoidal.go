@@ -2,6 +2,7 @@ package position
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 
 	"github.com/posformer/posformer/internal/nn"
@@ -18,7 +19,7 @@ func init() {
 				return nil, err
 			}
 			if d.DModel%2 != 0 {
-				return nil, fmt.Errorf("model.d_model: sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
+				return nil, fielderr.New("model.d_model", "sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
 			}
 			return &Sinusoidal{Base: o.Base, Dim: d.DModel}, nil
 		},
@@ -38,7 +39,7 @@ const DefaultBase = 10000.0
 // checkBase refuses a frequency base that is not above 1.
 func checkBase(b float64) error {
 	if !(b > 1) {
-		return fmt.Errorf("position.base: must be greater than 1, got %g", b)
+		return fielderr.New("position.base", "must be greater than 1, got %g", b)
 	}
 	return nil
 }

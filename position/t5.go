@@ -2,6 +2,7 @@ package position
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"math/rand/v2"
 
@@ -20,20 +21,20 @@ func init() {
 				minBuckets = 4 // two directions, each with at least one exact bucket
 			}
 			if o.NumBuckets < minBuckets {
-				return nil, fmt.Errorf("position.num_buckets: must be at least %d (model.bidirectional: %v), got %d", minBuckets, d.Bidirectional, o.NumBuckets)
+				return nil, fielderr.New("position.num_buckets", "must be at least %d (model.bidirectional: %v), got %d", minBuckets, d.Bidirectional, o.NumBuckets)
 			}
 			if o.MaxDistance < 1 {
-				return nil, fmt.Errorf("position.max_distance: must be positive, got %d", o.MaxDistance)
+				return nil, fielderr.New("position.max_distance", "must be positive, got %d", o.MaxDistance)
 			}
 			perDir := o.NumBuckets
 			if d.Bidirectional {
 				perDir /= 2
 			}
 			if exact := perDir / 2; o.MaxDistance <= exact {
-				return nil, fmt.Errorf("position.max_distance: must exceed the %d distances that get a bucket each (half of the %d buckets per direction), got %d; raise position.max_distance or lower position.num_buckets", exact, perDir, o.MaxDistance)
+				return nil, fielderr.New("position.max_distance", "must exceed the %d distances that get a bucket each (half of the %d buckets per direction), got %d; raise position.max_distance or lower position.num_buckets", exact, perDir, o.MaxDistance)
 			}
 			if !(o.InitStd > 0) {
-				return nil, fmt.Errorf("position.init_std: must be positive, got %g", o.InitStd)
+				return nil, fielderr.New("position.init_std", "must be positive, got %g", o.InitStd)
 			}
 			rng := rand.New(rand.NewPCG(d.Seed, 0x75b1a5))
 			return &T5{Heads: d.Heads, NumBuckets: o.NumBuckets, MaxDistance: o.MaxDistance, Bidirectional: d.Bidirectional,

@@ -15,6 +15,7 @@ package setup
 
 import (
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"strings"
 
 	"github.com/posformer/posformer/config"
@@ -213,7 +214,7 @@ func checkSize(c config.Config, mc model.Config) error {
 		if mc.Layers == 1 {
 			layers = "layer"
 		}
-		return fmt.Errorf("model: d_model %d, d_ff %d and %d %s (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
+		return fielderr.New("model", "d_model %d, d_ff %d and %d %s (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
 	}
 	return nil
 }

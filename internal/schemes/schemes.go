@@ -22,6 +22,7 @@ package schemes
 import (
 	"errors"
 	"fmt"
+	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"reflect"
 	"slices"
@@ -94,9 +95,9 @@ func NoneRegistered() error {
 // UnknownKind is the error of a position.kind that names no scheme.
 func UnknownKind(name string) error {
 	if err := NoneRegistered(); err != nil {
-		return fmt.Errorf("position.kind: %q: %w", name, err)
+		return fielderr.New("position.kind", "%q: %w", name, err)
 	}
-	return fmt.Errorf("position.kind: unknown scheme %q (known: %s)", name, strings.Join(Kinds(), ", "))
+	return fielderr.New("position.kind", "unknown scheme %q (known: %s)", name, strings.Join(Kinds(), ", "))
 }
 
 // UnknownKey is the error of a key of position: that is neither a common key nor any scheme's
@@ -300,7 +301,7 @@ func NotAnOption(name, key string) error {
 	if len(own) > 0 {
 		has = "options " + strings.Join(own, ", ")
 	}
-	return fmt.Errorf("position.%s: not an option of %s (it has %s; %s is an option of %s); remove it or change position.kind", key, name, has, key, strings.Join(KindsWith(key), ", "))
+	return fielderr.New("position."+key, "not an option of %s (it has %s; %s is an option of %s); remove it or change position.kind", name, has, key, strings.Join(KindsWith(key), ", "))
 }
 
 // SetOption returns opts (an options struct of kind) with key set to v, converted to the field's
@@ -313,7 +314,7 @@ func SetOption(name string, opts any, key string, v any) (any, error) {
 	}
 	x := reflect.ValueOf(v)
 	if !x.IsValid() || !x.Type().ConvertibleTo(f.typ) || (f.typ.Kind() == reflect.String) != (x.Kind() == reflect.String) {
-		return nil, fmt.Errorf("position.%s: want a %s, got %v", key, f.typ, v)
+		return nil, fielderr.New("position."+key, "want a %s, got %v", f.typ, v)
 	}
 	out := reflect.New(reflect.TypeOf(opts)).Elem()
 	out.Set(reflect.ValueOf(opts))
