@@ -9,10 +9,10 @@ package attention
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/position"

@@ -22,7 +22,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"io"
 	"math"
 	"slices"
@@ -30,6 +29,7 @@ import (
 	"unicode"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/internal/schemes"

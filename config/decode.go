@@ -3,13 +3,13 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/yamlkind"
 	"go.yaml.in/yaml/v3"
@@ -168,13 +168,13 @@ func holderOf(v reflect.Value, path string, h *holder) *holder {
 	if v.Kind() != reflect.Struct {
 		return h
 	}
-	for i := 0; i < v.NumField(); i++ {
-		if v.Type().Field(i).Type == keysType {
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Type == keysType {
 			prefix := ""
 			if path != "" {
 				prefix = path + "."
 			}
-			return &holder{keys: v.Field(i), prefix: prefix}
+			return &holder{keys: v.FieldByIndex(f.Index), prefix: prefix}
 		}
 	}
 	return h
@@ -218,31 +218,31 @@ func locate(v reflect.Value, path string) (reflect.Value, *holder, string, error
 			}
 			return v, nil, "", fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))
 		}
-		v = v.Field(i)
+		v = v.FieldByIndex(i)
 		walked = append(walked, key)
 		h = holderOf(v, strings.Join(walked, "."), h)
 	}
 	return v, h, "", nil
 }
 
-// yamlFields maps a struct's yaml names to field indices.
-func yamlFields(t reflect.Type) map[string]int {
-	m := map[string]int{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+// yamlFields maps a struct's yaml names to field index paths, the fields of an embedded struct
+// (position.Spec in Position, `yaml:",inline"`) among them.
+func yamlFields(t reflect.Type) map[string][]int {
+	m := map[string][]int{}
+	for _, f := range reflect.VisibleFields(t) {
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || !f.IsExported() {
+		if name == "-" || !f.IsExported() || f.Anonymous {
 			continue
 		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		m[name] = i
+		m[name] = f.Index
 	}
 	return m
 }
 
-func knownKeys(fields map[string]int) string {
+func knownKeys(fields map[string][]int) string {
 	ks := make([]string, 0, len(fields))
 	for k := range fields {
 		ks = append(ks, k)
@@ -363,7 +363,7 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: errors.New("key given twice")}
 			}
 			seen[key] = true
-			if err := decodeNode(val, v.Field(idx), join(path, key), file, h, legacy); err != nil {
+			if err := decodeNode(val, v.FieldByIndex(idx), join(path, key), file, h, legacy); err != nil {
 				return err
 			}
 		}

@@ -1,10 +1,10 @@
 package config
 
 import (
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"strings"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 )
 

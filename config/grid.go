@@ -3,13 +3,13 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlkind"

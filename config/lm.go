@@ -1,9 +1,8 @@
 package config
 
 import (
-	"github.com/posformer/posformer/internal/fielderr"
-
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // lmLengths is the lm task's default eval.lengths for training windows of T tokens: the powers

@@ -139,7 +139,7 @@ func TestOptionsTyped(t *testing.T) {
 	if _, err := p.Options(); err == nil || !strings.HasPrefix(err.Error(), "position.base: not an option of t5") {
 		t.Errorf("t5 with base: %v, want base refused", err)
 	}
-	bad := Position{Kind: "rope"}.With("base", "large").WithDefaults()
+	bad := Position{Spec: position.Spec{Kind: "rope"}}.With("base", "large").WithDefaults()
 	if err := bad.Validate(); err == nil || !strings.HasPrefix(err.Error(), "position.base: want a float64") {
 		t.Errorf("base: \"large\" in code: %v, want it refused", err)
 	}

@@ -4,55 +4,35 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlkind"
+	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
-// Position is the `position:` section as a config holds it: the kind, the randomized-positions
-// keys, and the scheme's own options (declared by the schemes: package internal/schemes, the
+// Position is the `position:` section as a config holds it: position.Spec (the kind, the
+// randomized-positions keys and the record of the keys written, with the defaults position
+// declares) and the scheme's own options (declared by the schemes: package internal/schemes, the
 // catalogue package position registers them in), each written key decoded once, where the YAML
-// is read, into its key's type, with a record of the keys written. WithDefaults, once the kind
-// is known, sets the written values over the kind's defaults in the kind's options struct, which
-// the model's builder (package setup) hands the scheme as it is: nothing downstream reads YAML.
+// is read, into its key's type. WithDefaults, once the kind is known, sets the written values
+// over the kind's defaults in the kind's options struct (Spec.Options), which the model's builder
+// (package setup) hands the scheme as it is: nothing downstream reads YAML.
 type Position struct {
-	// Kind is the scheme (position.Kinds()). Default: sinusoidal. Empty: refused.
-	Kind string `yaml:"kind" json:"kind"`
-	// Randomized trains on randomized positions (Ruoss et al. 2023), for the schemes that take
-	// them (position.Randomizable). Default: false.
-	Randomized bool `yaml:"randomized,omitempty" json:"randomized,omitempty"`
-	// MaxRandom is L_max, the bound of randomized positions. Default: 256 (with randomized).
-	// 0: refused.
-	MaxRandom int `yaml:"max_random,omitempty" json:"max_random,omitempty"`
-	// EvalPositions is how a randomized model is evaluated: random or plain. Default: random
-	// (with randomized). Empty: refused.
-	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
+	position.Spec `yaml:",inline"`
 
-	// Written records the fields above that were written below position: ("kind", ...); the
-	// options written are in set.
-	Written presence.Keys `yaml:"-" json:"-"`
-	set     options
-	// opts is Kind's options struct with set over its defaults (optsErr when set does not fit
-	// Kind), resolved by WithDefaults for the kind resolvedFor.
-	opts        any
+	set options // the options written
+	// optsErr is why set does not fit the kind resolvedFor (Spec.Options then nil), resolved by
+	// WithDefaults.
 	optsErr     error
 	resolvedFor string
 }
-
-// Defaults of the section's fields (position.Spec's, which the section becomes).
-const (
-	DefaultKind          = "sinusoidal"
-	DefaultMaxRandom     = 256
-	DefaultEvalPositions = "random"
-)
 
 // option is one option key written under position:, its value decoded into the key's type
 // (int, float64, string or bool) and as one line of flow YAML, as written (grid.yaml writes it
@@ -102,16 +82,12 @@ func (o options) without(key string) options {
 	return slices.DeleteFunc(slices.Clone(o), func(x option) bool { return x.key == key })
 }
 
-// WithDefaults fills the fields that were not written (and hold zero) with their defaults, and
-// resolves the kind's options struct: its defaults with the written options over them.
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults
+// (position.Spec's), and resolves the kind's options struct: its defaults with the written
+// options over them.
 func (s Position) WithDefaults() Position {
-	w := s.Written
-	presence.Fill(w, "kind", &s.Kind, DefaultKind)
-	if s.Randomized {
-		presence.Fill(w, "max_random", &s.MaxRandom, DefaultMaxRandom)
-		presence.Fill(w, "eval_positions", &s.EvalPositions, DefaultEvalPositions)
-	}
-	s.opts, s.optsErr = s.resolve()
+	s.Spec = s.Spec.WithDefaults()
+	s.Spec.Options, s.optsErr = s.resolve()
 	s.resolvedFor = s.Kind
 	return s
 }
@@ -144,7 +120,7 @@ func (s Position) Validate() error {
 // kind's options is an error naming it.
 func (s Position) Options() (any, error) {
 	if s.resolvedFor != "" && s.resolvedFor == s.Kind {
-		return s.opts, s.optsErr
+		return s.Spec.Options, s.optsErr
 	}
 	return s.resolve()
 }
@@ -238,10 +214,18 @@ func (s *Position) DecodeOption(key string, n *yaml.Node) error {
 	return nil
 }
 
-// setOption records an option written and drops the resolved options struct.
+// setOption records an option written and resolves the options struct again.
 func (s *Position) setOption(e option) {
 	s.set = s.set.with(e)
-	s.opts, s.optsErr, s.resolvedFor = nil, nil, ""
+	s.reresolve()
+}
+
+// reresolve resolves the options struct again for the written options, when it was resolved.
+func (s *Position) reresolve() {
+	if s.resolvedFor != "" {
+		s.Spec.Options, s.optsErr = s.resolve()
+		s.resolvedFor = s.Kind
+	}
 }
 
 // With returns the section with an option set to a Go value, as if written (for code and tests):
@@ -266,7 +250,7 @@ func (s Position) With(key string, value any) Position {
 // Without returns the section without an option key.
 func (s Position) Without(key string) Position {
 	s.set = s.set.without(key)
-	s.opts, s.optsErr, s.resolvedFor = nil, nil, ""
+	s.reresolve()
 	return s
 }
 

@@ -23,6 +23,10 @@ func leafPaths(t reflect.Type, prefix string) []string {
 		if name == "-" || !f.IsExported() {
 			continue
 		}
+		if f.Anonymous { // inline (position.Spec in Position)
+			out = append(out, leafPaths(f.Type, prefix)...)
+			continue
+		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -11,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Select is a grid's `select:` section: a field (train.lr) whose value is chosen per group of

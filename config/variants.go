@@ -2,12 +2,12 @@ package config
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 )
 

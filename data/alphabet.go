@@ -2,8 +2,9 @@ package data
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math/rand/v2"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // alphabet holds the symbol set shared by the tasks whose alphabet size is

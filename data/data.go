@@ -3,11 +3,12 @@ package data
 import (
 	"errors"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Reserved tokens and the first task symbol.

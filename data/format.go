@@ -1,9 +1,10 @@
 package data
 
 import (
-	"github.com/posformer/posformer/internal/fielderr"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Task formats: how an example is laid out for the model ([Options.Format]).

@@ -9,11 +9,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"io"
 	"math/rand/v2"
 	"sync"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/regfile"
 )
 

@@ -3,8 +3,9 @@ package data
 import (
 	"errors"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math/rand/v2"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Salts separating the RNG domains of the training stream and the test sets.

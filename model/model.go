@@ -14,12 +14,12 @@ package model
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
 
 	"github.com/posformer/posformer/attention"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/position"

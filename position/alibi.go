@@ -2,9 +2,9 @@ package position
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"

@@ -1,10 +1,10 @@
 package position
 
 import (
-	"github.com/posformer/posformer/internal/fielderr"
 	"reflect"
 	"slices"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 )
 

@@ -2,9 +2,10 @@ package position
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Randomization is the randomized-positions option of sinusoidal, learned and rope (Ruoss et

@@ -2,10 +2,10 @@ package position
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"

@@ -2,12 +2,12 @@ package setup
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"runtime"
 	"strings"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 )

@@ -15,11 +15,11 @@ package setup
 
 import (
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"strings"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
@@ -69,7 +69,7 @@ func checkCell(c config.Config) (*Checked, error) {
 // check is Check's body for a valid config and its task.
 func check(c config.Config, task data.Task) (*Checked, error) {
 	var err error
-	r := &Checked{Config: c, Task: task, Model: c.ModelFor(task), Spec: Spec(c.Position)}
+	r := &Checked{Config: c, Task: task, Model: c.ModelFor(task), Spec: c.Position.Spec}
 	if err := checkSize(c, r.Model); err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (r *Checked) Build() (*model.Model, error) {
 // read back to evaluate, inspect or export its weights) for its task, unchecked: the one build
 // of that reading.
 func NewModel(c config.Config, task data.Task) (*model.Model, error) {
-	return model.New(c.ModelFor(task), Spec(c.Position))
+	return model.New(c.ModelFor(task), c.Position.Spec)
 }
 
 // Warnings lists what is valid in the run's config but deserves a note, one line each: the CLI
@@ -172,13 +172,6 @@ func CheckCells(cells []config.Cell, tuning bool) ([]*Checked, error) {
 	return runs, nil
 }
 
-// Spec is the position: section as package position takes it, typed: its options struct as the
-// config resolved it (the section valid, defaults filled).
-func Spec(p config.Position) position.Spec {
-	opts, _ := p.Options()
-	return position.Spec{Kind: p.Kind, Options: opts, Randomized: p.Randomized, MaxRandom: p.MaxRandom, EvalPositions: p.EvalPositions}
-}
-
 // MaxParams bounds a model's parameter count: posformer trains small models on the CPU, so an
 // absurd size (d_model: 1000000) fails before anything allocates.
 var MaxParams = 1 << 28
@@ -186,7 +179,7 @@ var MaxParams = 1 << 28
 // schemeParams is the number of trainable parameters the config's scheme adds for the model's
 // dimensions (a learned table, a bias table, ...: position.ParamCount), from the sizes alone.
 func schemeParams(c config.Config, mc model.Config) int {
-	return position.ParamCount(Spec(c.Position), position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})
+	return position.ParamCount(c.Position.Spec, position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})
 }
 
 // checkSize estimates the parameter count from the sizes alone and rejects a model beyond

@@ -3,9 +3,8 @@
 // types, defaults and docs its tags declare. It holds no scheme: package position registers every
 // kind here (position.Register) beside how to build it, and package config reads a config's
 // `position:` section against it, decoding the written options into the kind's options struct
-// once, without importing position (a config is data). The catalogue is filled by position's
-// init, so a program that reads configs must link position (import it, blank if need be): without
-// it every kind is refused with NoneRegistered's line.
+// once. The catalogue is filled by position's init, which every program that reads configs links
+// (config's Position embeds position.Spec).
 //
 // A scheme's options are a struct of its own, declared in the scheme's file. Each exported field
 // is one key of the `position:` section, described by its tags:
@@ -20,15 +19,15 @@
 package schemes
 
 import (
-	"errors"
 	"fmt"
-	"github.com/posformer/posformer/internal/fielderr"
 	"math"
 	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // kind is one registered scheme, without how to build it.
@@ -83,29 +82,14 @@ func Kinds() []string {
 // Known tells whether a kind is registered.
 func Known(name string) bool { _, ok := registry[name]; return ok }
 
-// NoneRegistered is the error of a program that reads configs without package position linked
-// (its init registers every scheme here): nil once a scheme is registered.
-func NoneRegistered() error {
-	if len(registry) > 0 {
-		return nil
-	}
-	return errors.New("no position schemes registered: import github.com/posformer/posformer/position (its init registers them) in the program that reads the config")
-}
-
 // UnknownKind is the error of a position.kind that names no scheme.
 func UnknownKind(name string) error {
-	if err := NoneRegistered(); err != nil {
-		return fielderr.New("position.kind", "%q: %w", name, err)
-	}
 	return fielderr.New("position.kind", "unknown scheme %q (known: %s)", name, strings.Join(Kinds(), ", "))
 }
 
 // UnknownKey is the error of a key of position: that is neither a common key nor any scheme's
 // option.
 func UnknownKey(key string) error {
-	if err := NoneRegistered(); err != nil {
-		return fmt.Errorf("unknown key %q in section position: %w", key, err)
-	}
 	return fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(AllKeys(), ", "))
 }
 
