@@ -566,7 +566,7 @@ func Read(src []byte, name string, overrides []string) (Config, []Cell, error) {
 
 // ReadWritten reads a file posformer wrote (a run's config.yaml, a grid's grid.yaml) as Read
 // reads a file, with two allowances for files an earlier posformer wrote: a grid.yaml without
-// GridHeader held the unset fields of a grid as zeros, so in it a zero means the default; and a
+// gridHeader held the unset fields of a grid as zeros, so in it a zero means the default; and a
 // run's config.yaml held every scheme's options (base, max_positions, init_std,
 // rotary_fraction whatever the kind), so there the options of other schemes are dropped.
 func ReadWritten(path string) (Config, []Cell, error) {
@@ -575,7 +575,7 @@ func ReadWritten(path string) (Config, []Cell, error) {
 		return Config{}, nil, fmt.Errorf("cannot read the config: %w", err)
 	}
 	mode := written
-	if !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
+	if !bytes.HasPrefix(src, []byte(gridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
 		mode = legacyGrid
 	}
 	return parse(src, path, nil, mode)

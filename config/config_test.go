@@ -101,21 +101,21 @@ func TestLengths(t *testing.T) {
 		"8..32:8":    {8, 16, 24, 32},
 		" 2 , 4..5 ": {2, 4, 5},
 	} {
-		got, err := ParseLengths(in)
+		got, err := parseLengths(in)
 		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("ParseLengths(%q) = %v, %v; want %v", in, got, err, want)
+			t.Errorf("parseLengths(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "1..", "a..3", "5..1", "4:2", "1..8:0", "1,,2"} {
-		if _, err := ParseLengths(bad); err == nil {
-			t.Errorf("ParseLengths(%q): want an error", bad)
+		if _, err := parseLengths(bad); err == nil {
+			t.Errorf("parseLengths(%q): want an error", bad)
 		}
 	}
 	l := Lengths{1, 2, 3, 5, 7, 8}
 	if s := l.String(); s != "1..3,5,7..8" {
 		t.Errorf("String = %q", s)
 	}
-	back, _ := ParseLengths(l.String())
+	back, _ := parseLengths(l.String())
 	if !reflect.DeepEqual(back, l) {
 		t.Errorf("round trip %v -> %q -> %v", l, l.String(), back)
 	}

@@ -110,11 +110,11 @@ func Set(v any, assignment string) error {
 	if !ok || path == "" {
 		return fmt.Errorf("-set %s: want key=value, e.g. -set model.d_model=128", assignment)
 	}
-	return SetPath(v, strings.TrimSpace(path), value, "-set "+assignment)
+	return setPath(v, strings.TrimSpace(path), value, "-set "+assignment)
 }
 
-// SetPath sets the field at a dotted path (yaml names) to a value written in YAML.
-func SetPath(v any, path, value, label string) error {
+// setPath sets the field at a dotted path (yaml names) to a value written in YAML.
+func setPath(v any, path, value, label string) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &doc); err != nil {
 		return fmt.Errorf("%s: the value is not valid YAML: %s", label, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -440,8 +440,8 @@ const MaxLength = 1 << 16
 // step ("8..64:8").
 type Lengths []int
 
-// ParseLengths parses the string form.
-func ParseLengths(s string) (Lengths, error) {
+// parseLengths parses the string form.
+func parseLengths(s string) (Lengths, error) {
 	var out Lengths
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
@@ -491,7 +491,7 @@ func (l *Lengths) decodeYAML(n *yaml.Node) error {
 		}
 		*l = Lengths{x}
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
-		p, err := ParseLengths(n.Value)
+		p, err := parseLengths(n.Value)
 		if err != nil {
 			return err
 		}

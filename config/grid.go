@@ -336,11 +336,11 @@ func GridDir(c Config) string {
 	return filepath.Join(out, name)
 }
 
-// GridHeader is the first line of a grid.yaml (MarshalGrid): the file holds the keys the grid's
+// gridHeader is the first line of a grid.yaml (MarshalGrid): the file holds the keys the grid's
 // config wrote, so the fields it leaves out take their defaults (see Load for older files).
-const GridHeader = "# posformer grid: the keys written in the config and its -set overrides; the others take their defaults\n"
+const gridHeader = "# posformer grid: the keys written in the config and its -set overrides; the others take their defaults\n"
 
-// MarshalGrid writes a grid's config as its grid.yaml: GridHeader, then only the keys that were
+// MarshalGrid writes a grid's config as its grid.yaml: gridHeader, then only the keys that were
 // written (in the file, by -set), each with its value, and the sweep. Reading it back (Load)
 // gives the same config, written keys included.
 func MarshalGrid(c Config) ([]byte, error) {
@@ -355,7 +355,7 @@ func MarshalGrid(c Config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte(GridHeader), b...), nil
+	return append([]byte(gridHeader), b...), nil
 }
 
 // writtenMarshaler is a section that writes its own written keys (position.Spec, whose

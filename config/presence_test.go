@@ -193,7 +193,7 @@ func TestGridYAMLRecordsPresence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(enc), GridHeader) || !strings.Contains(string(enc), "min_lr_ratio: 0") || strings.Contains(string(enc), "beta1") {
+	if !strings.HasPrefix(string(enc), gridHeader) || !strings.Contains(string(enc), "min_lr_ratio: 0") || strings.Contains(string(enc), "beta1") {
 		t.Fatalf("grid.yaml:\n%s", enc)
 	}
 	file := filepath.Join(t.TempDir(), "grid.yaml")

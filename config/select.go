@@ -281,7 +281,7 @@ func ExpandSelected(c Config, sel *Selection) ([]Cell, error) {
 			return nil, fmt.Errorf("%s has no choice for cell %s: it is from another grid; remove it to select again", SelectionFile, cells[i].Name)
 		}
 		cc := cells[i].Config
-		if err := SetPath(&cc, field, formatValue(v), "select"); err != nil {
+		if err := setPath(&cc, field, formatValue(v), "select"); err != nil {
 			return nil, err
 		}
 		if err := cc.Validate(); err != nil {

@@ -13,8 +13,8 @@ type Shard struct {
 	Source       string // where it came from: "-shard", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX" or "" (all cells)
 }
 
-// All is the shard that runs every cell.
-var All = Shard{Index: 0, Count: 1}
+// allShards is the shard that runs every cell.
+var allShards = Shard{Index: 0, Count: 1}
 
 // ParseShard reads "i/n" with 0 ≤ i < n.
 func ParseShard(s string) (Shard, error) {
@@ -33,7 +33,7 @@ func ParseShard(s string) (Shard, error) {
 //   - Kubernetes: JOB_COMPLETION_INDEX with the count in POSFORMER_SHARDS (an Indexed Job's
 //     completions; the manifest in deploy/ sets it).
 //
-// It returns All when neither is set.
+// It returns allShards when neither is set.
 func ShardFromEnv(getenv func(string) string) (Shard, error) {
 	if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
 		i, err := strconv.Atoi(id)
@@ -69,7 +69,7 @@ func ShardFromEnv(getenv func(string) string) (Shard, error) {
 		}
 		return Shard{Index: i, Count: n, Source: "JOB_COMPLETION_INDEX"}, nil
 	}
-	return All, nil
+	return allShards, nil
 }
 
 // Has tells whether the cell of that index (config.Cell.Index) is this shard's.

@@ -21,7 +21,7 @@ func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int
 	if force && resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
 	}
-	for _, w := range report.Warnings(&report.Grid{Cells: cells}) {
+	for _, w := range report.Warnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
 	ran, err := grid.Train(ctx, g, grid.Options{Jobs: jobs, Force: force, Resume: resume, Shard: shard, Log: stderr, LimitMemory: limitMemory})
