@@ -278,50 +278,24 @@ func (s Position) Option(key string) (any, bool) {
 // of an unknown kind (or with options the kind does not have) is written as it was given.
 func (s Position) MarshalYAML() (any, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(key string, value any) error {
-		var n yaml.Node
-		if err := n.Encode(value); err != nil {
-			return err
-		}
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &n)
-		return nil
-	}
-	if err := add("kind", s.Kind); err != nil {
-		return nil, err
-	}
+	pair(m, "kind", enc(s.Kind))
 	if o, err := s.Options(); err == nil {
 		for _, f := range schemes.Options(s.Kind) {
-			v, _ := schemes.OptionOf(o, f.Key)
-			if schemes.OmitEmpty(s.Kind, f.Key) && reflect.ValueOf(v).IsZero() {
-				continue
-			}
-			if err := add(f.Key, v); err != nil {
-				return nil, err
+			if v, _ := schemes.OptionOf(o, f.Key); !schemes.OmitEmpty(s.Kind, f.Key) || !reflect.ValueOf(v).IsZero() {
+				pair(m, f.Key, enc(v))
 			}
 		}
-	} else {
-		for _, e := range s.set {
-			n, err := e.node()
-			if err != nil {
-				return nil, err
-			}
-			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: e.key}, n)
-		}
+	} else if err := s.set.write(m); err != nil {
+		return nil, err
 	}
 	if s.Randomized {
-		if err := add("randomized", true); err != nil {
-			return nil, err
-		}
+		pair(m, "randomized", enc(true))
 	}
 	if s.MaxRandom != 0 || s.Written.Has("max_random") {
-		if err := add("max_random", s.MaxRandom); err != nil {
-			return nil, err
-		}
+		pair(m, "max_random", enc(s.MaxRandom))
 	}
 	if s.EvalPositions != "" || s.Written.Has("eval_positions") {
-		if err := add("eval_positions", s.EvalPositions); err != nil {
-			return nil, err
-		}
+		pair(m, "eval_positions", enc(s.EvalPositions))
 	}
 	return m, nil
 }
@@ -329,37 +303,49 @@ func (s Position) MarshalYAML() (any, error) {
 // MarshalWritten writes only the keys that were written, as a grid.yaml holds them.
 func (s Position) MarshalWritten() (*yaml.Node, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(key string, n *yaml.Node) {
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, n)
-	}
-	enc := func(v any) *yaml.Node {
-		var n yaml.Node
-		_ = n.Encode(v)
-		return &n
-	}
 	if s.Written.Has("kind") {
-		add("kind", enc(s.Kind))
+		pair(m, "kind", enc(s.Kind))
 	}
-	for _, e := range s.set {
-		n, err := e.node()
-		if err != nil {
-			return nil, err
-		}
-		add(e.key, n)
+	if err := s.set.write(m); err != nil {
+		return nil, err
 	}
 	if s.Written.Has("randomized") {
-		add("randomized", enc(s.Randomized))
+		pair(m, "randomized", enc(s.Randomized))
 	}
 	if s.Written.Has("max_random") {
-		add("max_random", enc(s.MaxRandom))
+		pair(m, "max_random", enc(s.MaxRandom))
 	}
 	if s.Written.Has("eval_positions") {
-		add("eval_positions", enc(s.EvalPositions))
+		pair(m, "eval_positions", enc(s.EvalPositions))
 	}
 	if len(m.Content) == 0 {
 		return nil, nil
 	}
 	return m, nil
+}
+
+// write appends the options as they were written to the mapping m.
+func (o options) write(m *yaml.Node) error {
+	for _, e := range o {
+		n, err := e.node()
+		if err != nil {
+			return err
+		}
+		pair(m, e.key, n)
+	}
+	return nil
+}
+
+// pair appends key: v to the mapping m.
+func pair(m *yaml.Node, key string, v *yaml.Node) {
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+}
+
+// enc is a value of the section (a word, a number, a flag) as a YAML node.
+func enc(v any) *yaml.Node {
+	var n yaml.Node
+	_ = n.Encode(v)
+	return &n
 }
 
 // IsWritten tells whether a key of the section was written (an option or a field of Position).
