@@ -433,17 +433,11 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a config with its defaults filled in as data, naming the field and the fix:
 // every field on its own and against the others and the task (built: its vocabulary, an lm
-// corpus's length), the position scheme's options against its kind. What needs the model (heads
-// divide d_model, the parameter count, the scheme's own option checks, the positions it holds,
-// memory) is checked by package setup, which builds the model once.
-func (c Config) Validate() error {
-	_, err := c.ValidTask()
-	return err
-}
-
-// ValidTask validates the config as Validate does and returns its task, built once for the
-// checks (package setup hands it on).
-func (c Config) ValidTask() (data.Task, error) {
+// corpus's length), the model: section (model.Config.Validate), the position scheme's options
+// against its kind. It returns the task, built once for the checks (package setup hands it on).
+// What needs the model built (the parameter count, the scheme's own option checks, the positions
+// it holds, memory) is checked by package setup.
+func (c Config) Validate() (data.Task, error) {
 	if c.Name == "" {
 		return nil, fielderr.New("name", "empty; remove the key for the default name <task>_<scheme>_s<seed>")
 	}
@@ -656,7 +650,7 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 		return c, cells, nil
 	}
 	c = c.WithDefaults()
-	if err := c.Validate(); err != nil {
+	if _, err := c.Validate(); err != nil {
 		return Config{}, nil, c.At(err)
 	}
 	return c, []Cell{{Index: 0, Name: c.Name, Config: c}}, nil

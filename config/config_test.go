@@ -55,7 +55,7 @@ func TestConfigErrors(t *testing.T) {
 			err := Decode([]byte(tc.edit), "min.yaml", &c)
 			if err == nil {
 				c = c.WithDefaults()
-				err = c.Validate()
+				_, err = c.Validate()
 			}
 			if err == nil {
 				t.Fatalf("want an error containing %q", tc.want)
@@ -161,7 +161,7 @@ func TestShippedConfigs(t *testing.T) {
 				continue
 			}
 			for _, cell := range tuning {
-				if err := cell.Config.Validate(); err != nil {
+				if _, err := cell.Config.Validate(); err != nil {
 					t.Errorf("%s: tuning run %s: %v", name, cell.Name, err)
 				}
 			}

@@ -141,7 +141,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._+-]+`)
 func Expand(c Config) ([]Cell, error) {
 	if len(c.Sweep) == 0 {
 		c = c.WithDefaults()
-		if err := c.Validate(); err != nil {
+		if _, err := c.Validate(); err != nil {
 			return nil, err
 		}
 		return []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
@@ -213,7 +213,7 @@ func Expand(c Config) ([]Cell, error) {
 	dropOtherSchemesOptions(c, cells)
 	runs := make(map[string]int, len(cells)) // each cell's config but its name → its index
 	for i, cell := range cells {
-		if err := cell.Config.Validate(); err != nil {
+		if _, err := cell.Config.Validate(); err != nil {
 			return nil, &CellError{Cell: cell.Name, Err: err}
 		}
 		anon := cell.Config
@@ -272,7 +272,7 @@ func dropOtherSchemesOptions(base Config, cells []Cell) {
 	for i := range cells {
 		p := &cells[i].Config.Position
 		for _, key := range p.OptionKeys() {
-			if schemes.HasOption(p.Kind, key) || !base.Position.IsWritten(key) || sweptOption(cells[i].Values, key) {
+			if schemes.HasOption(p.Kind, key) || !base.Position.isWritten(key) || sweptOption(cells[i].Values, key) {
 				continue
 			}
 			for kind := range selected {
@@ -361,7 +361,7 @@ func MarshalGrid(c Config) ([]byte, error) {
 // writtenMarshaler is a section that writes its own written keys (position.Spec, whose
 // options are the schemes').
 type writtenMarshaler interface {
-	MarshalWritten() (*yaml.Node, error)
+	marshalWritten() (*yaml.Node, error)
 }
 
 var writtenMarshalerType = reflect.TypeFor[writtenMarshaler]()
@@ -403,7 +403,7 @@ func writtenNode(v reflect.Value, path string, h *presence.Keys) (*yaml.Node, er
 			}
 		case fv.Kind() == reflect.Struct && fv.Type().Implements(writtenMarshalerType):
 			var err error
-			if val, err = fv.Interface().(writtenMarshaler).MarshalWritten(); err != nil {
+			if val, err = fv.Interface().(writtenMarshaler).marshalWritten(); err != nil {
 				return nil, err
 			}
 			if val == nil {

@@ -300,8 +300,8 @@ func (s Position) MarshalYAML() (any, error) {
 	return m, nil
 }
 
-// MarshalWritten writes only the keys that were written, as a grid.yaml holds them.
-func (s Position) MarshalWritten() (*yaml.Node, error) {
+// marshalWritten writes only the keys that were written, as a grid.yaml holds them.
+func (s Position) marshalWritten() (*yaml.Node, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	if s.Written.Has("kind") {
 		pair(m, "kind", enc(s.Kind))
@@ -348,8 +348,8 @@ func enc(v any) *yaml.Node {
 	return &n
 }
 
-// IsWritten tells whether a key of the section was written (an option or a field of Position).
-func (s Position) IsWritten(key string) bool {
+// isWritten tells whether a key of the section was written (an option or a field of Position).
+func (s Position) isWritten(key string) bool {
 	_, ok := s.set.get(key)
 	return ok || s.Written.Has(key)
 }

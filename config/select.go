@@ -284,7 +284,7 @@ func ExpandSelected(c Config, sel *Selection) ([]Cell, error) {
 		if err := setPath(&cc, field, formatValue(v), "select"); err != nil {
 			return nil, err
 		}
-		if err := cc.Validate(); err != nil {
+		if _, err := cc.Validate(); err != nil {
 			return nil, fmt.Errorf("cell %s with %s = %g: %w", cells[i].Name, field, v, err)
 		}
 		cells[i].Config = cc

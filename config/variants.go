@@ -144,7 +144,7 @@ func (c Config) validateVariants() error {
 			return fielderr.New(field+".eval_positions", "only randomized positions take it (position.randomized is off in this run); remove it or restrict the variant with when: [position.randomized=true]")
 		}
 		vc := c.VariantConfig(v)
-		if err := vc.Validate(); err != nil {
+		if _, err := vc.Validate(); err != nil {
 			return fielderr.Wrap("", fmt.Errorf("%s (%s): %w", field, v.Name, err)) // the variant's field, not the file's
 		}
 	}

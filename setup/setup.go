@@ -46,7 +46,7 @@ type Checked struct {
 // config.Config.At). It builds the task and the position scheme, never the model's weights.
 func Check(c config.Config) (*Checked, error) {
 	c = c.WithDefaults()
-	task, err := c.ValidTask()
+	task, err := c.Validate()
 	if err != nil {
 		return nil, c.At(err)
 	}
