@@ -145,7 +145,7 @@ type Metric struct {
 // trains it (Train).
 func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	if len(cfg.Sweep) > 0 {
-		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, grid.RunCells)")
+		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, setup.CheckCells, grid.TrainCells)")
 	}
 	r, err := setup.Check(cfg)
 	if err != nil {
