@@ -21,8 +21,8 @@ type Error struct {
 	// Path is the field's dotted key path (model.heads, eval.variants[0].when); "" for the
 	// config as a whole.
 	Path string
-	// Err says what is wrong and the fix. When it wraps an *Error of its own (a located error
-	// around a field's), that error's path is the one written.
+	// Err says what is wrong and the fix. When it wraps an *Error at the same path (a located
+	// error around a field's), the path is written once.
 	Err error
 }
 
@@ -42,8 +42,7 @@ func Wrap(path string, err error) error {
 // Error reads "file:line: path: what is wrong", each part when known.
 func (e *Error) Error() string {
 	s := e.Err.Error()
-	var inner *Error
-	if e.Path != "" && !errors.As(e.Err, &inner) {
+	if inner := (*Error)(nil); e.Path != "" && !(errors.As(e.Err, &inner) && inner.Path == e.Path) {
 		s = e.Path + ": " + s
 	}
 	switch {
