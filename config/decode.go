@@ -22,7 +22,7 @@ import (
 //
 // Decode records what it sets (see package internal/presence): every leaf written is marked in
 // the presence.Keys field of the nearest enclosing struct that has one (Config.Written,
-// config.Model.Written, config.Position.Written), by its path relative to that struct. The
+// model.Config.Written, position.Spec.Written), by its path relative to that struct. The
 // WithDefaults methods fill only the fields nobody wrote, so a written value, 0 included, is
 // what runs; Validate refuses it, naming the field, when it is not legal.
 func Decode(src []byte, file string, v any) error { return decode(src, file, v, false) }
