@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/position"
@@ -45,7 +46,7 @@ type Layer struct {
 // std/√d_head when cfg.Unscaled), biases 0.
 func New(prefix string, cfg Config, dt tensor.Dtype, rng *rand.Rand, std, outStd float64) (*Layer, error) {
 	if cfg.Heads < 1 || cfg.DModel < 1 || cfg.DModel%cfg.Heads != 0 {
-		return nil, fmt.Errorf("model.heads: %d heads do not divide model.d_model %d", cfg.Heads, cfg.DModel)
+		return nil, fielderr.New("model.heads", "%d heads do not divide model.d_model %d", cfg.Heads, cfg.DModel)
 	}
 	d := cfg.DModel
 	w := func(name string, s float64) nn.Param {

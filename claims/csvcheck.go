@@ -107,7 +107,7 @@ func checkCSV(path string, src []byte, recs [][]string, known []string, optional
 // (report.Chance, what the export wrote), naming the row. A grid that does not load is left to
 // the document to say.
 func checkChance(path, grid string, rows []Row) error {
-	_, cells, err := config.LoadCells(grid, nil)
+	_, cells, err := config.Read(nil, grid, nil)
 	if err != nil {
 		return nil
 	}

@@ -18,7 +18,7 @@ import (
 // Variant naming of an exported table (Table.Variants): how a row's variant is named from its
 // run and its grid cell.
 const (
-	VariantsRun   = "run"   // train.RunVariant: the run's resolved non-default scheme and eval options
+	VariantsRun   = "run"   // train.ResultVariant: the run's resolved non-default scheme and eval options
 	VariantsSwept = "swept" // report.GroupOf: the cell's swept values other than task, scheme, seed
 	VariantsBoth  = "both"  // the run's, then the swept values it does not already name
 )
@@ -26,7 +26,7 @@ const (
 // GridDir is where a table's grid is looked for under runs: where `train -config <grid> -out
 // runs` writes it (config.GridDir: runs/<the config's name:>, whatever the file is called).
 func GridDir(runs string, t Table) (string, error) {
-	cfg, err := config.ReadConfig(t.Grid, nil)
+	cfg, _, err := config.Read(nil, t.Grid, nil)
 	if err != nil {
 		return "", err
 	}
@@ -77,11 +77,11 @@ func runDirOf(c config.Cell) string {
 
 // sameGrid checks that a grid directory's grid.yaml describes the same cells as the config.
 func sameGrid(configPath, gridPath string) error {
-	want, err := cellsOf2(configPath, config.ReadCells)
+	want, err := cellsOf2(configPath, func(p string) (config.Config, []config.Cell, error) { return config.Read(nil, p, nil) })
 	if err != nil {
 		return err
 	}
-	got, err := cellsOf2(gridPath, config.LoadCells)
+	got, err := cellsOf2(gridPath, config.ReadWritten)
 	if err != nil {
 		return err
 	}
@@ -98,10 +98,10 @@ func sameGrid(configPath, gridPath string) error {
 }
 
 // cellsOf2 is a grid config's cells as name + resolved config text (out and name aside), the
-// config read by read (config.ReadCells as the grid command reads it, config.LoadCells for the
+// config read by read (config.Read as the grid command reads it, config.ReadWritten for the
 // grid.yaml it wrote).
-func cellsOf2(path string, read func(string, []string) (config.Config, []config.Cell, error)) ([]string, error) {
-	_, cells, err := read(path, nil)
+func cellsOf2(path string, read func(string) (config.Config, []config.Cell, error)) ([]string, error) {
+	_, cells, err := read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func rowsOf(g *report.Grid, naming string) []Row {
 			continue
 		}
 		c, r := g.Cells[i].Config, run.Result
-		variant := train.RunVariant(c, r)
+		variant := train.ResultVariant(c, r)
 		switch naming {
 		case VariantsSwept:
 			variant = report.GroupOf(g.Cells[i]).Variant

@@ -212,7 +212,7 @@ func gridCommand(t Table, file string) string {
 
 // describeGrid is a grid config's set-up and its warnings (by group), from the config file.
 func describeGrid(path string) (string, []string) {
-	cfg, cells, err := config.LoadCells(path, nil) // at least one cell
+	cfg, cells, err := config.ReadWritten(path) // at least one cell
 	if err != nil {
 		return fmt.Sprintf("`%s` does not load (%v)", path, err), nil
 	}

@@ -67,7 +67,7 @@ func TestLoadReadsWrittenFiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte(oldGridYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, nil)
+	c, _, err := ReadWritten(path)
 	if err != nil {
 		t.Fatalf("Load of a grid.yaml posformer wrote: %v", err)
 	}
@@ -75,8 +75,8 @@ func TestLoadReadsWrittenFiles(t *testing.T) {
 	if err != nil || len(cells) != 2 || cells[1].Config.Seed != 2 || cells[0].Config.Train.LR != 1e-3 || len(cells[0].Config.Eval.Lengths) != 12 {
 		t.Fatalf("cells %+v, %v; want two cells with the defaults filled", cells, err)
 	}
-	if _, err := ReadConfig(path, nil); err == nil || !strings.Contains(err.Error(), `eval.lengths: empty item`) {
-		t.Fatalf("ReadConfig of a file with written zeros: %v; want the written empty eval.lengths refused", err)
+	if _, _, err := Read(nil, path, nil); err == nil || !strings.Contains(err.Error(), `eval.lengths: empty item`) {
+		t.Fatalf("Read of a file with written zeros: %v; want the written empty eval.lengths refused", err)
 	}
 	enc, err := MarshalGrid(c)
 	if err != nil {
@@ -91,7 +91,7 @@ func TestLoadReadsWrittenFiles(t *testing.T) {
 	if err := os.WriteFile(back, enc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c2, err := Load(back, nil)
+	c2, _, err := ReadWritten(back)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,19 +2,19 @@
 // from YAML strictly (every key known, every value of its field's type, errors as
 // `file:line: dotted.path: what is wrong`) with a record of the keys written (package
 // internal/presence), `-set` overrides, the defaults of the keys not written, and validation of
-// each field that names the field and the fix. A position scheme's options are decoded once, into
-// the scheme's options struct, against the catalogue of schemes (package internal/schemes), which
-// package position's init fills: a program reading configs must link position (without it every
-// kind is refused: "no position schemes registered: import .../position"). It imports nothing of
-// the model: what needs the model (heads dividing d_model, the model's size,
-// the scheme's own checks, memory) is package setup's, which builds the model once (At reports
-// its errors at the file:line that wrote the field). A config with a sweep: is a grid: Expand
-// gives its cells (ReadCells the cells it expanded while reading), MarshalGrid its grid.yaml,
+// each field that names the field and the fix. Read reads a config a person wrote, ReadWritten a
+// file posformer wrote. A section is the option type of the package it configures: model: is
+// model.Config (its defaults and checks are the model's); a position scheme's options are decoded
+// once, into the scheme's options struct, against the catalogue of schemes (package
+// internal/schemes), which package position's init fills. Nothing here builds a model: what needs
+// one (the model's size, the scheme's own checks, memory) is package setup's, which builds it once
+// (At reports its errors at the file:line that wrote the field). A config with a sweep: is a grid:
+// Expand gives its cells (Read the cells it expanded while reading), MarshalGrid its grid.yaml,
 // Shard a share of the cells for one process of many, and the select: section the tuning runs
 // that choose a value per group (SelectCells, ExpandSelected).
 //
 // Nothing here trains: package train runs a checked config (train.Run, train.Train), and package
-// grid a grid's cells (grid.Run), choosing select:'s values from the scores of the finished
+// grid a grid's cells (grid.Train), choosing select:'s values from the scores of the finished
 // tuning runs (grid.Choose).
 package config
 
@@ -29,9 +29,11 @@ import (
 	"unicode"
 
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/internal/schemes"
+	"github.com/posformer/posformer/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -47,12 +49,12 @@ type Config struct {
 	// legal.
 	Seed uint64 `yaml:"seed" json:"seed"`
 	// Out is the output directory; the run writes to Out/Name. Default: runs. Empty: refused.
-	Out      string      `yaml:"out,omitempty" json:"out,omitempty"`
-	Task     TaskConfig  `yaml:"task" json:"task"`
-	Model    Model       `yaml:"model" json:"model"`
-	Position Position    `yaml:"position" json:"position"`
-	Train    TrainConfig `yaml:"train" json:"train"`
-	Eval     EvalConfig  `yaml:"eval" json:"eval"`
+	Out      string       `yaml:"out,omitempty" json:"out,omitempty"`
+	Task     TaskConfig   `yaml:"task" json:"task"`
+	Model    model.Config `yaml:"model" json:"model"`
+	Position Position     `yaml:"position" json:"position"`
+	Train    TrainConfig  `yaml:"train" json:"train"`
+	Eval     EvalConfig   `yaml:"eval" json:"eval"`
 	// Sweep turns the config into a grid: every combination of the listed values of dotted
 	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
 	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
@@ -77,10 +79,10 @@ type origin struct {
 	overrides []string
 }
 
-// At is err as reading the config reports it: led by "file:line" when err leads with a dotted
-// path (model.d_model: ...) that the file wrote on that line, by "-set path=value" when an
-// override gave it, else by the file's name (see atLine); err itself for a config built in code.
-// Package setup reports the checks that need the model with it, as the reader reports its own.
+// At is err located where the config wrote the field it is about (its fielderr.Error's Path):
+// a fielderr.Error at the file's line that wrote the field, or at the -set override that gave it,
+// else at the file (see atLine); err itself for a config built in code. Package setup reports the
+// checks that need the model with it, as the reader reports its own.
 func (c Config) At(err error) error {
 	if err == nil || c.origin == nil {
 		return err
@@ -88,29 +90,31 @@ func (c Config) At(err error) error {
 	o := c.origin
 	var ce *CellError
 	if errors.As(err, &ce) && ce == err {
-		if set := setCulprit(ce.Err, o.overrides, c.Sweep); set != "" {
+		path := fielderr.PathOf(ce.Err)
+		if set := setCulprit(ce.Err, path, o.overrides, c.Sweep); set != "" {
 			return fmt.Errorf("-set %s: %w (found in %s; the -set applies to every cell: change or drop it)", set, ce.Err, ce.where())
 		}
-		return fmt.Errorf("%s: %w", cellLine(o, ce.Err, c.Sweep), err)
+		file, line := cellLine(o, path, ce.Err, c.Sweep)
+		return &fielderr.Error{File: file, Line: line, Path: path, Err: err}
 	}
-	return fmt.Errorf("%s: %w", atLine(o.src, o.name, o.overrides, err), err)
+	path := fielderr.PathOf(err)
+	file, line := atLine(o, path, err)
+	return &fielderr.Error{File: file, Line: line, Path: path, Err: err}
 }
 
-// cellLine is where the failing field of a grid cell's error was written, as atLine for a single
-// run: the sweep: line of the axis that gave it ("g.yaml:7" for sweep: {model.heads: [2, 3]}),
-// else the file's line of the base value every cell shares, else the file's name.
-func cellLine(o *origin, err error, sweep Sweep) string {
-	path, _, ok := strings.Cut(err.Error(), ": ")
-	if !ok || strings.ContainsAny(path, " ") {
-		return o.name
+// cellLine is where the failing field (path) of a grid cell's error was written, as atLine for a
+// single run: the sweep: line of the axis that gave it (g.yaml, 7 for sweep: {model.heads: [2,
+// 3]}), else the file's line of the base value every cell shares, else the file alone.
+func cellLine(o *origin, path string, err error, sweep Sweep) (string, int) {
+	if path == "" {
+		return o.name, 0
 	}
 	for _, ax := range sweep {
-		if !within(path, ax.Path) {
-			continue
+		if within(path, ax.Path) {
+			return o.name, keyLine(o.src, "sweep", ax.Path) // 0 when a -set sweep=... gave the axis
 		}
-		return keyLine(o.src, o.name, "sweep", ax.Path) // the name alone when a -set sweep=... gave the axis
 	}
-	return atLine(o.src, o.name, o.overrides, err)
+	return atLine(o, path, err)
 }
 
 // checkNotSwept refuses an override (path=value) that writes a field every cell of a grid
@@ -218,12 +222,7 @@ func everyValueSets(values []*yaml.Node, keys []string) bool {
 // that gave the field the error leads with (or a section holding it), else the last whose path
 // the error names as a field (model.heads: 4 heads do not divide model.d_model 7, after -set
 // model.d_model=7); "" when none did, or when the failing field is swept (the cell's own value).
-func setCulprit(err error, overrides []string, sweep Sweep) string {
-	msg := err.Error()
-	path, _, ok := strings.Cut(msg, ": ")
-	if !ok || strings.ContainsAny(path, " ") {
-		path = ""
-	}
+func setCulprit(err error, path string, overrides []string, sweep Sweep) string {
 	for _, ax := range sweep {
 		if path != "" && within(path, ax.Path) {
 			return ""
@@ -234,7 +233,7 @@ func setCulprit(err error, overrides []string, sweep Sweep) string {
 			return overrides[i]
 		}
 	}
-	return namingSet(msg, overrides)
+	return namingSet(err.Error(), overrides)
 }
 
 // namingSet is the last override whose dotted field the message names as a word (model.d_model
@@ -302,6 +301,14 @@ type TaskConfig struct {
 func (c Config) NewTask() (data.Task, error) {
 	return data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
 		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256})
+}
+
+// ModelFor is the model: section for the config's task: model.vocab, unless written, the task's
+// vocabulary.
+func (c Config) ModelFor(task data.Task) model.Config {
+	m := c.Model.WithDefaults()
+	presence.Fill(m.Written, "vocab", &m.Vocab, task.Vocab())
+	return m
 }
 
 // TrainConfig is the `train:` section.
@@ -426,114 +433,108 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a config with its defaults filled in as data, naming the field and the fix:
 // every field on its own and against the others and the task (built: its vocabulary, an lm
-// corpus's length), the position scheme's options against its kind. What needs the model (heads
-// divide d_model, the parameter count, the scheme's own option checks, the positions it holds,
-// memory) is checked by package setup, which builds the model once.
-func (c Config) Validate() error {
-	_, err := c.ValidTask()
-	return err
-}
-
-// ValidTask validates the config as Validate does and returns its task, built once for the
-// checks (package setup hands it on).
-func (c Config) ValidTask() (data.Task, error) {
+// corpus's length), the model: section (model.Config.Validate), the position scheme's options
+// against its kind. It returns the task, built once for the checks (package setup hands it on).
+// What needs the model built (the parameter count, the scheme's own option checks, the positions
+// it holds, memory) is checked by package setup.
+func (c Config) Validate() (data.Task, error) {
 	if c.Name == "" {
-		return nil, fmt.Errorf("name: empty; remove the key for the default name <task>_<scheme>_s<seed>")
+		return nil, fielderr.New("name", "empty; remove the key for the default name <task>_<scheme>_s<seed>")
 	}
 	if c.Out == "" {
-		return nil, fmt.Errorf("out: empty; remove the key for the default output directory runs")
+		return nil, fielderr.New("out", "empty; remove the key for the default output directory runs")
 	}
 	if strings.ContainsAny(c.Name, `/\`) || c.Name == "." || c.Name == ".." || strings.IndexFunc(c.Name, unicode.IsControl) >= 0 {
-		return nil, fmt.Errorf("name: %q must be a plain directory name (no slashes or control characters); choose another name", c.Name)
+		return nil, fielderr.New("name", "%q must be a plain directory name (no slashes or control characters); choose another name", c.Name)
 	}
 	if c.Task.Symbols < data.MinSymbols {
-		return nil, fmt.Errorf("task.symbols: must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
+		return nil, fielderr.New("task.symbols", "must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
 	}
 	task, err := c.NewTask()
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "task.") {
+		if fielderr.PathOf(err) != "" {
 			return nil, err // it names its field already (task.symbols, task.format, task.end_token)
 		}
-		return nil, fmt.Errorf("task.name: %w", err)
+		return nil, fielderr.Wrap("task.name", err)
 	}
 	if err := c.validateLM(); err != nil {
 		return nil, err
 	}
 	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
-		return nil, fmt.Errorf("model.bidirectional: the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")
+		return nil, fielderr.New("model.bidirectional", "the next-token format (task.format: next) with bidirectional attention lets every position see the token it must predict; use task.format: slots for an encoder, or remove model.bidirectional")
 	}
 	t := c.Task
 	switch {
 	case t.MinLen < 1:
-		return nil, fmt.Errorf("task.min_len: must be at least 1, got %d", t.MinLen)
+		return nil, fielderr.New("task.min_len", "must be at least 1, got %d", t.MinLen)
 	case t.MaxLen < t.MinLen:
-		return nil, fmt.Errorf("task.max_len: must be at least task.min_len (%d), got %d", t.MinLen, t.MaxLen)
+		return nil, fielderr.New("task.max_len", "must be at least task.min_len (%d), got %d", t.MinLen, t.MaxLen)
 	case t.MaxLen > MaxLength:
-		return nil, fmt.Errorf("task.max_len: %d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
+		return nil, fielderr.New("task.max_len", "%d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
 	}
 	if lm, ok := task.(*data.LM); ok && t.MaxLen > lm.LongestWindow() {
-		return nil, fmt.Errorf("task.max_len: %d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
+		return nil, fielderr.New("task.max_len", "%d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
 			t.MaxLen, lm.Corpus, lm.LongestWindow()+1, lm.LongestWindow())
 	}
 	tr := c.Train
 	switch {
 	case tr.Steps < 1:
-		return nil, fmt.Errorf("train.steps: must be positive, got %d", tr.Steps)
+		return nil, fielderr.New("train.steps", "must be positive, got %d", tr.Steps)
 	case tr.BatchSize < 1:
-		return nil, fmt.Errorf("train.batch_size: must be positive, got %d", tr.BatchSize)
+		return nil, fielderr.New("train.batch_size", "must be positive, got %d", tr.BatchSize)
 	case !(tr.LR > 0) || math.IsInf(tr.LR, 0):
-		return nil, fmt.Errorf("train.lr: must be a positive number, got %g", tr.LR)
+		return nil, fielderr.New("train.lr", "must be a positive number, got %g", tr.LR)
 	case tr.WarmupSteps < 0 || tr.WarmupSteps > tr.Steps:
-		return nil, fmt.Errorf("train.warmup_steps: must be between 0 and train.steps (%d), got %d", tr.Steps, tr.WarmupSteps)
+		return nil, fielderr.New("train.warmup_steps", "must be between 0 and train.steps (%d), got %d", tr.Steps, tr.WarmupSteps)
 	case !(tr.MinLRRatio >= 0 && tr.MinLRRatio <= 1):
-		return nil, fmt.Errorf("train.min_lr_ratio: must be in [0, 1], got %g", tr.MinLRRatio)
+		return nil, fielderr.New("train.min_lr_ratio", "must be in [0, 1], got %g", tr.MinLRRatio)
 	case !(tr.Beta1 >= 0 && tr.Beta1 < 1):
-		return nil, fmt.Errorf("train.beta1: must be in [0, 1), got %g", tr.Beta1)
+		return nil, fielderr.New("train.beta1", "must be in [0, 1), got %g", tr.Beta1)
 	case !(tr.Beta2 >= 0 && tr.Beta2 < 1):
-		return nil, fmt.Errorf("train.beta2: must be in [0, 1), got %g", tr.Beta2)
+		return nil, fielderr.New("train.beta2", "must be in [0, 1), got %g", tr.Beta2)
 	case !(tr.Eps > 0):
-		return nil, fmt.Errorf("train.eps: must be positive, got %g", tr.Eps)
+		return nil, fielderr.New("train.eps", "must be positive, got %g", tr.Eps)
 	case !(tr.WeightDecay >= 0):
-		return nil, fmt.Errorf("train.weight_decay: must be zero or positive, got %g", tr.WeightDecay)
+		return nil, fielderr.New("train.weight_decay", "must be zero or positive, got %g", tr.WeightDecay)
 	case math.IsNaN(tr.GradClip):
-		return nil, fmt.Errorf("train.grad_clip: must be a number")
+		return nil, fielderr.New("train.grad_clip", "must be a number")
 	case tr.LogEvery < 1:
-		return nil, fmt.Errorf("train.log_every: must be positive, got %d", tr.LogEvery)
+		return nil, fielderr.New("train.log_every", "must be positive, got %d", tr.LogEvery)
 	case tr.ValExamples < 1:
-		return nil, fmt.Errorf("train.val_examples: must be positive, got %d", tr.ValExamples)
+		return nil, fielderr.New("train.val_examples", "must be positive, got %d", tr.ValExamples)
 	}
 	if err := tr.EarlyStop.validate(tr, c.Written); err != nil {
 		return nil, err
 	}
 	e := c.Eval
 	if len(e.Lengths) == 0 {
-		return nil, fmt.Errorf("eval.lengths: give at least one length, e.g. \"1..64\"")
+		return nil, fielderr.New("eval.lengths", "give at least one length, e.g. \"1..64\"")
 	}
 	for i, L := range e.Lengths {
 		if L < 1 {
-			return nil, fmt.Errorf("eval.lengths: every length must be at least 1, got %d", L)
+			return nil, fielderr.New("eval.lengths", "every length must be at least 1, got %d", L)
 		}
 		if L > MaxLength {
-			return nil, fmt.Errorf("eval.lengths: %d is beyond the longest length posformer handles, %d", L, MaxLength)
+			return nil, fielderr.New("eval.lengths", "%d is beyond the longest length posformer handles, %d", L, MaxLength)
 		}
 		if i > 0 && L <= e.Lengths[i-1] {
-			return nil, fmt.Errorf("eval.lengths: lengths must be strictly increasing, got %d after %d", L, e.Lengths[i-1])
+			return nil, fielderr.New("eval.lengths", "lengths must be strictly increasing, got %d after %d", L, e.Lengths[i-1])
 		}
 	}
 	switch {
 	case e.Examples < 1:
-		return nil, fmt.Errorf("eval.examples: must be positive, got %d", e.Examples)
+		return nil, fielderr.New("eval.examples", "must be positive, got %d", e.Examples)
 	case e.BatchSize < 1:
-		return nil, fmt.Errorf("eval.batch_size: must be positive, got %d", e.BatchSize)
+		return nil, fielderr.New("eval.batch_size", "must be positive, got %d", e.BatchSize)
 	}
 	if err := c.validateVariants(); err != nil {
 		return nil, err
 	}
 	mc := c.Model
 	if (mc.Vocab != 0 || mc.Written.Has("vocab")) && mc.Vocab < task.Vocab() {
-		return nil, fmt.Errorf("model.vocab: the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
+		return nil, fielderr.New("model.vocab", "the %s task with %d symbols needs a vocabulary of %d, got %d; remove model.vocab to use the task's", t.Name, t.Symbols, task.Vocab(), mc.Vocab)
 	}
-	if err := c.Model.validate(); err != nil {
+	if err := c.ModelFor(task).Validate(); err != nil {
 		return nil, err
 	}
 	if err := c.Position.Validate(); err != nil {
@@ -542,46 +543,36 @@ func (c Config) ValidTask() (data.Task, error) {
 	return task, nil
 }
 
-// ReadConfig reads a config file a person wrote: strictly (see Decode), then fills the
-// defaults of the fields it does not write and validates it (a grid: every cell). overrides are
-// `dotted.path=value` pairs applied before the defaults.
-func ReadConfig(path string, overrides []string) (Config, error) {
-	c, _, err := ReadCells(path, overrides)
-	return c, err
-}
-
-// ReadCells is ReadConfig with the config's cells (Expand's: a grid's, or the one run), expanded
-// once while validating: the CLI reads -config with it and hands the cells on (LoadCells and
-// ParseCells likewise).
-func ReadCells(path string, overrides []string) (Config, []Cell, error) {
-	src, err := readBounded(path)
-	if err != nil {
-		return Config{}, nil, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
+// Read reads a config a person wrote, src (nil: the file at name, at most MaxConfigBytes; name
+// labels the errors): strictly (see Decode), the overrides (`dotted.path=value` pairs) applied,
+// then its cells (Expand's), each with its defaults filled and validated. A single run comes
+// back with its defaults filled and one cell; a grid (a config with a sweep) as written, its base
+// without defaults, and its cells. The CLI reads -config with it and hands the cells on.
+func Read(src []byte, name string, overrides []string) (Config, []Cell, error) {
+	if src == nil {
+		var err error
+		if src, err = readBounded(name); err != nil {
+			return Config{}, nil, fmt.Errorf("cannot read the config: %w; check the -config path and its permissions", err)
+		}
 	}
-	return parse(src, path, overrides, byPerson)
+	return parse(src, name, overrides, byPerson)
 }
 
-// Load reads a config file posformer wrote (a run's config.yaml, a grid's grid.yaml) like
-// ReadConfig, with two allowances for files an earlier posformer wrote: a grid.yaml without
-// GridHeader held the unset fields of a grid as zeros, so in it a zero means the default; and a
+// ReadWritten reads a file posformer wrote (a run's config.yaml, a grid's grid.yaml) as Read
+// reads a file, with two allowances for files an earlier posformer wrote: a grid.yaml without
+// gridHeader held the unset fields of a grid as zeros, so in it a zero means the default; and a
 // run's config.yaml held every scheme's options (base, max_positions, init_std,
 // rotary_fraction whatever the kind), so there the options of other schemes are dropped.
-func Load(path string, overrides []string) (Config, error) {
-	c, _, err := LoadCells(path, overrides)
-	return c, err
-}
-
-// LoadCells is Load with the config's cells, as ReadCells.
-func LoadCells(path string, overrides []string) (Config, []Cell, error) {
+func ReadWritten(path string) (Config, []Cell, error) {
 	src, err := readBounded(path)
 	if err != nil {
 		return Config{}, nil, fmt.Errorf("cannot read the config: %w", err)
 	}
 	mode := written
-	if !bytes.HasPrefix(src, []byte(GridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
+	if !bytes.HasPrefix(src, []byte(gridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
 		mode = legacyGrid
 	}
-	return parse(src, path, overrides, mode)
+	return parse(src, path, nil, mode)
 }
 
 // MaxConfigBytes bounds a config file: a config is a small YAML file, and reading a device
@@ -611,19 +602,6 @@ const (
 	written           // a run's config.yaml: options of other schemes dropped (older files)
 	legacyGrid        // an older grid.yaml: zeros are unset fields
 )
-
-// Parse is ReadConfig on bytes; name labels error messages. A single run comes back with its
-// defaults filled and validated. A grid (a config with a sweep) comes back as written, its base
-// without defaults, after every cell has been expanded and validated (see Expand).
-func Parse(src []byte, name string, overrides []string) (Config, error) {
-	c, _, err := parse(src, name, overrides, byPerson)
-	return c, err
-}
-
-// ParseCells is Parse with the config's cells, as ReadCells.
-func ParseCells(src []byte, name string, overrides []string) (Config, []Cell, error) {
-	return parse(src, name, overrides, byPerson)
-}
 
 func parse(src []byte, name string, overrides []string, mode int) (Config, []Cell, error) {
 	var c Config
@@ -672,44 +650,43 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 		return c, cells, nil
 	}
 	c = c.WithDefaults()
-	if err := c.Validate(); err != nil {
+	if _, err := c.Validate(); err != nil {
 		return Config{}, nil, c.At(err)
 	}
 	return c, []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
 }
 
-// atLine is "name:line" when err leads with a dotted path (model.d_model: ...) that the file
-// wrote on that line and no override replaced, "-set path=value" when an override gave it or a
-// value containing it (-set eval.variants=[...] for eval.variants[0].when) or a dotted field the
+// atLine is where the field at path was written: the file and the line that wrote it when no
+// override replaced it; "-set path=value" (line 0) when an override gave it, or a value
+// containing it (-set eval.variants=[...] for eval.variants[0].when), or a dotted field the
 // error names (-set model.d_model=7 for model.heads: 2 heads do not divide model.d_model 7), as
-// a grid's cell errors do (setCulprit), else name.
-func atLine(src []byte, name string, overrides []string, err error) string {
-	path, _, ok := strings.Cut(err.Error(), ": ")
-	if !ok || strings.ContainsAny(path, " ") {
-		return name
+// a grid's cell errors do (setCulprit); else the file alone.
+func atLine(o *origin, path string, err error) (string, int) {
+	if path == "" {
+		return o.name, 0
 	}
-	for i := len(overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
-		if setGives(overrides[i], path) {
-			return "-set " + overrides[i] // the value (or a value below it) came from the command line, not the file
+	for i := len(o.overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
+		if setGives(o.overrides[i], path) {
+			return "-set " + o.overrides[i], 0 // the value (or a value below it) came from the command line, not the file
 		}
 	}
-	if o := namingSet(err.Error(), overrides); o != "" { // a value beside it came from the command line (-set model.d_model=7 for heads)
-		return "-set " + o
+	if s := namingSet(err.Error(), o.overrides); s != "" { // a value beside it came from the command line (-set model.d_model=7 for heads)
+		return "-set " + s, 0
 	}
-	return keyLine(src, name, strings.Split(path, ".")...)
+	return o.name, keyLine(o.src, strings.Split(path, ".")...)
 }
 
-// keyLine is "name:line" of the key reached by keys from the file's top (model, d_model), or
-// name when the file does not write it.
-func keyLine(src []byte, name string, keys ...string) string {
-	n, err := ParseYAML(src, name)
+// keyLine is the line of the key reached by keys from the file's top (model, d_model), or 0 when
+// the file does not write it.
+func keyLine(src []byte, keys ...string) int {
+	n, err := ParseYAML(src, "")
 	if err != nil || n == nil {
-		return name
+		return 0
 	}
 	var line int
 	for _, key := range keys {
 		if n.Kind != yaml.MappingNode {
-			return name
+			return 0
 		}
 		var next *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -718,9 +695,9 @@ func keyLine(src []byte, name string, keys ...string) string {
 			}
 		}
 		if next == nil {
-			return name
+			return 0
 		}
 		n = next
 	}
-	return fmt.Sprintf("%s:%d", name, line)
+	return line
 }

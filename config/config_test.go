@@ -14,7 +14,7 @@ import (
 )
 
 func TestParseMinimal(t *testing.T) {
-	c, err := Parse([]byte(testutil.Minimal), "min.yaml", nil)
+	c, _, err := Read([]byte(testutil.Minimal), "min.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestConfigErrors(t *testing.T) {
 			err := Decode([]byte(tc.edit), "min.yaml", &c)
 			if err == nil {
 				c = c.WithDefaults()
-				err = c.Validate()
+				_, err = c.Validate()
 			}
 			if err == nil {
 				t.Fatalf("want an error containing %q", tc.want)
@@ -68,13 +68,13 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestEmptyConfig(t *testing.T) {
-	if _, err := Parse([]byte("# nothing\n"), "empty.yaml", nil); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, _, err := Read([]byte("# nothing\n"), "empty.yaml", nil); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("got %v, want an error saying the config is empty", err)
 	}
 }
 
 func TestSetOverrides(t *testing.T) {
-	c, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"model.d_model=32", "position.kind=learned", "eval.lengths=[1, 3, 5]", "seed=7", "train.lr=3e-4"})
+	c, _, err := Read([]byte(testutil.Minimal), "min.yaml", []string{"model.d_model=32", "position.kind=learned", "eval.lengths=[1, 3, 5]", "seed=7", "train.lr=3e-4"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestSetOverrides(t *testing.T) {
 		{"seed.x=1", "has no field"},
 		{"nonsense", "want key=value"},
 	} {
-		if _, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{bad.set}); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, _, err := Read([]byte(testutil.Minimal), "min.yaml", []string{bad.set}); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("-set %s: got %v, want an error containing %q", bad.set, err, bad.want)
 		}
 	}
@@ -101,21 +101,21 @@ func TestLengths(t *testing.T) {
 		"8..32:8":    {8, 16, 24, 32},
 		" 2 , 4..5 ": {2, 4, 5},
 	} {
-		got, err := ParseLengths(in)
+		got, err := parseLengths(in)
 		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("ParseLengths(%q) = %v, %v; want %v", in, got, err, want)
+			t.Errorf("parseLengths(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "1..", "a..3", "5..1", "4:2", "1..8:0", "1,,2"} {
-		if _, err := ParseLengths(bad); err == nil {
-			t.Errorf("ParseLengths(%q): want an error", bad)
+		if _, err := parseLengths(bad); err == nil {
+			t.Errorf("parseLengths(%q): want an error", bad)
 		}
 	}
 	l := Lengths{1, 2, 3, 5, 7, 8}
 	if s := l.String(); s != "1..3,5,7..8" {
 		t.Errorf("String = %q", s)
 	}
-	back, _ := ParseLengths(l.String())
+	back, _ := parseLengths(l.String())
 	if !reflect.DeepEqual(back, l) {
 		t.Errorf("round trip %v -> %q -> %v", l, l.String(), back)
 	}
@@ -130,7 +130,7 @@ func TestShippedConfigs(t *testing.T) {
 	}
 	for _, name := range names {
 		src, _ := configs.FS.ReadFile(name)
-		c, cells, err := ParseCells(src, name, nil)
+		c, cells, err := Read(src, name, nil)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -138,14 +138,14 @@ func TestShippedConfigs(t *testing.T) {
 		// The cells parsing expanded are the config's (the CLI hands them on, not expanding again).
 		again, err := Expand(c)
 		if err != nil || len(again) != len(cells) {
-			t.Errorf("%s: Expand gives %d cells (%v), ParseCells %d", name, len(again), err, len(cells))
+			t.Errorf("%s: Expand gives %d cells (%v), Read %d", name, len(again), err, len(cells))
 			continue
 		}
 		for i := range cells {
 			a, _ := yaml.Marshal(cells[i].Config)
 			b, _ := yaml.Marshal(again[i].Config)
 			if cells[i].Name != again[i].Name || string(a) != string(b) {
-				t.Errorf("%s: cell %d is %s from ParseCells, %s from Expand", name, i, cells[i].Name, again[i].Name)
+				t.Errorf("%s: cell %d is %s from Read, %s from Expand", name, i, cells[i].Name, again[i].Name)
 			}
 		}
 		for _, cell := range cells {
@@ -161,7 +161,7 @@ func TestShippedConfigs(t *testing.T) {
 				continue
 			}
 			for _, cell := range tuning {
-				if err := cell.Config.Validate(); err != nil {
+				if _, err := cell.Config.Validate(); err != nil {
 					t.Errorf("%s: tuning run %s: %v", name, cell.Name, err)
 				}
 			}
@@ -175,7 +175,7 @@ func TestShippedConfigs(t *testing.T) {
 func TestReducedReproductionsRunCount(t *testing.T) {
 	for _, name := range []string{"kazemnejad2023.yaml", "ruoss2023.yaml"} {
 		src, _ := configs.FS.ReadFile(name)
-		c, err := Parse(src, name, nil)
+		c, _, err := Read(src, name, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -204,7 +204,7 @@ func TestReducedReproductionsRunCount(t *testing.T) {
 
 // TestCellNamesOfSweptMappings: a swept mapping names its cell by its values.
 func TestCellNamesOfSweptMappings(t *testing.T) {
-	cfg, err := Parse([]byte(`
+	cfg, _, err := Read([]byte(`
 name: g
 sweep:
   position:

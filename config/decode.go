@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/yamlkind"
 	"go.yaml.in/yaml/v3"
@@ -21,7 +22,7 @@ import (
 //
 // Decode records what it sets (see package internal/presence): every leaf written is marked in
 // the presence.Keys field of the nearest enclosing struct that has one (Config.Written,
-// config.Model.Written, config.Position.Written), by its path relative to that struct. The
+// model.Config.Written, position.Spec.Written), by its path relative to that struct. The
 // WithDefaults methods fill only the fields nobody wrote, so a written value, 0 included, is
 // what runs; Validate refuses it, naming the field, when it is not legal.
 func Decode(src []byte, file string, v any) error { return decode(src, file, v, false) }
@@ -109,11 +110,11 @@ func Set(v any, assignment string) error {
 	if !ok || path == "" {
 		return fmt.Errorf("-set %s: want key=value, e.g. -set model.d_model=128", assignment)
 	}
-	return SetPath(v, strings.TrimSpace(path), value, "-set "+assignment)
+	return setPath(v, strings.TrimSpace(path), value, "-set "+assignment)
 }
 
-// SetPath sets the field at a dotted path (yaml names) to a value written in YAML.
-func SetPath(v any, path, value, label string) error {
+// setPath sets the field at a dotted path (yaml names) to a value written in YAML.
+func setPath(v any, path, value, label string) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(value), &doc); err != nil {
 		return fmt.Errorf("%s: the value is not valid YAML: %s", label, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -167,13 +168,13 @@ func holderOf(v reflect.Value, path string, h *holder) *holder {
 	if v.Kind() != reflect.Struct {
 		return h
 	}
-	for i := 0; i < v.NumField(); i++ {
-		if v.Type().Field(i).Type == keysType {
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Type == keysType {
 			prefix := ""
 			if path != "" {
 				prefix = path + "."
 			}
-			return &holder{keys: v.Field(i), prefix: prefix}
+			return &holder{keys: v.FieldByIndex(f.Index), prefix: prefix}
 		}
 	}
 	return h
@@ -217,31 +218,31 @@ func locate(v reflect.Value, path string) (reflect.Value, *holder, string, error
 			}
 			return v, nil, "", fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))
 		}
-		v = v.Field(i)
+		v = v.FieldByIndex(i)
 		walked = append(walked, key)
 		h = holderOf(v, strings.Join(walked, "."), h)
 	}
 	return v, h, "", nil
 }
 
-// yamlFields maps a struct's yaml names to field indices.
-func yamlFields(t reflect.Type) map[string]int {
-	m := map[string]int{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+// yamlFields maps a struct's yaml names to field index paths, the fields of an embedded struct
+// (position.Spec in Position, `yaml:",inline"`) among them.
+func yamlFields(t reflect.Type) map[string][]int {
+	m := map[string][]int{}
+	for _, f := range reflect.VisibleFields(t) {
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || !f.IsExported() {
+		if name == "-" || !f.IsExported() || f.Anonymous {
 			continue
 		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
-		m[name] = i
+		m[name] = f.Index
 	}
 	return m
 }
 
-func knownKeys(fields map[string]int) string {
+func knownKeys(fields map[string][]int) string {
 	ks := make([]string, 0, len(fields))
 	for k := range fields {
 		ks = append(ks, k)
@@ -300,11 +301,11 @@ func setsNothing(n *yaml.Node) bool {
 
 func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, legacy bool) error {
 	fail := func(format string, a ...any) error {
-		loc := file
-		if n.Line > 0 && !strings.HasPrefix(file, "-set") {
-			loc = fmt.Sprintf("%s:%d", file, n.Line)
+		e := &fielderr.Error{File: file, Path: path, Err: fmt.Errorf(format, a...)}
+		if !strings.HasPrefix(file, "-set") {
+			e.Line = n.Line
 		}
-		return fmt.Errorf("%s: %s: %s", loc, path, fmt.Sprintf(format, a...))
+		return e
 	}
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -314,14 +315,10 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 			return nil // an unset list in a file posformer wrote (older grid.yaml files hold lengths: "")
 		}
 		if err := u.decodeYAML(n); err != nil {
-			// An error that names its own line ("line 4: seed: ...") is reported at that line.
-			msg := err.Error()
-			if rest, ok := strings.CutPrefix(msg, "line "); ok {
-				if num, after, ok := strings.Cut(rest, ": "); ok {
-					if line, perr := strconv.Atoi(num); perr == nil && !strings.HasPrefix(file, "-set") {
-						return fmt.Errorf("%s:%d: %s: %s", file, line, path, after)
-					}
-				}
+			// An error at a line of its own (a sweep's key) is reported at that line.
+			var at *fielderr.Error
+			if errors.As(err, &at) && at.Line > 0 && !strings.HasPrefix(file, "-set") {
+				return &fielderr.Error{File: file, Line: at.Line, Path: path, Err: at.Err}
 			}
 			return fail("%v", err)
 		}
@@ -351,22 +348,22 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 			idx, ok := fields[key]
 			if od, isOD := v.Addr().Interface().(optionDecoder); !ok && isOD {
 				if err := od.DecodeOption(key, val); err != nil {
-					return fmt.Errorf("%s:%d: %s: %v", file, k.Line, join(path, key), err)
+					return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: err}
 				}
 				if seen[key] {
-					return fmt.Errorf("%s:%d: %s: key given twice", file, k.Line, join(path, key))
+					return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: errors.New("key given twice")}
 				}
 				seen[key] = true
 				continue
 			}
 			if !ok {
-				return fmt.Errorf("%s:%d: %s: unknown key %q in %s (known: %s)", file, k.Line, join(path, key), key, where, knownKeys(fields))
+				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))}
 			}
 			if seen[key] {
-				return fmt.Errorf("%s:%d: %s: key given twice", file, k.Line, join(path, key))
+				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: errors.New("key given twice")}
 			}
 			seen[key] = true
-			if err := decodeNode(val, v.Field(idx), join(path, key), file, h, legacy); err != nil {
+			if err := decodeNode(val, v.FieldByIndex(idx), join(path, key), file, h, legacy); err != nil {
 				return err
 			}
 		}
@@ -443,8 +440,8 @@ const MaxLength = 1 << 16
 // step ("8..64:8").
 type Lengths []int
 
-// ParseLengths parses the string form.
-func ParseLengths(s string) (Lengths, error) {
+// parseLengths parses the string form.
+func parseLengths(s string) (Lengths, error) {
 	var out Lengths
 	for _, item := range strings.Split(s, ",") {
 		item = strings.TrimSpace(item)
@@ -494,7 +491,7 @@ func (l *Lengths) decodeYAML(n *yaml.Node) error {
 		}
 		*l = Lengths{x}
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
-		p, err := ParseLengths(n.Value)
+		p, err := parseLengths(n.Value)
 		if err != nil {
 			return err
 		}

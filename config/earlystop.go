@@ -1,10 +1,10 @@
 package config
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/metric"
 )
@@ -59,11 +59,11 @@ func (e EarlyStop) validate(tr TrainConfig, written presence.Keys) error {
 	// never silently turns early stopping off.
 	switch {
 	case written.Has("train.early_stop.patience") && e.Patience == 0:
-		return fmt.Errorf("train.early_stop.patience: 0 is not allowed: remove the key for no plateau rule (then give train.early_stop.target)")
+		return fielderr.New("train.early_stop.patience", "0 is not allowed: remove the key for no plateau rule (then give train.early_stop.target)")
 	case written.Has("train.early_stop.target") && e.Target == 0:
-		return fmt.Errorf("train.early_stop.target: 0 is not allowed: remove the key for no target")
+		return fielderr.New("train.early_stop.target", "0 is not allowed: remove the key for no target")
 	case written.Has("train.early_stop") && !e.On():
-		return fmt.Errorf("train.early_stop: the section is written but sets nothing, so it is unclear whether early stopping is on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}, or remove the key for no early stopping")
+		return fielderr.New("train.early_stop", "the section is written but sets nothing, so it is unclear whether early stopping is on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}, or remove the key for no early stopping")
 	case written.HasUnder("train.early_stop") && !e.On():
 		key := "train.early_stop"
 		for _, k := range written.List() {
@@ -72,26 +72,26 @@ func (e EarlyStop) validate(tr TrainConfig, written presence.Keys) error {
 				break
 			}
 		}
-		return fmt.Errorf("%s: written alone it turns nothing on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}", key)
+		return fielderr.New(key, "written alone it turns nothing on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}")
 	}
 	if !e.On() {
 		return nil
 	}
 	switch {
 	case e.Patience < 0:
-		return fmt.Errorf("train.early_stop.patience: must be zero (no plateau rule) or positive, got %d", e.Patience)
+		return fielderr.New("train.early_stop.patience", "must be zero (no plateau rule) or positive, got %d", e.Patience)
 	case !(e.MinDelta >= 0) || math.IsInf(e.MinDelta, 0):
-		return fmt.Errorf("train.early_stop.min_delta: must be zero or a positive number, got %g", e.MinDelta)
+		return fielderr.New("train.early_stop.min_delta", "must be zero or a positive number, got %g", e.MinDelta)
 	case !(e.Target >= 0 && e.Target <= 1):
-		return fmt.Errorf("train.early_stop.target: must be a score in (0, 1], or absent for no target, got %g", e.Target)
+		return fielderr.New("train.early_stop.target", "must be a score in (0, 1], or absent for no target, got %g", e.Target)
 	case e.Patience == 0 && e.Target == 0:
-		return fmt.Errorf("train.early_stop: give patience (validations without improvement before stopping) or target (a score that stops training), e.g. early_stop: {patience: 5}")
+		return fielderr.New("train.early_stop", "give patience (validations without improvement before stopping) or target (a score that stops training), e.g. early_stop: {patience: 5}")
 	case !validated(e.Metric):
-		return fmt.Errorf("train.early_stop.metric: want %s, got %q", metric.Names(metric.Scored(), "or"), e.Metric)
+		return fielderr.New("train.early_stop.metric", "want %s, got %q", metric.Names(metric.Scored(), "or"), e.Metric)
 	case tr.ValEvery <= 0:
-		return fmt.Errorf("train.early_stop: needs validation; set train.val_every to a positive number of steps")
+		return fielderr.New("train.early_stop", "needs validation; set train.val_every to a positive number of steps")
 	case tr.ValEvery%tr.LogEvery != 0:
-		return fmt.Errorf("train.early_stop: train.val_every (%d) must be a multiple of train.log_every (%d), as validations are made on logged steps; change either", tr.ValEvery, tr.LogEvery)
+		return fielderr.New("train.early_stop", "train.val_every (%d) must be a multiple of train.log_every (%d), as validations are made on logged steps; change either", tr.ValEvery, tr.LogEvery)
 	}
 	return nil
 }

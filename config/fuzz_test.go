@@ -57,7 +57,7 @@ func FuzzConfig(f *testing.F) {
 				}
 			}
 		}
-		c, err := Parse(src, "fuzz.yaml", nil)
+		c, _, err := Read(src, "fuzz.yaml", nil)
 		if err != nil {
 			if msg := err.Error(); strings.Contains(msg, "\n") || msg == "" {
 				t.Fatalf("the error is not one line: %q", msg)

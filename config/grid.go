@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlkind"
@@ -41,15 +42,15 @@ func (s *Sweep) decodeYAML(n *yaml.Node) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if seen[k.Value] {
-			return fmt.Errorf("line %d: %s is swept twice", k.Line, k.Value)
+			return &fielderr.Error{Line: k.Line, Err: fmt.Errorf("%s is swept twice", k.Value)}
 		}
 		seen[k.Value] = true
 		if k.Value == "sweep" || strings.HasPrefix(k.Value, "sweep.") || k.Value == "name" || k.Value == "out" {
-			return fmt.Errorf("line %d: %s cannot be swept", k.Line, k.Value)
+			return &fielderr.Error{Line: k.Line, Err: fmt.Errorf("%s cannot be swept", k.Value)}
 		}
 		for p := range seen { // a section and a field inside it would each set the field
 			if p != k.Value && (strings.HasPrefix(k.Value, p+".") || strings.HasPrefix(p, k.Value+".")) {
-				return fmt.Errorf("line %d: %s and %s are both swept, one inside the other; sweep one of them", k.Line, p, k.Value)
+				return &fielderr.Error{Line: k.Line, Err: fmt.Errorf("%s and %s are both swept, one inside the other; sweep one of them", p, k.Value)}
 			}
 		}
 		ax := Axis{Path: k.Value}
@@ -58,11 +59,11 @@ func (s *Sweep) decodeYAML(n *yaml.Node) error {
 		case v.Kind == yaml.SequenceNode && len(v.Content) > 0:
 			ax.Values = v.Content
 		case v.Kind == yaml.SequenceNode:
-			return fmt.Errorf("line %d: %s: the list of values is empty", k.Line, k.Value)
+			return &fielderr.Error{Line: k.Line, Err: fmt.Errorf("%s: the list of values is empty", k.Value)}
 		case v.Kind == yaml.ScalarNode && v.Tag != "!!null":
 			ax.Values = []*yaml.Node{v}
 		default:
-			return fmt.Errorf("line %d: %s: want a list of values, got %s", k.Line, k.Value, yamlkind.Of(v))
+			return &fielderr.Error{Line: k.Line, Err: fmt.Errorf("%s: want a list of values, got %s", k.Value, yamlkind.Of(v))}
 		}
 		out = append(out, ax)
 	}
@@ -140,29 +141,29 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._+-]+`)
 func Expand(c Config) ([]Cell, error) {
 	if len(c.Sweep) == 0 {
 		c = c.WithDefaults()
-		if err := c.Validate(); err != nil {
+		if _, err := c.Validate(); err != nil {
 			return nil, err
 		}
 		return []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
 	}
 	if c.Written.Has("name") && c.Name == "" {
-		return nil, fmt.Errorf("name: empty; remove the key for the default grid name, grid")
+		return nil, fielderr.New("name", "empty; remove the key for the default grid name, grid")
 	}
 	if c.Written.Has("out") && c.Out == "" {
-		return nil, fmt.Errorf("out: empty; remove the key for the default output directory runs")
+		return nil, fielderr.New("out", "empty; remove the key for the default output directory runs")
 	}
 	gridName := c.Name
 	if gridName == "" {
 		gridName = "grid"
 	}
 	if strings.ContainsAny(gridName, `/\`) || gridName == "." || gridName == ".." || strings.IndexFunc(gridName, unicode.IsControl) >= 0 {
-		return nil, fmt.Errorf("name: %q must be a plain directory name, the grid's directory under out (no slashes or control characters); choose another name", gridName)
+		return nil, fielderr.New("name", "%q must be a plain directory name, the grid's directory under out (no slashes or control characters); choose another name", gridName)
 	}
 	const maxCells = 100000
 	n := 1
 	for _, ax := range c.Sweep {
 		if len(ax.Values) > maxCells/n { // checked before multiplying: the product could overflow
-			return nil, fmt.Errorf("sweep: more than %d cells (the product of the lists' lengths); sweep fewer values or split the grid", maxCells)
+			return nil, fielderr.New("sweep", "more than %d cells (the product of the lists' lengths); sweep fewer values or split the grid", maxCells)
 		}
 		n *= len(ax.Values)
 	}
@@ -204,7 +205,7 @@ func Expand(c Config) ([]Cell, error) {
 		cc.Out = filepath.Join(base, gridName)
 		cc = cc.WithDefaults()
 		if j, dup := names[cc.Name]; dup {
-			return nil, fmt.Errorf("sweep: cells %d and %d are both named %s (a value listed twice, or values that differ only in characters a directory name cannot hold); list each value once", j, i, cc.Name)
+			return nil, fielderr.New("sweep", "cells %d and %d are both named %s (a value listed twice, or values that differ only in characters a directory name cannot hold); list each value once", j, i, cc.Name)
 		}
 		names[cc.Name] = i
 		cells = append(cells, Cell{Index: i, Name: cc.Name, Values: vals, Config: cc})
@@ -212,7 +213,7 @@ func Expand(c Config) ([]Cell, error) {
 	dropOtherSchemesOptions(c, cells)
 	runs := make(map[string]int, len(cells)) // each cell's config but its name → its index
 	for i, cell := range cells {
-		if err := cell.Config.Validate(); err != nil {
+		if _, err := cell.Config.Validate(); err != nil {
 			return nil, &CellError{Cell: cell.Name, Err: err}
 		}
 		anon := cell.Config
@@ -222,7 +223,7 @@ func Expand(c Config) ([]Cell, error) {
 			return nil, err
 		}
 		if j, dup := runs[string(b)]; dup {
-			return nil, fmt.Errorf("sweep: cells %s and %s are the same run (%s); list each value once", cells[j].Name, cell.Name, sameValues(c.Sweep, cells[j], cell))
+			return nil, fielderr.New("sweep", "cells %s and %s are the same run (%s); list each value once", cells[j].Name, cell.Name, sameValues(c.Sweep, cells[j], cell))
 		}
 		runs[string(b)] = i
 	}
@@ -241,7 +242,7 @@ func unmatchedVariant(c Config, cells []Cell) error {
 			matched = matched || v.applies(cell.Config)
 		}
 		if !matched {
-			return fmt.Errorf("eval.variants[%d].when: %s holds for no run of the grid, so the variant %s would be evaluated nowhere; correct the values (they are the runs' resolved fields, e.g. position.kind=rope) or remove the variant", i, strings.Join(v.When, " and "), v.Name)
+			return fielderr.New(fmt.Sprintf("eval.variants[%d].when", i), "%s holds for no run of the grid, so the variant %s would be evaluated nowhere; correct the values (they are the runs' resolved fields, e.g. position.kind=rope) or remove the variant", strings.Join(v.When, " and "), v.Name)
 		}
 	}
 	return nil
@@ -271,7 +272,7 @@ func dropOtherSchemesOptions(base Config, cells []Cell) {
 	for i := range cells {
 		p := &cells[i].Config.Position
 		for _, key := range p.OptionKeys() {
-			if schemes.HasOption(p.Kind, key) || !base.Position.IsWritten(key) || sweptOption(cells[i].Values, key) {
+			if schemes.HasOption(p.Kind, key) || !base.Position.isWritten(key) || sweptOption(cells[i].Values, key) {
 				continue
 			}
 			for kind := range selected {
@@ -335,11 +336,11 @@ func GridDir(c Config) string {
 	return filepath.Join(out, name)
 }
 
-// GridHeader is the first line of a grid.yaml (MarshalGrid): the file holds the keys the grid's
+// gridHeader is the first line of a grid.yaml (MarshalGrid): the file holds the keys the grid's
 // config wrote, so the fields it leaves out take their defaults (see Load for older files).
-const GridHeader = "# posformer grid: the keys written in the config and its -set overrides; the others take their defaults\n"
+const gridHeader = "# posformer grid: the keys written in the config and its -set overrides; the others take their defaults\n"
 
-// MarshalGrid writes a grid's config as its grid.yaml: GridHeader, then only the keys that were
+// MarshalGrid writes a grid's config as its grid.yaml: gridHeader, then only the keys that were
 // written (in the file, by -set), each with its value, and the sweep. Reading it back (Load)
 // gives the same config, written keys included.
 func MarshalGrid(c Config) ([]byte, error) {
@@ -354,13 +355,13 @@ func MarshalGrid(c Config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte(GridHeader), b...), nil
+	return append([]byte(gridHeader), b...), nil
 }
 
 // writtenMarshaler is a section that writes its own written keys (position.Spec, whose
 // options are the schemes').
 type writtenMarshaler interface {
-	MarshalWritten() (*yaml.Node, error)
+	marshalWritten() (*yaml.Node, error)
 }
 
 var writtenMarshalerType = reflect.TypeFor[writtenMarshaler]()
@@ -402,7 +403,7 @@ func writtenNode(v reflect.Value, path string, h *presence.Keys) (*yaml.Node, er
 			}
 		case fv.Kind() == reflect.Struct && fv.Type().Implements(writtenMarshalerType):
 			var err error
-			if val, err = fv.Interface().(writtenMarshaler).MarshalWritten(); err != nil {
+			if val, err = fv.Interface().(writtenMarshaler).marshalWritten(); err != nil {
 				return nil, err
 			}
 			if val == nil {

@@ -1,9 +1,8 @@
 package config
 
 import (
-	"fmt"
-
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // lmLengths is the lm task's default eval.lengths for training windows of T tokens: the powers
@@ -39,23 +38,23 @@ func (c Config) validateLM() error {
 	if !data.ReadsCorpus(c.Task.Name) {
 		switch {
 		case c.Task.Corpus != "" || c.Written.Has("task.corpus"):
-			return fmt.Errorf("task.corpus: only the lm task reads a corpus, and task.name is %s; remove task.corpus", c.Task.Name)
+			return fielderr.New("task.corpus", "only the lm task reads a corpus, and task.name is %s; remove task.corpus", c.Task.Name)
 		case c.Task.CorpusSHA256 != "" || c.Written.Has("task.corpus_sha256"):
-			return fmt.Errorf("task.corpus_sha256: only the lm task reads a corpus, and task.name is %s; remove task.corpus_sha256", c.Task.Name)
+			return fielderr.New("task.corpus_sha256", "only the lm task reads a corpus, and task.name is %s; remove task.corpus_sha256", c.Task.Name)
 		case c.Eval.Stride != 0 || c.Written.Has("eval.stride"):
-			return fmt.Errorf("eval.stride: only the lm task has a sliding-window evaluation, and task.name is %s; remove eval.stride", c.Task.Name)
+			return fielderr.New("eval.stride", "only the lm task has a sliding-window evaluation, and task.name is %s; remove eval.stride", c.Task.Name)
 		}
 		return nil
 	}
 	switch {
 	case c.Eval.Stride < 1:
-		return fmt.Errorf("eval.stride: the sliding window scores the last eval.stride predictions of each window, so it must be at least 1, got %d; remove the key for task.max_len (%d)", c.Eval.Stride, c.Task.MaxLen)
+		return fielderr.New("eval.stride", "the sliding window scores the last eval.stride predictions of each window, so it must be at least 1, got %d; remove the key for task.max_len (%d)", c.Eval.Stride, c.Task.MaxLen)
 	case c.Train.EarlyStop.On():
-		return fmt.Errorf("train.early_stop: the lm task is scored by bits per byte, not by exact match or token accuracy; remove train.early_stop")
+		return fielderr.New("train.early_stop", "the lm task is scored by bits per byte, not by exact match or token accuracy; remove train.early_stop")
 	case c.Position.Randomized:
-		return fmt.Errorf("position.randomized: the lm task evaluates at plain positions only; remove position.randomized")
+		return fielderr.New("position.randomized", "the lm task evaluates at plain positions only; remove position.randomized")
 	case c.Select.On():
-		return fmt.Errorf("select: the lm task has no exact-match validation to choose by; remove select:")
+		return fielderr.New("select", "the lm task has no exact-match validation to choose by; remove select:")
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 // its sweep selects, each cell keeping its own scheme's; an option of a scheme no cell selects,
 // or one a cell's own value gives to a scheme without it, is refused naming it.
 func TestGridBaseCarriesOptionsOfSweptSchemes(t *testing.T) {
-	c, err := Parse([]byte(testutil.Minimal), "grid.yaml", []string{"position.max_positions=64", "sweep={position.kind: [sinusoidal, learned]}"})
+	c, _, err := Read([]byte(testutil.Minimal), "grid.yaml", []string{"position.max_positions=64", "sweep={position.kind: [sinusoidal, learned]}"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestGridBaseCarriesOptionsOfSweptSchemes(t *testing.T) {
 		{[]string{"position.num_buckets=8", "sweep={position.kind: [sinusoidal, learned]}"}},
 		{[]string{"sweep={position: [{kind: sinusoidal, num_buckets: 3}, {kind: t5}]}"}},
 	} {
-		_, err := Parse([]byte(testutil.Minimal), "grid.yaml", bad.sets)
+		_, _, err := Read([]byte(testutil.Minimal), "grid.yaml", bad.sets)
 		if err == nil || !strings.Contains(err.Error(), "position.num_buckets: not an option of") {
 			t.Errorf("%v: %v, want num_buckets refused", bad.sets, err)
 		}
@@ -93,7 +93,7 @@ func TestLoadOlderRunConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(oldRunConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, nil)
+	c, _, err := ReadWritten(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func TestLoadOlderRunConfig(t *testing.T) {
 	if strings.Contains(string(now), "max_positions") {
 		t.Errorf("resolved again:\n%s", now)
 	}
-	if _, err := ReadConfig(path, nil); err == nil || !strings.Contains(err.Error(), "not an option of rope") {
-		t.Errorf("ReadConfig: %v", err)
+	if _, _, err := Read(nil, path, nil); err == nil || !strings.Contains(err.Error(), "not an option of rope") {
+		t.Errorf("Read: %v", err)
 	}
 }
 
@@ -117,7 +117,7 @@ func TestLoadOlderRunConfig(t *testing.T) {
 // holds: another kind's options struct for a changed kind, an error naming the key that kind
 // does not have; a value of the wrong type given in code is refused by Validate, naming the key.
 func TestOptionsTyped(t *testing.T) {
-	c, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"position.base=500", "position.rotary_fraction=0.5"})
+	c, _, err := Read([]byte(testutil.Minimal), "min.yaml", []string{"position.base=500", "position.rotary_fraction=0.5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestOptionsTyped(t *testing.T) {
 	if _, err := p.Options(); err == nil || !strings.HasPrefix(err.Error(), "position.base: not an option of t5") {
 		t.Errorf("t5 with base: %v, want base refused", err)
 	}
-	bad := Position{Kind: "rope"}.With("base", "large").WithDefaults()
+	bad := Position{Spec: position.Spec{Kind: "rope"}}.With("base", "large").WithDefaults()
 	if err := bad.Validate(); err == nil || !strings.HasPrefix(err.Error(), "position.base: want a float64") {
 		t.Errorf("base: \"large\" in code: %v, want it refused", err)
 	}

@@ -10,48 +10,29 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlkind"
+	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
 )
 
-// Position is the `position:` section as a config holds it: the kind, the randomized-positions
-// keys, and the scheme's own options (declared by the schemes: package internal/schemes, the
+// Position is the `position:` section as a config holds it: position.Spec (the kind, the
+// randomized-positions keys and the record of the keys written, with the defaults position
+// declares) and the scheme's own options (declared by the schemes: package internal/schemes, the
 // catalogue package position registers them in), each written key decoded once, where the YAML
-// is read, into its key's type, with a record of the keys written. WithDefaults, once the kind
-// is known, sets the written values over the kind's defaults in the kind's options struct, which
-// the model's builder (package setup) hands the scheme as it is: nothing downstream reads YAML.
+// is read, into its key's type. WithDefaults, once the kind is known, sets the written values
+// over the kind's defaults in the kind's options struct (Spec.Options), which the model's builder
+// (package setup) hands the scheme as it is: nothing downstream reads YAML.
 type Position struct {
-	// Kind is the scheme (position.Kinds()). Default: sinusoidal. Empty: refused.
-	Kind string `yaml:"kind" json:"kind"`
-	// Randomized trains on randomized positions (Ruoss et al. 2023), for the schemes that take
-	// them (position.Randomizable). Default: false.
-	Randomized bool `yaml:"randomized,omitempty" json:"randomized,omitempty"`
-	// MaxRandom is L_max, the bound of randomized positions. Default: 256 (with randomized).
-	// 0: refused.
-	MaxRandom int `yaml:"max_random,omitempty" json:"max_random,omitempty"`
-	// EvalPositions is how a randomized model is evaluated: random or plain. Default: random
-	// (with randomized). Empty: refused.
-	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
+	position.Spec `yaml:",inline"`
 
-	// Written records the fields above that were written below position: ("kind", ...); the
-	// options written are in set.
-	Written presence.Keys `yaml:"-" json:"-"`
-	set     options
-	// opts is Kind's options struct with set over its defaults (optsErr when set does not fit
-	// Kind), resolved by WithDefaults for the kind resolvedFor.
-	opts        any
+	set options // the options written
+	// optsErr is why set does not fit the kind resolvedFor (Spec.Options then nil), resolved by
+	// WithDefaults.
 	optsErr     error
 	resolvedFor string
 }
-
-// Defaults of the section's fields (position.Spec's, which the section becomes).
-const (
-	DefaultKind          = "sinusoidal"
-	DefaultMaxRandom     = 256
-	DefaultEvalPositions = "random"
-)
 
 // option is one option key written under position:, its value decoded into the key's type
 // (int, float64, string or bool) and as one line of flow YAML, as written (grid.yaml writes it
@@ -71,7 +52,7 @@ type options []option
 func (e option) node() (*yaml.Node, error) {
 	var n yaml.Node
 	if err := yaml.Unmarshal([]byte(e.text), &n); err != nil || len(n.Content) == 0 {
-		return nil, fmt.Errorf("position.%s: %q", e.key, e.text)
+		return nil, fielderr.New("position."+e.key, "%q", e.text)
 	}
 	return n.Content[0], nil
 }
@@ -101,16 +82,12 @@ func (o options) without(key string) options {
 	return slices.DeleteFunc(slices.Clone(o), func(x option) bool { return x.key == key })
 }
 
-// WithDefaults fills the fields that were not written (and hold zero) with their defaults, and
-// resolves the kind's options struct: its defaults with the written options over them.
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults
+// (position.Spec's), and resolves the kind's options struct: its defaults with the written
+// options over them.
 func (s Position) WithDefaults() Position {
-	w := s.Written
-	presence.Fill(w, "kind", &s.Kind, DefaultKind)
-	if s.Randomized {
-		presence.Fill(w, "max_random", &s.MaxRandom, DefaultMaxRandom)
-		presence.Fill(w, "eval_positions", &s.EvalPositions, DefaultEvalPositions)
-	}
-	s.opts, s.optsErr = s.resolve()
+	s.Spec = s.Spec.WithDefaults()
+	s.Spec.Options, s.optsErr = s.resolve()
 	s.resolvedFor = s.Kind
 	return s
 }
@@ -125,7 +102,7 @@ func (s Position) Validate() error {
 	if !s.Randomized {
 		for _, key := range []string{"max_random", "eval_positions"} {
 			if s.Written.Has(key) {
-				return fmt.Errorf("position.%s: applies to randomized positions only; remove it or set position.randomized: true", key)
+				return fielderr.New("position."+key, "applies to randomized positions only; remove it or set position.randomized: true")
 			}
 		}
 	}
@@ -133,7 +110,7 @@ func (s Position) Validate() error {
 		return err
 	}
 	if s.Randomized && s.MaxRandom < 1 {
-		return fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
+		return fielderr.New("position.max_random", "must be positive, got %d", s.MaxRandom)
 	}
 	return nil
 }
@@ -143,7 +120,7 @@ func (s Position) Validate() error {
 // kind's options is an error naming it.
 func (s Position) Options() (any, error) {
 	if s.resolvedFor != "" && s.resolvedFor == s.Kind {
-		return s.opts, s.optsErr
+		return s.Spec.Options, s.optsErr
 	}
 	return s.resolve()
 }
@@ -237,10 +214,18 @@ func (s *Position) DecodeOption(key string, n *yaml.Node) error {
 	return nil
 }
 
-// setOption records an option written and drops the resolved options struct.
+// setOption records an option written and resolves the options struct again.
 func (s *Position) setOption(e option) {
 	s.set = s.set.with(e)
-	s.opts, s.optsErr, s.resolvedFor = nil, nil, ""
+	s.reresolve()
+}
+
+// reresolve resolves the options struct again for the written options, when it was resolved.
+func (s *Position) reresolve() {
+	if s.resolvedFor != "" {
+		s.Spec.Options, s.optsErr = s.resolve()
+		s.resolvedFor = s.Kind
+	}
 }
 
 // With returns the section with an option set to a Go value, as if written (for code and tests):
@@ -254,9 +239,9 @@ func (s Position) With(key string, value any) Position {
 	if t, ok := schemes.KeyType(key); ok && reflect.ValueOf(value).CanConvert(t) && (t.Kind() == reflect.String) == (reflect.ValueOf(value).Kind() == reflect.String) {
 		e.value = reflect.ValueOf(value).Convert(t).Interface()
 	} else if !ok {
-		e.err = fmt.Errorf("position.%s: %w", key, schemes.UnknownKey(key))
+		e.err = fielderr.Wrap("position."+key, schemes.UnknownKey(key))
 	} else {
-		e.err = fmt.Errorf("position.%s: want a %s, got %v", key, t, value)
+		e.err = fielderr.New("position."+key, "want a %s, got %v", t, value)
 	}
 	s.setOption(e)
 	return s
@@ -265,7 +250,7 @@ func (s Position) With(key string, value any) Position {
 // Without returns the section without an option key.
 func (s Position) Without(key string) Position {
 	s.set = s.set.without(key)
-	s.opts, s.optsErr, s.resolvedFor = nil, nil, ""
+	s.reresolve()
 	return s
 }
 
@@ -293,83 +278,45 @@ func (s Position) Option(key string) (any, bool) {
 // of an unknown kind (or with options the kind does not have) is written as it was given.
 func (s Position) MarshalYAML() (any, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(key string, value any) error {
-		var n yaml.Node
-		if err := n.Encode(value); err != nil {
-			return err
-		}
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &n)
-		return nil
-	}
-	if err := add("kind", s.Kind); err != nil {
-		return nil, err
-	}
+	pair(m, "kind", enc(s.Kind))
 	if o, err := s.Options(); err == nil {
 		for _, f := range schemes.Options(s.Kind) {
-			v, _ := schemes.OptionOf(o, f.Key)
-			if schemes.OmitEmpty(s.Kind, f.Key) && reflect.ValueOf(v).IsZero() {
-				continue
-			}
-			if err := add(f.Key, v); err != nil {
-				return nil, err
+			if v, _ := schemes.OptionOf(o, f.Key); !schemes.OmitEmpty(s.Kind, f.Key) || !reflect.ValueOf(v).IsZero() {
+				pair(m, f.Key, enc(v))
 			}
 		}
-	} else {
-		for _, e := range s.set {
-			n, err := e.node()
-			if err != nil {
-				return nil, err
-			}
-			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: e.key}, n)
-		}
+	} else if err := s.set.write(m); err != nil {
+		return nil, err
 	}
 	if s.Randomized {
-		if err := add("randomized", true); err != nil {
-			return nil, err
-		}
+		pair(m, "randomized", enc(true))
 	}
 	if s.MaxRandom != 0 || s.Written.Has("max_random") {
-		if err := add("max_random", s.MaxRandom); err != nil {
-			return nil, err
-		}
+		pair(m, "max_random", enc(s.MaxRandom))
 	}
 	if s.EvalPositions != "" || s.Written.Has("eval_positions") {
-		if err := add("eval_positions", s.EvalPositions); err != nil {
-			return nil, err
-		}
+		pair(m, "eval_positions", enc(s.EvalPositions))
 	}
 	return m, nil
 }
 
-// MarshalWritten writes only the keys that were written, as a grid.yaml holds them.
-func (s Position) MarshalWritten() (*yaml.Node, error) {
+// marshalWritten writes only the keys that were written, as a grid.yaml holds them.
+func (s Position) marshalWritten() (*yaml.Node, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
-	add := func(key string, n *yaml.Node) {
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, n)
-	}
-	enc := func(v any) *yaml.Node {
-		var n yaml.Node
-		_ = n.Encode(v)
-		return &n
-	}
 	if s.Written.Has("kind") {
-		add("kind", enc(s.Kind))
+		pair(m, "kind", enc(s.Kind))
 	}
-	for _, e := range s.set {
-		n, err := e.node()
-		if err != nil {
-			return nil, err
-		}
-		add(e.key, n)
+	if err := s.set.write(m); err != nil {
+		return nil, err
 	}
 	if s.Written.Has("randomized") {
-		add("randomized", enc(s.Randomized))
+		pair(m, "randomized", enc(s.Randomized))
 	}
 	if s.Written.Has("max_random") {
-		add("max_random", enc(s.MaxRandom))
+		pair(m, "max_random", enc(s.MaxRandom))
 	}
 	if s.Written.Has("eval_positions") {
-		add("eval_positions", enc(s.EvalPositions))
+		pair(m, "eval_positions", enc(s.EvalPositions))
 	}
 	if len(m.Content) == 0 {
 		return nil, nil
@@ -377,8 +324,32 @@ func (s Position) MarshalWritten() (*yaml.Node, error) {
 	return m, nil
 }
 
-// IsWritten tells whether a key of the section was written (an option or a field of Position).
-func (s Position) IsWritten(key string) bool {
+// write appends the options as they were written to the mapping m.
+func (o options) write(m *yaml.Node) error {
+	for _, e := range o {
+		n, err := e.node()
+		if err != nil {
+			return err
+		}
+		pair(m, e.key, n)
+	}
+	return nil
+}
+
+// pair appends key: v to the mapping m.
+func pair(m *yaml.Node, key string, v *yaml.Node) {
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+}
+
+// enc is a value of the section (a word, a number, a flag) as a YAML node.
+func enc(v any) *yaml.Node {
+	var n yaml.Node
+	_ = n.Encode(v)
+	return &n
+}
+
+// isWritten tells whether a key of the section was written (an option or a field of Position).
+func (s Position) isWritten(key string) bool {
 	_, ok := s.set.get(key)
 	return ok || s.Written.Has(key)
 }

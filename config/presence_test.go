@@ -23,6 +23,10 @@ func leafPaths(t reflect.Type, prefix string) []string {
 		if name == "-" || !f.IsExported() {
 			continue
 		}
+		if f.Anonymous { // inline (position.Spec in Position)
+			out = append(out, leafPaths(f.Type, prefix)...)
+			continue
+		}
 		if name == "" {
 			name = strings.ToLower(f.Name)
 		}
@@ -118,7 +122,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 		}
 		for _, kind := range kinds {
 			set := path + "=" + zero
-			c, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"position.kind=" + kind, set})
+			c, _, err := Read([]byte(testutil.Minimal), "min.yaml", []string{"position.kind=" + kind, set})
 			if err != nil {
 				msg := err.Error()
 				if !strings.Contains(msg, path) || strings.Contains(msg, "\n") {
@@ -140,7 +144,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 			if err := os.WriteFile(file, enc, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			back, err := Load(file, nil)
+			back, _, err := ReadWritten(file)
 			if err != nil {
 				t.Errorf("-set %s (kind %s): its config.yaml does not load: %v", set, kind, err)
 				continue
@@ -158,7 +162,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 
 // TestWrittenZerosKept: the zeros that are legal are kept where zero used to mean the default.
 func TestWrittenZerosKept(t *testing.T) {
-	c, err := Parse([]byte(testutil.Minimal), "min.yaml", []string{"train.min_lr_ratio=0", "train.beta1=0", "train.warmup_steps=0",
+	c, _, err := Read([]byte(testutil.Minimal), "min.yaml", []string{"train.min_lr_ratio=0", "train.beta1=0", "train.warmup_steps=0",
 		"train.val_every=0", "train.grad_clip=0", "train.checkpoint_every=0", "seed=0", "eval.seed=0", "model.init_seed=0"})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +173,7 @@ func TestWrittenZerosKept(t *testing.T) {
 		t.Fatalf("written zeros replaced: %+v", c)
 	}
 	// Unwritten, the same fields take their defaults.
-	d, err := Parse([]byte(testutil.Minimal), "min.yaml", nil)
+	d, _, err := Read([]byte(testutil.Minimal), "min.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +185,7 @@ func TestWrittenZerosKept(t *testing.T) {
 // TestGridYAMLRecordsPresence: a grid.yaml holds the keys written, zeros included, and nothing
 // else; read back it is the same grid.
 func TestGridYAMLRecordsPresence(t *testing.T) {
-	c, err := Parse([]byte(testutil.Minimal+"sweep:\n  seed: [1, 2]\n"), "grid.yaml", []string{"train.min_lr_ratio=0"})
+	c, _, err := Read([]byte(testutil.Minimal+"sweep:\n  seed: [1, 2]\n"), "grid.yaml", []string{"train.min_lr_ratio=0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,14 +193,14 @@ func TestGridYAMLRecordsPresence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(enc), GridHeader) || !strings.Contains(string(enc), "min_lr_ratio: 0") || strings.Contains(string(enc), "beta1") {
+	if !strings.HasPrefix(string(enc), gridHeader) || !strings.Contains(string(enc), "min_lr_ratio: 0") || strings.Contains(string(enc), "beta1") {
 		t.Fatalf("grid.yaml:\n%s", enc)
 	}
 	file := filepath.Join(t.TempDir(), "grid.yaml")
 	if err := os.WriteFile(file, enc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(file, nil)
+	back, _, err := ReadWritten(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +213,7 @@ func TestGridYAMLRecordsPresence(t *testing.T) {
 // TestPresenceCopies: marking a key in a copy of a config (a grid's cell) leaves the original's
 // record alone.
 func TestPresenceCopies(t *testing.T) {
-	c, err := Parse([]byte(testutil.Minimal), "min.yaml", nil)
+	c, _, err := Read([]byte(testutil.Minimal), "min.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

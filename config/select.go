@@ -11,6 +11,8 @@ import (
 
 	"github.com/posformer/posformer/metric"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Select is a grid's `select:` section: a field (train.lr) whose value is chosen per group of
@@ -79,26 +81,26 @@ func (s Select) validate(c Config) error {
 	switch {
 	// A written empty value is refused, never replaced by the default (s holds the defaults).
 	case c.Written.Has("select.seeds") && len(c.Select.Seeds) == 0:
-		return fmt.Errorf("select.seeds: empty; give the tuning seeds, e.g. [1], or remove the key for [1]")
+		return fielderr.New("select.seeds", "empty; give the tuning seeds, e.g. [1], or remove the key for [1]")
 	case c.Written.Has("select.metric") && c.Select.Metric == "":
-		return fmt.Errorf("select.metric: empty; want %s, or remove the key for %s", metric.Names(metric.Scored(), "or"), metric.ExactMatch)
+		return fielderr.New("select.metric", "empty; want %s, or remove the key for %s", metric.Names(metric.Scored(), "or"), metric.ExactMatch)
 	case !c.Select.On(): // written as {} or with no value (offUnlessWritten)
-		return fmt.Errorf("select: the section is written but sets nothing; give select.field and select.values, e.g. select: {field: train.lr, values: [0.0003, 0.001, 0.003]}, or remove select:")
+		return fielderr.New("select", "the section is written but sets nothing; give select.field and select.values, e.g. select: {field: train.lr, values: [0.0003, 0.001, 0.003]}, or remove select:")
 	case len(c.Sweep) == 0:
-		return fmt.Errorf("%s: select chooses a value per group of a grid's cells; add a sweep: (or remove select:)", key)
+		return fielderr.New(key, "select chooses a value per group of a grid's cells; add a sweep: (or remove select:)")
 	case s.Field == "":
-		return fmt.Errorf("select.field: give the dotted path of the field to choose, e.g. train.lr")
+		return fielderr.New("select.field", "give the dotted path of the field to choose, e.g. train.lr")
 	case len(s.Values) < 2:
-		return fmt.Errorf("select.values: give at least two candidate values of %s, e.g. [0.0003, 0.001, 0.003]", s.Field)
+		return fielderr.New("select.values", "give at least two candidate values of %s, e.g. [0.0003, 0.001, 0.003]", s.Field)
 	case !validated(s.Metric):
-		return fmt.Errorf("select.metric: want %s, got %q", metric.Names(metric.Scored(), "or"), s.Metric)
+		return fielderr.New("select.metric", "want %s, got %q", metric.Names(metric.Scored(), "or"), s.Metric)
 	}
 	f, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), s.Field)
 	if err != nil {
-		return fmt.Errorf("select.field: %w", err)
+		return fielderr.New("select.field", "%w", err)
 	}
 	if k := f.Kind(); k != reflect.Float64 && k != reflect.Int && k != reflect.Uint64 {
-		return fmt.Errorf("select.field: %s is not a number; select chooses numbers such as train.lr", s.Field)
+		return fielderr.New("select.field", "%s is not a number; select chooses numbers such as train.lr", s.Field)
 	}
 	// A field inside a section that is off unless written (train.early_stop): selecting it
 	// would write the section into every run with only that key, which Validate refuses after
@@ -108,22 +110,22 @@ func (s Select) validate(c Config) error {
 		section := strings.Join(keys[:i], ".")
 		sf, err := fieldAt(reflect.ValueOf(&Config{}).Elem(), section)
 		if err == nil && sf.Addr().Type().Implements(switchSectionType) && !c.Written.HasUnder(section) {
-			return fmt.Errorf("select.field: %s is in %s, which this grid does not write (it is off); write the section in the base config, or select another field", s.Field, section)
+			return fielderr.New("select.field", "%s is in %s, which this grid does not write (it is off); write the section in the base config, or select another field", s.Field, section)
 		}
 	}
 	for _, ax := range c.Sweep {
 		if ax.Path == s.Field || ax.Path == "seed" && s.Field == "seed" || strings.HasPrefix(s.Field, ax.Path+".") {
-			return fmt.Errorf("select.field: %s is swept too; either sweep it or select it", s.Field)
+			return fielderr.New("select.field", "%s is swept too; either sweep it or select it", s.Field)
 		}
 	}
 	for i, v := range s.Values {
 		if slices.Index(s.Values, v) != i {
-			return fmt.Errorf("select.values: %g is listed twice", v)
+			return fielderr.New("select.values", "%g is listed twice", v)
 		}
 	}
 	for i, sd := range s.Seeds {
 		if sd == 0 || slices.Index(s.Seeds, sd) != i {
-			return fmt.Errorf("select.seeds: want distinct seeds of at least 1, got %v", s.Seeds)
+			return fielderr.New("select.seeds", "want distinct seeds of at least 1, got %v", s.Seeds)
 		}
 	}
 	return nil
@@ -180,7 +182,7 @@ func SelectCells(c Config) ([]Cell, error) {
 	t.Written = t.Written.With("out").With("name")
 	cells, err := Expand(withName(t, SelectDir))
 	if err != nil {
-		return nil, fmt.Errorf("select: %w", err)
+		return nil, fielderr.New("select", "%w", err)
 	}
 	return cells, nil
 }
@@ -280,10 +282,10 @@ func ExpandSelected(c Config, sel *Selection) ([]Cell, error) {
 			return nil, fmt.Errorf("%s has no choice for cell %s: it is from another grid; remove it to select again", SelectionFile, cells[i].Name)
 		}
 		cc := cells[i].Config
-		if err := SetPath(&cc, field, formatValue(v), "select"); err != nil {
+		if err := setPath(&cc, field, formatValue(v), "select"); err != nil {
 			return nil, err
 		}
-		if err := cc.Validate(); err != nil {
+		if _, err := cc.Validate(); err != nil {
 			return nil, fmt.Errorf("cell %s with %s = %g: %w", cells[i].Name, field, v, err)
 		}
 		cells[i].Config = cc

@@ -13,8 +13,8 @@ type Shard struct {
 	Source       string // where it came from: "-shard", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX" or "" (all cells)
 }
 
-// All is the shard that runs every cell.
-var All = Shard{Index: 0, Count: 1}
+// allShards is the shard that runs every cell.
+var allShards = Shard{Index: 0, Count: 1}
 
 // ParseShard reads "i/n" with 0 ≤ i < n.
 func ParseShard(s string) (Shard, error) {
@@ -33,7 +33,7 @@ func ParseShard(s string) (Shard, error) {
 //   - Kubernetes: JOB_COMPLETION_INDEX with the count in POSFORMER_SHARDS (an Indexed Job's
 //     completions; the manifest in deploy/ sets it).
 //
-// It returns All when neither is set.
+// It returns allShards when neither is set.
 func ShardFromEnv(getenv func(string) string) (Shard, error) {
 	if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
 		i, err := strconv.Atoi(id)
@@ -69,22 +69,14 @@ func ShardFromEnv(getenv func(string) string) (Shard, error) {
 		}
 		return Shard{Index: i, Count: n, Source: "JOB_COMPLETION_INDEX"}, nil
 	}
-	return All, nil
+	return allShards, nil
 }
 
-// Select returns the cells of this shard.
-func (s Shard) Select(cells []Cell) []Cell {
-	var out []Cell
-	for _, c := range cells {
-		if c.Index%s.Count == s.Index {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+// Has: the cell of this stable index is this shard's (the zero value, like 0/1, has every cell).
+func (s Shard) Has(index int) bool { return s.Count <= 1 || index%s.Count == s.Index }
 
 func (s Shard) String() string {
-	if s.Count == 1 {
+	if s.Count <= 1 {
 		return "all cells"
 	}
 	src := ""

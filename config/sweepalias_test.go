@@ -20,7 +20,7 @@ sweep:
   train.lr: [*lr, 0.003]
   position: [*pos, {kind: none}]
 `
-	c, err := Parse([]byte(src), "alias.yaml", nil)
+	c, _, err := Read([]byte(src), "alias.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ sweep:
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(path, nil)
+	back, _, err := ReadWritten(path)
 	if err != nil {
 		t.Fatalf("the written grid does not read back: %v\n%s", err, out)
 	}

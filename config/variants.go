@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 )
 
@@ -112,32 +113,32 @@ func (c Config) ActiveVariants() []EvalVariant {
 
 func (c Config) validateVariants() error {
 	if len(c.Eval.Variants) == 0 && (c.Eval.Variants != nil || c.Written.Has("eval.variants")) {
-		return fmt.Errorf("eval.variants: the list is empty; list at least one variant, or remove the key for none")
+		return fielderr.New("eval.variants", "the list is empty; list at least one variant, or remove the key for none")
 	}
 	seen := map[string]bool{}
 	for i, v := range c.Eval.Variants {
 		field := fmt.Sprintf("eval.variants[%d]", i)
 		switch {
 		case !variantName.MatchString(v.Name):
-			return fmt.Errorf("%s.name: want a name of letters, digits, _ and -, got %q", field, v.Name)
+			return fielderr.New(field+".name", "want a name of letters, digits, _ and -, got %q", v.Name)
 		case seen[v.Name]:
-			return fmt.Errorf("%s.name: %q is used twice; give each variant its own name", field, v.Name)
+			return fielderr.New(field+".name", "%q is used twice; give each variant its own name", v.Name)
 		case v.RopeScaling == "" && v.EvalPositions == "":
-			return fmt.Errorf("%s: set rope_scaling or eval_positions (the options a variant changes at evaluation)", field)
+			return fielderr.New(field, "set rope_scaling or eval_positions (the options a variant changes at evaluation)")
 		case v.RopeFactor != 0 && v.RopeScaling == "":
-			return fmt.Errorf("%s.rope_factor: a factor goes with rope_scaling: dynamic_ntk; add it, or remove rope_factor", field)
+			return fielderr.New(field+".rope_factor", "a factor goes with rope_scaling: dynamic_ntk; add it, or remove rope_factor")
 		case v.RopeLongFactor != "" && v.RopeScaling == "":
-			return fmt.Errorf("%s.rope_long_factor: per-pair factors go with rope_scaling: longrope; add it, or remove rope_long_factor", field)
+			return fielderr.New(field+".rope_long_factor", "per-pair factors go with rope_scaling: longrope; add it, or remove rope_long_factor")
 		}
 		seen[v.Name] = true
 		for j, w := range v.When {
 			if _, err := holds(c, w); err != nil {
-				return fmt.Errorf("%s.when[%d]: %w", field, j, err)
+				return fielderr.Wrap(fmt.Sprintf("%s.when[%d]", field, j), err)
 			}
 		}
 		if !v.applies(c) {
 			if err := c.unknownKindIn(v); err != nil {
-				return fmt.Errorf("%s.when: %w", field, err)
+				return fielderr.Wrap(field+".when", err)
 			}
 			continue
 		}
@@ -147,13 +148,13 @@ func (c Config) validateVariants() error {
 			if len(kindsWithOption("rope_scaling")) > 1 {
 				takes = strings.TrimSuffix(takes, "s")
 			}
-			return fmt.Errorf("%s.rope_scaling: only %s it, and this run's position.kind is %s; add when: [position.kind=rope] to the variant", field, takes, c.Position.Kind)
+			return fielderr.New(field+".rope_scaling", "only %s it, and this run's position.kind is %s; add when: [position.kind=rope] to the variant", takes, c.Position.Kind)
 		case v.EvalPositions != "" && !c.Position.Randomized:
-			return fmt.Errorf("%s.eval_positions: only randomized positions take it (position.randomized is off in this run); remove it or restrict the variant with when: [position.randomized=true]", field)
+			return fielderr.New(field+".eval_positions", "only randomized positions take it (position.randomized is off in this run); remove it or restrict the variant with when: [position.randomized=true]")
 		}
 		vc := c.VariantConfig(v)
-		if err := vc.Validate(); err != nil {
-			return fmt.Errorf("%s (%s): %w", field, v.Name, err)
+		if _, err := vc.Validate(); err != nil {
+			return fielderr.Wrap("", fmt.Errorf("%s (%s): %w", field, v.Name, err)) // the variant's field, not the file's
 		}
 	}
 	return nil

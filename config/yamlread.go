@@ -16,15 +16,15 @@ import (
 // expands to a few hundred nodes and a claims file to a few thousand; the limits are far above
 // both and far below what costs memory (a node is about 200 bytes).
 const (
-	// MaxYAMLNodes bounds the nodes of a document counted with every alias expanded.
-	MaxYAMLNodes = 100_000
-	// MaxYAMLDepth bounds the nesting of a document, aliases expanded.
-	MaxYAMLDepth = 64
+	// maxYAMLNodes bounds the nodes of a document counted with every alias expanded.
+	maxYAMLNodes = 100_000
+	// maxYAMLDepth bounds the nesting of a document, aliases expanded.
+	maxYAMLDepth = 64
 )
 
 // ParseYAML parses the single YAML document in src (file labels errors) and returns its root
 // node, nil for an empty document. It refuses, with one line naming the file, the line and the
-// key: a syntax error, several documents, and a document past MaxYAMLNodes or MaxYAMLDepth once
+// key: a syntax error, several documents, and a document past maxYAMLNodes or maxYAMLDepth once
 // its aliases are expanded. The check walks each distinct node once, so refusing a bomb costs
 // what parsing its bytes costs. Every YAML file posformer reads goes through it.
 func ParseYAML(src []byte, file string) (*yaml.Node, error) {
@@ -57,7 +57,7 @@ func ParseYAML(src []byte, file string) (*yaml.Node, error) {
 }
 
 // expansion is the size of a node's subtree with its aliases expanded: nodes (saturating just
-// past MaxYAMLNodes) and depth.
+// past maxYAMLNodes) and depth.
 type expansion struct{ nodes, depth int }
 
 // checkLimits refuses a tree whose expansion passes the limits, naming the deepest key whose
@@ -76,15 +76,15 @@ func checkLimits(root *yaml.Node, file string) error {
 		memo[n] = e // a node that contains itself (the parser refuses it) counts once
 		for _, c := range n.Content {
 			ce := size(c)
-			e.nodes = min(e.nodes+ce.nodes, MaxYAMLNodes+1)
-			e.depth = min(max(e.depth, ce.depth+1), MaxYAMLDepth+1)
+			e.nodes = min(e.nodes+ce.nodes, maxYAMLNodes+1)
+			e.depth = min(max(e.depth, ce.depth+1), maxYAMLDepth+1)
 		}
 		memo[n] = e
 		return e
 	}
 	over := func(n *yaml.Node) bool {
 		e := size(n)
-		return e.nodes > MaxYAMLNodes || e.depth > MaxYAMLDepth
+		return e.nodes > maxYAMLNodes || e.depth > maxYAMLDepth
 	}
 	if !over(root) {
 		return nil
@@ -116,9 +116,9 @@ func checkLimits(root *yaml.Node, file string) error {
 		where = "the document"
 	}
 	e := size(root)
-	what := fmt.Sprintf("holds more than %d values", MaxYAMLNodes)
-	if e.nodes <= MaxYAMLNodes {
-		what = fmt.Sprintf("nests more than %d levels deep", MaxYAMLDepth)
+	what := fmt.Sprintf("holds more than %d values", maxYAMLNodes)
+	if e.nodes <= maxYAMLNodes {
+		what = fmt.Sprintf("nests more than %d levels deep", maxYAMLDepth)
 	}
 	return fmt.Errorf("%s:%d: %s %s once its aliases (*name) are expanded, past the YAML reader's limit; write the values out and use fewer aliases", file, line, where, what)
 }

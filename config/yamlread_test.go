@@ -18,7 +18,7 @@ func aliasDoc(w, m int) string {
 	return "[" + strings.Join(items, ", ") + "]"
 }
 
-// TestParseYAMLNodeLimit: a document of exactly MaxYAMLNodes expanded nodes parses and one node
+// TestParseYAMLNodeLimit: a document of exactly maxYAMLNodes expanded nodes parses and one node
 // more is refused, whatever the shape.
 func TestParseYAMLNodeLimit(t *testing.T) {
 	for _, c := range []struct{ w, m, nodes int }{{369, 270, 100_000}, {100, 999, 100_001}, {3, 33332, 100_000}, {33333, 2, 100_000}, {2, 49999, 100_001}} {
@@ -27,7 +27,7 @@ func TestParseYAMLNodeLimit(t *testing.T) {
 		}
 		root, err := ParseYAML([]byte("k: "+aliasDoc(c.w, c.m)), "f.yaml")
 		// The root mapping and its key add two nodes.
-		if ok := c.nodes+2 <= MaxYAMLNodes; ok != (err == nil) || ok && root == nil {
+		if ok := c.nodes+2 <= maxYAMLNodes; ok != (err == nil) || ok && root == nil {
 			t.Errorf("%d nodes (%d wide, lists of %d): %v", c.nodes+2, c.w, c.m, err)
 		}
 		if err != nil && !strings.HasPrefix(err.Error(), "f.yaml:1: ") || !strings.Contains(err.Error(), "holds more than 100000 values") {
@@ -36,10 +36,10 @@ func TestParseYAMLNodeLimit(t *testing.T) {
 	}
 }
 
-// TestParseYAMLDepthLimit: nesting MaxYAMLDepth deep parses, one deeper is refused, whether
+// TestParseYAMLDepthLimit: nesting maxYAMLDepth deep parses, one deeper is refused, whether
 // the levels are written out or come from aliases.
 func TestParseYAMLDepthLimit(t *testing.T) {
-	for depth := MaxYAMLDepth - 2; depth <= MaxYAMLDepth+2; depth++ {
+	for depth := maxYAMLDepth - 2; depth <= maxYAMLDepth+2; depth++ {
 		written := strings.Repeat("[", depth-1) + "1" + strings.Repeat("]", depth-1)
 		aliased := "[&d1 [1]" // the list of anchors adds a level
 		for i := 2; i < depth-1; i++ {
@@ -48,7 +48,7 @@ func TestParseYAMLDepthLimit(t *testing.T) {
 		aliased += "]"
 		for _, doc := range []string{written, aliased} {
 			_, err := ParseYAML([]byte(doc), "f.yaml")
-			if ok := depth <= MaxYAMLDepth; ok != (err == nil) {
+			if ok := depth <= maxYAMLDepth; ok != (err == nil) {
 				t.Errorf("depth %d (%.20s...): %v", depth, doc, err)
 			}
 			if err != nil && !strings.Contains(err.Error(), "nests more than 64 levels deep") {
@@ -76,7 +76,7 @@ func TestReadConfigSpecialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, what := range map[string]string{fifo: "a named pipe (FIFO)", dir: "a directory", "/dev/zero": "a character device"} {
-		_, err := ReadConfig(path, nil)
+		_, _, err := Read(nil, path, nil)
 		if err == nil || !strings.Contains(err.Error(), path+" is "+what+", not a regular file") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v", path, err)
 		}

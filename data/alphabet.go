@@ -3,6 +3,8 @@ package data
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // alphabet holds the symbol set shared by the tasks whose alphabet size is
@@ -47,6 +49,6 @@ func fixedAlphabet(task string, symbols int, opt Options) error {
 	if opt.Symbols == 0 || opt.Symbols == DefaultSymbols {
 		return nil
 	}
-	return fmt.Errorf("task.symbols: the %s task has a fixed alphabet (%d symbols) and takes no alphabet size; remove task.symbols (a written %d, the default, is accepted too), got %d",
+	return fielderr.New("task.symbols", "the %s task has a fixed alphabet (%d symbols) and takes no alphabet size; remove task.symbols (a written %d, the default, is accepted too), got %d",
 		task, symbols, DefaultSymbols, opt.Symbols)
 }

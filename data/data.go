@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Reserved tokens and the first task symbol.
@@ -105,7 +107,7 @@ func (o Options) symbols() (int, error) {
 	case o.Symbols == 0:
 		return DefaultSymbols, nil
 	case o.Symbols < MinSymbols || o.Symbols > MaxSymbols:
-		return 0, fmt.Errorf("task.symbols: must be in [%d, %d] (or 0 for the default %d), got %d",
+		return 0, fielderr.New("task.symbols", "must be in [%d, %d] (or 0 for the default %d), got %d",
 			MinSymbols, MaxSymbols, DefaultSymbols, o.Symbols)
 	}
 	return o.Symbols, nil

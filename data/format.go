@@ -1,9 +1,10 @@
 package data
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Task formats: how an example is laid out for the model ([Options.Format]).
@@ -27,11 +28,11 @@ func wrap(t Task, opt Options) (Task, error) {
 		return t, nil
 	case FormatSlots:
 		if opt.EndToken {
-			return nil, fmt.Errorf("task.end_token: task.format: slots has one slot per output token, so the answer's length is given and there is nothing to stop; remove task.end_token or use task.format: next")
+			return nil, fielderr.New("task.end_token", "task.format: slots has one slot per output token, so the answer's length is given and there is nothing to stop; remove task.end_token or use task.format: next")
 		}
 		return slotTask{t}, nil
 	}
-	return nil, fmt.Errorf("task.format: unknown format %q; use %q (decoder, input SEP output) or %q (encoder, input then blank output slots)", opt.Format, FormatNext, FormatSlots)
+	return nil, fielderr.New("task.format", "unknown format %q; use %q (decoder, input SEP output) or %q (encoder, input then blank output slots)", opt.Format, FormatNext, FormatSlots)
 }
 
 // endTask is a task whose answer ends with an end-of-answer token, END = the inner task's

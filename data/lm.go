@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/regfile"
 )
 
@@ -59,10 +60,10 @@ const MaxCorpusBytes = 64 << 20
 func init() {
 	Register(lmName, func(opt Options) (Task, error) {
 		if opt.Symbols != 0 && opt.Symbols != DefaultSymbols {
-			return nil, fmt.Errorf("task.symbols: the lm task's tokens are the corpus's bytes (%d symbols); remove task.symbols", 256)
+			return nil, fielderr.New("task.symbols", "the lm task's tokens are the corpus's bytes (%d symbols); remove task.symbols", 256)
 		}
 		if opt.Format == FormatSlots || opt.EndToken {
-			return nil, fmt.Errorf("task.format: the lm task predicts every next byte (the next-token format); remove task.format and task.end_token")
+			return nil, fielderr.New("task.format", "the lm task predicts every next byte (the next-token format); remove task.format and task.end_token")
 		}
 		return LoadLM(opt.Corpus, opt.CorpusSHA256)
 	})
@@ -202,22 +203,22 @@ func LoadLM(path, want string) (*LM, error) {
 		}
 	} else {
 		if want == "" {
-			return nil, fmt.Errorf("task.corpus_sha256: give the SHA-256 of %s's uncompressed tar stream (`gunzip -c %s | sha256sum`), which every run checks", path, path)
+			return nil, fielderr.New("task.corpus_sha256", "give the SHA-256 of %s's uncompressed tar stream (`gunzip -c %s | sha256sum`), which every run checks", path, path)
 		}
 		b, err := readCorpus(path)
 		if err != nil {
-			return nil, fmt.Errorf("task.corpus: %w; give the path of a .tar.gz corpus, or remove task.corpus (and task.corpus_sha256) for the built-in %s", err, BuiltinCorpusPath)
+			return nil, fielderr.New("task.corpus", "%w; give the path of a .tar.gz corpus, or remove task.corpus (and task.corpus_sha256) for the built-in %s", err, BuiltinCorpusPath)
 		}
 		src = b
 		restore = "use the corpus that hash pins, or set task.corpus_sha256 to the new hash if this corpus is the one you mean"
 	}
 	raw, err := gunzip(src)
 	if err != nil {
-		return nil, fmt.Errorf("task.corpus: %s is not a gzip-compressed tar archive (%v); %s", name, err, restore)
+		return nil, fielderr.New("task.corpus", "%s is not a gzip-compressed tar archive (%v); %s", name, err, restore)
 	}
 	sum := sha256.Sum256(raw)
 	if got := hex.EncodeToString(sum[:]); got != want {
-		return nil, fmt.Errorf("task.corpus: %s has SHA-256 %s, but task.corpus_sha256 pins %s; %s", name, got, want, restore)
+		return nil, fielderr.New("task.corpus", "%s has SHA-256 %s, but task.corpus_sha256 pins %s; %s", name, got, want, restore)
 	}
 	t := &LM{Corpus: name, SHA256: want}
 	tr := tar.NewReader(bytes.NewReader(raw))
@@ -227,14 +228,14 @@ func LoadLM(path, want string) (*LM, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("task.corpus: %s: %w; %s", name, err, restore)
+			return nil, fielderr.New("task.corpus", "%s: %w; %s", name, err, restore)
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
 		doc, err := io.ReadAll(tr)
 		if err != nil {
-			return nil, fmt.Errorf("task.corpus: %s: %s: %w; %s", name, h.Name, err, restore)
+			return nil, fielderr.New("task.corpus", "%s: %s: %w; %s", name, h.Name, err, restore)
 		}
 		sp := splitOf(h.Name)
 		t.Docs[sp]++
@@ -244,7 +245,7 @@ func LoadLM(path, want string) (*LM, error) {
 	}
 	for sp, what := range []string{"training", "validation", "test"} {
 		if len(t.Streams[sp]) < 2 {
-			return nil, fmt.Errorf("task.corpus: %s has no %s documents (documents are split by the hash of their names, about 90/5/5); give a corpus of more documents", name, what)
+			return nil, fielderr.New("task.corpus", "%s has no %s documents (documents are split by the hash of their names, about 90/5/5); give a corpus of more documents", name, what)
 		}
 	}
 	lmCache.m[key] = t

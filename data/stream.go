@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Salts separating the RNG domains of the training stream and the test sets.
@@ -55,11 +57,11 @@ func (s Train) Validate() error {
 	case s.Task == nil:
 		return errors.New("task: no task configured")
 	case s.MinLen < 1:
-		return fmt.Errorf("task.min_len: must be >= 1, got %d", s.MinLen)
+		return fielderr.New("task.min_len", "must be >= 1, got %d", s.MinLen)
 	case s.MaxLen < s.MinLen:
-		return fmt.Errorf("task.max_len: must be >= task.min_len (%d), got %d", s.MinLen, s.MaxLen)
+		return fielderr.New("task.max_len", "must be >= task.min_len (%d), got %d", s.MinLen, s.MaxLen)
 	case s.BatchSize < 1:
-		return fmt.Errorf("train.batch_size: must be >= 1, got %d", s.BatchSize)
+		return fielderr.New("train.batch_size", "must be >= 1, got %d", s.BatchSize)
 	}
 	return nil
 }

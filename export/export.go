@@ -74,9 +74,7 @@ type Model struct {
 // posformer name (model.Params; layouts in docs/export.md) in the model's dtype, little-endian,
 // with cfg (the run's resolved config) and the architecture in the header's __metadata__.
 func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
-	mc := m.Cfg // the resolved model section: the vocabulary filled in from the task
-	cfg.Model = config.Model{Vocab: mc.Vocab, DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers, DFF: mc.DFF, Dtype: mc.Dtype,
-		Bidirectional: mc.Bidirectional, UnscaledLogits: mc.UnscaledLogits, Seed: mc.Seed, Written: cfg.Model.Written}
+	cfg.Model = m.Cfg // the resolved model section: the vocabulary filled in from the task
 	pos, err := json.Marshal(cfg.Position)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -198,7 +196,7 @@ func exportable(dir string) error {
 	case !has("config.yaml"):
 		return fmt.Errorf("export: %s is not a run directory (no config.yaml); give the directory of a run, e.g. runs/default/<run>", dir)
 	}
-	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
+	cfg, _, err := config.ReadWritten(filepath.Join(dir, "config.yaml"))
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

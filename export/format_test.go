@@ -164,7 +164,7 @@ func TestExportVersionUnscaled(t *testing.T) {
 // minimalModel builds the model of testutil.Minimal with the -set overrides, untrained.
 func minimalModel(t *testing.T, set ...string) (*model.Model, config.Config, data.Task) {
 	t.Helper()
-	cfg, err := config.Parse([]byte(testutil.Minimal), "min.yaml", set)
+	cfg, _, err := config.Read([]byte(testutil.Minimal), "min.yaml", set)
 	if err != nil {
 		t.Fatal(err)
 	}

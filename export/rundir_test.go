@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite the golden error messages in te
 // finishedRun trains testutil.Minimal for a few steps into dir and returns the run directory.
 func finishedRun(t *testing.T, dir string) string {
 	t.Helper()
-	cfg := testutil.TinyConfig(t, config.Parse, dir, "train.steps=3", "train.val_every=-1", "eval.lengths=1..2", "eval.examples=2")
+	cfg := testutil.TinyConfig(t, config.Read, dir, "train.steps=3", "train.val_every=-1", "eval.lengths=1..2", "eval.examples=2")
 	if _, err := train.Run(context.Background(), cfg, train.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestExportErrors(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tmp, "run", rundir.ExportName)); err == nil {
 		t.Error("a refused export wrote the run's model.safetensors")
 	}
-	if _, err := config.Load(filepath.Join(tmp, "run", "config.yaml"), nil); err != nil {
+	if _, _, err := config.ReadWritten(filepath.Join(tmp, "run", "config.yaml")); err != nil {
 		t.Errorf("the run's config.yaml was damaged: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/rundir"
+	"github.com/posformer/posformer/setup"
 )
 
 // encoderGrid is a small Protocol B grid (configs/ruoss2023.yaml): an encoder filling blank
@@ -40,14 +41,18 @@ func TestEncoderRunsConcurrently(t *testing.T) {
 	var dirs [2]string
 	var cells []config.Cell
 	for i, jobs := range []int{1, 2} {
-		cfg, err := config.Parse([]byte(encoderGrid), "enc.yaml", []string{"out=" + filepath.Join(base, []string{"one", "two"}[i])})
+		cfg, _, err := config.Read([]byte(encoderGrid), "enc.yaml", []string{"out=" + filepath.Join(base, []string{"one", "two"}[i])})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if cells, err = config.Expand(cfg); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := RunCells(context.Background(), cells, CellOptions{Jobs: jobs}); err != nil {
+		checked, err := setup.CheckCells(cells, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := TrainCells(context.Background(), checked, CellOptions{Jobs: jobs}); err != nil {
 			t.Fatalf("-jobs %d: %v", jobs, err)
 		}
 		dirs[i] = cells[0].Config.Out

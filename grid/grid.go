@@ -39,20 +39,21 @@ type Options struct {
 	LimitMemory func(peak int64)
 }
 
-// Ran is what Run trained: the cells of this process (after the select: phase and the shard),
+// Ran is what Train trained: the cells of this process (after the select: phase and the shard),
 // the grid's directory and the time the cells took.
 type Ran struct {
-	Cells   []config.Cell
+	Cells   []*setup.Checked
 	Dir     string
 	Elapsed time.Duration
 }
 
-// Run trains a grid's cells (config.Expand's, passed in) in its directory config.GridDir(cfg): it
+// Train trains a checked grid's cells (setup.CheckGrid's) in its directory config.GridDir: it
 // checks the directory's grid.yaml against this grid (a different grid is refused, an existing
 // one needs Resume or Force), writes it, runs the select: phase when the grid has one, and
 // trains this shard's cells, Jobs at a time. It returns nil, without error, when there is nothing
 // to train yet: other shards' tuning runs are missing, or this shard has no cells.
-func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Options) (*Ran, error) {
+func Train(ctx context.Context, g *setup.Grid, opt Options) (*Ran, error) {
+	cfg, cells := g.Config, g.Cells
 	if opt.Log == nil {
 		opt.Log = io.Discard
 	}
@@ -86,19 +87,23 @@ func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Option
 	}
 	var copies map[string]string // cells that are tuning runs: copied, not trained again
 	if cfg.Select.On() {
-		sel, err := runSelection(ctx, cfg, dir, opt)
+		sel, err := runSelection(ctx, g, dir, opt)
 		if err != nil || sel == nil {
 			return nil, err
 		}
-		if cells, err = config.ExpandSelected(cfg, sel); err != nil {
+		chosen, err := config.ExpandSelected(cfg, sel)
+		if err != nil {
 			return nil, err
 		}
-		if copies, err = config.TuningCopies(cfg, sel, cells); err != nil {
+		if copies, err = config.TuningCopies(cfg, sel, chosen); err != nil {
 			return nil, err
+		}
+		if cells, err = setup.CheckCells(chosen, false); err != nil { // the cells at their chosen values
+			return nil, cfg.At(err)
 		}
 	}
 	all := len(cells)
-	cells = shard.Select(cells)
+	cells = shardOf(shard, cells)
 	if len(cells) == 0 {
 		fmt.Fprintf(log, "grid %s: %s has no cells (the grid has %d)\n", dir, shard, all)
 		return nil, nil
@@ -106,7 +111,7 @@ func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Option
 	jobs := min(max(opt.Jobs, 1), len(cells))
 	var peak int64 // the jobs largest runs at once
 	for _, c := range cells {
-		peak = max(peak, setup.PeakMemory(c.Config))
+		peak = max(peak, c.Memory.Peak)
 	}
 	if opt.LimitMemory != nil {
 		opt.LimitMemory(peak * int64(jobs))
@@ -120,16 +125,16 @@ func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Option
 	// the ETA.
 	instant, trained := map[string]bool{}, 0
 	for _, c := range cells {
-		if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Name)); copies[c.Name] != "" || opt.Resume && err == nil {
-			instant[c.Name] = true
+		if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Config.Name)); copies[c.Config.Name] != "" || opt.Resume && err == nil {
+			instant[c.Config.Name] = true
 		}
 	}
 	toTrain := len(cells) - len(instant)
 	start := time.Now()
-	_, err = RunCells(ctx, cells, CellOptions{Jobs: jobs, Force: opt.Force, Resume: opt.Resume, CopyFrom: copies,
-		Progress: func(done, total int, c config.Cell, r *train.Result, err error) {
+	_, err = TrainCells(ctx, cells, CellOptions{Jobs: jobs, Force: opt.Force, Resume: opt.Resume, CopyFrom: copies,
+		Progress: func(done, total int, c *setup.Checked, r *train.Result, err error) {
 			el := time.Since(start)
-			if !instant[c.Name] {
+			if !instant[c.Config.Name] {
 				trained++
 			}
 			eta := "–" // from the runs trained here: copied and already finished ones take no time
@@ -138,19 +143,19 @@ func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Option
 			}
 			var d *train.DivergedError
 			if errors.As(err, &d) {
-				fmt.Fprintf(log, "[%d/%d] %s: %s · elapsed %s, eta %s\n", done, total, c.Name, divergedLine(d), el.Round(time.Second), eta)
+				fmt.Fprintf(log, "[%d/%d] %s: %s · elapsed %s, eta %s\n", done, total, c.Config.Name, divergedLine(d), el.Round(time.Second), eta)
 				return
 			}
 			if err != nil {
-				fmt.Fprintf(log, "[%d/%d] %s failed: %v\n", done, total, c.Name, err)
+				fmt.Fprintf(log, "[%d/%d] %s failed: %v\n", done, total, c.Config.Name, err)
 				return
 			}
 			how := fmt.Sprintf("%.0f s", r.TrainSeconds+r.EvalSeconds)
-			if copies[c.Name] != "" {
-				how = "copied from " + filepath.Join(config.SelectDir, filepath.Base(copies[c.Name]))
+			if copies[c.Config.Name] != "" {
+				how = "copied from " + filepath.Join(config.SelectDir, filepath.Base(copies[c.Config.Name]))
 			}
 			fmt.Fprintf(log, "[%d/%d] %s: %s (%s) · elapsed %s, eta %s\n",
-				done, total, c.Name, scoreLine(c.Config, r), how, el.Round(time.Second), eta)
+				done, total, c.Config.Name, scoreLine(c.Config, r), how, el.Round(time.Second), eta)
 		}})
 	if err != nil {
 		return nil, err
@@ -158,11 +163,22 @@ func Run(ctx context.Context, cfg config.Config, cells []config.Cell, opt Option
 	return &Ran{Cells: cells, Dir: dir, Elapsed: time.Since(start)}, nil
 }
 
+// shardOf is the runs of a grid's cells (in the cells' order) that are the shard's.
+func shardOf(shard config.Shard, runs []*setup.Checked) []*setup.Checked {
+	var out []*setup.Checked
+	for i, r := range runs {
+		if shard.Has(i) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // countCopies counts the cells with a tuning run to copy.
-func countCopies(cells []config.Cell, copies map[string]string) int {
+func countCopies(cells []*setup.Checked, copies map[string]string) int {
 	n := 0
 	for _, c := range cells {
-		if copies[c.Name] != "" {
+		if copies[c.Config.Name] != "" {
 			n++
 		}
 	}
@@ -175,7 +191,7 @@ func sameGrid(path string, old, src []byte) bool {
 	if rundir.SameConfig(old, src) { // the same bytes but for out:, the directory spelled otherwise
 		return true
 	}
-	cfg, err := config.Load(path, nil)
+	cfg, _, err := config.ReadWritten(path)
 	if err != nil {
 		return false
 	}
@@ -187,8 +203,8 @@ func sameGrid(path string, old, src []byte) bool {
 // like the grid) in <grid>/select/, and once every tuning run has finished, chooses each
 // group's value and writes selection.json. An existing selection.json is kept (-force starts
 // over). It returns nil, without error, when other shards' tuning runs are still missing.
-func runSelection(ctx context.Context, cfg config.Config, dir string, opt Options) (*config.Selection, error) {
-	jobs, log := max(opt.Jobs, 1), opt.Log
+func runSelection(ctx context.Context, g *setup.Grid, dir string, opt Options) (*config.Selection, error) {
+	cfg, jobs, log := g.Config, max(opt.Jobs, 1), opt.Log
 	if opt.Force {
 		if err := os.RemoveAll(filepath.Join(dir, config.SelectionFile)); err != nil {
 			return nil, err
@@ -199,21 +215,21 @@ func runSelection(ctx context.Context, cfg config.Config, dir string, opt Option
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	tuning, err := config.SelectCells(cfg)
+	tuning, err := config.SelectCells(cfg) // their swept values, in g.Tuning's order
 	if err != nil {
 		return nil, err
 	}
-	mine := opt.Shard.Select(tuning)
+	mine := shardOf(opt.Shard, g.Tuning)
 	fmt.Fprintf(log, "select %s: %d of %d tuning runs (%s, %d at a time)\n", cfg.Select.Field, len(mine), len(tuning), opt.Shard, min(jobs, max(len(mine), 1)))
 	if len(mine) > 0 {
-		_, err = RunCells(ctx, mine, CellOptions{Jobs: min(jobs, len(mine)), Force: opt.Force, Resume: true,
-			Progress: func(done, total int, c config.Cell, r *train.Result, err error) {
+		_, err := TrainCells(ctx, mine, CellOptions{Jobs: min(jobs, len(mine)), Force: opt.Force, Resume: true,
+			Progress: func(done, total int, c *setup.Checked, r *train.Result, err error) {
 				var d *train.DivergedError
 				switch {
 				case errors.As(err, &d):
-					fmt.Fprintf(log, "[select %d/%d] %s: %s (the value loses)\n", done, total, c.Name, divergedLine(d))
+					fmt.Fprintf(log, "[select %d/%d] %s: %s (the value loses)\n", done, total, c.Config.Name, divergedLine(d))
 				case err == nil:
-					fmt.Fprintf(log, "[select %d/%d] %s: %s\n", done, total, c.Name, scoreLine(c.Config, r))
+					fmt.Fprintf(log, "[select %d/%d] %s: %s\n", done, total, c.Config.Name, scoreLine(c.Config, r))
 				}
 			}})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 )
 
@@ -60,7 +61,7 @@ sweep:
 // grid's cells take it.
 func TestSelection(t *testing.T) {
 	out := t.TempDir()
-	cfg, err := config.Parse([]byte(selectGrid), "g.yaml", []string{"out=" + out})
+	cfg, _, err := config.Read([]byte(selectGrid), "g.yaml", []string{"out=" + out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,11 @@ func TestSelection(t *testing.T) {
 	if d := filepath.Dir(filepath.Join(tuning[0].Config.Out, tuning[0].Name)); d != filepath.Join(out, "g", config.SelectDir) {
 		t.Fatalf("tuning runs in %s", d)
 	}
-	if _, err := RunCells(context.Background(), tuning, CellOptions{Jobs: 2}); err != nil {
+	checked, err := setup.CheckCells(tuning, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TrainCells(context.Background(), checked, CellOptions{Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	mean := map[string][]float64{} // kind → per candidate

@@ -44,7 +44,7 @@ type Inspection struct {
 	Positions []int
 }
 
-// Run loads the finished run in dir (its config.yaml and the checkpoint its results came from),
+// Show loads the finished run in dir (its config.yaml and the checkpoint its results came from),
 // runs the first n examples of its own test set at input length L exactly as its evaluation did
 // (same examples, batches and positions, so with n = eval.examples the exact match is
 // results.csv's), decodes them greedily and measures the attention of each (train.Probe).
@@ -52,10 +52,10 @@ type Inspection struct {
 // dir may also be an eval variant's directory (RUN_DIR/eval-<name>): the run's weights are then
 // inspected with the variant's evaluation options, against the variant's results.
 //
-// Before anything is allocated, Run writes to log (nil: nowhere) the memory it predicts
+// Before anything is allocated, Show writes to log (nil: nowhere) the memory it predicts
 // (refusing more than setup.MaxMemoryBytes), then a line at each stage: at long lengths the
 // forward passes take minutes.
-func Run(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection, error) {
+func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection, error) {
 	say := func(format string, a ...any) {
 		if log != nil {
 			fmt.Fprintf(log, "inspect: "+format+"\n", a...)
@@ -65,7 +65,7 @@ func Run(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection,
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(filepath.Join(runDir, "config.yaml"), nil)
+	cfg, _, err := config.ReadWritten(filepath.Join(runDir, "config.yaml"))
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
@@ -108,7 +108,7 @@ func Run(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection,
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	m.TrainLen = data.SeqLen(task, cfg.Task.MaxLen) // as in Run
+	m.TrainLen = data.SeqLen(task, cfg.Task.MaxLen) // as in train.Train
 	T := data.SeqLen(task, L)
 	if err := checkEncodable(m.Scheme, task, L); err != nil {
 		return nil, err
@@ -166,13 +166,13 @@ func Run(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection,
 
 // Examples is the number of examples `train inspect` takes when -examples is not given: def, or
 // the run's eval.examples if that is fewer (the test set of each length). It is def when dir is
-// no run (Run then says why).
+// no run (Show then says why).
 func Examples(dir string, def int) int {
 	runDir, _, err := inspectedRun(dir)
 	if err != nil {
 		return def
 	}
-	cfg, err := config.Load(filepath.Join(runDir, "config.yaml"), nil)
+	cfg, _, err := config.ReadWritten(filepath.Join(runDir, "config.yaml"))
 	if err != nil {
 		return def
 	}

@@ -32,14 +32,14 @@ func TestInspectMatchesResults(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sets := append([]string{"train.steps=150", "train.lr=0.01", "eval.examples=20", "eval.batch_size=8", "eval.lengths=1..8"}, tc.sets...)
-			cfg := testutil.TinyConfig(t, config.Parse, t.TempDir(), sets...)
+			cfg := testutil.TinyConfig(t, config.Read, t.TempDir(), sets...)
 			res, err := train.Run(context.Background(), cfg, train.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			mixed := false
 			for _, lr := range res.Lengths {
-				in, err := Run(context.Background(), res.Dir, lr.Length, cfg.Eval.Examples, nil)
+				in, err := Show(context.Background(), res.Dir, lr.Length, cfg.Eval.Examples, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -108,13 +108,13 @@ func TestInspectMatchesResults(t *testing.T) {
 // TestInspectRefusesHugeLengths: a length whose attention weights would not fit is refused before
 // any forward pass, naming the longest length that fits.
 func TestInspectRefusesHugeLengths(t *testing.T) {
-	cfg := testutil.TinyConfig(t, config.Parse, t.TempDir(), "eval.examples=2", "eval.lengths=1..2")
+	cfg := testutil.TinyConfig(t, config.Read, t.TempDir(), "eval.examples=2", "eval.lengths=1..2")
 	res, err := train.Run(context.Background(), cfg, train.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 1 layer × 2 heads × (4 + 8) bytes × T² ≤ 256 MB: T ≤ 3344, so L ≤ 1672 for copy.
-	_, err = Run(context.Background(), res.Dir, 5000, 1, nil)
+	_, err = Show(context.Background(), res.Dir, 5000, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "inspect a length of at most 1672") {
 		t.Fatalf("got %v", err)
 	}
@@ -124,7 +124,7 @@ func TestInspectRefusesHugeLengths(t *testing.T) {
 // run's weights and the variant's options: its exact match is the variant's results, which
 // differ from the run's own (randomized positions at evaluation, then plain ones).
 func TestInspectEvalVariant(t *testing.T) {
-	cfg := testutil.TinyConfig(t, config.Parse, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..8",
+	cfg := testutil.TinyConfig(t, config.Read, t.TempDir(), "train.steps=150", "train.lr=0.01", "eval.examples=12", "eval.lengths=1..8",
 		"position.randomized=true", "position.max_random=24", "eval.variants=[{name: plain, eval_positions: plain}]")
 	res, err := train.Run(context.Background(), cfg, train.Options{})
 	if err != nil {
@@ -137,7 +137,7 @@ func TestInspectEvalVariant(t *testing.T) {
 	}
 	differs := false
 	for i, lr := range vres.Lengths {
-		in, err := Run(context.Background(), vdir, lr.Length, 12, nil)
+		in, err := Show(context.Background(), vdir, lr.Length, 12, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestInspectEvalVariant(t *testing.T) {
 	if !differs {
 		t.Error("the variant scores like the run at every length: the test cannot tell which positions inspect used")
 	}
-	if _, err := Run(context.Background(), filepath.Join(res.Dir, "eval-nope"), 3, 2, nil); err == nil || !strings.Contains(err.Error(), "eval-nope is not one of the eval variants") {
+	if _, err := Show(context.Background(), filepath.Join(res.Dir, "eval-nope"), 3, 2, nil); err == nil || !strings.Contains(err.Error(), "eval-nope is not one of the eval variants") {
 		t.Errorf("an unknown variant directory: %v", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 )
 
@@ -62,15 +63,19 @@ func TestNewMetricEverywhere(t *testing.T) {
 	}
 	// The early-stopping field: accepted, and a metric nobody registered is refused by a
 	// message that lists the new one.
-	if _, err := config.ReadConfig(path, []string{"train.early_stop.metric=nothing"}); err == nil ||
+	if _, _, err := config.Read(nil, path, []string{"train.early_stop.metric=nothing"}); err == nil ||
 		!strings.Contains(err.Error(), `want exact_match, token_accuracy or first_token, got "nothing"`) {
 		t.Fatalf("an unknown early-stopping metric: %v", err)
 	}
-	cfg, cells, err := config.ReadCells(path, []string{"out=" + filepath.Join(dir, "runs")})
+	cfg, cells, err := config.Read(nil, path, []string{"out=" + filepath.Join(dir, "runs")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran, err := grid.Run(context.Background(), cfg, cells, grid.Options{Jobs: 2, Shard: config.All})
+	checked, err := setup.CheckGrid(cfg, cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran, err := grid.Train(context.Background(), checked, grid.Options{Jobs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

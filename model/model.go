@@ -19,65 +19,54 @@ import (
 	"sync/atomic"
 
 	"github.com/posformer/posformer/attention"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/position"
 	"gorgonia.org/tensor"
 )
 
-// Config is a model's sizes and options, typed (package config reads the `model:` section
-// of a YAML config and fills its defaults, with the same values as WithDefaults here; package
-// setup hands it on as a Config, setup.ModelConfig). Each field's doc says whether 0 is
-// legal.
+// Config is a model's sizes and options: the `model:` section of a YAML config, as package
+// config decodes it (with a record of the keys written) and the model takes it. Each field's doc
+// says its default and whether 0 is legal.
 type Config struct {
-	// Vocab is the vocabulary size. 0: refused.
-	Vocab int
+	// Vocab is the vocabulary size. Default: the task's vocabulary (filled by the config for its
+	// task). 0: refused.
+	Vocab int `yaml:"vocab,omitempty" json:"vocab,omitempty"`
 	// DModel is the width of every token's vector. Default: 64. 0: refused.
-	DModel int
+	DModel int `yaml:"d_model" json:"d_model"`
 	// Heads is the number of attention heads; it must divide DModel. Default: 4. 0: refused.
-	Heads int
+	Heads int `yaml:"heads" json:"heads"`
 	// Layers is the number of transformer blocks. Default: 2. 0: refused.
-	Layers int
+	Layers int `yaml:"layers" json:"layers"`
 	// DFF is the hidden width of each block's MLP. Default: 4·DModel. 0: refused.
-	DFF int
+	DFF int `yaml:"d_ff" json:"d_ff"`
 	// Dtype is float32 or float64. Default: float32. Empty: refused.
-	Dtype string
+	Dtype string `yaml:"dtype" json:"dtype"`
 	// Bidirectional turns off the causal mask (an encoder); alibi and t5 then bias keys on both
 	// sides of the query. Default: false (causal).
-	Bidirectional bool
+	Bidirectional bool `yaml:"bidirectional,omitempty" json:"bidirectional,omitempty"`
 	// UnscaledLogits leaves the 1/√d_head scale of the attention logits out and initialises W_q
 	// √d_head times smaller, so the initial logits are the same (T5's convention;
 	// attention.Config.Unscaled). Default: false (scaled, Vaswani et al. 2017).
-	UnscaledLogits bool
-	// Seed initialises the weights. 0 is legal.
-	Seed uint64
+	UnscaledLogits bool `yaml:"unscaled_logits,omitempty" json:"unscaled_logits,omitempty"`
+	// Seed initialises the weights. Default: the run's seed (filled by the config). 0 is legal.
+	Seed uint64 `yaml:"init_seed" json:"init_seed"`
+
+	// Written records the keys written below model: ("d_model", ...; package internal/presence):
+	// WithDefaults keeps what was written, 0 included, for Validate to judge.
+	Written presence.Keys `yaml:"-" json:"-"`
 }
 
-// Defaults of Config's fields.
-const (
-	DefaultDModel = 64
-	DefaultHeads  = 4
-	DefaultLayers = 2
-	DefaultDtype  = "float32"
-)
-
-// WithDefaults fills the fields that hold their zero value with their defaults, for code and
-// tests (the config fills its own first, keeping what was written, and refuses a written 0).
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults; a
+// written value, 0 included, is kept for Validate to judge.
 func (c Config) WithDefaults() Config {
-	if c.DModel == 0 {
-		c.DModel = DefaultDModel
-	}
-	if c.Heads == 0 {
-		c.Heads = DefaultHeads
-	}
-	if c.Layers == 0 {
-		c.Layers = DefaultLayers
-	}
-	if c.DFF == 0 {
-		c.DFF = 4 * c.DModel
-	}
-	if c.Dtype == "" {
-		c.Dtype = DefaultDtype
-	}
+	w := c.Written
+	presence.Fill(w, "d_model", &c.DModel, 64)
+	presence.Fill(w, "heads", &c.Heads, 4)
+	presence.Fill(w, "layers", &c.Layers, 2)
+	presence.Fill(w, "d_ff", &c.DFF, 4*c.DModel)
+	presence.Fill(w, "dtype", &c.Dtype, "float32")
 	return c
 }
 
@@ -85,20 +74,20 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.Vocab < 2:
-		return fmt.Errorf("model.vocab: must be at least 2, got %d", c.Vocab)
+		return fielderr.New("model.vocab", "must be at least 2, got %d", c.Vocab)
 	case c.DModel < 1:
-		return fmt.Errorf("model.d_model: must be positive, got %d", c.DModel)
+		return fielderr.New("model.d_model", "must be positive, got %d", c.DModel)
 	case c.Heads < 1:
-		return fmt.Errorf("model.heads: must be positive, got %d", c.Heads)
+		return fielderr.New("model.heads", "must be positive, got %d", c.Heads)
 	case c.DModel%c.Heads != 0:
-		return fmt.Errorf("model.heads: %d heads do not divide model.d_model %d; pick heads among the divisors of d_model", c.Heads, c.DModel)
+		return fielderr.New("model.heads", "%d heads do not divide model.d_model %d; pick heads among the divisors of d_model", c.Heads, c.DModel)
 	case c.Layers < 1:
-		return fmt.Errorf("model.layers: must be positive, got %d", c.Layers)
+		return fielderr.New("model.layers", "must be positive, got %d", c.Layers)
 	case c.DFF < 1:
-		return fmt.Errorf("model.d_ff: must be positive, got %d", c.DFF)
+		return fielderr.New("model.d_ff", "must be positive, got %d", c.DFF)
 	}
 	if _, err := nn.Dtype(c.Dtype); err != nil || c.Dtype == "" {
-		return fmt.Errorf("model.dtype: must be float32 or float64, got %q", c.Dtype)
+		return fielderr.New("model.dtype", "must be float32 or float64, got %q", c.Dtype)
 	}
 	return nil
 }

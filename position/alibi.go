@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -15,7 +16,7 @@ func init() {
 		Doc:  "linear distance bias per head with fixed slopes (Press et al. 2022)",
 		New: func(o ALiBiOptions, d Dims) (*ALiBi, error) {
 			if o.Symmetric && !d.Bidirectional {
-				return nil, fmt.Errorf("position.symmetric: applies to an encoder (model.bidirectional) only; remove it or set model.bidirectional: true")
+				return nil, fielderr.New("position.symmetric", "applies to an encoder (model.bidirectional) only; remove it or set model.bidirectional: true")
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {

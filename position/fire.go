@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -17,15 +18,15 @@ func init() {
 		New: func(o FIREOptions, d Dims) (*FIRE, error) {
 			switch {
 			case o.MLPWidth < 1:
-				return nil, fmt.Errorf("position.mlp_width: must be positive, got %d", o.MLPWidth)
+				return nil, fielderr.New("position.mlp_width", "must be positive, got %d", o.MLPWidth)
 			case o.MLPWidth > 4096:
-				return nil, fmt.Errorf("position.mlp_width: %d is more than 4096, the widest MLP posformer builds; lower it", o.MLPWidth)
+				return nil, fielderr.New("position.mlp_width", "%d is more than 4096, the widest MLP posformer builds; lower it", o.MLPWidth)
 			case !(o.InitC > 0):
-				return nil, fmt.Errorf("position.init_c: must be positive, got %g", o.InitC)
+				return nil, fielderr.New("position.init_c", "must be positive, got %g", o.InitC)
 			case !(o.InitL > 0):
-				return nil, fmt.Errorf("position.init_l: must be positive, got %g", o.InitL)
+				return nil, fielderr.New("position.init_l", "must be positive, got %g", o.InitL)
 			case d.Bidirectional:
-				return nil, fmt.Errorf("position.kind: fire is defined for causal attention (the interpolation divides by the query's position, Li et al. 2024 §3.2) but model.bidirectional is set; use kerple, alibi or t5 for an encoder, or remove model.bidirectional")
+				return nil, fielderr.New("position.kind", "fire is defined for causal attention (the interpolation divides by the query's position, Li et al. 2024 §3.2) but model.bidirectional is set; use kerple, alibi or t5 for an encoder, or remove model.bidirectional")
 			}
 			f := &FIRE{Heads: d.Heads, Width: o.MLPWidth, L0: o.InitL}
 			// Initialisation as the paper's reference implementation (the PyTorch listing of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -15,10 +16,10 @@ func init() {
 		Doc:  "trainable absolute table added to the embeddings",
 		New: func(o LearnedOptions, d Dims) (*Learned, error) {
 			if o.MaxPositions < 1 {
-				return nil, fmt.Errorf("position.max_positions: must be positive, got %d", o.MaxPositions)
+				return nil, fielderr.New("position.max_positions", "must be positive, got %d", o.MaxPositions)
 			}
 			if !(o.InitStd > 0) {
-				return nil, fmt.Errorf("position.init_std: must be positive, got %g", o.InitStd)
+				return nil, fielderr.New("position.init_std", "must be positive, got %g", o.InitStd)
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {
@@ -81,7 +82,7 @@ func (l *Learned) CheckPositions(n int) error {
 // checkRows rejects positions 0..n-1 that the table does not hold.
 func (l *Learned) checkRows(n int) error {
 	if n > l.MaxPositions {
-		return fmt.Errorf("position.max_positions: the learned table has %d rows but position %d is needed; raise position.max_positions to at least %d", l.MaxPositions, n-1, n)
+		return fielderr.New("position.max_positions", "the learned table has %d rows but position %d is needed; raise position.max_positions to at least %d", l.MaxPositions, n-1, n)
 	}
 	return nil
 }

@@ -1,10 +1,10 @@
 package position
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 )
 
@@ -147,7 +147,7 @@ func (s Spec) options(k *kindDef) (any, error) {
 		return o, nil
 	}
 	if t := reflect.TypeOf(s.Options); t != k.optType {
-		return nil, fmt.Errorf("position: the options of %s are %s, got %s", k.kind, k.optType, t)
+		return nil, fielderr.New("position", "the options of %s are %s, got %s", k.kind, k.optType, t)
 	}
 	return s.Options, nil
 }

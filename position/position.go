@@ -25,8 +25,10 @@ package position
 import (
 	"fmt"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/schemes"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -173,26 +175,31 @@ type Dims struct {
 }
 
 // Spec configures a scheme with typed values: the kind, the randomized-positions keys every
-// scheme that reads positions shares, and the scheme's own options struct (see Def). Package
-// config reads the `position:` section of a YAML config and fills its defaults, and
-// package setup hands it on as a Spec (setup.Spec); code and tests write one directly
-// (Spec{Kind: "rope"}.With("base", 500.0)).
+// scheme that reads positions shares, and the scheme's own options struct (see Def). It is the
+// `position:` section of a YAML config: package config decodes it (with a record of the keys
+// written, and the scheme's options into Options) and fills its defaults here; code and tests
+// write one directly (Spec{Kind: "rope"}.With("base", 500.0)).
 type Spec struct {
-	// Kind is the scheme (Kinds()). Default: sinusoidal.
-	Kind string
+	// Kind is the scheme (Kinds()). Default: sinusoidal. Empty: refused.
+	Kind string `yaml:"kind" json:"kind"`
 	// Options is the kind's options struct (Def's O), by value; nil: the kind's defaults.
-	Options any
+	Options any `yaml:"-" json:"-"`
 	// Randomized trains on randomized positions (Ruoss et al. 2023), for the schemes that take
 	// them (Randomizable): a sequence of n tokens gets n distinct positions drawn uniformly from
-	// [0, max_random) and sorted.
-	Randomized bool
+	// [0, max_random) and sorted. Default: false.
+	Randomized bool `yaml:"randomized,omitempty" json:"randomized,omitempty"`
 	// MaxRandom is L_max, the bound of randomized positions; it must cover the longest test
 	// sequence, and a learned table must have at least max_random rows. Default: 256 (with
-	// Randomized).
-	MaxRandom int
+	// Randomized). 0: refused.
+	MaxRandom int `yaml:"max_random,omitempty" json:"max_random,omitempty"`
 	// EvalPositions is how a randomized model is evaluated: random (positions sampled as in
 	// training, the paper's protocol) or plain (0..n-1). Default: random (with Randomized).
-	EvalPositions string
+	// Empty: refused.
+	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
+
+	// Written records the fields above that were written below position: ("kind", ...; package
+	// internal/presence): WithDefaults keeps what was written.
+	Written presence.Keys `yaml:"-" json:"-"`
 
 	bad []error // what With refused, reported by New
 }
@@ -204,20 +211,13 @@ const (
 	DefaultEvalPositions = "random"
 )
 
-// WithDefaults fills the fields that hold their zero value with their defaults (the config fills
-// its own first, keeping what was written); the scheme's options take theirs when the scheme is
-// built.
+// WithDefaults fills the fields that were not written (and hold zero) with their defaults; the
+// scheme's options take theirs when the scheme is built.
 func (s Spec) WithDefaults() Spec {
-	if s.Kind == "" {
-		s.Kind = DefaultKind
-	}
+	presence.Fill(s.Written, "kind", &s.Kind, DefaultKind)
 	if s.Randomized {
-		if s.MaxRandom == 0 {
-			s.MaxRandom = DefaultMaxRandom
-		}
-		if s.EvalPositions == "" {
-			s.EvalPositions = DefaultEvalPositions
-		}
+		presence.Fill(s.Written, "max_random", &s.MaxRandom, DefaultMaxRandom)
+		presence.Fill(s.Written, "eval_positions", &s.EvalPositions, DefaultEvalPositions)
 	}
 	return s
 }
@@ -230,13 +230,13 @@ func New(spec Spec, d Dims) (Scheme, error) {
 		return nil, schemes.UnknownKind(spec.Kind)
 	}
 	if d.DModel < 1 || d.Heads < 1 {
-		return nil, fmt.Errorf("position: model.d_model (%d) and model.heads (%d) must be positive", d.DModel, d.Heads)
+		return nil, fielderr.New("position", "model.d_model (%d) and model.heads (%d) must be positive", d.DModel, d.Heads)
 	}
 	if d.DModel%d.Heads != 0 {
-		return nil, fmt.Errorf("model.heads: %d heads do not divide model.d_model %d; pick heads among the divisors of d_model", d.Heads, d.DModel)
+		return nil, fielderr.New("model.heads", "%d heads do not divide model.d_model %d; pick heads among the divisors of d_model", d.Heads, d.DModel)
 	}
 	if d.Dtype != tensor.Float32 && d.Dtype != tensor.Float64 {
-		return nil, fmt.Errorf("model.dtype: %v is not supported (use float32 or float64)", d.Dtype)
+		return nil, fielderr.New("model.dtype", "%v is not supported (use float32 or float64)", d.Dtype)
 	}
 	opts, err := spec.options(k)
 	if err != nil {
@@ -261,7 +261,7 @@ func New(spec Spec, d Dims) (Scheme, error) {
 		}
 		rs, ok := s.(randomizable)
 		if !ok {
-			return nil, fmt.Errorf("position: %s is registered Randomizable but does not embed position.Randomizer", spec.Kind)
+			return nil, fielderr.New("position", "%s is registered Randomizable but does not embed position.Randomizer", spec.Kind)
 		}
 		rs.setRandomization(Randomization{MaxRandom: spec.MaxRandom, AtEval: spec.EvalPositions == "random"})
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // Randomization is the randomized-positions option of sinusoidal, learned and rope (Ruoss et
@@ -65,10 +67,10 @@ func (r Randomization) Batch(rng *rand.Rand, b, n int) []int {
 // positions below L_max (and plain positions 0..n-1 would leave the range trained on).
 func (r Randomization) CheckPositions(n int) error {
 	if n > r.MaxRandom && r.Anchored {
-		return fmt.Errorf("position.max_random: randomized distances are drawn from [1, %d) but a sequence of %d tokens needs %d distinct distances; raise position.max_random to at least %d", r.MaxRandom, n, n-1, n)
+		return fielderr.New("position.max_random", "randomized distances are drawn from [1, %d) but a sequence of %d tokens needs %d distinct distances; raise position.max_random to at least %d", r.MaxRandom, n, n-1, n)
 	}
 	if n > r.MaxRandom {
-		return fmt.Errorf("position.max_random: randomized positions are drawn from [0, %d) but a sequence of %d tokens needs %d distinct positions; raise position.max_random to at least %d", r.MaxRandom, n, n, n)
+		return fielderr.New("position.max_random", "randomized positions are drawn from [0, %d) but a sequence of %d tokens needs %d distinct positions; raise position.max_random to at least %d", r.MaxRandom, n, n, n)
 	}
 	return nil
 }
@@ -111,16 +113,16 @@ func (s Spec) checkRandomized(k *kindDef) error {
 				can = append(can, kind)
 			}
 		}
-		return fmt.Errorf("position.randomized: only %s take randomized positions, not %s; remove position.randomized or change position.kind", strings.Join(can, ", "), s.Kind)
+		return fielderr.New("position.randomized", "only %s take randomized positions, not %s; remove position.randomized or change position.kind", strings.Join(can, ", "), s.Kind)
 	}
 	if s.MaxRandom < 1 {
-		return fmt.Errorf("position.max_random: must be positive, got %d", s.MaxRandom)
+		return fielderr.New("position.max_random", "must be positive, got %d", s.MaxRandom)
 	}
 	if s.MaxRandom > MaxRandomLimit {
-		return fmt.Errorf("position.max_random: %d is more than %d, the most positions posformer samples from (and that float32 holds exactly); lower it", s.MaxRandom, MaxRandomLimit)
+		return fielderr.New("position.max_random", "%d is more than %d, the most positions posformer samples from (and that float32 holds exactly); lower it", s.MaxRandom, MaxRandomLimit)
 	}
 	if s.EvalPositions != "random" && s.EvalPositions != "plain" {
-		return fmt.Errorf("position.eval_positions: must be random or plain, got %q", s.EvalPositions)
+		return fielderr.New("position.eval_positions", "must be random or plain, got %q", s.EvalPositions)
 	}
 	return nil
 }

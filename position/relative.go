@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -19,7 +20,7 @@ func init() {
 				return nil, err
 			}
 			if d.DModel%2 != 0 {
-				return nil, fmt.Errorf("model.d_model: relative encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
+				return nil, fielderr.New("model.d_model", "relative encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
 			}
 			r := &Relative{Heads: d.Heads, Dim: d.DModel, Base: o.Base, Bidirectional: d.Bidirectional, Randomizer: Randomizer{anchored: true}}
 			// Initialisation as Ruoss et al.'s code (positional_encodings.py@e8c6474:389-393 and
@@ -159,7 +160,7 @@ func (r *Relative) RelativeTable(c Ctx) (*G.Node, error) {
 // q + v and the keys W_R·R of the table's distances (R·W_R, [rows of table, d_model]).
 func (r *Relative) RelativeKeys(c Ctx, table, q *G.Node) (*G.Node, ops.RelativeKeys, error) {
 	if c.Layer < 0 || c.Layer >= len(r.layers) {
-		return nil, ops.RelativeKeys{}, fmt.Errorf("position: relative has parameters for %d layers, not layer %d", len(r.layers), c.Layer)
+		return nil, ops.RelativeKeys{}, fielderr.New("position", "relative has parameters for %d layers, not layer %d", len(r.layers), c.Layer)
 	}
 	l := r.layers[c.Layer]
 	var nodes [3]*G.Node

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
 )
@@ -19,21 +20,21 @@ func init() {
 				return nil, err
 			}
 			if !(o.RotaryFraction > 0 && o.RotaryFraction <= 1) {
-				return nil, fmt.Errorf("position.rotary_fraction: must be in (0, 1], got %g", o.RotaryFraction)
+				return nil, fielderr.New("position.rotary_fraction", "must be in (0, 1], got %g", o.RotaryFraction)
 			}
 			dh := d.DModel / d.Heads
 			rot := int(math.Round(float64(dh) * o.RotaryFraction))
 			if rot%2 != 0 || rot == 0 {
-				return nil, fmt.Errorf("position.rotary_fraction: rope rotates pairs, so the rotated dimension (d_head %d × rotary_fraction %g = %d) must be even and positive; change model.d_model, model.heads or position.rotary_fraction", dh, o.RotaryFraction, rot)
+				return nil, fielderr.New("position.rotary_fraction", "rope rotates pairs, so the rotated dimension (d_head %d × rotary_fraction %g = %d) must be even and positive; change model.d_model, model.heads or position.rotary_fraction", dh, o.RotaryFraction, rot)
 			}
 			switch o.RopeScaling {
 			case "", "none", "interpolate", "yarn", "llama3", "longrope":
 			case "ntk", "dynamic_ntk":
 				if rot <= 2 {
-					return nil, fmt.Errorf("position.rope_scaling: %s scales the base by a power d/(d−2), which needs more than 2 rotated dimensions per head, got %d; use interpolate or rotate more dimensions", o.RopeScaling, rot)
+					return nil, fielderr.New("position.rope_scaling", "%s scales the base by a power d/(d−2), which needs more than 2 rotated dimensions per head, got %d; use interpolate or rotate more dimensions", o.RopeScaling, rot)
 				}
 			default:
-				return nil, fmt.Errorf("position.rope_scaling: must be none, interpolate, ntk, dynamic_ntk, yarn, llama3 or longrope, got %q", o.RopeScaling)
+				return nil, fielderr.New("position.rope_scaling", "must be none, interpolate, ntk, dynamic_ntk, yarn, llama3 or longrope, got %q", o.RopeScaling)
 			}
 			long, err := longFactors(o, rot)
 			if err != nil {
@@ -45,16 +46,16 @@ func init() {
 			}
 			switch {
 			case o.RopeScaling == "dynamic_ntk" && !(o.RopeFactor >= 1 && o.RopeFactor <= 1e6):
-				return nil, fmt.Errorf("position.rope_factor: dynamic_ntk needs its factor α in [1, 1e6] (Hugging Face's rope_scaling factor; α = 1 is ntk), got %g; write e.g. rope_factor: 2", o.RopeFactor)
+				return nil, fielderr.New("position.rope_factor", "dynamic_ntk needs its factor α in [1, 1e6] (Hugging Face's rope_scaling factor; α = 1 is ntk), got %g; write e.g. rope_factor: 2", o.RopeFactor)
 			case o.RopeScaling != "dynamic_ntk" && o.RopeFactor != 0:
-				return nil, fmt.Errorf("position.rope_factor: only rope_scaling: dynamic_ntk takes a factor (this run's rope_scaling is %q); remove position.rope_factor", o.RopeScaling)
+				return nil, fielderr.New("position.rope_factor", "only rope_scaling: dynamic_ntk takes a factor (this run's rope_scaling is %q); remove position.rope_factor", o.RopeScaling)
 			}
 			scaling := o.RopeScaling
 			if scaling == "none" {
 				scaling = ""
 			}
 			if scaling != "" && d.Randomized {
-				return nil, fmt.Errorf("position.rope_scaling: %s cannot be combined with position.randomized (randomized positions already cover [0, max_random)); remove one of them", scaling)
+				return nil, fielderr.New("position.rope_scaling", "%s cannot be combined with position.randomized (randomized positions already cover [0, max_random)); remove one of them", scaling)
 			}
 			return &RoPE{Base: o.Base, Heads: d.Heads, HeadDim: dh, Rot: rot, Scaling: scaling, Factor: o.RopeFactor, Long: long, LogScale: ls}, nil
 		},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -18,7 +19,7 @@ func init() {
 				return nil, err
 			}
 			if d.DModel%2 != 0 {
-				return nil, fmt.Errorf("model.d_model: sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
+				return nil, fielderr.New("model.d_model", "sinusoidal encodings pair sin and cos, so d_model must be even, got %d", d.DModel)
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {
@@ -44,7 +45,7 @@ const DefaultBase = 10000.0
 // checkBase refuses a frequency base that is not above 1.
 func checkBase(b float64) error {
 	if !(b > 1) {
-		return fmt.Errorf("position.base: must be greater than 1, got %g", b)
+		return fielderr.New("position.base", "must be greater than 1, got %g", b)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -20,20 +21,20 @@ func init() {
 				minBuckets = 4 // two directions, each with at least one exact bucket
 			}
 			if o.NumBuckets < minBuckets {
-				return nil, fmt.Errorf("position.num_buckets: must be at least %d (model.bidirectional: %v), got %d", minBuckets, d.Bidirectional, o.NumBuckets)
+				return nil, fielderr.New("position.num_buckets", "must be at least %d (model.bidirectional: %v), got %d", minBuckets, d.Bidirectional, o.NumBuckets)
 			}
 			if o.MaxDistance < 1 {
-				return nil, fmt.Errorf("position.max_distance: must be positive, got %d", o.MaxDistance)
+				return nil, fielderr.New("position.max_distance", "must be positive, got %d", o.MaxDistance)
 			}
 			perDir := o.NumBuckets
 			if d.Bidirectional {
 				perDir /= 2
 			}
 			if exact := perDir / 2; o.MaxDistance <= exact {
-				return nil, fmt.Errorf("position.max_distance: must exceed the %d distances that get a bucket each (half of the %d buckets per direction), got %d; raise position.max_distance or lower position.num_buckets", exact, perDir, o.MaxDistance)
+				return nil, fielderr.New("position.max_distance", "must exceed the %d distances that get a bucket each (half of the %d buckets per direction), got %d; raise position.max_distance or lower position.num_buckets", exact, perDir, o.MaxDistance)
 			}
 			if !(o.InitStd > 0) {
-				return nil, fmt.Errorf("position.init_std: must be positive, got %g", o.InitStd)
+				return nil, fielderr.New("position.init_std", "must be positive, got %g", o.InitStd)
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {

@@ -9,7 +9,7 @@ import (
 // TestGroupOfSweptMapping: a swept position mapping groups by its kind, with the mapping's other
 // fields as the variant.
 func TestGroupOfSweptMapping(t *testing.T) {
-	cfg, err := config.Parse([]byte(`
+	cfg, _, err := config.Read([]byte(`
 name: g
 sweep:
   position:
@@ -42,7 +42,7 @@ sweep:
 // TestGroupOfSweptTask: a swept task mapping groups by the task's name, with its other fields as
 // the variant, and overlays the base's task section (the base's max_len and format stay).
 func TestGroupOfSweptTask(t *testing.T) {
-	cfg, err := config.Parse([]byte(`
+	cfg, _, err := config.Read([]byte(`
 name: g
 task: {max_len: 6, format: slots}
 model: {bidirectional: true}

@@ -17,9 +17,9 @@ func TestSchemeBase(t *testing.T) {
 		return config.Cell{Config: c}
 	}
 	g := &Grid{Cells: []config.Cell{
-		cell(config.Position{Kind: "rope"}.With("base", 500000.0)),
-		cell(config.Position{Kind: "none"}),
-		cell(config.Position{Kind: "sinusoidal"}.With("base", 2000.0)),
+		cell(config.Position{Spec: position.Spec{Kind: "rope"}}.With("base", 500000.0)),
+		cell(config.Position{Spec: position.Spec{Kind: "none"}}),
+		cell(config.Position{Spec: position.Spec{Kind: "sinusoidal"}}.With("base", 2000.0)),
 	}}
 	if b := schemeBase(g, "sinusoidal"); b != 2000 {
 		t.Errorf("sinusoidal base %g, want 2000", b)

@@ -26,8 +26,7 @@ func Chance(c config.Config, L int) (exact, token float64) {
 	if data.ReadsCorpus(c.Task.Name) {
 		return math.NaN(), math.NaN()
 	}
-	opt := data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken}
-	if t, err := data.New(c.Task.Name, opt); err == nil {
+	if t, err := c.NewTask(); err == nil {
 		if b, ok := data.BaselineOf(t, L); ok {
 			return b.Exact, b.Token
 		}

@@ -19,7 +19,7 @@ import (
 // error of train/testdata/damaged, naming the file and what to do; a results.csv with a column
 // missing is not read (results.json holds the same numbers) and changes nothing.
 func TestLoadDamagedRun(t *testing.T) {
-	cfg := testutil.TinyConfig(t, config.Parse, t.TempDir())
+	cfg := testutil.TinyConfig(t, config.Read, t.TempDir())
 	res, err := train.Run(context.Background(), cfg, train.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // gives (the same for exact match and token accuracy), and loads it. Nothing is trained.
 func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L int) float64) *Grid {
 	t.Helper()
-	cfg, err := config.Parse([]byte(src), "fixture.yaml", []string{"out=" + out})
+	cfg, _, err := config.Read([]byte(src), "fixture.yaml", []string{"out=" + out})
 	if err != nil {
 		t.Fatal(err)
 	}

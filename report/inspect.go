@@ -23,7 +23,7 @@ func InspectDir(runDir string, L int) string {
 	return filepath.Join(runDir, "inspect", fmt.Sprintf("len-%d", L))
 }
 
-// WriteInspection writes what inspect.Run measured under InspectDir: per layer a heatmap of
+// WriteInspection writes what inspect.Show measured under InspectDir: per layer a heatmap of
 // every head's attention weights for the first example (layer-N.png and .svg), attention.csv
 // and examples.txt. It returns the directory and the names of the files it wrote.
 func WriteInspection(in *inspect.Inspection) (string, []string, error) {

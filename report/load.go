@@ -51,7 +51,7 @@ func Load(dir string) (*Grid, error) {
 	_, statErr := os.Stat(filepath.Join(dir, config.GridFile))
 	isGrid := statErr == nil
 	if isGrid {
-		cfg, err := config.Load(filepath.Join(dir, config.GridFile), nil)
+		cfg, _, err := config.ReadWritten(filepath.Join(dir, config.GridFile))
 		if err != nil {
 			return nil, err
 		}
@@ -70,7 +70,7 @@ func Load(dir string) (*Grid, error) {
 			g.Cells[i].Config.Out = dir
 		}
 	} else if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
-		cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
+		cfg, _, err := config.ReadWritten(filepath.Join(dir, "config.yaml"))
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func Load(dir string) (*Grid, error) {
 // make the report state a set-up that never trained.
 func TrainedAs(dir string, c config.Cell) error {
 	path := filepath.Join(dir, "config.yaml")
-	got, err := config.Load(path, nil)
+	got, _, err := config.ReadWritten(path)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/setup"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -15,7 +16,7 @@ import (
 // loads it.
 func tinyGrid(t *testing.T, dir, src string) *Grid {
 	t.Helper()
-	cfg, err := config.Parse([]byte(src), "grid.yaml", []string{"out=" + dir})
+	cfg, _, err := config.Read([]byte(src), "grid.yaml", []string{"out=" + dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,11 @@ func tinyGrid(t *testing.T, dir, src string) *Grid {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := grid.RunCells(context.Background(), cells, grid.CellOptions{Jobs: 2}); err != nil {
+	checked, err := setup.CheckCells(cells, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := grid.TrainCells(context.Background(), checked, grid.CellOptions{Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := yaml.Marshal(cfg)

@@ -331,7 +331,7 @@ func markdown(g *Grid, r *Report) string {
 			"(`task.format: slots`, an encoder protocol scored per output token), so token accuracy " +
 			"is the headline of its tables (and of *extrapolates to*), with exact match beside it.\n\n")
 	}
-	if ws := Warnings(g); len(ws) > 0 {
+	if ws := Warnings(g.Cells, nil); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range ws {
 			fmt.Fprintf(&b, "- %s\n", w)
@@ -443,13 +443,20 @@ func byLengthCSV(rows []LengthStat) []byte {
 	return buf.Bytes()
 }
 
-// Warnings collects the config warnings of a grid's cells (setup.Warnings), each once,
-// prefixed with the groups it concerns.
-func Warnings(g *Grid) []string {
+// Warnings collects the config warnings of a grid's cells, each once, prefixed with the groups
+// it concerns; warn gives cell i's (setup.Checked.Warnings of a checked cell; nil: its config's,
+// setup.Warnings).
+func Warnings(cells []config.Cell, warn func(i int) []string) []string {
 	var order []string
 	groups := map[string][]string{}
-	for _, c := range g.Cells {
-		for _, w := range setup.Warnings(c.Config) {
+	for i, c := range cells {
+		var ws []string
+		if warn != nil {
+			ws = warn(i)
+		} else {
+			ws = setup.Warnings(c.Config)
+		}
+		for _, w := range ws {
 			if _, ok := groups[w]; !ok {
 				order = append(order, w)
 			}

@@ -30,7 +30,7 @@ func TestEveryRunFileIsKnown(t *testing.T) {
 			"eval.lengths=[8, 16, 32]", "eval.variants=[{name: yarn, rope_scaling: yarn}]"},
 	}
 	for kind, sets := range kinds {
-		cfg := testutil.TinyConfig(t, config.Parse, filepath.Join(out, kind), sets...)
+		cfg := testutil.TinyConfig(t, config.Read, filepath.Join(out, kind), sets...)
 		if _, err := train.Run(context.Background(), cfg, train.Options{}); err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -47,7 +47,7 @@ func TestEveryRunFileIsKnown(t *testing.T) {
 			t.Fatal(err)
 		}
 		if kind != "lm" { // inspect refuses lm runs
-			in, err := inspect.Run(context.Background(), dir, 6, 4, nil)
+			in, err := inspect.Show(context.Background(), dir, 6, 4, nil)
 			if err != nil {
 				t.Fatalf("%s: inspect: %v", kind, err)
 			}

@@ -40,7 +40,7 @@ func badConfigs(t testing.TB) []string {
 	return files
 }
 
-// TestBadConfigs reads every bad config as the CLI does, with config.ReadConfig (the data) then
+// TestBadConfigs reads every bad config as the CLI does, with config.Read (the data) then
 // Check (what needs the model), and compares its error with the golden file (go test ./setup
 // -run TestBadConfigs -update rewrites them). Each must fail with one line that starts with the
 // file's name and names a field or the problem, at its line where the file wrote it.
@@ -56,7 +56,7 @@ func TestBadConfigs(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			c, err := config.ReadConfig(file, nil)
+			c, _, err := config.Read(nil, file, nil)
 			switch {
 			case err == nil && len(c.Sweep) > 0:
 				var cells []config.Cell

@@ -6,13 +6,12 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/testutil"
-	"github.com/posformer/posformer/model"
 )
 
 // parseChecked reads testutil.Minimal with the overrides sets as the CLI reads a run: the data
-// (config.Parse), then what needs the model (Check).
+// (config.Read), then what needs the model (Check).
 func parseChecked(sets ...string) error {
-	c, err := config.Parse([]byte(testutil.Minimal), "min.yaml", sets)
+	c, _, err := config.Read([]byte(testutil.Minimal), "min.yaml", sets)
 	if err == nil {
 		_, err = Check(c)
 	}
@@ -26,7 +25,6 @@ func TestModelChecks(t *testing.T) {
 		sets []string
 		want string
 	}{
-		{[]string{"model.heads=3"}, "-set model.heads=3: model.heads: 3 heads do not divide model.d_model 16"},
 		{[]string{"model.d_model=15", "model.heads=3"}, "-set model.heads=3: position.rotary_fraction: rope rotates pairs"},
 		{[]string{"position.kind=learned", "position.max_positions=10"}, "position.max_positions: the learned table has 10 rows"},
 		{[]string{"model.d_model=1000000"}, "-set model.d_model=1000000: model: d_model 1000000, d_ff 32 and 1 layer "},
@@ -35,18 +33,18 @@ func TestModelChecks(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: %v, want one line containing %q", tc.sets, err, tc.want)
 		}
-		if c, perr := config.Parse([]byte(testutil.Minimal), "min.yaml", tc.sets); perr != nil {
+		if c, _, perr := config.Read([]byte(testutil.Minimal), "min.yaml", tc.sets); perr != nil {
 			t.Errorf("%v: the data alone is refused: %v", tc.sets, perr)
 		} else if _, err := Check(c); err == nil {
 			t.Errorf("%v: checked without an error", tc.sets)
 		}
 	}
-	src := strings.Replace(testutil.Minimal, "  heads: 2\n", "  heads: 3\n", 1)
-	c, err := config.Parse([]byte(src), "min.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
+	// Heads that do not divide d_model are refused with the data (model.Config.Validate).
+	if err := parseChecked("model.heads=3"); err == nil || err.Error() != "-set model.heads=3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model" {
+		t.Errorf("model.heads=3: %v", err)
 	}
-	if _, err := Check(c); err == nil || !strings.HasPrefix(err.Error(), "min.yaml:8: model.heads: 3 heads do not divide") {
+	src := strings.Replace(testutil.Minimal, "  heads: 2\n", "  heads: 3\n", 1)
+	if _, _, err := config.Read([]byte(src), "min.yaml", nil); err == nil || !strings.HasPrefix(err.Error(), "min.yaml:8: model.heads: 3 heads do not divide") {
 		t.Errorf("heads written on line 8: %v, want the error at min.yaml:8", err)
 	}
 }
@@ -71,20 +69,5 @@ func TestRandomizedRangeChecks(t *testing.T) {
 	}
 	if err := parseChecked("position.randomized=true", "position.max_random=16"); err != nil {
 		t.Errorf("max_random 16 covers the 16 tokens of length 8: %v", err)
-	}
-}
-
-// TestModelDefaults: the model: section's defaults (config's) are model.Config's, so a
-// config that writes no model: section builds the model code's default model.
-func TestModelDefaults(t *testing.T) {
-	c := config.Config{}.WithDefaults()
-	task, err := c.NewTask()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := ModelConfig(c, task)
-	want := model.Config{Vocab: got.Vocab, Seed: got.Seed}.WithDefaults()
-	if got != want {
-		t.Errorf("the config's default model %+v, model.Config's %+v", got, want)
 	}
 }

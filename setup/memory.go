@@ -7,6 +7,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 )
@@ -86,7 +87,7 @@ func evalGraphs(mc model.Config, hooks position.Hooks, maxPos, T, n, b int) int6
 // config.GraphCacheBytes (or the largest one); randomized positions build every graph for
 // position.max_random positions.
 func PredictMemory(c config.Config, task data.Task) Memory {
-	mc := ModelConfig(c, task)
+	mc := c.ModelFor(task)
 	bytes := int64(4)
 	if mc.Dtype == "float64" {
 		bytes = 8
@@ -152,27 +153,27 @@ func checkMemory(c config.Config, task data.Task, m Memory) error {
 	switch {
 	case m.TestData >= max(m.Eval, m.TrainGraphs+m.Validation+m.ValData, m.State):
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
-		return fmt.Errorf("eval.examples: the test set of %d examples at length %d (%d tokens each) needs about %s (a predicted peak of %s), more than %s; lower eval.examples",
+		return fielderr.New("eval.examples", "the test set of %d examples at length %d (%d tokens each) needs about %s (a predicted peak of %s), more than %s; lower eval.examples",
 			c.Eval.Examples, L, data.SeqLen(task, L), mb(m.TestData), mb(m.Peak), limit)
 	case m.ValData >= max(m.Eval+m.TestData, m.TrainGraphs+m.Validation, m.State):
-		return fmt.Errorf("train.val_examples: the validation sets of %d examples at each training length need about %s (a predicted peak of %s), more than %s; lower train.val_examples, or set train.val_every: 0",
+		return fielderr.New("train.val_examples", "the validation sets of %d examples at each training length need about %s (a predicted peak of %s), more than %s; lower train.val_examples, or set train.val_every: 0",
 			c.Train.ValExamples, mb(m.ValData), mb(m.Peak), limit)
 	case m.Eval >= m.TrainGraphs+m.Validation:
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
-		return fmt.Errorf("eval.lengths: testing at length %d (%d tokens) in batches of %d needs about %s%s (a predicted peak of %s), more than %s; test shorter lengths or lower eval.batch_size",
+		return fielderr.New("eval.lengths", "testing at length %d (%d tokens) in batches of %d needs about %s%s (a predicted peak of %s), more than %s; test shorter lengths or lower eval.batch_size",
 			L, data.SeqLen(task, L), min(c.Eval.BatchSize, c.Eval.Examples), mb(m.Eval), cores, mb(m.Peak), limit)
 	case m.Validation > m.TrainGraph:
-		return fmt.Errorf("train.val_examples: validating at length %d in batches of %d needs about %s (a predicted peak of %s), more than %s; lower eval.batch_size or train.val_examples, or set train.val_every: 0",
+		return fielderr.New("train.val_examples", "validating at length %d in batches of %d needs about %s (a predicted peak of %s), more than %s; lower eval.batch_size or train.val_examples, or set train.val_every: 0",
 			c.Task.MaxLen, min(c.Eval.BatchSize, c.Train.ValExamples), mb(m.Validation), mb(m.Peak), limit)
 	case m.TrainGraph >= m.State:
-		return fmt.Errorf("task.max_len: training on %d tokens in batches of %d needs about %s per step (activations and attention weights kept for the gradient; a predicted peak of %s), more than %s; lower task.max_len or train.batch_size",
+		return fielderr.New("task.max_len", "training on %d tokens in batches of %d needs about %s per step (activations and attention weights kept for the gradient; a predicted peak of %s), more than %s; lower task.max_len or train.batch_size",
 			data.SeqLen(task, c.Task.MaxLen), c.Train.BatchSize, mb(m.TrainGraph), mb(m.Peak), limit)
 	}
 	fields := "model.d_model, model.d_ff or model.layers"
 	if c.Model.Vocab > 0 {
 		fields = "model.vocab, " + fields
 	}
-	return fmt.Errorf("model: the weights and optimiser state need about %s (a predicted peak of %s), more than %s; lower %s", mb(m.State), mb(m.Peak), limit, fields)
+	return fielderr.New("model", "the weights and optimiser state need about %s (a predicted peak of %s), more than %s; lower %s", mb(m.State), mb(m.Peak), limit, fields)
 }
 
 // checkSchemeParams refuses, before the scheme is built, a config whose position scheme's own
@@ -188,16 +189,6 @@ func checkSchemeParams(c config.Config, mc model.Config) error {
 	if state <= MaxMemoryBytes || extra <= model.ParamCount(mc, 0) {
 		return nil
 	}
-	return fmt.Errorf("position: the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
+	return fielderr.New("position", "the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
 		c.Position.Kind, extra, strings.Join(c.Position.OptionKeys(), ", "), mb(state), mb(MaxMemoryBytes))
-}
-
-// PeakMemory is PredictMemory of a single run's config (defaults filled), 0 if its task is
-// unknown.
-func PeakMemory(c config.Config) int64 {
-	task, err := data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols})
-	if err != nil {
-		return 0
-	}
-	return PredictMemory(c, task).Peak
 }

@@ -1,12 +1,12 @@
 // Package setup is where a config meets the model. Package config reads a config as data:
-// every field decoded, defaulted and checked on its own, the scheme's options decoded into its
-// options struct, nothing of the model imported. What needs the model is checked here, in one
-// place, before anything is allocated: the heads divide d_model, the parameter count and the
-// scheme's own parameters stay within posformer's limits, the scheme accepts its options and
-// the positions the run reaches, and the predicted peak memory fits (Check). A checked Run hands
-// on its task, its typed model config and position spec, and its memory prediction; Build builds
-// its model, once: train.Train trains it, train.Run is Check then Train, and a grid checks every
-// cell (CheckGrid) before training any, each cell then building its model once.
+// every field decoded, defaulted and checked (the model: section is model.Config, checked by
+// its Validate), the scheme's options decoded into its options struct. What needs the model is
+// checked here, in one place, before anything is allocated: the parameter count and the scheme's
+// own parameters stay within posformer's limits, the scheme accepts its options and the positions
+// the run reaches, and the predicted peak memory fits (Check). A Checked run carries its task,
+// its model config and position spec, and its memory prediction, each made once; Build builds its
+// model, once: train.Train trains it (train.Run is Check then Train), and a grid checks every cell
+// (CheckGrid) before training any, each cell then training from its Checked.
 //
 // A separate package rather than train/'s entry: report, claims and inspect read configs and ask
 // for warnings and predictions without training, and the CLI checks a run or a grid before it
@@ -19,14 +19,14 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
-	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 )
 
-// Run is a config checked against its model: what a run trains, before its model is built.
-type Run struct {
+// Checked is a config checked against its model: what a run trains, before its model is built.
+type Checked struct {
 	// Config has its defaults filled and is valid.
 	Config config.Config
 	// Task is the config's task, built once.
@@ -44,9 +44,9 @@ type Run struct {
 // Check fills c's defaults, validates it (config.Validate) and checks what needs the model, naming
 // the field and the fix (for a config read from a file, at the file:line that wrote the field:
 // config.Config.At). It builds the task and the position scheme, never the model's weights.
-func Check(c config.Config) (*Run, error) {
+func Check(c config.Config) (*Checked, error) {
 	c = c.WithDefaults()
-	task, err := c.ValidTask()
+	task, err := c.Validate()
 	if err != nil {
 		return nil, c.At(err)
 	}
@@ -58,7 +58,7 @@ func Check(c config.Config) (*Run, error) {
 }
 
 // checkCell is check for a cell of a grid, which config.Expand validated.
-func checkCell(c config.Config) (*Run, error) {
+func checkCell(c config.Config) (*Checked, error) {
 	task, err := c.NewTask()
 	if err != nil {
 		return nil, err
@@ -67,13 +67,10 @@ func checkCell(c config.Config) (*Run, error) {
 }
 
 // check is Check's body for a valid config and its task.
-func check(c config.Config, task data.Task) (*Run, error) {
+func check(c config.Config, task data.Task) (*Checked, error) {
 	var err error
-	r := &Run{Config: c, Task: task, Model: ModelConfig(c, task), Spec: Spec(c.Position)}
+	r := &Checked{Config: c, Task: task, Model: c.ModelFor(task), Spec: c.Position.Spec}
 	if err := checkSize(c, r.Model); err != nil {
-		return nil, err
-	}
-	if err := r.Model.Validate(); err != nil {
 		return nil, err
 	}
 	// The scheme's own parameters are bounded before it is built: a table of 10^8 biases is
@@ -99,7 +96,7 @@ func check(c config.Config, task data.Task) (*Run, error) {
 }
 
 // Build builds the run's model: the one build of a run.
-func (r *Run) Build() (*model.Model, error) {
+func (r *Checked) Build() (*model.Model, error) {
 	return model.New(r.Model, r.Spec)
 }
 
@@ -107,14 +104,14 @@ func (r *Run) Build() (*model.Model, error) {
 // read back to evaluate, inspect or export its weights) for its task, unchecked: the one build
 // of that reading.
 func NewModel(c config.Config, task data.Task) (*model.Model, error) {
-	return model.New(ModelConfig(c, task), Spec(c.Position))
+	return model.New(c.ModelFor(task), c.Position.Spec)
 }
 
 // Warnings lists what is valid in the run's config but deserves a note, one line each: the CLI
 // prints them on stderr before training and reports repeat them. They come from the position
 // scheme (position.Warner), for the longest training and test sequences: t5, for one, notes when
 // the training sequences reach fewer relative-distance buckets than the test sequences use.
-func (r *Run) Warnings() []string {
+func (r *Checked) Warnings() []string {
 	w, ok := r.scheme.(position.Warner)
 	if !ok {
 		return nil
@@ -123,7 +120,7 @@ func (r *Run) Warnings() []string {
 	return w.Warnings(data.SeqLen(r.Task, c.Task.MaxLen), data.SeqLen(r.Task, c.Eval.Lengths[len(c.Eval.Lengths)-1]))
 }
 
-// Warnings are the warnings of a config (defaults filled) that checks (Run.Warnings); none when
+// Warnings are the warnings of a config (defaults filled) that checks (Checked.Warnings); none when
 // it does not.
 func Warnings(c config.Config) []string {
 	r, err := Check(c)
@@ -133,46 +130,46 @@ func Warnings(c config.Config) []string {
 	return r.Warnings()
 }
 
+// Grid is a grid's runs, checked: its cells' and its select: tuning runs'.
+type Grid struct {
+	Config config.Config // the grid as written (config.Read's)
+	Cells  []*Checked    // in the cells' order (config.Expand's)
+	Tuning []*Checked    // select:'s tuning runs (config.SelectCells's); none without select:
+}
+
 // CheckGrid checks a grid's cells (config.Expand's) and its select: tuning runs as Check checks a
-// run, before any of them trains; an error names the cell. It returns the cells' checked runs, in
-// order.
-func CheckGrid(grid config.Config, cells []config.Cell) ([]*Run, error) {
-	runs := make([]*Run, len(cells))
-	for i, cell := range cells {
-		r, err := checkCell(cell.Config)
-		if err != nil {
-			return nil, grid.At(&config.CellError{Cell: cell.Name, Err: err})
-		}
-		runs[i] = r
+// run, before any of them trains; an error names the cell. Each cell's memory is predicted here,
+// once.
+func CheckGrid(grid config.Config, cells []config.Cell) (*Grid, error) {
+	g := &Grid{Config: grid}
+	var err error
+	if g.Cells, err = CheckCells(cells, false); err != nil {
+		return nil, grid.At(err)
 	}
 	if grid.Select.On() {
 		tuning, err := config.SelectCells(grid)
 		if err != nil {
 			return nil, grid.At(err)
 		}
-		for _, cell := range tuning {
-			if _, err := checkCell(cell.Config); err != nil {
-				return nil, grid.At(&config.CellError{Cell: cell.Name, Select: true, Err: err})
-			}
+		if g.Tuning, err = CheckCells(tuning, true); err != nil {
+			return nil, grid.At(err)
 		}
 	}
+	return g, nil
+}
+
+// CheckCells checks cells of a grid (which config.Expand validated) in order; an error is a
+// config.CellError naming the cell (a tuning run of select: with tuning).
+func CheckCells(cells []config.Cell, tuning bool) ([]*Checked, error) {
+	runs := make([]*Checked, len(cells))
+	for i, cell := range cells {
+		r, err := checkCell(cell.Config)
+		if err != nil {
+			return nil, &config.CellError{Cell: cell.Name, Select: tuning, Err: err}
+		}
+		runs[i] = r
+	}
 	return runs, nil
-}
-
-// Spec is the position: section as package position takes it, typed: its options struct as the
-// config resolved it (the section valid, defaults filled).
-func Spec(p config.Position) position.Spec {
-	opts, _ := p.Options()
-	return position.Spec{Kind: p.Kind, Options: opts, Randomized: p.Randomized, MaxRandom: p.MaxRandom, EvalPositions: p.EvalPositions}
-}
-
-// ModelConfig is the model: section as the model takes it, typed, its defaults filled and
-// model.vocab defaulting to the task's vocabulary.
-func ModelConfig(c config.Config, task data.Task) model.Config {
-	m := c.Model.WithDefaults()
-	presence.Fill(m.Written, "vocab", &m.Vocab, task.Vocab())
-	return model.Config{Vocab: m.Vocab, DModel: m.DModel, Heads: m.Heads, Layers: m.Layers, DFF: m.DFF, Dtype: m.Dtype,
-		Bidirectional: m.Bidirectional, UnscaledLogits: m.UnscaledLogits, Seed: m.Seed}
 }
 
 // MaxParams bounds a model's parameter count: posformer trains small models on the CPU, so an
@@ -182,7 +179,7 @@ var MaxParams = 1 << 28
 // schemeParams is the number of trainable parameters the config's scheme adds for the model's
 // dimensions (a learned table, a bias table, ...: position.ParamCount), from the sizes alone.
 func schemeParams(c config.Config, mc model.Config) int {
-	return position.ParamCount(Spec(c.Position), position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})
+	return position.ParamCount(c.Position.Spec, position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})
 }
 
 // checkSize estimates the parameter count from the sizes alone and rejects a model beyond
@@ -210,7 +207,7 @@ func checkSize(c config.Config, mc model.Config) error {
 		if mc.Layers == 1 {
 			layers = "layer"
 		}
-		return fmt.Errorf("model: d_model %d, d_ff %d and %d %s (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
+		return fielderr.New("model", "d_model %d, d_ff %d and %d %s (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
 	}
 	return nil
 }

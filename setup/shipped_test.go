@@ -17,7 +17,7 @@ func TestShippedConfigs(t *testing.T) {
 	}
 	for _, name := range names {
 		src, _ := configs.FS.ReadFile(name)
-		c, cells, err := config.ParseCells(src, name, nil)
+		c, cells, err := config.Read(src, name, nil)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue

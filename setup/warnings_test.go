@@ -37,7 +37,7 @@ func TestT5BucketWarning(t *testing.T) {
 // the overrides sets, checked.
 func warnings(t *testing.T, out string, sets ...string) []string {
 	t.Helper()
-	r, err := Check(testutil.TinyConfig(t, config.Parse, out, sets...))
+	r, err := Check(testutil.TinyConfig(t, config.Read, out, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -250,7 +250,7 @@ train: {steps: 4, batch_size: 4, lr: 0.01, val_every: -1}
 eval: {lengths: "1..2", examples: 2}
 `, maxLen, format, dtype, bidir, modelKeys, pos)
 	out := filepath.Join(dir, strings.ReplaceAll(label, "/", "_"))
-	cfg, err := config.Parse([]byte(src), label, []string{"out=" + out})
+	cfg, _, err := config.Read([]byte(src), label, []string{"out=" + out})
 	if err == nil {
 		_, err = setup.Check(cfg) // fire refuses an encoder when it is built
 	}

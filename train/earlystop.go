@@ -25,7 +25,7 @@ func observe(e config.EarlyStop, st *trainState, step int, score float64) (impro
 // (rundir.ResultsCheckpoint: best.bin with train.early_stop, else checkpoint.bin), reading its
 // config.yaml.
 func ResultsCheckpoint(dir string) (string, error) {
-	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
+	cfg, _, err := config.ReadWritten(filepath.Join(dir, "config.yaml"))
 	if err != nil {
 		return "", err
 	}

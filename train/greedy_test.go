@@ -106,7 +106,7 @@ func TestSlotsCausalAllowed(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatalf("a causal slots run: %v", err)
 	}
-	_, err := config.Parse([]byte(testutil.Minimal), "min.yaml", []string{"model.bidirectional=true"})
+	_, _, err := config.Read([]byte(testutil.Minimal), "min.yaml", []string{"model.bidirectional=true"})
 	if err == nil || !strings.Contains(err.Error(), "model.bidirectional") || !strings.Contains(err.Error(), "task.format: slots") {
 		t.Errorf("next-token with bidirectional attention: %v", err)
 	}

@@ -60,7 +60,7 @@ func lmCorpus(t *testing.T, dir string) (path, sum string) {
 func lmConfig(t *testing.T, out string, set ...string) config.Config {
 	t.Helper()
 	path, sum := lmCorpus(t, t.TempDir())
-	cfg, err := config.Parse([]byte(lmTiny), "lm.yaml", append([]string{"out=" + out, "task.corpus=" + path, "task.corpus_sha256=" + sum}, set...))
+	cfg, _, err := config.Read([]byte(lmTiny), "lm.yaml", append([]string{"out=" + out, "task.corpus=" + path, "task.corpus_sha256=" + sum}, set...))
 	if err != nil {
 		t.Fatal(err)
 	}

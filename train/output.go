@@ -294,7 +294,7 @@ func ReadResult(dir string) (*Result, error) {
 // LoadModel rebuilds the model of a run directory from its config.yaml and the checkpoint its
 // results came from (LoadTrained), and returns it with that config.
 func LoadModel(dir string) (*model.Model, config.Config, error) {
-	cfg, err := config.Load(filepath.Join(dir, "config.yaml"), nil)
+	cfg, _, err := config.ReadWritten(filepath.Join(dir, "config.yaml"))
 	if err != nil {
 		return nil, config.Config{}, err
 	}

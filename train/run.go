@@ -146,7 +146,7 @@ func (m *Metric) logged() map[string]**float64 {
 // trains it (Train).
 func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 	if len(cfg.Sweep) > 0 {
-		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, grid.RunCells)")
+		return nil, fmt.Errorf("the config has a sweep: run it as a grid (config.Expand, setup.CheckCells, grid.TrainCells)")
 	}
 	r, err := setup.Check(cfg)
 	if err != nil {
@@ -157,7 +157,7 @@ func Run(ctx context.Context, cfg config.Config, opt Options) (*Result, error) {
 
 // Train trains and evaluates a checked run, building its model once, and writes its run
 // directory Out/Name.
-func Train(ctx context.Context, r *setup.Run, opt Options) (*Result, error) {
+func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) {
 	cfg, task := r.Config, r.Task
 	m, err := r.Build() // the run's one model
 	if err != nil {
@@ -606,7 +606,7 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 // rewritten is a config.yaml (old, at path) as this posformer writes it: an earlier posformer's
 // file read and written again (old itself if it does not read).
 func rewritten(path string, old []byte) []byte {
-	c, err := config.Load(path, nil)
+	c, _, err := config.ReadWritten(path)
 	if err != nil {
 		return old
 	}
@@ -644,7 +644,7 @@ func sameConfig(path string, old, resolved []byte) bool {
 	if rundir.SameConfig(old, resolved) {
 		return true
 	}
-	c, err := config.Load(path, nil)
+	c, _, err := config.ReadWritten(path)
 	if err != nil {
 		return false
 	}

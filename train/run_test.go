@@ -19,7 +19,7 @@ import (
 
 // tinyConfig is testutil.Minimal resolved, writing under out, with 20 steps and the overrides sets.
 func tinyConfig(t *testing.T, out string, sets ...string) config.Config {
-	return testutil.TinyConfig(t, config.Parse, out, sets...)
+	return testutil.TinyConfig(t, config.Read, out, sets...)
 }
 
 // TestRunWritesRunDirectory: a run writes every file the docs promise, and the same config and

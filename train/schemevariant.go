@@ -53,9 +53,9 @@ func format(x any) string {
 	return ""
 }
 
-// RunVariant is the variant of a result: its scheme's (SchemeVariant) and, for the results of an
+// ResultVariant is the variant of a result: its scheme's (SchemeVariant) and, for the results of an
 // eval variant, its "eval=<name>" after it.
-func RunVariant(c config.Config, r *Result) string {
+func ResultVariant(c config.Config, r *Result) string {
 	v := SchemeVariant(c.Position)
 	if r != nil && r.Variant != "" {
 		if v != "" {

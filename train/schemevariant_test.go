@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/position"
 )
 
 // TestSchemeVariant: the variant lists exactly the non-default options a scheme reads, written
@@ -29,11 +30,11 @@ func TestSchemeVariant(t *testing.T) {
 		}
 	}
 	// A config refuses another scheme's option; a spec built in Go that holds one lists it not.
-	if got := SchemeVariant(config.Position{Kind: "learned"}.With("max_positions", 64).With("rotary_fraction", 0.5)); got != "" {
+	if got := SchemeVariant(config.Position{Spec: position.Spec{Kind: "learned"}}.With("max_positions", 64).With("rotary_fraction", 0.5)); got != "" {
 		t.Errorf("learned with rope's rotary_fraction: %q", got)
 	}
 	cfg := tinyConfig(t, t.TempDir(), "position.kind=rope", "position.rotary_fraction=0.25")
-	if got := RunVariant(cfg, &Result{Variant: "eval=ntk"}); got != "rotary_fraction=0.25,eval=ntk" {
-		t.Errorf("RunVariant = %q", got)
+	if got := ResultVariant(cfg, &Result{Variant: "eval=ntk"}); got != "rotary_fraction=0.25,eval=ntk" {
+		t.Errorf("ResultVariant = %q", got)
 	}
 }

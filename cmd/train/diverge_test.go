@@ -13,6 +13,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
 )
 
@@ -32,11 +33,11 @@ sweep:
 // NaN (lr 1e30) are results, recorded as diverged with the step in results.json; the healthy
 // cell runs, the grid exits 0, and its tables show the diverged cells as diverged, never as
 // numbers; -resume trains nothing again and leaves the healthy sibling as it was. Through the
-// library (grid.RunCells), the CLI and a real process.
+// library (grid.TrainCells), the CLI and a real process.
 func TestDivergenceIsAResult(t *testing.T) {
 	base := t.TempDir()
 	cfgFile := writeFile(t, filepath.Join(base, "g.yaml"), divergeGrid)
-	cfg, err := config.ReadConfig(cfgFile, []string{"out=" + filepath.Join(base, "lib")})
+	cfg, _, err := config.Read(nil, cfgFile, []string{"out=" + filepath.Join(base, "lib")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,11 @@ func TestDivergenceIsAResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := grid.RunCells(context.Background(), cells, grid.CellOptions{Jobs: 1})
+	checked, err := setup.CheckCells(cells, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := grid.TrainCells(context.Background(), checked, grid.CellOptions{Jobs: 1})
 	if err != nil || len(res) != 3 {
 		t.Fatalf("RunGrid: %v (%d results); want every cell run", err, len(res))
 	}
@@ -139,7 +144,7 @@ sweep:
 	// a chosen rate not among the candidates, or the one that diverged, is one line naming it.
 	path := filepath.Join(dir, "g", config.SelectionFile)
 	orig, _ := os.ReadFile(path)
-	cfg, err := config.ReadConfig(cfgFile, nil)
+	cfg, _, err := config.Read(nil, cfgFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +180,7 @@ func TestDivergenceBlamesTheField(t *testing.T) {
 		{[]string{"position.kind=t5", "position.init_std=1e300"}, "before any update, so train.lr is not the cause: check the scheme's options (position.init_std)"},
 	} {
 		out := filepath.Join(base, strconv.Itoa(i))
-		cfg, err := config.ReadConfig(cfgFile, append([]string{"out=" + out + "-lib"}, c.sets...))
+		cfg, _, err := config.Read(nil, cfgFile, append([]string{"out=" + out + "-lib"}, c.sets...))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,18 +12,19 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/setup"
 )
 
-// runGrid trains every cell of a grid (config.ReadCells's, checked), jobs at a time (package
-// grid), then writes and prints its report.
-func runGrid(ctx context.Context, cfg config.Config, cells []config.Cell, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
+// trainGrid trains every cell of a checked grid, jobs at a time (package grid), then writes and
+// prints its report.
+func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
 	if force && resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
 	}
-	for _, w := range report.Warnings(&report.Grid{Cells: cells}) {
+	for _, w := range report.Warnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
-	ran, err := grid.Run(ctx, cfg, cells, grid.Options{Jobs: jobs, Force: force, Resume: resume, Shard: shard, Log: stderr, LimitMemory: limitMemory})
+	ran, err := grid.Train(ctx, g, grid.Options{Jobs: jobs, Force: force, Resume: resume, Shard: shard, Log: stderr, LimitMemory: limitMemory})
 	if err != nil || ran == nil {
 		return err
 	}
@@ -31,11 +32,11 @@ func runGrid(ctx context.Context, cfg config.Config, cells []config.Cell, jobs i
 		fmt.Fprintf(stdout, "%s: %d runs finished in %s; when every shard is done, merge them with: train report %s\n", shard, len(ran.Cells), ran.Elapsed.Round(time.Second), ran.Dir)
 		return nil
 	}
-	g, err := report.Load(ran.Dir)
+	rg, err := report.Load(ran.Dir)
 	if err != nil {
 		return err
 	}
-	rep, err := report.Write(g)
+	rep, err := report.Write(rg)
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func TestDefaultExperimentIsAComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse(src, configs.Default, nil)
+	cfg, _, err := config.Read(src, configs.Default, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 			args = append(args, "-set", s)
 		}
 		golden := func(msg string) string { return strings.ReplaceAll(msg, dir+string(filepath.Separator), "") }
-		cfg, cells, err := config.ReadCells(c.file, c.sets)
+		cfg, cells, err := config.Read(nil, c.file, c.sets)
 		if err == nil {
 			_, err = setup.CheckGrid(cfg, cells)
 		}
@@ -69,7 +69,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 	}
 	// A -set of a section whose keys no cell replaces is no -set of a swept field: each cell keeps it.
 	for _, c := range []struct{ file, set string }{{grid, "position={base: 100}"}, {sections, "position={base: 100}"}} {
-		_, cells, err := config.ReadCells(c.file, []string{c.set})
+		_, cells, err := config.Read(nil, c.file, []string{c.set})
 		if err != nil {
 			t.Fatalf("loader %s on %s: %v", c.set, c.file, err)
 		}
@@ -86,7 +86,7 @@ func TestGridSetErrorBlamesSet(t *testing.T) {
 		{one, "model={layers: 2}", "one.yaml:3: model.heads: 3 heads do not divide model.d_model 16; pick heads among the divisors of d_model"},
 		{plain, "model.d_model=7", "-set model.d_model=7: model.heads: 2 heads do not divide model.d_model 7; pick heads among the divisors of d_model"},
 	} {
-		cfg, err := config.ReadConfig(c.file, []string{c.set})
+		cfg, _, err := config.Read(nil, c.file, []string{c.set})
 		if err == nil {
 			_, err = setup.Check(cfg)
 		}

@@ -43,7 +43,7 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !flagSet(fs, "examples") { // the default, within the run's test set
 		n = inspect.Examples(pos[0], DefaultInspectExamples)
 	}
-	in, err := inspect.Run(ctx, pos[0], *length, n, stderr)
+	in, err := inspect.Show(ctx, pos[0], *length, n, stderr)
 	if err != nil {
 		return err
 	}

@@ -167,7 +167,7 @@ func resultsCSV(t *testing.T, dir string) map[int]float64 {
 
 // TestInspectErrors: a run directory without a finished checkpoint, a length the run's learned
 // table cannot encode, an unknown flag and the other command-line mistakes each stop inspect
-// with one line (golden, with the temporary directory written RUN_DIR), through inspect.Run
+// with one line (golden, with the temporary directory written RUN_DIR), through inspect.Show
 // where it is the loader's error, the CLI, and a real process (exit 1, nothing on stdout), and
 // nothing is written.
 func TestInspectErrors(t *testing.T) {
@@ -175,7 +175,7 @@ func TestInspectErrors(t *testing.T) {
 		name   string
 		args   []string // RUN_DIR is replaced by the run directory
 		broken func(t *testing.T, dir string)
-		loader bool // inspect.Run gives the same error
+		loader bool // inspect.Show gives the same error
 	}{
 		{name: "unfinished", args: []string{"RUN_DIR", "-length", "3"}, loader: true, broken: func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, "results.json"))
@@ -226,9 +226,9 @@ func TestInspectErrors(t *testing.T) {
 				if len(args) > 5 {
 					n, _ = strconv.Atoi(args[5])
 				}
-				_, lerr := inspect.Run(context.Background(), args[1], L, n, nil)
+				_, lerr := inspect.Show(context.Background(), args[1], L, n, nil)
 				if lerr == nil || norm(lerr.Error()) != msg {
-					t.Errorf("inspect.Run: %v; want %s", lerr, msg)
+					t.Errorf("inspect.Show: %v; want %s", lerr, msg)
 				}
 			}
 			if testing.Short() {

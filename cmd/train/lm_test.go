@@ -100,15 +100,15 @@ func TestForceRemovesEveryLMRunFile(t *testing.T) {
 }
 
 // TestInspectRefusesLM: inspect on an lm run (or one of its eval variants) is refused with one
-// line pointing to lm.csv and train report, through inspect.Run, the CLI and a process, and
+// line pointing to lm.csv and train report, through inspect.Show, the CLI and a process, and
 // writes nothing; it printed exact match and empty answers of training-stream windows.
 func TestInspectRefusesLM(t *testing.T) {
 	_, _, run := trainedLM(t)
 	for _, dir := range []string{run, filepath.Join(run, rundir.VariantDir("yarn"))} {
 		want := "inspect: " + dir + " is a language-model run (task lm): inspect shows the answers of sequence tasks, and it has none; its scores per context length are " +
 			filepath.Join(run, rundir.LMFile) + ", and `train report " + run + "` tables and plots its bits per byte"
-		if _, err := inspect.Run(context.Background(), dir, 16, 2, nil); err == nil || err.Error() != want {
-			t.Errorf("inspect.Run(%s): %v\nwant %s", dir, err, want)
+		if _, err := inspect.Show(context.Background(), dir, 16, 2, nil); err == nil || err.Error() != want {
+			t.Errorf("inspect.Show(%s): %v\nwant %s", dir, err, want)
 		}
 		if err := runCaught("inspect", dir, "-length", "16", "-examples", "2"); err == nil || err.Error() != want {
 			t.Errorf("inspect %s: %v\nwant %s", dir, err, want)

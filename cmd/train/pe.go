@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/setup"
 	"go.yaml.in/yaml/v3"
 	"gorgonia.org/tensor"
 )
@@ -75,7 +75,7 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	if *heads < 1 || *dim%*heads != 0 {
 		return fmt.Errorf("pe: -heads must be positive and divide -dim %d, got %d", *dim, *heads)
 	}
-	sec := config.Position{Kind: *kind} // the options as the flags wrote them, decoded below
+	sec := config.Position{Spec: position.Spec{Kind: *kind}} // the options as the flags wrote them, decoded below
 	flagOf := map[string]string{}
 	var ferr error
 	fs.Visit(func(f *flag.Flag) {
@@ -98,7 +98,7 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	}
 	dims := position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir}
 	named := func(err error) error { // the flag that set the key the error names, if any
-		if key, _, ok := strings.Cut(strings.TrimPrefix(err.Error(), "position."), ":"); ok && flagOf[key] != "" {
+		if key, ok := strings.CutPrefix(fielderr.PathOf(err), "position."); ok && flagOf[key] != "" {
 			return fmt.Errorf("pe: -%s: %w", flagOf[key], err)
 		}
 		return fmt.Errorf("pe: %w", err)
@@ -107,7 +107,7 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	if err := sec.Validate(); err != nil {
 		return named(err)
 	}
-	spec := setup.Spec(sec)
+	spec := sec.Spec
 	if p := position.ParamCount(spec, dims); p > 1<<26 {
 		return fmt.Errorf("pe: the %s options give a table of %d values, more than %d; lower them", *kind, p, 1<<26)
 	}

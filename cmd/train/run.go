@@ -148,19 +148,22 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if rerr != nil {
 			return rerr
 		}
-		cfg, cells, err = config.ParseCells(src, "configs/"+configs.Default+" (embedded)", sets)
+		cfg, cells, err = config.Read(src, "configs/"+configs.Default+" (embedded)", sets)
 	} else {
-		cfg, cells, err = config.ReadCells(*cfgPath, sets)
+		cfg, cells, err = config.Read(nil, *cfgPath, sets)
 	}
 	if err != nil {
 		return err
 	}
 	// What needs the model is checked once, before anything is written.
-	var checked *setup.Run
+	var (
+		checked *setup.Checked
+		g       *setup.Grid
+	)
 	if len(cfg.Sweep) == 0 {
 		checked, err = setup.Check(cfg)
 	} else {
-		_, err = setup.CheckGrid(cfg, cells)
+		g, err = setup.CheckGrid(cfg, cells)
 	}
 	if err != nil {
 		return err
@@ -188,7 +191,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		return runGrid(ctx, cfg, cells, *jobs, *force, *resume, shard, stdout, stderr)
+		return trainGrid(ctx, g, cells, *jobs, *force, *resume, shard, stdout, stderr)
 	}
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")

@@ -44,7 +44,7 @@ sweep:
 	for _, g := range sel.Groups {
 		kind := g.Values["position.kind"]
 		for _, seed := range []string{"1", "2"} {
-			cfg, err := config.Load(filepath.Join(dir, "g", "position.kind-"+kind+"__seed-"+seed, "config.yaml"), nil)
+			cfg, _, err := config.ReadWritten(filepath.Join(dir, "g", "position.kind-"+kind+"__seed-"+seed, "config.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ sweep:
 		if copied.Name != name {
 			t.Errorf("%s: results.json names %q", name, copied.Name)
 		}
-		cfg, err := config.Load(filepath.Join(cellDir, "config.yaml"), nil)
+		cfg, _, err := config.ReadWritten(filepath.Join(cellDir, "config.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}

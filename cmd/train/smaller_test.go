@@ -25,7 +25,7 @@ func TestSetErrorBlamesSet(t *testing.T) {
 		{"train.lr=-1", "-set train.lr=-1: train.lr: must be a positive number, got -1"},
 		{variants, "-set " + variants + ": eval.variants[0].when: "},
 	} {
-		if _, err := config.ReadConfig(cfg, []string{c.set}); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+		if _, _, err := config.Read(nil, cfg, []string{c.set}); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("loader: %v; want %q", err, c.want)
 		}
 		if err := runCaught("-config", cfg, "-set", c.set, "-out", t.TempDir()); err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -122,12 +122,12 @@ func TestExportIntoAnotherRun(t *testing.T) {
 
 // TestInspectSaysWhatItDoes: inspect prints, before the forward passes, the memory it predicts
 // for the length and examples, then a line at each stage (at long lengths each takes minutes);
-// through the library's log (inspect.Run), the CLI and a real process.
+// through the library's log (inspect.Show), the CLI and a real process.
 func TestInspectSaysWhatItDoes(t *testing.T) {
 	_, _, dir := trainedTiny(t, tinyConfig)
 	wants := []string{"inspect: length 6 (12 tokens), 2 examples: predicted peak memory ", "inspect: evaluating the 2 examples", "inspect: measuring the attention of the 2 examples"}
 	var log bytes.Buffer
-	if _, err := inspect.Run(context.Background(), dir, 6, 2, &log); err != nil {
+	if _, err := inspect.Show(context.Background(), dir, 6, 2, &log); err != nil {
 		t.Fatal(err)
 	}
 	var cli bytes.Buffer

@@ -33,7 +33,7 @@ func checkDeploy(t *testing.T, name, slurmFile, k8sFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Parse(src, "configs/"+name, nil)
+	c, _, err := config.Read(src, "configs/"+name, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,14 +93,18 @@ func TestDeployMemoryCoversPrediction(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := config.Parse(src, "configs/"+d.config, nil)
+			c, cells, err := config.Read(src, "configs/"+d.config, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := setup.CheckGrid(c, cells) // each cell's memory predicted, as grid.Train logs it
 			if err != nil {
 				t.Fatal(err)
 			}
 			slurm, k8s := readFile(t, "../../deploy/slurm/"+d.slurm), readFile(t, "../../deploy/kubernetes/"+d.k8s)
-			checkMemory(t, c, d.slurm, "--mem", sbatchMem(t, slurm),
+			checkMemory(t, g, d.slurm, "--mem", sbatchMem(t, slurm),
 				match(t, slurm, `(?m)^#SBATCH --array=0-(\d+)$`)+1, match(t, slurm, `(?m)^#SBATCH --cpus-per-task=(\d+)$`))
-			checkMemory(t, c, d.k8s, "the memory limit", int64(match(t, k8s, `limits: \{memory: (\d+)Gi\}`))<<30,
+			checkMemory(t, g, d.k8s, "the memory limit", int64(match(t, k8s, `limits: \{memory: (\d+)Gi\}`))<<30,
 				match(t, k8s, `completions: (\d+)`), match(t, k8s, `"-jobs", "(\d+)"`))
 		})
 	}
@@ -108,29 +112,19 @@ func TestDeployMemoryCoversPrediction(t *testing.T) {
 
 // checkMemory checks that mem bytes hold the predicted peak of the busiest of shards tasks, each
 // running jobs runs at once.
-func checkMemory(t *testing.T, c config.Config, file, what string, mem int64, shards, jobs int) {
+func checkMemory(t *testing.T, g *setup.Grid, file, what string, mem int64, shards, jobs int) {
 	t.Helper()
-	cells, err := config.Expand(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	phases := [][]config.Cell{cells}
-	if c.Select.On() {
-		tuning, err := config.SelectCells(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		phases = append(phases, tuning)
-	}
 	var need int64 // the busiest task's predicted peak, bytes
-	for _, cells := range phases {
+	for _, runs := range [][]*setup.Checked{g.Cells, g.Tuning} {
 		for i := 0; i < shards; i++ {
-			mine := config.Shard{Index: i, Count: shards}.Select(cells)
 			var peak int64
-			for _, cell := range mine {
-				peak = max(peak, setup.PeakMemory(cell.Config)) // the prediction grid.Run logs per run
+			mine := 0
+			for j, r := range runs {
+				if (config.Shard{Index: i, Count: shards}).Has(j) {
+					peak, mine = max(peak, r.Memory.Peak), mine+1
+				}
 			}
-			need = max(need, peak*int64(min(jobs, len(mine))))
+			need = max(need, peak*int64(min(jobs, mine)))
 		}
 	}
 	if need == 0 {

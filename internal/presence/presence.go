@@ -3,9 +3,9 @@
 // kept whatever it is (0, false, "") and only the keys nobody wrote take their defaults.
 //
 // A config struct holds the record in a field of type Keys tagged `yaml:"-" json:"-"`
-// (config.Config, config.Model, config.Position). The strict decoder (config.Decode) marks, in the
+// (config.Config, model.Config, position.Spec). The strict decoder (config.Decode) marks, in the
 // nearest enclosing struct that has such a field, every leaf it sets, by its dotted path
-// relative to that struct ("train.lr" in config.Config, "d_model" in config.Model). A
+// relative to that struct ("train.lr" in config.Config, "d_model" in model.Config). A
 // WithDefaults method then fills a field only when its key is absent from the record (and the
 // field holds its zero value, so a value set from Go code is kept too):
 //

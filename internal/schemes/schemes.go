@@ -3,9 +3,8 @@
 // types, defaults and docs its tags declare. It holds no scheme: package position registers every
 // kind here (position.Register) beside how to build it, and package config reads a config's
 // `position:` section against it, decoding the written options into the kind's options struct
-// once, without importing position (a config is data). The catalogue is filled by position's
-// init, so a program that reads configs must link position (import it, blank if need be): without
-// it every kind is refused with NoneRegistered's line.
+// once. The catalogue is filled by position's init, which every program that reads configs links
+// (config's Position embeds position.Spec).
 //
 // A scheme's options are a struct of its own, declared in the scheme's file. Each exported field
 // is one key of the `position:` section, described by its tags:
@@ -20,7 +19,6 @@
 package schemes
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -28,6 +26,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 // kind is one registered scheme, without how to build it.
@@ -82,29 +82,14 @@ func Kinds() []string {
 // Known tells whether a kind is registered.
 func Known(name string) bool { _, ok := registry[name]; return ok }
 
-// NoneRegistered is the error of a program that reads configs without package position linked
-// (its init registers every scheme here): nil once a scheme is registered.
-func NoneRegistered() error {
-	if len(registry) > 0 {
-		return nil
-	}
-	return errors.New("no position schemes registered: import github.com/posformer/posformer/position (its init registers them) in the program that reads the config")
-}
-
 // UnknownKind is the error of a position.kind that names no scheme.
 func UnknownKind(name string) error {
-	if err := NoneRegistered(); err != nil {
-		return fmt.Errorf("position.kind: %q: %w", name, err)
-	}
-	return fmt.Errorf("position.kind: unknown scheme %q (known: %s)", name, strings.Join(Kinds(), ", "))
+	return fielderr.New("position.kind", "unknown scheme %q (known: %s)", name, strings.Join(Kinds(), ", "))
 }
 
 // UnknownKey is the error of a key of position: that is neither a common key nor any scheme's
 // option.
 func UnknownKey(key string) error {
-	if err := NoneRegistered(); err != nil {
-		return fmt.Errorf("unknown key %q in section position: %w", key, err)
-	}
 	return fmt.Errorf("unknown key %q in section position (known: %s)", key, strings.Join(AllKeys(), ", "))
 }
 
@@ -300,7 +285,7 @@ func NotAnOption(name, key string) error {
 	if len(own) > 0 {
 		has = "options " + strings.Join(own, ", ")
 	}
-	return fmt.Errorf("position.%s: not an option of %s (it has %s; %s is an option of %s); remove it or change position.kind", key, name, has, key, strings.Join(KindsWith(key), ", "))
+	return fielderr.New("position."+key, "not an option of %s (it has %s; %s is an option of %s); remove it or change position.kind", name, has, key, strings.Join(KindsWith(key), ", "))
 }
 
 // SetOption returns opts (an options struct of kind) with key set to v, converted to the field's
@@ -313,7 +298,7 @@ func SetOption(name string, opts any, key string, v any) (any, error) {
 	}
 	x := reflect.ValueOf(v)
 	if !x.IsValid() || !x.Type().ConvertibleTo(f.typ) || (f.typ.Kind() == reflect.String) != (x.Kind() == reflect.String) {
-		return nil, fmt.Errorf("position.%s: want a %s, got %v", key, f.typ, v)
+		return nil, fielderr.New("position."+key, "want a %s, got %v", f.typ, v)
 	}
 	out := reflect.New(reflect.TypeOf(opts)).Elem()
 	out.Set(reflect.ValueOf(opts))

@@ -27,12 +27,12 @@ eval:
   examples: 8
 `
 
-// TinyConfig is Minimal resolved by parse (config's Parse, passed in to keep this package
+// TinyConfig is Minimal resolved by read (config's Read, passed in to keep this package
 // free of imports) with out set to out, 20 steps and a validation every 10, then the overrides
 // sets (key=value, as -set takes them); a parse error fails the test.
-func TinyConfig[C any](t testing.TB, parse func(src []byte, name string, sets []string) (C, error), out string, sets ...string) C {
+func TinyConfig[C, K any](t testing.TB, read func(src []byte, name string, sets []string) (C, K, error), out string, sets ...string) C {
 	t.Helper()
-	c, err := parse([]byte(Minimal), "min.yaml", append([]string{"out=" + out, "train.steps=20", "train.val_every=10"}, sets...))
+	c, _, err := read([]byte(Minimal), "min.yaml", append([]string{"out=" + out, "train.steps=20", "train.val_every=10"}, sets...))
 	if err != nil {
 		t.Fatal(err)
 	}
