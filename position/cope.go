@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -16,10 +17,10 @@ func init() {
 		Doc:  "CoPE: contextual positions p_ij = Σ_{t=j..i} σ(q_i·k_t), the logit adding q_i·e[p_ij] interpolated, e learned per layer (Golovneva et al. 2024); causal only",
 		New: func(o CoPEOptions, d Dims) (*CoPE, error) {
 			if o.NPos < 2 || o.NPos > 1<<16 {
-				return nil, fmt.Errorf("position.npos: CoPE needs at least 2 position embeddings (positions are clamped to npos − 1) and at most 65536, got %d", o.NPos)
+				return nil, fielderr.New("position.npos", "CoPE needs at least 2 position embeddings (positions are clamped to npos − 1) and at most 65536, got %d", o.NPos)
 			}
 			if !(o.InitStd >= 0) || o.InitStd > 1e3 {
-				return nil, fmt.Errorf("position.init_std: must be in [0, 1000], got %g", o.InitStd)
+				return nil, fielderr.New("position.init_std", "must be in [0, 1000], got %g", o.InitStd)
 			}
 			if d.Bidirectional {
 				return nil, errors.New("position.kind: cope is defined for causal attention (a position counts the keys from j up to the query, Golovneva et al. 2024 §3) but model.bidirectional is set; use rope, alibi or t5 for an encoder, or remove model.bidirectional")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
@@ -45,7 +46,7 @@ func newLogScale(init float64, d Dims) (LogScale, error) {
 		return LogScale{}, nil
 	}
 	if !(init > 0) || math.IsInf(init, 0) || init > 100 {
-		return LogScale{}, fmt.Errorf("position.log_scaling: SSMax's initial s must be in (0, 100] (0 turns it off), got %g", init)
+		return LogScale{}, fielderr.New("position.log_scaling", "SSMax's initial s must be in (0, 100] (0 turns it off), got %g", init)
 	}
 	l := LogScale{heads: d.Heads, causal: !d.Bidirectional}
 	for i := range max(d.Layers, 1) {

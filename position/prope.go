@@ -1,8 +1,9 @@
 package position
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/posformer/posformer/internal/fielderr"
 )
 
 func init() {
@@ -15,11 +16,11 @@ func init() {
 			}
 			dh := d.DModel / d.Heads
 			if dh%2 != 0 {
-				return nil, fmt.Errorf("model.d_model: p_rope rotates pairs, so the head dimension d_model/heads = %d must be even; change model.d_model or model.heads", dh)
+				return nil, fielderr.New("model.d_model", "p_rope rotates pairs, so the head dimension d_model/heads = %d must be even; change model.d_model or model.heads", dh)
 			}
 			kept := int(math.Floor(o.P * float64(dh) / 2)) // Barbero et al.'s int(p·d // 2)
 			if !(o.P > 0 && o.P <= 1) || kept < 1 {
-				return nil, fmt.Errorf("position.p: p-RoPE rotates ⌊p·d_head/2⌋ of the %d pairs, which must be at least 1, so p must be in [%g, 1], got %g; for no rotation at all use position.kind: none", dh/2, 2/float64(dh), o.P)
+				return nil, fielderr.New("position.p", "p-RoPE rotates ⌊p·d_head/2⌋ of the %d pairs, which must be at least 1, so p must be in [%g, 1], got %g; for no rotation at all use position.kind: none", dh/2, 2/float64(dh), o.P)
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {

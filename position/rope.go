@@ -87,22 +87,22 @@ type RoPEOptions struct {
 func longFactors(o RoPEOptions, rot int) ([]float64, error) {
 	if o.RopeScaling != "longrope" {
 		if o.RopeLongFactor != "" {
-			return nil, fmt.Errorf("position.rope_long_factor: only rope_scaling: longrope takes per-pair factors (this run's rope_scaling is %q); remove position.rope_long_factor", o.RopeScaling)
+			return nil, fielderr.New("position.rope_long_factor", "only rope_scaling: longrope takes per-pair factors (this run's rope_scaling is %q); remove position.rope_long_factor", o.RopeScaling)
 		}
 		return nil, nil
 	}
 	if o.RopeLongFactor == "" {
-		return nil, fmt.Errorf("position.rope_long_factor: longrope needs its %d per-pair factors λᵢ (one per rotated pair, d_rot/2); write e.g. rope_long_factor: \"%s\"", rot/2, strings.TrimSuffix(strings.Repeat("1,", rot/2), ","))
+		return nil, fielderr.New("position.rope_long_factor", "longrope needs its %d per-pair factors λᵢ (one per rotated pair, d_rot/2); write e.g. rope_long_factor: \"%s\"", rot/2, strings.TrimSuffix(strings.Repeat("1,", rot/2), ","))
 	}
 	fields := strings.Split(o.RopeLongFactor, ",")
 	if len(fields) != rot/2 {
-		return nil, fmt.Errorf("position.rope_long_factor: %d factors for %d rotated pairs (d_rot/2); write one per pair", len(fields), rot/2)
+		return nil, fielderr.New("position.rope_long_factor", "%d factors for %d rotated pairs (d_rot/2); write one per pair", len(fields), rot/2)
 	}
 	long := make([]float64, len(fields))
 	for i, f := range fields {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(x > 0) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("position.rope_long_factor: factor %d is %q; want a finite positive number", i+1, strings.TrimSpace(f))
+			return nil, fielderr.New("position.rope_long_factor", "factor %d is %q; want a finite positive number", i+1, strings.TrimSpace(f))
 		}
 		long[i] = x
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/ops"
 	G "gorgonia.org/gorgonia"
 )
@@ -18,14 +19,14 @@ func init() {
 				return nil, err
 			}
 			if !(o.ScaleBase > 0) || math.IsInf(o.ScaleBase, 0) {
-				return nil, fmt.Errorf("position.scale_base: xPos's γ must be a finite positive number, got %g", o.ScaleBase)
+				return nil, fielderr.New("position.scale_base", "xPos's γ must be a finite positive number, got %g", o.ScaleBase)
 			}
 			if d.Bidirectional {
 				return nil, errors.New("position.kind: xpos is defined for causal attention (a key after the query, m > n, would weigh ζ^((n − m)/γ) > 1, growing without bound with the distance; Sun et al. 2023 §3.3) but model.bidirectional is set; use rope for an encoder, or remove model.bidirectional")
 			}
 			dh := d.DModel / d.Heads
 			if dh%2 != 0 {
-				return nil, fmt.Errorf("model.d_model: xpos rotates pairs, so the head dimension d_model/heads = %d must be even; change model.d_model or model.heads", dh)
+				return nil, fielderr.New("model.d_model", "xpos rotates pairs, so the head dimension d_model/heads = %d must be even; change model.d_model or model.heads", dh)
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {
