@@ -23,7 +23,7 @@ func init() {
 				return nil, fielderr.New("position.init_std", "must be in [0, 1000], got %g", o.InitStd)
 			}
 			if d.Bidirectional {
-				return nil, errors.New("position.kind: cope is defined for causal attention (a position counts the keys from j up to the query, Golovneva et al. 2024 §3) but model.bidirectional is set; use rope, alibi or t5 for an encoder, or remove model.bidirectional")
+				return nil, fielderr.New("position.kind", "cope is defined for causal attention (a position counts the keys from j up to the query, Golovneva et al. 2024 §3) but model.bidirectional is set; use rope, alibi or t5 for an encoder, or remove model.bidirectional")
 			}
 			dh := d.DModel / d.Heads
 			ls, err := newLogScale(o.LogScaling, d)

@@ -1,7 +1,6 @@
 package position
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -22,7 +21,7 @@ func init() {
 				return nil, fielderr.New("position.scale_base", "xPos's γ must be a finite positive number, got %g", o.ScaleBase)
 			}
 			if d.Bidirectional {
-				return nil, errors.New("position.kind: xpos is defined for causal attention (a key after the query, m > n, would weigh ζ^((n − m)/γ) > 1, growing without bound with the distance; Sun et al. 2023 §3.3) but model.bidirectional is set; use rope for an encoder, or remove model.bidirectional")
+				return nil, fielderr.New("position.kind", "xpos is defined for causal attention (a key after the query, m > n, would weigh ζ^((n − m)/γ) > 1, growing without bound with the distance; Sun et al. 2023 §3.3) but model.bidirectional is set; use rope for an encoder, or remove model.bidirectional")
 			}
 			dh := d.DModel / d.Heads
 			if dh%2 != 0 {
