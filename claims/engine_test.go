@@ -576,9 +576,52 @@ func TestHandWrittenKept(t *testing.T) {
 	if want, _ := os.ReadFile(golden); msg+"\n" != string(want) {
 		t.Errorf("got:  %s\nwant: %s", msg, want)
 	}
+	// a line merely opening like the mark, naming no claims file: still hand-written
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# old\n\n"+GeneratedMark+" README.yaml` ...\n\n| stale |\n"), 0o644)
+	if _, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil); err == nil || !strings.Contains(err.Error(), "was not generated from it") {
+		t.Errorf("a page whose mark names no claims file is replaced: %v", err)
+	}
+	// generated from another claims file of the same name (README.yml): kept
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# old\n\n"+GeneratedMark+" x/README.yml`"+fromMark+"x/README.yml` and ...\n\n| stale |\n"), 0o644)
+	if _, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil); err == nil || !strings.Contains(err.Error(), "generated from another claims file, x/README.yml") {
+		t.Errorf("the document of README.yml is replaced by README.yaml's: %v", err)
+	}
+	// generated from this claims file (wherever it was run from): replaced
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("# old\n\n"+GeneratedMark+" ../y/README.yaml`"+fromMark+"../y/README.yaml` and ...\n\n| stale |\n"), 0o644)
 	if _, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil); err != nil {
 		t.Errorf("a generated page is refused: %v", err)
+	}
+	// what this engine renders is recognised as its own
+	docs, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "README.md"), docs[0].Content, 0o644)
+	if _, err := Docs([]string{yaml}, "go run ./cmd/train claims", nil); err != nil {
+		t.Errorf("a rendered page is refused: %v", err)
+	}
+	// two claims files, one document: refused, whichever way
+	b, _ := os.ReadFile(yaml)
+	yml := filepath.Join(dir, "README.yml")
+	os.WriteFile(yml, b, 0o644)
+	if _, err := Docs([]string{yaml, yml}, "go run ./cmd/train claims", nil); err == nil || !strings.Contains(err.Error(), "both write the document") {
+		t.Errorf("README.yaml and README.yml both wrote README.md: %v", err)
+	}
+}
+
+// TestDocumentNotThroughLink: a document that is a symbolic link leading out of its claims
+// file's directory is refused, the file it leads to left as it was.
+func TestDocumentNotThroughLink(t *testing.T) {
+	dir := handWritten(t, "testdata")
+	os.Remove(filepath.Join(dir, "README.md"))
+	outside := filepath.Join(t.TempDir(), "precious.md")
+	os.WriteFile(outside, []byte("mine\n"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(dir, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Docs([]string{filepath.Join(dir, "README.yaml")}, "go run ./cmd/train claims", nil)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a document linked out of its directory: %v", err)
 	}
 }
 

@@ -49,14 +49,26 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	files := map[string][]byte{}
 	if *export {
+		var loaded []*claims.File
 		for _, p := range paths {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
 			f, err := claims.Load(p)
 			if err != nil {
 				return fmt.Errorf("claims: %w", err)
 			}
+			loaded = append(loaded, f)
+		}
+		var index []string // the shipped set's index files, written too
+		if shipped {
+			index = []string{filepath.Join(claimsDir, "README.md"), filepath.Join(claimsDir, "mathematics.md")}
+		}
+		if err := claims.CheckExports(loaded, *runs, index); err != nil {
+			return fmt.Errorf("claims: %w; nothing was written", err)
+		}
+		for i, f := range loaded {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p := paths[i]
 			for _, t := range f.Tables {
 				if t.Grid == "" {
 					continue

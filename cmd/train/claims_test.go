@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -447,4 +448,72 @@ func TestClaimsNoPairSaid(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	check("process", stdout)
+}
+
+// TestClaimsExportNeverOverwrites: `claims -export` whose table csv: names an input (the claims
+// file, the grid config, the paper's numbers, a csv another table reads), an output (the
+// document, another exported table's csv) or a file under -runs fails with the golden line of
+// claims/testdata/export, through run and as a process (exit 1, one line), and writes nothing;
+// two claims files of one document (cl.yaml, cl.yml) are refused as such.
+func TestClaimsExportNeverOverwrites(t *testing.T) {
+	src := filepath.Join("..", "..", "claims", "testdata", "export")
+	runs := filepath.Join(src, "runs")
+	files, _ := filepath.Glob(filepath.Join(src, "*.yaml"))
+	before := snapshotDir(t, src)
+	for _, file := range files {
+		if filepath.Base(file) == "grid.yaml" {
+			continue
+		}
+		want, _ := os.ReadFile(strings.TrimSuffix(file, ".yaml") + ".golden")
+		err := runCaught("claims", "-export", "-runs", runs, file)
+		if err == nil || claimsGolden(err.Error())+"\n" != string(want) {
+			t.Errorf("%s: got %v\nwant %s", file, err, want)
+		}
+		if testing.Short() {
+			continue
+		}
+		stdout, stderr, code := runChild(t, "claims", "-export", "-runs", runs, file)
+		if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 ||
+			claimsGolden(strings.TrimSuffix(strings.TrimPrefix(stderr, "train: "), "\n"))+"\n" != string(want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 1 and %q", file, code, stdout, stderr, want)
+		}
+	}
+	if after := snapshotDir(t, src); !maps.Equal(before, after) {
+		t.Errorf("a refused export changed %s", src)
+	}
+
+	dir := t.TempDir()
+	b, _ := os.ReadFile(filepath.Join("..", "..", "claims", "testdata", "handwritten", "README.yaml"))
+	tiny, _ := os.ReadFile(filepath.Join("..", "..", "claims", "testdata", "tiny.csv"))
+	writeFile(t, filepath.Join(dir, "tiny.csv"), string(tiny))
+	yaml, yml := writeFile(t, filepath.Join(dir, "cl.yaml"), string(b)), writeFile(t, filepath.Join(dir, "cl.yml"), string(b))
+	err := runCaught("claims", yaml, yml)
+	if err == nil || !strings.Contains(err.Error(), "both write the document "+filepath.Join(dir, "cl.md")) {
+		t.Errorf("cl.yaml and cl.yml: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cl.md")); err == nil {
+		t.Error("cl.md was written")
+	}
+	if err := runCaught("claims", yaml); err != nil { // cl.md generated from cl.yaml
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		return
+	}
+	_, stderr, code := runChild(t, "claims", yml) // it is not cl.yml's to replace
+	oneLineError(t, "cl.yml over cl.yaml's document", stderr, code, "cl.md was generated from another claims file, "+yaml)
+}
+
+// snapshotDir is every regular file's content under dir, by path.
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(p)
+			m[p] = string(b)
+		}
+		return nil
+	})
+	return m
 }
