@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"github.com/posformer/posformer/rundir"
 	"image"
 	"image/color"
 	"os"
@@ -28,6 +29,9 @@ func InspectDir(runDir string, L int) string {
 // and examples.txt. It returns the directory and the names of the files it wrote.
 func WriteInspection(in *inspect.Inspection) (string, []string, error) {
 	dir := InspectDir(in.Dir, in.Length)
+	if err := rundir.Inside(in.Dir, dir); err != nil {
+		return "", nil, fmt.Errorf("inspect: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, fmt.Errorf("inspect: cannot create %s: %w; move what is in its way, or make the run directory writable", dir, err)
 	}

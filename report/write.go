@@ -46,6 +46,9 @@ func Write(g *Grid) (*Report, error) {
 		return nil, fmt.Errorf("report: no finished run in %s (missing: %s)", g.Dir, strings.Join(g.Missing, ", "))
 	}
 	out := filepath.Join(g.Dir, "report")
+	if err := rundir.Inside(g.Dir, out); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

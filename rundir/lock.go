@@ -22,6 +22,9 @@ func Lock(dir string) (release func(), err error) {
 		return nil, fmt.Errorf("cannot create the run directory %s: %w (choose a writable -out)", dir, err)
 	}
 	path := filepath.Join(dir, LockFile)
+	if err := Inside(dir, path); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock the run directory %s: %w (choose a writable -out)", dir, err)

@@ -173,6 +173,9 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 		fmt.Fprintf(opt.Progress, "%s: %s\n", cfg.Name, r.Memory)
 	}
 	adam := NewAdam(m.Params(), cfg.Train.Beta1, cfg.Train.Beta2, cfg.Train.Eps, cfg.Train.WeightDecay)
+	if err := rundir.Inside(cfg.Out, dir); err != nil { // a grid's cell linked elsewhere
+		return nil, err
+	}
 	release, err := rundir.Lock(dir)
 	if err != nil {
 		return nil, err
@@ -333,6 +336,9 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 		if validator, err = kindOf(task).validator(cfg, task); err != nil {
 			return err
 		}
+	}
+	if err := rundir.Inside(dir, filepath.Join(dir, "metrics.jsonl")); err != nil { // appended to, not replaced
+		return err
 	}
 	mf, err := os.OpenFile(filepath.Join(dir, "metrics.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
