@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -201,6 +202,9 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 		if werr := WriteResults(dir, res); werr != nil {
 			return nil, werr
 		}
+		if werr := reevaluated(dir, st, nil); werr != nil {
+			return nil, werr
+		}
 		return res, err
 	}
 	res.FinalLoss, res.TokensPerSec = st.LastLoss, st.tokensPerSec
@@ -228,6 +232,9 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 		return nil, err
 	}
 	if err := WriteResults(dir, res); err != nil {
+		return nil, err
+	}
+	if err := reevaluated(dir, st, cfg.ActiveVariants()); err != nil {
 		return nil, err
 	}
 	if st.reexport { // as `train export -force` writes it: from the results' checkpoint and config.yaml
@@ -309,8 +316,10 @@ type trainState struct {
 	// resumed run with another refuses, naming the fields.
 	Config string
 
-	elapsed      float64 // seconds of training before this process (from metrics.jsonl, not saved)
-	reexport     bool    // a re-evaluation of a run that had been exported: export it again (not saved)
+	elapsed      float64  // seconds of training before this process (from metrics.jsonl, not saved)
+	reexport     bool     // a re-evaluation of a run that had been exported: export it again (not saved)
+	reevaluate   []byte   // a re-evaluation: the config.yaml written once the new results are (not saved)
+	stale        []string // a re-evaluation: the directories of the old evaluation, removed then
 	tokensPerSec float64
 }
 
@@ -585,20 +594,14 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		st.Config = fp
 	}
 	if reevaluate {
-		for _, f := range []string{"results.json", "results.csv", "timing.json", rundir.DiagnosticsFile} {
-			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, nil, fmt.Errorf("run directory: %w", err)
-			}
-		}
-		for _, e := range entries { // the variants' results, evaluated again too; inspect's and report's views of the old evaluation
+		// The old results stay until the new ones are written (reevaluated): a re-evaluation
+		// stopped part-way, or failing on a full disk, leaves the old results and the old
+		// config.yaml, and -resume evaluates again.
+		st.reevaluate = resolved
+		for _, e := range entries { // the variants' results; inspect's and report's views of the old evaluation
 			if e.IsDir() && (strings.HasPrefix(e.Name(), rundir.VariantDir("")) || e.Name() == "inspect" || e.Name() == "report") {
-				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-					return nil, nil, fmt.Errorf("run directory: %w", err)
-				}
+				st.stale = append(st.stale, e.Name())
 			}
-		}
-		if err := rundir.WriteFileAtomic(filepath.Join(dir, "config.yaml"), resolved); err != nil {
-			return nil, nil, err
 		}
 		// The export's metadata holds the config: Run writes it again once the run is evaluated.
 		st.reexport = fileExists(filepath.Join(dir, rundir.ExportName))
@@ -607,6 +610,27 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		return nil, nil, err
 	}
 	return st, nil, nil
+}
+
+// reevaluated ends a re-evaluation once its results are written: config.yaml names the new
+// evaluation settings, and the old evaluation's directories go (the variants not evaluated
+// again, inspect's and report's views). Nothing to do for a run that was not re-evaluated.
+func reevaluated(dir string, st *trainState, variants []config.EvalVariant) error {
+	if st.reevaluate == nil {
+		return nil
+	}
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "config.yaml"), st.reevaluate); err != nil {
+		return err
+	}
+	for _, name := range st.stale {
+		if slices.ContainsFunc(variants, func(v config.EvalVariant) bool { return rundir.VariantDir(v.Name) == name }) {
+			continue // written again by this evaluation
+		}
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("run directory: %w", err)
+		}
+	}
+	return nil
 }
 
 // rewritten is a config.yaml (old, at path) as this posformer writes it: an earlier posformer's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -460,5 +461,70 @@ func TestReevaluationDropsOldViews(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, rundir.ExportName)); err != nil {
 		t.Errorf("the re-evaluation removed the export of the unchanged weights: %v", err)
+	}
+}
+
+// TestReevaluationWritesBeforeRemoving: a -resume that re-evaluates a finished run (other
+// eval.lengths) keeps the old results and config.yaml until the new results are written: when
+// the disk fills while it writes results.json (an injected ENOSPC, through run) or the process is
+// killed after each write of the re-evaluation, the run is left finished with its old results or
+// its new ones, never without results, and -resume then ends with the new ones (issue 35 point 4).
+func TestReevaluationWritesBeforeRemoving(t *testing.T) {
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), tinyConfig)
+	out := filepath.Join(base, "out")
+	if err := runCaught("-config", cfg, "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	oldResults, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	oldConfig, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	lengths := func() int {
+		t.Helper()
+		res, err := train.ReadResult(dir)
+		if err != nil {
+			t.Fatalf("the run has no results: %v", err)
+		}
+		return len(res.Lengths)
+	}
+	again := []string{"-config", cfg, "-out", out, "-resume", "-set", "eval.lengths=1..10"}
+
+	orig := rundir.WriteData
+	rundir.WriteData = func(f *os.File, b []byte) (int, error) {
+		if strings.Contains(filepath.Base(f.Name()), "results.json") {
+			return 0, syscall.ENOSPC
+		}
+		return orig(f, b)
+	}
+	err := runCaught(again...)
+	rundir.WriteData = orig
+	if err == nil || !strings.Contains(err.Error(), "the disk is full") {
+		t.Fatalf("a full disk during the re-evaluation: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "results.json")); !bytes.Equal(got, oldResults) {
+		t.Error("the failed re-evaluation lost the old results.json")
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "config.yaml")); !bytes.Equal(got, oldConfig) {
+		t.Error("the failed re-evaluation wrote the new config.yaml beside the old results")
+	}
+	if err := runCaught(again...); err != nil || lengths() != 10 {
+		t.Fatalf("-resume after the full disk: %v", err)
+	}
+	if testing.Short() {
+		return
+	}
+	for i, name := range []string{rundir.DiagnosticsFile, "results.csv", "results.json", "config.yaml"} {
+		set := fmt.Sprintf("eval.lengths=1..%d", 11+i) // each time another evaluation
+		cmd := child("-config", cfg, "-out", out, "-resume", "-set", set)
+		cmd.Env = append(cmd.Env, "POSFORMER_KILL_AFTER="+name)
+		if err := cmd.Run(); err == nil {
+			t.Fatalf("the re-evaluation was not killed after %s", name)
+		}
+		if n := lengths(); n != 10+i && n != 11+i { // the old results or the new ones
+			t.Errorf("killed after %s: results of %d lengths", name, n)
+		}
+		if _, stderr, code := runChild(t, "-config", cfg, "-out", out, "-resume", "-set", set); code != 0 || lengths() != 11+i {
+			t.Fatalf("-resume after a kill at %s: exit %d, %d lengths\n%s", name, code, lengths(), stderr)
+		}
 	}
 }
