@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 
 // runExport is `train export RUN_DIR [-o FILE] [-force]`, flags before or after the directory:
 // it writes the run's weights as a safetensors file (docs/export.md).
-func runExport(args []string, stdout, stderr io.Writer) error {
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage below
 	out := fs.String("o", "", "the `file` to write (default RUN_DIR/"+rundir.ExportName+")")
@@ -45,6 +46,9 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	m, cfg, err := train.LoadModel(dirs[0])
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
+	}
+	if err := ctx.Err(); err != nil { // a signal while the weights loaded: nothing written
+		return err
 	}
 	if err := export.Write(path, m, cfg); err != nil {
 		return err

@@ -91,7 +91,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		case "bench":
 			return runBench(args[1:], stdout, stderr)
 		case "export":
-			return runExport(args[1:], stdout, stderr)
+			return runExport(ctx, args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return nil

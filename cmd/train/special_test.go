@@ -142,3 +142,46 @@ func TestSignalEndsAnyStage(t *testing.T) {
 		}
 	}
 }
+
+// bigExport is a model whose export takes about a second (1.6 M parameters).
+const bigExport = `
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 256, heads: 4, layers: 2, d_ff: 1024}
+position: {kind: rope}
+train: {steps: 1, batch_size: 2}
+eval: {lengths: "1..2", examples: 1}
+`
+
+// TestSignalEndsExport: SIGTERM early in the export of a larger model ends it at once with
+// status 130 and one line, and no model.safetensors is written (issue 35 point 10: the file was
+// written and the command exited 0).
+func TestSignalEndsExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), bigExport)
+	if err := runCaught("-config", cfg, "-out", base); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(base, "copy_rope_s1")
+	for _, delay := range []time.Duration{100 * time.Millisecond, 300 * time.Millisecond} {
+		cmd := child("export", run)
+		var e bytes.Buffer
+		cmd.Stderr = &e
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay)
+		sent := time.Now()
+		cmd.Process.Signal(syscall.SIGTERM)
+		err := cmd.Wait()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 130 || strings.Count(e.String(), "\n") != 1 || !strings.Contains(e.String(), "interrupted by SIGTERM") {
+			t.Fatalf("SIGTERM %v into export: %v after %v; want exit status 130 and one line (stderr %q)", delay, err, time.Since(sent), e.String())
+		}
+		if _, err := os.Stat(filepath.Join(run, "model.safetensors")); err == nil {
+			t.Fatalf("SIGTERM %v into export: model.safetensors was written", delay)
+		}
+	}
+}

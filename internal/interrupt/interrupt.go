@@ -35,10 +35,14 @@ func Saving(ctx context.Context) (done func()) {
 	return func() { t.saving.Add(-1) }
 }
 
-// Settled waits until no stage is saving, then for grace, and returns: by then a stage that
-// saved its work has returned with its own message, and whatever still runs did not watch the
-// context. It returns early when stop is closed.
+// Settled returns at once when no stage is saving (the signal ends the process now); else it
+// waits until none is, then for grace, and returns: by then a stage that saved its work has
+// returned with its own message, and whatever still runs did not watch the context. It returns
+// early when stop is closed.
 func (t *Tracker) Settled(grace time.Duration, stop <-chan struct{}) {
+	if t.saving.Load() == 0 {
+		return
+	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for t.saving.Load() > 0 {
