@@ -11,6 +11,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/fielderr"
+	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/position"
 	"go.yaml.in/yaml/v3"
@@ -33,6 +34,7 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	heads := fs.Int("heads", 1, "attention heads (rope rotates each head's d_model/heads values)")
 	seed := fs.Uint64("seed", 1, "initialisation seed of trainable tables")
 	bidir := fs.Bool("bidirectional", false, "the bidirectional variant (model.bidirectional)")
+	trainLen := fs.Int("train-len", 0, "rope with -rope-scaling: the longest training sequence in tokens; the table is then the rotation of a sequence of -positions tokens, scaled as rope_scaling scales it past training (yarn also multiplies cos and sin by 0.1·ln s + 1, s = positions/train-len, which the angles do not show)")
 	opts := map[string]*string{} // flag name → value as given
 	keyOf := map[string]string{} // flag name → option key
 	for _, key := range schemes.AllKeys() {
@@ -127,9 +129,20 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try %s", *kind, strings.Join(with, ", "))
 	}
+	r, isRoPE := s.(*position.RoPE)
+	scaled := isRoPE && r.Scaling != "" && r.Scaling != "none"
+	switch {
+	case flagSet(fs, "train-len") && !scaled:
+		return fmt.Errorf("pe: -train-len: only rope with -rope-scaling (other than none) uses the training length; remove -train-len or give -rope-scaling")
+	case scaled && *trainLen < 1:
+		return fmt.Errorf("pe: -rope-scaling %s acts only past the training length: give -train-len N (the longest training sequence in tokens, N ≥ 1), e.g. -train-len %d", r.Scaling, max(*n/2, 1))
+	}
 	t, err := tb.Table(*n)
 	if err != nil {
 		return fmt.Errorf("pe: %w", err)
+	}
+	if scaled {
+		t = scaledAngles(r, *n, *trainLen)
 	}
 	w := csv.NewWriter(stdout)
 	w.Write(append([]string{"position"}, t.Columns...))
@@ -143,4 +156,27 @@ func runPE(args []string, stdout, stderr io.Writer) error {
 	}
 	w.Flush()
 	return w.Error()
+}
+
+// scaledAngles is rope's table for a sequence of n tokens when training had trainLen: the angle
+// p·scale·θᵢ of each position p and pair i, with the base, position scale and per-pair
+// frequencies of rope_scaling (RoPE.Rotation; the plain angles when n ≤ trainLen).
+func scaledAngles(r *position.RoPE, n, trainLen int) position.Table {
+	c := r.Rotation(n, trainLen)
+	freqs := c.Freqs
+	if freqs == nil {
+		freqs = ops.Theta(c.Base, c.Rot)
+	}
+	t := position.Table{Columns: make([]string, len(freqs))}
+	for i := range freqs {
+		t.Columns[i] = fmt.Sprintf("pair%d", i)
+	}
+	for p := 0; p < n; p++ {
+		row := make([]float64, len(freqs))
+		for i, w := range freqs {
+			row[i] = float64(p) * c.Scale * w
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }

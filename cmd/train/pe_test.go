@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"io"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -116,4 +119,67 @@ func peUses(scheme, flag string) bool {
 		return scheme == "t5" || scheme == "learned"
 	}
 	return true
+}
+
+// TestPERopeScaling: -rope-scaling is not accepted and ignored (issue 35 point 12): with
+// -train-len the table is the rotation of -positions tokens scaled as training-time rope scales
+// it (interpolate: every angle divided by s = positions/train-len; ntk and dynamic_ntk: a larger
+// base, so every pair but the first turns slower; yarn: the fast pairs kept, the slow ones
+// divided by s), and at positions ≤ train-len the plain table bit for bit; without -train-len it
+// is refused in one line naming the flag, through runPE and as a process.
+func TestPERopeScaling(t *testing.T) {
+	base := []string{"-scheme", "rope", "-dim", "16", "-positions", "64"}
+	plain := peCSV(t, base...)
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, sc := range []string{"interpolate", "ntk", "dynamic_ntk", "yarn"} {
+		args := append(append([]string{}, base...), "-rope-scaling", sc)
+		if sc == "dynamic_ntk" {
+			args = append(args, "-rope-factor", "2")
+		}
+		same := peCSV(t, append(args, "-train-len", "64")...)
+		if !slices.EqualFunc(same, plain, slices.Equal) {
+			t.Errorf("%s at the training length differs from the plain table", sc)
+		}
+		got := peCSV(t, append(args, "-train-len", "16")...) // s = 4
+		last := len(got) - 1
+		first, slow := num(got[last][1])/num(plain[last][1]), num(got[last][8])/num(plain[last][8])
+		switch sc {
+		case "interpolate":
+			if math.Abs(first-0.25) > 1e-12 || math.Abs(slow-0.25) > 1e-12 {
+				t.Errorf("interpolate: angles × %g and × %g, want × 1/4", first, slow)
+			}
+		case "ntk", "dynamic_ntk":
+			if first != 1 || !(slow < 0.9) {
+				t.Errorf("%s: the first pair × %g (want 1), the last × %g (want slower)", sc, first, slow)
+			}
+		case "yarn":
+			if first != 1 || math.Abs(slow-0.25) > 1e-12 {
+				t.Errorf("yarn: the fastest pair × %g (want kept), the slowest × %g (want 1/4)", first, slow)
+			}
+		}
+	}
+	for _, c := range []struct{ args, want []string }{
+		{append(append([]string{}, base...), "-rope-scaling", "yarn"), []string{"-rope-scaling yarn", "give -train-len N"}},
+		{append(append([]string{}, base...), "-train-len", "8"), []string{"-train-len: only rope with -rope-scaling"}},
+		{[]string{"-scheme", "sinusoidal", "-train-len", "8"}, []string{"-train-len: only rope with -rope-scaling"}},
+		{append(append([]string{}, base...), "-rope-scaling", "ntk", "-train-len", "0"), []string{"-rope-scaling ntk", "N ≥ 1"}},
+	} {
+		err := runPE(c.args, io.Discard, io.Discard)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("pe %v: %v, want %q", c.args, err, w)
+			}
+		}
+		if testing.Short() {
+			continue
+		}
+		_, stderr, code := runChild(t, append([]string{"pe"}, c.args...)...)
+		oneLineError(t, strings.Join(c.args, " "), stderr, code, c.want...)
+	}
 }
