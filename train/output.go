@@ -221,6 +221,9 @@ func LoadCheckpoint(path string, m *model.Model, a *Adam, st *trainState) error 
 	if r.Len() > 0 && !summed {
 		return fmt.Errorf("checkpoint %s is damaged: %d bytes follow its data, and its checksum is unreadable; %s", path, r.Len(), rundir.RetrainFix(filepath.Dir(path)))
 	}
+	if !summed {
+		warnUnverified(path)
+	}
 	params := m.Params()
 	damaged := func(what string, args ...any) error {
 		return fmt.Errorf("checkpoint %s is damaged: %s; %s", path, fmt.Sprintf(what, args...), rundir.RetrainFix(filepath.Dir(path)))

@@ -60,10 +60,30 @@ func TestFlippedBitRefused(t *testing.T) {
 		t.Error("export wrote the damaged weights")
 	}
 	// Before checksums: the gob encoding alone loads; with bytes after it, it is damaged.
+	// It loads with a warning that it cannot be verified (a stripped trailer reads the same),
+	// once per file, through the loader, the CLI and a real process (issue 35 point 9).
 	old := good[:len(good)-len("posformer-sha256\n")-32]
 	writeFile(t, path, string(old))
+	var warned []string
+	orig := train.Warn
+	train.Warn = func(msg string) { warned = append(warned, msg) }
+	defer func() { train.Warn = orig }()
+	const unverified = "has no checksum (written before posformer wrote them, or its trailer was removed): it cannot be verified"
 	if _, _, err := train.LoadModel(dir); err != nil {
 		t.Errorf("a checkpoint written before checksums: %v", err)
+	}
+	train.LoadModel(dir)
+	if len(warned) != 1 || !strings.Contains(warned[0], path+" "+unverified) {
+		t.Errorf("a checkpoint without its trailer, loaded twice: warnings %q, want one naming it", warned)
+	}
+	if err := runCaught("export", dir, "-o", filepath.Join(base, "old.safetensors")); err != nil {
+		t.Errorf("export of a checkpoint written before checksums: %v", err)
+	}
+	if !testing.Short() {
+		_, stderr, code := runChild(t, "inspect", dir, "-length", "2")
+		if code != 0 || strings.Count(stderr, "train: warning: checkpoint "+path+" "+unverified) != 1 {
+			t.Errorf("inspect of a checkpoint without its trailer: exit %d, stderr %q; want 0 and one warning", code, stderr)
+		}
 	}
 	writeFile(t, path, string(old)+"posformer-sha256X"+strings.Repeat("0", 32))
 	if _, _, err := train.LoadModel(dir); err == nil || !strings.Contains(err.Error(), "49 bytes follow its data") {
