@@ -768,6 +768,17 @@ def _norm(dst, g, b):
 
 ROPE_SCALINGS = ("none", "interpolate", "ntk", "dynamic_ntk", "yarn", "llama3", "longrope")  # position.rope_scaling values the RoPE class computes
 MAX_FIRE_WIDTH = 4096  # position.mlp_width: the widest FIRE MLP posformer builds
+MAX_RANDOM_LIMIT = 1 << 17  # position.max_random: the most positions posformer samples from (position.MaxRandomLimit)
+# Per position.kind, the options posformer writes in its position section (position.Options),
+# and the kinds that take randomized positions (position.Randomizable) with their three keys.
+SCHEME_OPTIONS = {
+    "sinusoidal": ("base",), "learned": ("max_positions", "init_std"),
+    "rope": ("base", "rotary_fraction", "rope_scaling", "rope_factor"), "none": (), "alibi": ("symmetric",),
+    "relative": ("base",), "t5": ("num_buckets", "max_distance", "init_std"), "kerple": (),
+    "fire": ("mlp_width", "init_c", "init_l"),
+}
+RANDOMIZABLE = ("sinusoidal", "learned", "rope", "alibi", "relative")
+RANDOMIZED_KEYS = ("randomized", "max_random", "eval_positions")
 
 
 class _Fields:
@@ -830,12 +841,44 @@ def _check_rope(f, a):
     if rot % 2 or rot == 0:
         raise f.bad("rotary_fraction", f"d_head {dh} x {frac} rotates {rot} dimensions, which must be even and positive")
     scaling = f.choice("rope_scaling", ROPE_SCALINGS, default="none")
+    if scaling != "none" and f.obj.get("randomized") is True:
+        raise f.bad("rope_scaling", f"{scaling} with randomized positions, which posformer refuses (they already cover [0, max_random))")
+    if scaling != "none" and a["train_len"] == 0:
+        raise _bad(f.path, "posformer.model.train_len", f"0, but rope_scaling {scaling} acts past the training length, so it needs one")
     if scaling in ("ntk", "dynamic_ntk") and rot <= 2:
         raise f.bad("rope_scaling", f"{scaling} needs more than 2 rotated dimensions per head, got {rot}")
     if scaling == "dynamic_ntk":
         f.float("rope_factor", above=0)  # posformer refuses a factor below 1 before it exports
     elif "rope_factor" in f.obj:
         raise f.bad("rope_factor", "only rope_scaling dynamic_ntk takes a factor")
+
+
+def _check_alibi(f, a):
+    if f.bool("symmetric", default=False) and not a["bidirectional"]:
+        raise f.bad("symmetric", "true on a causal model: it applies to an encoder (posformer.model.bidirectional) only")
+
+
+def _check_options(f, a, kind):
+    """Every key of the position section is an option of its kind (or, for a kind that takes
+    them, of randomized positions), and randomized positions are checked as posformer checks
+    them: a boolean, max_random in [max(2, train_len), MAX_RANDOM_LIMIT], eval_positions random
+    or plain. A kind added to SCHEMES lists its options in SCHEME_OPTIONS."""
+    known = ("kind",) + SCHEME_OPTIONS.get(kind, tuple(f.obj)) + (RANDOMIZED_KEYS if kind in RANDOMIZABLE else ())
+    for key in f.obj:
+        if key not in known:
+            what = f"not an option of {kind} (it has {', '.join(known[1:]) or 'none'})"
+            if key in RANDOMIZED_KEYS:
+                what = f"{kind} takes no randomized positions (only {', '.join(RANDOMIZABLE)} do)"
+            raise f.bad(key, what)
+    if kind not in RANDOMIZABLE or not f.bool("randomized", default=False):
+        for key in ("max_random", "eval_positions"):
+            if key in f.obj:
+                raise f.bad(key, "given without randomized: true, which it belongs to")
+        return
+    lo = max(2, a["train_len"])
+    if f.int("max_random", lo=lo) > MAX_RANDOM_LIMIT:
+        raise f.bad("max_random", f"{f.obj['max_random']} is more than {MAX_RANDOM_LIMIT}, the most positions posformer samples from")
+    f.choice("eval_positions", ("random", "plain"))
 
 
 def _check_t5(f, a):
@@ -859,6 +902,7 @@ def _relative_tensors(o, a):
 def _check_fire(f, a):
     if f.int("mlp_width", lo=1) > MAX_FIRE_WIDTH:
         raise f.bad("mlp_width", f"{f.obj['mlp_width']} is more than {MAX_FIRE_WIDTH}, the widest MLP posformer builds")
+    f.float("init_c", above=0)
     f.float("init_l", above=0)
     if a["bidirectional"]:
         raise _bad(f.path, "posformer.model.bidirectional", "true, but fire is causal only")
@@ -917,7 +961,7 @@ SCHEMES = {
     "cope": (_check_cope, lambda o, a: [(f"pos.cope.e.{l}", f"e{l}", [("position.npos", o["npos"]), ("d_head", a["d_model"] // a["heads"])])
                                       for l in range(a["layers"])]),
     "none": (lambda f, a: None, lambda o, a: []),
-    "alibi": (lambda f, a: f.bool("symmetric", default=False), lambda o, a: []),
+    "alibi": (lambda f, a: _check_alibi(f, a), lambda o, a: []),
     "relative": (_check_relative, _relative_tensors),
     "t5": (_check_t5, lambda o, a: [("pos.t5.bias", "table", [("heads", a["heads"]), ("position.num_buckets", o["num_buckets"])])]),
     "kerple": (lambda f, a: None, lambda o, a: [("pos.kerple.rho", "rho", [("2·heads", 2 * a["heads"])])]),
@@ -964,6 +1008,7 @@ def check_arch(header):
     pos = _object(f.get("position", None), path, "posformer.model.position")
     pf = _Fields(path, "posformer.model.position.", pos)
     kind = pf.choice("kind", tuple(SCHEMES))
+    _check_options(pf, arch, kind)
     SCHEMES[kind][0](pf, arch)
     return arch
 

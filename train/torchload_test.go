@@ -184,6 +184,16 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 	position := func(key string, v any) []byte {
 		return p.editModel(t, func(m map[string]any) { m["position"].(map[string]any)[key] = v }).bytes()
 	}
+	positions := func(kv map[string]any) []byte { // several keys of the position section
+		return p.editModel(t, func(m map[string]any) {
+			for k, v := range kv {
+				m["position"].(map[string]any)[k] = v
+			}
+		}).bytes()
+	}
+	scheme := func(pos map[string]any) []byte { // another position section
+		return p.editModel(t, func(m map[string]any) { m["position"] = pos }).bytes()
+	}
 	num := func(s string) json.Number { return json.Number(s) }
 	dup := p.clone()
 	dup.names, dup.raws = append(dup.names, "tok_emb"), append(dup.raws, p.raws[p.index(t, "tok_emb")])
@@ -263,6 +273,31 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 		{"a scheme's tensor missing", p.editModel(t, func(m map[string]any) { m["position"] = map[string]any{"kind": "learned", "max_positions": 8} }).bytes(),
 			"tensor pos.learned.table: missing (posformer.model has 1 layer, position.kind learned)" + reexport},
 		{"a tensor the model does not have", extraTensor.bytes(), "tensor extra: not part of a rope model of 1 layer (docs/export.md)" + reexport},
+		// Metadata posformer refuses (issue 35 point 11).
+		{"yarn with randomized positions", positions(map[string]any{"rope_scaling": "yarn", "randomized": true, "max_random": 64, "eval_positions": "random"}),
+			"posformer.model.position.rope_scaling: yarn with randomized positions, which posformer refuses (they already cover [0, max_random))" + reexport},
+		{"max_random 1", positions(map[string]any{"randomized": true, "max_random": 1, "eval_positions": "random"}),
+			fmt.Sprintf("posformer.model.position.max_random: must be at least %d, got 1", max(2, arch.TrainLen)) + reexport},
+		{"max_random 10^9", positions(map[string]any{"randomized": true, "max_random": 1_000_000_000, "eval_positions": "random"}),
+			"posformer.model.position.max_random: 1000000000 is more than 131072, the most positions posformer samples from" + reexport},
+		{"an unknown eval_positions", positions(map[string]any{"randomized": true, "max_random": 64, "eval_positions": "sometimes"}),
+			`posformer.model.position.eval_positions: "sometimes": this module knows random, plain` + reexport},
+		{"randomized as a string", positions(map[string]any{"randomized": "true", "max_random": 64, "eval_positions": "random"}),
+			`posformer.model.position.randomized: "true" is not true or false` + reexport},
+		{"max_random without randomized", positions(map[string]any{"max_random": 64}),
+			"posformer.model.position.max_random: given without randomized: true, which it belongs to" + reexport},
+		{"an unknown option of rope", position("colour", "red"),
+			"posformer.model.position.colour: not an option of rope (it has base, rotary_fraction, rope_scaling, rope_factor, randomized, max_random, eval_positions)" + reexport},
+		{"randomized t5", scheme(map[string]any{"kind": "t5", "num_buckets": 8, "max_distance": 12, "init_std": 0.02, "randomized": true}),
+			"posformer.model.position.randomized: t5 takes no randomized positions (only sinusoidal, learned, rope, alibi, relative do)" + reexport},
+		{"symmetric alibi on a causal model", scheme(map[string]any{"kind": "alibi", "symmetric": true}),
+			"posformer.model.position.symmetric: true on a causal model: it applies to an encoder (posformer.model.bidirectional) only" + reexport},
+		{"a negative fire init_c", scheme(map[string]any{"kind": "fire", "mlp_width": 8, "init_c": -0.1, "init_l": 12}),
+			"posformer.model.position.init_c: must be greater than 0, got -0.1" + reexport},
+		{"yarn with train_len 0", p.editModel(t, func(m map[string]any) {
+			m["train_len"] = 0
+			m["position"].(map[string]any)["rope_scaling"] = "yarn"
+		}).bytes(), "posformer.model.train_len: 0, but rope_scaling yarn acts past the training length, so it needs one" + reexport},
 	}
 }
 
