@@ -13,7 +13,7 @@ import (
 // the options drop: names, and a headline over the pairs.
 func init() {
 	register(kindDef{name: "family", place: 60, followed: true, new: func() Kind { return &familyKind{} },
-		rule: "**Family headline**: the mean over the family's pairs that could be judged (every pair not *untested*) of (ours in the paper's statistic) A − B, and beside it, when some pair is untested, the mean over all its pairs. *Reproduced* when the judged pairs' mean is on A's side of 0, at least one pair is reproduced and none is contradicted (with the number of untested pairs said); *contradicted* when a pair is contradicted; *untested* when every pair is untested; *inconclusive* otherwise."})
+		rule: "**Family** (the cells holding the family's options, each against its twin without them, e.g. a randomized scheme against the plain one): a cell with no such twin in the table is left out of the family, neither judged nor counted.\n- **Family headline**: the mean over the family's pairs that could be judged (every pair not *untested*) of (ours in the paper's statistic) A − B, and beside it, when some pair is untested, the mean over all its pairs. *Reproduced* when the judged pairs' mean is on A's side of 0, at least one pair is reproduced and none is contradicted (with the number of untested pairs said); *contradicted* when a pair is contradicted; *untested* when every pair is untested; *inconclusive* otherwise."})
 }
 
 var (
