@@ -8,6 +8,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/fielderr"
+	"github.com/posformer/posformer/internal/memlimit"
 	"github.com/posformer/posformer/model"
 	"github.com/posformer/posformer/position"
 )
@@ -49,8 +50,12 @@ type Memory struct {
 	// the last, partial one) and the diagnostics' graphs there (inspection, greedy decoding);
 	// TestData the test set there (eval.examples examples).
 	Eval, TestData int64
-	// Peak is the runtime, the state and the larger of training (its graphs and validation's)
-	// and evaluation.
+	// Corpus is a language model's corpus held through the run (data.LM.CorpusBytes: 8 bytes a
+	// token); CorpusLoad what its loading held besides, once: the compressed and the
+	// uncompressed archive (at most twice its tokens, as bytes).
+	Corpus, CorpusLoad int64
+	// Peak is the runtime, the corpus and the larger of its loading and the run: the state and
+	// the larger of training (its graphs and validation's) and evaluation.
 	Peak int64
 }
 
@@ -63,12 +68,16 @@ func mb(b int64) string {
 
 // EvalPeak is the peak of an evaluation alone (inspect's): the runtime, the state, the
 // evaluation's graphs and its test set.
-func (m Memory) EvalPeak() int64 { return runtimeBytes + m.State + m.Eval + m.TestData }
+func (m Memory) EvalPeak() int64 { return runtimeBytes + m.Corpus + m.State + m.Eval + m.TestData }
 
 // String is the prediction as the run prints it.
 func (m Memory) String() string {
-	return fmt.Sprintf("predicted peak memory %s (weights and optimiser %s, training graphs %s, validation %s, evaluation %s, test set %s)",
-		mb(m.Peak), mb(m.State), mb(m.TrainGraphs), mb(m.Validation+m.ValData), mb(m.Eval), mb(m.TestData))
+	corpus := ""
+	if m.Corpus > 0 {
+		corpus = fmt.Sprintf(", corpus %s", mb(m.Corpus))
+	}
+	return fmt.Sprintf("predicted peak memory %s (weights and optimiser %s, training graphs %s, validation %s, evaluation %s, test set %s%s)",
+		mb(m.Peak), mb(m.State), mb(m.TrainGraphs), mb(m.Validation+m.ValData), mb(m.Eval), mb(m.TestData), corpus)
 }
 
 // evalGraphs is the memory of train.Evaluate's graphs for n examples of sequences of T tokens in
@@ -114,6 +123,9 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 			m.ValData += exampleBytes(c.Train.ValExamples, data.SeqLen(task, L))
 		}
 	}
+	if lm, ok := task.(*data.LM); ok {
+		m.Corpus, m.CorpusLoad = lm.CorpusBytes(), lm.CorpusBytes()/4
+	}
 	if lm, ok := task.(*data.LM); ok && len(c.Eval.Lengths) > 0 {
 		// The lm task's evaluation (train/lm.go): the sliding window's graphs at the longest
 		// length (at least as many windows as the non-overlapping ones), and a batch's logits
@@ -138,17 +150,23 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 		}
 		m.Eval += diag
 	}
-	m.Peak = runtimeBytes + m.State + max(m.TrainGraphs+m.Validation+m.ValData, m.Eval+m.TestData)
+	m.Peak = runtimeBytes + m.Corpus + max(m.CorpusLoad, m.State+max(m.TrainGraphs+m.Validation+m.ValData, m.Eval+m.TestData))
 	return m
 }
 
 // checkMemory refuses a config whose predicted peak memory is beyond MaxMemoryBytes, naming the
 // part that is too large and the fields that size it.
 func checkMemory(c config.Config, task data.Task, m Memory) error {
-	if m.Peak <= MaxMemoryBytes {
+	avail, limit := MaxMemoryBytes, fmt.Sprintf("posformer's limit of %s", mb(MaxMemoryBytes))
+	if room, what, ok := ProcessRoom(); ok && room < avail {
+		avail, limit = room, what
+	}
+	if m.Peak <= avail {
 		return nil
 	}
-	limit := fmt.Sprintf("posformer's limit of %s", mb(MaxMemoryBytes))
+	if avail < 2*runtimeBytes { // no config could fit: the limit is the problem
+		return fmt.Errorf("memory: %s, too little for any run (a predicted peak of %s); raise the limit (docs/runs.md: the smallest posformer starts under)", limit, mb(m.Peak))
+	}
 	cores := fmt.Sprintf(" on %d cores", runtime.GOMAXPROCS(0)) // an evaluation's attention keeps a block of rows × T per core
 	switch {
 	case m.TestData >= max(m.Eval, m.TrainGraphs+m.Validation+m.ValData, m.State):
@@ -174,6 +192,32 @@ func checkMemory(c config.Config, task data.Task, m Memory) error {
 		fields = "model.vocab, " + fields
 	}
 	return fielderr.New("model", "the weights and optimiser state need about %s (a predicted peak of %s), more than %s; lower %s", mb(m.State), mb(m.Peak), limit, fields)
+}
+
+// processLimits are the process's limits (tests replace it).
+var processLimits = memlimit.Limits
+
+// virtualSlack is what an address-space limit must hold beyond the prediction besides what the
+// process has mapped already: the heap grows in 64 MiB arenas, and each thread the runtime
+// starts later maps its stack (8 MiB in a cgo build).
+const virtualSlack = 64 << 20
+
+// ProcessRoom is the memory the process's own limits (internal/memlimit: the address-space
+// limit, less what the process has mapped already, the Go runtime's reservations included, and
+// virtualSlack; the cgroup's memory limit) leave for a prediction's peak, the smallest of them,
+// with the words naming it; ok is false when there is no limit.
+func ProcessRoom() (room int64, what string, ok bool) {
+	for _, l := range processLimits() {
+		r, w := l.Bytes, fmt.Sprintf("%s of %s", l.What, mb(l.Bytes))
+		if l.Virtual { // the runtime's share of a peak (runtimeBytes) is mapped already
+			used := memlimit.Virtual() + virtualSlack
+			r, w = l.Bytes-used+runtimeBytes, fmt.Sprintf("the %s that %s leaves beside the %s the Go runtime and the process map already", mb(max(l.Bytes-used, 0)), w, mb(used))
+		}
+		if !ok || r < room {
+			room, what, ok = r, w, true
+		}
+	}
+	return room, what, ok
 }
 
 // checkSchemeParams refuses, before the scheme is built, a config whose position scheme's own

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/posformer/posformer/internal/memlimit"
+)
+
+// bigModel is predicted at 6.35 GB: more than any limit below leaves.
+const bigModel = `
+task: {name: copy, min_len: 1, max_len: 40}
+model: {d_model: 512, heads: 8, layers: 6, d_ff: 2048}
+position: {kind: rope}
+train: {steps: 2, batch_size: 64}
+eval: {lengths: "1..40", examples: 64}
+`
+
+// underUlimit is the test binary as the CLI (child) started by sh under ulimit -v kb.
+func underUlimit(kb string, args ...string) *exec.Cmd {
+	c := child(args...)
+	c.Args = append([]string{"sh", "-c", `ulimit -v ` + kb + ` && exec "$0" "$@"`, c.Path}, args...)
+	c.Path = "/bin/sh"
+	return c
+}
+
+// TestAddressSpaceLimitRespected: under an address-space limit a config whose prediction does
+// not fit beside what the process maps already is refused before anything is allocated, in one
+// line naming the limit and the field to lower (it died with Go's "fatal error: out of memory"
+// and 215 lines of stack), through run (this process's limit set for the call) and as a process
+// under `ulimit -v 2000000`; a small run still runs there (issue 35 point 6).
+func TestAddressSpaceLimitRespected(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, filepath.Join(dir, "big.yaml"), bigModel)
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &old); err != nil {
+		t.Skip(err)
+	}
+	lim := syscall.Rlimit{Cur: uint64(memlimit.Virtual() + 1<<30), Max: old.Max}
+	if lim.Cur > old.Cur || syscall.Setrlimit(syscall.RLIMIT_AS, &lim) != nil {
+		t.Skip("cannot lower this process's address-space limit")
+	}
+	err := runCaught("-config", cfg, "-out", filepath.Join(dir, "out"))
+	syscall.Setrlimit(syscall.RLIMIT_AS, &old)
+	if err == nil || !strings.Contains(err.Error(), "the address-space limit (ulimit -v") || !strings.Contains(err.Error(), "task.max_len") {
+		t.Errorf("run under an address-space limit: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("the refused run created its directory")
+	}
+	if testing.Short() {
+		return
+	}
+	c := underUlimit("2000000", "-config", cfg, "-out", filepath.Join(dir, "out"))
+	var e strings.Builder
+	c.Stderr = &e
+	err = c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	oneLineError(t, "ulimit -v 2000000", e.String(), code, "more than the", "that the address-space limit (ulimit -v 2000000) of 2.05 GB leaves beside the", "lower task.max_len or train.batch_size")
+	small := underUlimit("2000000", "-config", writeFile(t, filepath.Join(dir, "small.yaml"), tinyConfig), "-out", filepath.Join(dir, "small"))
+	if out, err := small.CombinedOutput(); err != nil {
+		t.Errorf("a small run under ulimit -v 2000000: %v\n%s", err, out)
+	}
+}
