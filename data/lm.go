@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/posformer/posformer/internal/fielderr"
+	"github.com/posformer/posformer/internal/memlimit"
 	"github.com/posformer/posformer/internal/regfile"
 )
 
@@ -213,6 +214,9 @@ func LoadLM(path, want string) (*LM, error) {
 		src = b
 		restore = "use the corpus that hash pins, or set task.corpus_sha256 to the new hash if this corpus is the one you mean"
 	}
+	if err := roomFor(name, src); err != nil {
+		return nil, err
+	}
 	raw, err := gunzip(src)
 	if err != nil {
 		return nil, fielderr.New("task.corpus", "%s is not a gzip-compressed tar archive (%v); %s", name, err, restore)
@@ -261,6 +265,21 @@ func LoadLM(path, want string) (*LM, error) {
 	}
 	lmCache.m[key] = t
 	return t, nil
+}
+
+// roomFor refuses, before it is unpacked, a corpus whose loading needs more memory than the
+// process's limits leave (internal/memlimit): its uncompressed archive (gzip's trailer gives its
+// size) and 8 bytes a byte of it as tokens, beside the compressed bytes already read.
+func roomFor(name string, src []byte) error {
+	if len(src) < 4 {
+		return nil
+	}
+	size := int64(binary.LittleEndian.Uint32(src[len(src)-4:]))
+	need := 9 * min(size, MaxCorpusBytes)
+	if room, what, ok := memlimit.Room(); ok && need > room {
+		return fielderr.New("task.corpus", "loading %s (%.0f MB uncompressed) needs about %.0f MB, more than the %.0f MB that %s leaves; use a smaller corpus, or raise the limit", name, float64(size)/1e6, float64(need)/1e6, float64(room)/1e6, what)
+	}
+	return nil
 }
 
 // eachDoc calls f with every regular file of the tar archive raw, in order.

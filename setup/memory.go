@@ -158,7 +158,7 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 // part that is too large and the fields that size it.
 func checkMemory(c config.Config, task data.Task, m Memory) error {
 	avail, limit := MaxMemoryBytes, fmt.Sprintf("posformer's limit of %s", mb(MaxMemoryBytes))
-	if room, what, ok := ProcessRoom(); ok && room < avail {
+	if room, what, ok := ProcessRoom(m.Corpus + m.CorpusLoad); ok && room < avail {
 		avail, limit = room, what
 	}
 	if m.Peak <= avail {
@@ -169,6 +169,9 @@ func checkMemory(c config.Config, task data.Task, m Memory) error {
 	}
 	cores := fmt.Sprintf(" on %d cores", runtime.GOMAXPROCS(0)) // an evaluation's attention keeps a block of rows × T per core
 	switch {
+	case m.Corpus+m.CorpusLoad >= m.State+max(m.TrainGraphs+m.Validation+m.ValData, m.Eval+m.TestData):
+		return fielderr.New("task.corpus", "the corpus holds about %s as tokens (8 bytes a byte of text; a predicted peak of %s), more than %s; use a smaller corpus",
+			mb(m.Corpus), mb(m.Peak), limit)
 	case m.TestData >= max(m.Eval, m.TrainGraphs+m.Validation+m.ValData, m.State):
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
 		return fielderr.New("eval.examples", "the test set of %d examples at length %d (%d tokens each) needs about %s (a predicted peak of %s), more than %s; lower eval.examples",
@@ -197,21 +200,20 @@ func checkMemory(c config.Config, task data.Task, m Memory) error {
 // processLimits are the process's limits (tests replace it).
 var processLimits = memlimit.Limits
 
-// virtualSlack is what an address-space limit must hold beyond the prediction besides what the
-// process has mapped already: the heap grows in 64 MiB arenas, and each thread the runtime
-// starts later maps its stack (8 MiB in a cgo build).
-const virtualSlack = 64 << 20
+// virtualSlack: memlimit.Slack.
+const virtualSlack = memlimit.Slack
 
 // ProcessRoom is the memory the process's own limits (internal/memlimit: the address-space
 // limit, less what the process has mapped already, the Go runtime's reservations included, and
 // virtualSlack; the cgroup's memory limit) leave for a prediction's peak, the smallest of them,
-// with the words naming it; ok is false when there is no limit.
-func ProcessRoom() (room int64, what string, ok bool) {
+// with the words naming it; ok is false when there is no limit. mapped is the part of the
+// prediction already allocated (a loaded corpus), which the address space holds already.
+func ProcessRoom(mapped int64) (room int64, what string, ok bool) {
 	for _, l := range processLimits() {
 		r, w := l.Bytes, fmt.Sprintf("%s of %s", l.What, mb(l.Bytes))
 		if l.Virtual { // the runtime's share of a peak (runtimeBytes) is mapped already
 			used := memlimit.Virtual() + virtualSlack
-			r, w = l.Bytes-used+runtimeBytes, fmt.Sprintf("the %s that %s leaves beside the %s the Go runtime and the process map already", mb(max(l.Bytes-used, 0)), w, mb(used))
+			r, w = l.Bytes-used+runtimeBytes+mapped, fmt.Sprintf("the %s that %s leaves beside the %s the Go runtime and the process map already", mb(max(l.Bytes-used, 0)), w, mb(used))
 		}
 		if !ok || r < room {
 			room, what, ok = r, w, true

@@ -64,6 +64,18 @@ func TestAddressSpaceLimitRespected(t *testing.T) {
 		code = ee.ExitCode()
 	}
 	oneLineError(t, "ulimit -v 2000000", e.String(), code, "more than the", "that the address-space limit (ulimit -v 2000000) of 2.05 GB leaves beside the", "lower task.max_len or train.batch_size")
+	// a corpus whose loading does not fit: refused before it is unpacked (it died in the load)
+	corpus, sum := writeCorpus(t, dir, 400, 60_000) // 24 MB: about 216 MB to load
+	lm := writeFile(t, filepath.Join(dir, "lm.yaml"), "task: {name: lm, min_len: 64, max_len: 64, corpus: "+corpus+", corpus_sha256: "+sum+"}\n")
+	c = underUlimit("1500000", "-config", lm, "-out", filepath.Join(dir, "lm"))
+	e.Reset()
+	c.Stderr = &e
+	err = c.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	oneLineError(t, "a corpus under ulimit -v 1500000", e.String(), code, "task.corpus: loading "+corpus, "that the address-space limit (ulimit -v 1500000) leaves; use a smaller corpus")
 	small := underUlimit("2000000", "-config", writeFile(t, filepath.Join(dir, "small.yaml"), tinyConfig), "-out", filepath.Join(dir, "small"))
 	if out, err := small.CombinedOutput(); err != nil {
 		t.Errorf("a small run under ulimit -v 2000000: %v\n%s", err, out)

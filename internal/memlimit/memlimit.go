@@ -86,13 +86,16 @@ func readLimit(path string) int64 {
 // Virtual is the process's address space now (VmSize of /proc/self/status), 0 when unknown:
 // what an address-space limit already holds, the Go runtime's own reservations included (about
 // 1 GB on linux/amd64 before the heap holds anything).
-func Virtual() int64 {
+func Virtual() int64 { return status("VmSize:") }
+
+// status is a kB field of /proc/self/status in bytes, 0 when unknown.
+func status(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmSize:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err == nil {
 				return kb << 10
@@ -101,3 +104,27 @@ func Virtual() int64 {
 	}
 	return 0
 }
+
+// Slack is what an address-space limit must keep free beyond a prediction besides what the
+// process has mapped already: the heap grows in 64 MiB arenas, and each thread the runtime
+// starts later maps its stack (8 MiB in a cgo build).
+const Slack = 64 << 20
+
+// Room is what the tightest of the process's limits leaves for more memory now: an
+// address-space limit less what the process maps (Virtual) and Slack, a cgroup limit less the
+// process's resident memory; with the words naming it. ok is false when there is no limit.
+func Room() (room int64, what string, ok bool) {
+	for _, l := range Limits() {
+		r := l.Bytes - resident()
+		if l.Virtual {
+			r = l.Bytes - Virtual() - Slack
+		}
+		if !ok || r < room {
+			room, what, ok = max(r, 0), l.What, true
+		}
+	}
+	return room, what, ok
+}
+
+// resident is the process's resident memory now (VmRSS), 0 when unknown.
+func resident() int64 { return status("VmRSS:") }
