@@ -13,7 +13,7 @@ import (
 var WriteData = func(f *os.File, data []byte) (int, error) { return f.Write(data) }
 
 // WriteFileAtomic writes data to a temporary file in the same directory, syncs it, renames it
-// over path and syncs the directory, so a reader (or a run resumed after a crash or a power
+// over path and syncs the directory (path a symbolic link leading out of it is refused: Inside), so a reader (or a run resumed after a crash or a power
 // cut) sees the old file or the new one, never half of one. On failure the temporary file is
 // removed and path is left as it was.
 func WriteFileAtomic(path string, data []byte) (err error) {
@@ -22,6 +22,9 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 			return fmt.Errorf("writing %s: %w: the disk is full (the previous %s, if any, is intact); free some space or choose another -out, then run again (with -resume to continue a run)", path, err, filepath.Base(path))
 		}
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := Inside(filepath.Dir(path), path); err != nil { // a link elsewhere is not replaced either
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {

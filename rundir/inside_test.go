@@ -35,3 +35,21 @@ func TestInside(t *testing.T) {
 		}
 	}
 }
+
+// TestAtomicWriteRefusesLinkOut: WriteFileAtomic refuses a path that is a link leading out of
+// its directory, and leaves the file it leads to as it was.
+func TestAtomicWriteRefusesLinkOut(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "precious")
+	os.WriteFile(target, []byte("mine"), 0o644)
+	os.Symlink(target, filepath.Join(dir, "results.json"))
+	if err := WriteFileAtomic(filepath.Join(dir, "results.json"), []byte("{}")); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("an atomic write over a link out: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "mine" {
+		t.Errorf("the file the link leads to holds %q", b)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "other.json"), []byte("{}")); err != nil {
+		t.Error(err)
+	}
+}
