@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/gob"
 	"fmt"
 	"io"
@@ -304,7 +305,8 @@ func TestDamagedOrForeignCheckpoint(t *testing.T) {
 		if err := gob.NewEncoder(&buf).Encode(ck); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(dir, "checkpoint.bin"), buf.String())
+		sum := sha256.Sum256(buf.Bytes()) // the trailer SaveCheckpoint writes: the damage is past the checksum
+		writeFile(t, filepath.Join(dir, "checkpoint.bin"), buf.String()+"posformer-sha256\n"+string(sum[:]))
 		os.Remove(filepath.Join(dir, "results.json"))
 		err := runCaught("-config", cfg, "-out", out, "-set", "train.steps=6", "-set", "train.checkpoint_every=5", "-resume")
 		if err == nil || strings.HasPrefix(err.Error(), "PANIC") || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
