@@ -773,11 +773,12 @@ MAX_RANDOM_LIMIT = 1 << 17  # position.max_random: the most positions posformer 
 # and the kinds that take randomized positions (position.Randomizable) with their three keys.
 SCHEME_OPTIONS = {
     "sinusoidal": ("base",), "learned": ("max_positions", "init_std"),
-    "rope": ("base", "rotary_fraction", "rope_scaling", "rope_factor"), "none": (), "alibi": ("symmetric",),
+    "rope": ("base", "rotary_fraction", "rope_scaling", "rope_factor", "rope_long_factor"), "none": (), "alibi": ("symmetric",),
     "relative": ("base",), "t5": ("num_buckets", "max_distance", "init_std"), "kerple": (),
-    "fire": ("mlp_width", "init_c", "init_l"),
+    "fire": ("mlp_width", "init_c", "init_l"), "p_rope": ("base", "p"), "xpos": ("base", "scale_base"),
+    "cope": ("npos", "init_std"),
 }
-RANDOMIZABLE = ("sinusoidal", "learned", "rope", "alibi", "relative")
+RANDOMIZABLE = ("sinusoidal", "learned", "rope", "alibi", "relative", "p_rope")
 RANDOMIZED_KEYS = ("randomized", "max_random", "eval_positions")
 
 
@@ -863,7 +864,7 @@ def _check_options(f, a, kind):
     them, of randomized positions), and randomized positions are checked as posformer checks
     them: a boolean, max_random in [max(2, train_len), MAX_RANDOM_LIMIT], eval_positions random
     or plain. A kind added to SCHEMES lists its options in SCHEME_OPTIONS."""
-    known = ("kind",) + SCHEME_OPTIONS.get(kind, tuple(f.obj)) + (RANDOMIZED_KEYS if kind in RANDOMIZABLE else ())
+    known = ("kind", "log_scaling") + SCHEME_OPTIONS.get(kind, tuple(f.obj)) + (RANDOMIZED_KEYS if kind in RANDOMIZABLE else ())
     for key in f.obj:
         if key not in known:
             what = f"not an option of {kind} (it has {', '.join(known[1:]) or 'none'})"
