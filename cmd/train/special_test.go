@@ -143,10 +143,11 @@ func TestSignalEndsAnyStage(t *testing.T) {
 	}
 }
 
-// bigExport is a model whose export takes about a second (1.6 M parameters).
+// bigExport is a model whose export takes seconds (6.3 M parameters; at 1.6 M an idle machine
+// exported it within 450 ms, before the signal came).
 const bigExport = `
 task: {name: copy, min_len: 1, max_len: 4}
-model: {d_model: 256, heads: 4, layers: 2, d_ff: 1024}
+model: {d_model: 512, heads: 4, layers: 2, d_ff: 2048}
 position: {kind: rope}
 train: {steps: 1, batch_size: 2}
 eval: {lengths: "1..2", examples: 1}
