@@ -52,8 +52,8 @@ func GradNorm(grads []*tensor.Dense) float64 {
 
 // Update applies one step with learning rate lr; every gradient is multiplied by gradScale first
 // (the clipping factor). The elements of all parameters form one range split over the workers
-// (each element is updated on its own, so the split changes no result), float32 weights eight at
-// a time where the CPU has AVX-512 (ops.AdamVec32, the same bits as adamRange).
+// (each element is updated on its own, so the split changes no result), float32 weights four or
+// eight at a time where the CPU has AVX2 or AVX-512 (ops.AdamVec32, the same bits as adamRange).
 func (a *Adam) Update(params []nn.Param, grads []*tensor.Dense, lr, gradScale float64) error {
 	if len(params) != len(grads) || len(params) != len(a.M) {
 		return fmt.Errorf("adam: %d parameters, %d gradients, state for %d", len(params), len(grads), len(a.M))

@@ -60,3 +60,62 @@ adam_loop:
 adam_done:
 	VZEROUPPER
 	RET
+
+// func adamStep4(w, g []float32, m, v []float64, c *AdamCoef)
+// adamStep8 on AVX2 (four float64 lanes per iteration, len(w) a multiple of 4): the same
+// operations, each rounding once in the scalar code's order.
+TEXT ·adamStep4(SB), NOSPLIT, $0-104
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	SHRQ $2, CX
+	MOVQ g_base+24(FP), SI
+	MOVQ m_base+48(FP), R8
+	MOVQ v_base+72(FP), R9
+	MOVQ c+96(FP), DX
+	VBROADCASTSD 0(DX), Y6   // Beta1
+	VBROADCASTSD 8(DX), Y7   // OneMinusBeta1
+	VBROADCASTSD 16(DX), Y8  // Beta2
+	VBROADCASTSD 24(DX), Y9  // OneMinusBeta2
+	VBROADCASTSD 32(DX), Y10 // Scale
+	VBROADCASTSD 40(DX), Y11 // BC1
+	VBROADCASTSD 48(DX), Y12 // BC2
+	VBROADCASTSD 56(DX), Y13 // Eps
+	VBROADCASTSD 64(DX), Y14 // WD
+	VBROADCASTSD 72(DX), Y15 // LR
+	TESTQ CX, CX
+	JE adam4_done
+adam4_loop:
+	VCVTPS2PD (SI), Y0      // float64(g)
+	VMULPD Y10, Y0, Y0      // gj = g·Scale
+	VMOVUPD (R8), Y1
+	VMULPD Y6, Y1, Y1       // Beta1·m
+	VMULPD Y7, Y0, Y2       // OneMinusBeta1·gj
+	VADDPD Y2, Y1, Y1       // m
+	VMOVUPD Y1, (R8)
+	VMOVUPD (R9), Y3
+	VMULPD Y8, Y3, Y3       // Beta2·v
+	VMULPD Y9, Y0, Y4       // OneMinusBeta2·gj
+	VMULPD Y0, Y4, Y4       // ·gj
+	VADDPD Y4, Y3, Y3       // v
+	VMOVUPD Y3, (R9)
+	VDIVPD Y11, Y1, Y1      // m/BC1
+	VDIVPD Y12, Y3, Y3      // v/BC2
+	VSQRTPD Y3, Y3
+	VADDPD Y13, Y3, Y3      // √(v/BC2) + Eps
+	VDIVPD Y3, Y1, Y1       // (m/BC1)/(√(v/BC2) + Eps)
+	VCVTPS2PD (DI), Y5      // x
+	VMULPD Y14, Y5, Y2      // WD·x
+	VADDPD Y2, Y1, Y1
+	VMULPD Y15, Y1, Y1      // LR·(…)
+	VSUBPD Y1, Y5, Y5       // x − LR·(…)
+	VCVTPD2PSY Y5, X5
+	VMOVUPS X5, (DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	DECQ CX
+	JNE adam4_loop
+adam4_done:
+	VZEROUPPER
+	RET

@@ -17,13 +17,26 @@ func adamScalar(w, g float32, m, v float64, c *AdamCoef) (float32, float64, floa
 	return float32(x), m, v
 }
 
-// TestAdamVec32Bits: the eight-wide AdamW update gives the scalar update's weights and moments
-// bit for bit, with and without weight decay and gradient scaling, on lengths that are and are
-// not multiples of 8, over several steps, and reports how many elements it did.
+// TestAdamVec32Bits: the vector AdamW update, with each kernel this CPU runs (AVX-512's eight
+// lanes, AVX2's four), gives the scalar update's weights and moments bit for bit, with and
+// without weight decay and gradient scaling, on lengths that are and are not multiples of 8,
+// over several steps, and reports how many elements it did.
 func TestAdamVec32Bits(t *testing.T) {
-	if !useKernels || !haveAVX512 {
-		t.Skip("no AVX-512 kernels on this CPU")
+	if !useKernels || !haveKernels {
+		t.Skip("no assembly kernels on this CPU")
 	}
+	kernels := map[string]func(w, g []float32, m, v []float64, c *AdamCoef){"avx2": adamStep4}
+	if haveAVX512 {
+		kernels["avx512"] = adamStep8
+	}
+	defer func(k func(w, g []float32, m, v []float64, c *AdamCoef)) { adamKernel = k }(adamKernel)
+	for name, k := range kernels {
+		adamKernel = k
+		t.Run(name, testAdamVec32Bits)
+	}
+}
+
+func testAdamVec32Bits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{5, 8, 9, 64, 1003} {
 		for _, wd := range []float64{0, 0.1} {

@@ -81,6 +81,19 @@ func gemmSplit[F Float](split, tA, tB bool, m, n, k int, alpha F, a []F, lda int
 		}
 		return
 	}
+	if k == 0 { // no product: C = beta·C (the BLAS refuses a leading dimension of 0)
+		for i := range m {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+		return
+	}
 	if !split || !blasSplit || m*n*k < gemmParallelFlops {
 		blasGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return

@@ -157,13 +157,12 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 	if sums != nil {
 		clear(sums[:n])
 		if !packAll || bpre != nil { // B is not packed here: sum it directly, rows in order
-			for p := 0; p < k; p++ {
+			if !tB {
+				colSumRows(b, sums[:n], k, ldb)
+			}
+			for p := 0; tB && p < k; p++ {
 				for j := range sums[:n] {
-					if tB {
-						sums[j] += b[j*ldb+p]
-					} else {
-						sums[j] += b[p*ldb+j]
-					}
+					sums[j] += b[j*ldb+p]
 				}
 			}
 			sums = nil

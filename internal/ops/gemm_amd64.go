@@ -16,6 +16,12 @@ func sgemmKernel6x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float
 //go:noescape
 func dgemmKernel6x8(k int, a *float64, rs, cs int, b *float64, bs int, c *float64, ldc int, alpha float64, add bool)
 
+// sgemmKernel6x16Bias is sgemmKernel6x16 storing alpha·acc + bias (gemm_amd64.s): the AVX2
+// kernel's fnBias.
+//
+//go:noescape
+func sgemmKernel6x16Bias(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, bias *float32)
+
 // sgemmKernel12x16 is the AVX-512 float32 kernel (gemm512_amd64.s).
 //
 //go:noescape
@@ -35,7 +41,7 @@ func sgemmKernel12x32Bias(k int, a *float32, rs, cs int, b *float32, bs int, c *
 
 var (
 	kernel32wide   = microKernel[float32]{mr: 12, nr: 32, fn: sgemmKernel12x32, fnBias: sgemmKernel12x32Bias}
-	kernel32avx2   = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16}
+	kernel32avx2   = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16, fnBias: sgemmKernel6x16Bias}
 	kernel32avx512 = microKernel[float32]{mr: 12, nr: 16, fn: sgemmKernel12x16}
 	kernel64       = microKernel[float64]{mr: 6, nr: 8, fn: dgemmKernel6x8}
 
@@ -149,6 +155,11 @@ func expFast8(y []float64)
 //
 //go:noescape
 func adamStep8(w, g []float32, m, v []float64, c *AdamCoef)
+
+// adamStep4 is adamStep8 four elements at a time on AVX2 (adam_amd64.s; len(w) a multiple of 4).
+//
+//go:noescape
+func adamStep4(w, g []float32, m, v []float64, c *AdamCoef)
 
 // copyRows16 and copyRows32 copy kc rows of 16 (32) float32, ldb apart in src, to consecutive
 // rows of dst: the packing of B's panels for the float32 kernels (pack_amd64.s; copyRows32 needs

@@ -54,6 +54,7 @@ func lnGammaCols8(o, g, x, st []float32, rows, ld int) {}
 func expFast8(y []float64) {}
 
 func adamStep8(w, g []float32, m, v []float64, c *AdamCoef) {}
+func adamStep4(w, g []float32, m, v []float64, c *AdamCoef) {}
 
 func copyRows16(dst, src []float32, ldb, kc int) {}
 func copyRows32(dst, src []float32, ldb, kc int) {}

@@ -288,22 +288,24 @@ func (op *colSumOp) Do(vs ...G.Value) (G.Value, error) {
 
 // colSum splits the columns over the workers, so every sum runs over the rows in order.
 func colSum[F Float](x, y []F, n, d int) {
-	parallel(d, n, func(_, lo, hi int) {
-		yy := y[lo:hi]
-		j := 0
-		if y32, ok := any(yy).([]float32); ok && useKernels && n > 0 {
-			colSum8(y32, any(x[lo:]).([]float32)[:(n-1)*d+hi-lo], n, d)
-			j = (hi - lo) &^ 7
+	parallel(d, n, func(_, lo, hi int) { colSumRows(x[lo:], y[lo:hi], n, d) })
+}
+
+// colSumRows writes to y[j] the sum of x[r·ld+j] over the rows r < n, in row order (eight
+// columns at a time in assembly, the rest here: the same additions in the same order).
+func colSumRows[F Float](x, y []F, n, ld int) {
+	j := 0
+	if y32, ok := any(y).([]float32); ok && useKernels && n > 0 {
+		colSum8(y32, any(x).([]float32)[:(n-1)*ld+len(y)], n, ld)
+		j = len(y) &^ 7
+	}
+	yy := y[j:]
+	clear(yy)
+	for r := 0; r < n; r++ {
+		for c, v := range x[r*ld+j : r*ld+len(y)] {
+			yy[c] += v
 		}
-		yy = yy[j:]
-		clear(yy)
-		for r := 0; r < n; r++ {
-			row := x[r*d+lo+j : r*d+hi]
-			for c, v := range row {
-				yy[c] += v
-			}
-		}
-	})
+	}
 }
 
 func (op *colSumOp) DiffWRT(int) []bool { return []bool{false} }
