@@ -275,6 +275,107 @@ e8done:
 	VZEROUPPER
 	RET
 
+
+// expFast's constants four times over for expFast4 (AVX2 has no broadcast operands), then the
+// table index mask and the exponent bias as four int32.
+DATA expf64x4<>+0(SB)/8, $0x40471547652b82fe // inv
+DATA expf64x4<>+8(SB)/8, $0x40471547652b82fe
+DATA expf64x4<>+16(SB)/8, $0x40471547652b82fe
+DATA expf64x4<>+24(SB)/8, $0x40471547652b82fe
+DATA expf64x4<>+32(SB)/8, $0x3f962e42fee00000 // ln2hi
+DATA expf64x4<>+40(SB)/8, $0x3f962e42fee00000
+DATA expf64x4<>+48(SB)/8, $0x3f962e42fee00000
+DATA expf64x4<>+56(SB)/8, $0x3f962e42fee00000
+DATA expf64x4<>+64(SB)/8, $0x3d9a39ef35793c76 // ln2lo
+DATA expf64x4<>+72(SB)/8, $0x3d9a39ef35793c76
+DATA expf64x4<>+80(SB)/8, $0x3d9a39ef35793c76
+DATA expf64x4<>+88(SB)/8, $0x3d9a39ef35793c76
+DATA expf64x4<>+96(SB)/8, $0x4338000000000000 // shift
+DATA expf64x4<>+104(SB)/8, $0x4338000000000000
+DATA expf64x4<>+112(SB)/8, $0x4338000000000000
+DATA expf64x4<>+120(SB)/8, $0x4338000000000000
+DATA expf64x4<>+128(SB)/8, $0x3f81111111111111 // c120
+DATA expf64x4<>+136(SB)/8, $0x3f81111111111111
+DATA expf64x4<>+144(SB)/8, $0x3f81111111111111
+DATA expf64x4<>+152(SB)/8, $0x3f81111111111111
+DATA expf64x4<>+160(SB)/8, $0x3fa5555555555555 // c24
+DATA expf64x4<>+168(SB)/8, $0x3fa5555555555555
+DATA expf64x4<>+176(SB)/8, $0x3fa5555555555555
+DATA expf64x4<>+184(SB)/8, $0x3fa5555555555555
+DATA expf64x4<>+192(SB)/8, $0x3fc5555555555555 // c6
+DATA expf64x4<>+200(SB)/8, $0x3fc5555555555555
+DATA expf64x4<>+208(SB)/8, $0x3fc5555555555555
+DATA expf64x4<>+216(SB)/8, $0x3fc5555555555555
+DATA expf64x4<>+224(SB)/8, $0x3fe0000000000000 // c2
+DATA expf64x4<>+232(SB)/8, $0x3fe0000000000000
+DATA expf64x4<>+240(SB)/8, $0x3fe0000000000000
+DATA expf64x4<>+248(SB)/8, $0x3fe0000000000000
+DATA expf64x4<>+256(SB)/8, $0x3ff0000000000000 // one
+DATA expf64x4<>+264(SB)/8, $0x3ff0000000000000
+DATA expf64x4<>+272(SB)/8, $0x3ff0000000000000
+DATA expf64x4<>+280(SB)/8, $0x3ff0000000000000
+DATA expf64x4<>+288(SB)/8, $0xc085e00000000000 // m700
+DATA expf64x4<>+296(SB)/8, $0xc085e00000000000
+DATA expf64x4<>+304(SB)/8, $0xc085e00000000000
+DATA expf64x4<>+312(SB)/8, $0xc085e00000000000
+DATA expf64x4<>+320(SB)/4, $0x0000001f // mask31
+DATA expf64x4<>+324(SB)/4, $0x0000001f
+DATA expf64x4<>+328(SB)/4, $0x0000001f
+DATA expf64x4<>+332(SB)/4, $0x0000001f
+DATA expf64x4<>+336(SB)/4, $0x000003ff // bias
+DATA expf64x4<>+340(SB)/4, $0x000003ff
+DATA expf64x4<>+344(SB)/4, $0x000003ff
+DATA expf64x4<>+348(SB)/4, $0x000003ff
+GLOBL expf64x4<>(SB), RODATA|NOPTR, $352
+
+// func expFast4(y []float64)
+// y[i] = expFast(y[i]) for i < len(y)&^3 (AVX2): expFast8's operations on four lanes, the
+// integer n = nf held as int32 (|nf| < 2^31 wherever the result is not replaced by 0).
+TEXT ·expFast4(SB), NOSPLIT, $0-24
+	MOVQ y_base+0(FP), SI
+	MOVQ y_len+8(FP), CX
+	SHRQ $2, CX
+	JE e4done
+	LEAQ ·exp2Table(SB), R8
+e4loop:
+	VMOVUPD (SI), Y0
+	VMULPD expf64x4<>+0(SB), Y0, Y1     // y·inv
+	VADDPD expf64x4<>+96(SB), Y1, Y1    // + shift
+	VSUBPD expf64x4<>+96(SB), Y1, Y1    // − shift: nf
+	VCVTTPD2DQY Y1, X2                  // n (int32)
+	VMULPD expf64x4<>+32(SB), Y1, Y3    // nf·ln2hi
+	VSUBPD Y3, Y0, Y3
+	VMULPD expf64x4<>+64(SB), Y1, Y4    // nf·ln2lo
+	VSUBPD Y4, Y3, Y3                   // r
+	VMULPD expf64x4<>+128(SB), Y3, Y5   // r/120
+	VADDPD expf64x4<>+160(SB), Y5, Y5
+	VMULPD Y5, Y3, Y5
+	VADDPD expf64x4<>+192(SB), Y5, Y5
+	VMULPD Y5, Y3, Y5
+	VADDPD expf64x4<>+224(SB), Y5, Y5
+	VMULPD Y5, Y3, Y5
+	VADDPD expf64x4<>+256(SB), Y5, Y5
+	VMULPD Y5, Y3, Y5
+	VADDPD expf64x4<>+256(SB), Y5, Y5   // p
+	VPAND expf64x4<>+320(SB), X2, X6    // n&31
+	VPCMPEQD Y9, Y9, Y9                 // gather every lane
+	VGATHERDPD Y9, (R8)(X6*8), Y7       // exp2Table[n&31]
+	VPSRAD $5, X2, X8                   // n>>5
+	VPADDD expf64x4<>+336(SB), X8, X8   // + 1023
+	VPMOVSXDQ X8, Y8
+	VPSLLQ $52, Y8, Y8                  // 2^(n>>5)
+	VMULPD Y7, Y5, Y5
+	VMULPD Y8, Y5, Y5
+	VCMPPD $0x05, expf64x4<>+288(SB), Y0, Y9 // y ≥ −700 (or NaN)
+	VANDPD Y9, Y5, Y5
+	VMOVUPD Y5, (SI)
+	ADDQ $32, SI
+	DECQ CX
+	JNE e4loop
+e4done:
+	VZEROUPPER
+	RET
+
 // func expShiftSum16(x []float32, m float32) float32
 // expShiftSum8 on sixteen lanes (AVX512F): the same operations per value, and each block of 16
 // added to the eight-lane sum as its two halves in order, so the values and the sum have

@@ -47,11 +47,15 @@ func TestGELU16Bits(t *testing.T) {
 	}
 }
 
-// TestExpFast8Bits: the eight-wide float64 exponential gives expFast's bits on [−750, 1] (the
-// cut-off at −700 included) and on random arguments.
+// TestExpFast8Bits: the vector float64 exponentials (AVX-512's eight lanes, AVX2's four) give
+// expFast's bits on [−750, 1] (the cut-off at −700 included) and on random arguments.
 func TestExpFast8Bits(t *testing.T) {
-	if !haveAVX512DQ {
-		t.Skip("no AVX-512 DQ on this CPU")
+	if !useKernels || !haveKernels {
+		t.Skip("no assembly kernels on this CPU")
+	}
+	kernels := map[string]func([]float64){"expFast4": expFast4}
+	if haveAVX512DQ {
+		kernels["expFast8"] = expFast8
 	}
 	var ys []float64
 	for y := -750.0; y <= 1; y += 1.0 / 64 {
@@ -62,19 +66,21 @@ func TestExpFast8Bits(t *testing.T) {
 		ys = append(ys, -rng.ExpFloat64()*10, rng.Float64(), -rng.Float64()*1e-9)
 	}
 	ys = append(ys, 0, math.Copysign(0, -1), -700, math.Nextafter(-700, -701), math.Nextafter(-700, 0), 1, -1e-300,
-		math.Inf(-1), math.NaN())
+		math.Inf(-1), math.NaN(), -1e300, -3e9)
 	for len(ys)%8 != 0 {
 		ys = append(ys, -0.5)
 	}
-	got := append([]float64(nil), ys...)
-	expFast8(got)
-	for i, y := range ys {
-		want := expFast(y)
-		if math.IsNaN(want) && math.IsNaN(got[i]) {
-			continue
-		}
-		if math.Float64bits(got[i]) != math.Float64bits(want) {
-			t.Fatalf("expFast8(%v) = %v, expFast = %v", y, got[i], want)
+	for name, kern := range kernels {
+		got := append([]float64(nil), ys...)
+		kern(got)
+		for i, y := range ys {
+			want := expFast(y)
+			if math.IsNaN(want) && math.IsNaN(got[i]) {
+				continue
+			}
+			if math.Float64bits(got[i]) != math.Float64bits(want) {
+				t.Fatalf("%s(%v) = %v, expFast = %v", name, y, got[i], want)
+			}
 		}
 	}
 }

@@ -150,6 +150,11 @@ func lnGammaCols8(o, g, x, st []float32, rows, ld int)
 //go:noescape
 func expFast8(y []float64)
 
+// expFast4 is expFast8 four float64 at a time, for i < len(y)&^3 (exp_amd64.s; AVX2, the same bits).
+//
+//go:noescape
+func expFast4(y []float64)
+
 // adamStep8 is AdamVec32's kernel: the update of w[:len(w)&^7] eight elements at a time
 // (adam_amd64.s; AVX512F).
 //

@@ -52,6 +52,7 @@ func colSum8(y, x []float32, rows, ld int)             {}
 func lnGammaCols8(o, g, x, st []float32, rows, ld int) {}
 
 func expFast8(y []float64) {}
+func expFast4(y []float64) {}
 
 func adamStep8(w, g []float32, m, v []float64, c *AdamCoef) {}
 func adamStep4(w, g []float32, m, v []float64, c *AdamCoef) {}
