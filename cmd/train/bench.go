@@ -29,15 +29,21 @@ type benchOptions struct {
 	evalLensFlag  string
 	dtype         string
 	train         bool
+	peak          int
 }
 
 // runBench measures training steps (forward, backward, Adam) and forward-only evaluation of a
-// model, and prints one BENCH line per measurement, last, on stdout:
+// model, and prints one BENCH line per measurement, last, on stdout, after the kernels each op
+// family runs (ops.Kernels) and the machine's float32 matrix-product peak measured first
+// (ops.SgemmPeak: -peak³ products on the same workers, best of 5; -peak 0 skips it):
 //
-//	BENCH train scheme=sinusoidal tok/s=N ms/step=N alloc_MB/step=N allocs/step=N GFLOP/step=N GFLOP/s=N
-//	BENCH eval scheme=sinusoidal T=64 tok/s=N GFLOP/s=N
+//	KERNELS gemm_f32=avx2 gemm_f64=avx2 attention_softmax=avx2 gelu=avx2 cross_entropy=avx2 adam=avx2 layernorm_add_colsum=avx2
+//	PEAK sgemm=2048 GFLOP/s=N
+//	BENCH train scheme=sinusoidal tok/s=N ms/step=N alloc_MB/step=N allocs/step=N GFLOP/step=N GFLOP/s=N of_peak=N
+//	BENCH eval scheme=sinusoidal T=64 tok/s=N GFLOP/s=N of_peak=N
 //
-// Each figure is the median over -chunks timed chunks, after -warmup untimed steps.
+// Each figure is the median over -chunks timed chunks, after -warmup untimed steps; of_peak is
+// GFLOP/s over the peak.
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -57,6 +63,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.evalLensFlag, "eval-lens", "64,128,256,512", "comma-separated forward-only sequence lengths (empty: none)")
 	fs.StringVar(&o.dtype, "dtype", "float32", "float32 or float64")
 	fs.BoolVar(&o.train, "train", true, "measure training steps (-train=false: only the evaluations at -eval-lens)")
+	fs.IntVar(&o.peak, "peak", 2048, "side of the float32 products that measure the machine's matrix-product peak first (0: skip)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,7 +82,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if w := ops.BLASWarning(); w != "" {
 		fmt.Fprintln(stderr, "bench: warning:", w)
 	}
-	var lines []string
+	lines := []string{"KERNELS " + ops.Kernels()}
+	peak := 0.0
+	if o.peak > 0 {
+		peak = ops.SgemmPeak(o.peak, 5)
+		lines = append(lines, fmt.Sprintf("PEAK sgemm=%d GFLOP/s=%.1f", o.peak, peak))
+		progress(stderr, lines[1])
+	}
 	for _, scheme := range o.schemes {
 		m, err := model.New(o.cfg, position.Spec{Kind: scheme})
 		if err != nil {
@@ -86,6 +99,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("bench: %s: %w", scheme, err)
 			}
+			line = ofPeak(line, peak)
 			progress(stderr, line)
 			lines = append(lines, line)
 		}
@@ -94,6 +108,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("bench: %s at T=%d: %w", scheme, T, err)
 			}
+			line = ofPeak(line, peak)
 			progress(stderr, line)
 			lines = append(lines, line)
 		}
@@ -102,6 +117,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, l)
 	}
 	return nil
+}
+
+// ofPeak appends of_peak=, the line's GFLOP/s over peak, to a BENCH line (unchanged when the
+// peak was not measured).
+func ofPeak(line string, peak float64) string {
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, "GFLOP/s="); ok && peak > 0 {
+			if x, err := strconv.ParseFloat(v, 64); err == nil {
+				return fmt.Sprintf("%s of_peak=%.2f", line, x/peak)
+			}
+		}
+	}
+	return line
 }
 
 // progress reports a finished measurement on stderr (the BENCH lines all go to stdout at the end).
@@ -122,7 +150,7 @@ func (o *benchOptions) check() error {
 		min, max int
 	}{{"layers", o.cfg.Layers, 1, 256}, {"d-model", o.cfg.DModel, 1, 1 << 14}, {"heads", o.cfg.Heads, 1, 1 << 14}, {"d-ff", o.cfg.DFF, 1, 1 << 16},
 		{"vocab", o.cfg.Vocab, 2, 1 << 20}, {"batch", o.batch, 1, 1 << 14}, {"len", o.length, 1, 1 << 15}, {"steps", o.steps, 1, big},
-		{"warmup", o.warmup, 0, big}, {"chunks", o.chunks, 1, big}, {"eval-iters", o.evalIters, 1, big}} {
+		{"warmup", o.warmup, 0, big}, {"chunks", o.chunks, 1, big}, {"eval-iters", o.evalIters, 1, big}, {"peak", o.peak, 0, 8192}} {
 		if f.v < f.min || f.v > f.max {
 			return fmt.Errorf("-%s must be between %d and %d, got %d", f.name, f.min, f.max, f.v)
 		}

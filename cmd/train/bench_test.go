@@ -9,19 +9,26 @@ import (
 	"testing"
 )
 
-// TestBenchCommand runs `train bench` on a tiny model and checks that it ends with one BENCH line
-// per measurement, in the documented format.
+// TestBenchCommand runs `train bench` on a tiny model and checks that it prints the kernels it
+// chose, the peak it measured, then one BENCH line per measurement with its fraction of that
+// peak, in the documented format.
 func TestBenchCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
 	args := []string{"bench", "-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-vocab", "5",
 		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2",
-		"-schemes", "sinusoidal,rope", "-eval-lens", "4,8"}
+		"-schemes", "sinusoidal,rope", "-eval-lens", "4,8", "-peak", "48"}
 	if err := run(t.Context(), args, &out, &errOut); err != nil {
 		t.Fatalf("bench: %v\n%s", err, errOut.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	train := regexp.MustCompile(`^BENCH train scheme=(\w+) tok/s=\d+ ms/step=\d+\.\d+ alloc_MB/step=\d+\.\d+ allocs/step=\d+ GFLOP/step=\d+\.\d+ GFLOP/s=\d+\.\d+$`)
-	eval := regexp.MustCompile(`^BENCH eval scheme=(\w+) T=(\d+) tok/s=\d+ GFLOP/s=\d+\.\d+$`)
+	kernels := regexp.MustCompile(`^KERNELS( \w+=(avx-512|avx2|generic)){7}$`)
+	peak := regexp.MustCompile(`^PEAK sgemm=48 GFLOP/s=\d+\.\d$`)
+	if len(lines) < 2 || !kernels.MatchString(lines[0]) || !peak.MatchString(lines[1]) {
+		t.Fatalf("want a KERNELS and a PEAK line first, got:\n%s", out.String())
+	}
+	lines = lines[2:]
+	train := regexp.MustCompile(`^BENCH train scheme=(\w+) tok/s=\d+ ms/step=\d+\.\d+ alloc_MB/step=\d+\.\d+ allocs/step=\d+ GFLOP/step=\d+\.\d+ GFLOP/s=\d+\.\d+ of_peak=\d+\.\d\d$`)
+	eval := regexp.MustCompile(`^BENCH eval scheme=(\w+) T=(\d+) tok/s=\d+ GFLOP/s=\d+\.\d+ of_peak=\d+\.\d\d$`)
 	var want []string
 	for _, s := range []string{"sinusoidal", "rope"} {
 		want = append(want, "train "+s, "eval "+s+" 4", "eval "+s+" 8")
@@ -61,6 +68,7 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"-steps", "2", "-chunks", "5"}, "must be at least -chunks"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-nosuchflag"}, "flag provided but not defined"},
+		{[]string{"-peak", "-1"}, "-peak must be between 0 and 8192, got -1"},
 	} {
 		err := run(t.Context(), append([]string{"bench"}, c.args...), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -74,12 +82,12 @@ func TestBenchBadFlags(t *testing.T) {
 }
 
 // TestBenchZeroFlags: every flag of bench given its zero value is either used as written
-// (-warmup 0: no untimed steps; -eval-lens "": no evaluation) or refused naming the flag; 0 never
+// (-warmup 0: no untimed steps; -eval-lens "": no evaluation; -peak 0: no peak) or refused naming the flag; 0 never
 // silently becomes a default.
 func TestBenchZeroFlags(t *testing.T) {
 	tiny := []string{"-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-vocab", "5",
-		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2", "-schemes", "none", "-eval-lens", "4"}
-	legal := map[string]bool{"warmup": true, "eval-lens": true}
+		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2", "-schemes", "none", "-eval-lens", "4", "-peak", "16"}
+	legal := map[string]bool{"warmup": true, "eval-lens": true, "peak": true}
 	for i := 0; i < len(tiny); i += 2 {
 		name := tiny[i][1:]
 		zero := "0"
@@ -106,7 +114,7 @@ func TestBenchZeroFlags(t *testing.T) {
 // error naming both flags.
 func TestBenchEvalOnly(t *testing.T) {
 	tiny := []string{"bench", "-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-vocab", "5",
-		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2", "-schemes", "none", "-train=false"}
+		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2", "-schemes", "none", "-train=false", "-peak", "0"}
 	var out bytes.Buffer
 	if err := run(t.Context(), append(tiny, "-eval-lens", "4,8"), &out, io.Discard); err != nil {
 		t.Fatal(err)

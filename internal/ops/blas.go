@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -169,4 +170,41 @@ func Backend() string {
 		return fmt.Sprintf("%s for m·n·k ≥ %d, else %s", blasName, blasMinFlops, kernelName)
 	}
 	return kernelName
+}
+
+// Kernels names the code each op family runs on this CPU, as key=value words for benchmark
+// reports: avx-512, avx2 (with FMA) or generic (Go loops; the products in the BLAS variable).
+// POSFORMER_AVX512=0 selects the AVX2 kernels on an AVX-512 CPU, POSFORMER_GEMM=blas the generic
+// code everywhere.
+func Kernels() string {
+	pick := func(avx512 bool) string {
+		switch {
+		case !useKernels:
+			return "generic"
+		case avx512:
+			return "avx-512"
+		}
+		return "avx2"
+	}
+	return fmt.Sprintf("gemm_f32=%s gemm_f64=%s attention_softmax=%s gelu=%s cross_entropy=%s adam=%s layernorm_add_colsum=%s",
+		pick(haveAVX512), pick(false), pick(haveAVX512), pick(haveAVX512DQ), pick(haveAVX512DQ), pick(haveAVX512), pick(false))
+}
+
+// SgemmPeak measures the float32 matrix product's rate on this machine: the best of reps
+// n×n×n products through gemm (posformer's kernels split over the workers, or the BLAS variable),
+// in GFLOP/s (2n³ per product), after one untimed product.
+func SgemmPeak(n, reps int) float64 {
+	a, b, c := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)
+	for i := range a {
+		a[i], b[i] = float32(i%7)-3, float32(i%5)-2
+	}
+	best := time.Duration(math.MaxInt64)
+	for r := -1; r < reps; r++ {
+		t0 := time.Now()
+		gemm(false, false, n, n, n, 1, a, n, b, n, 0, c, n)
+		if d := time.Since(t0); r >= 0 {
+			best = min(best, d)
+		}
+	}
+	return 2 * float64(n) * float64(n) * float64(n) / best.Seconds() / 1e9
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	G "gorgonia.org/gorgonia"
@@ -257,4 +258,28 @@ func BenchmarkCrossEntropy(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestKernelsReport: ops.Kernels names one of avx-512, avx2 and generic for each op family,
+// matching the kernels this process selected, and SgemmPeak measures a positive rate.
+func TestKernelsReport(t *testing.T) {
+	want := "generic"
+	switch {
+	case useKernels && haveAVX512:
+		want = "avx-512"
+	case useKernels:
+		want = "avx2"
+	}
+	fields := strings.Fields(Kernels())
+	if len(fields) != 7 || fields[0] != "gemm_f32="+want || fields[5] != "adam="+want {
+		t.Errorf("Kernels() = %q, want 7 families with gemm_f32 and adam %s", Kernels(), want)
+	}
+	for _, f := range fields {
+		if _, v, _ := strings.Cut(f, "="); v != "avx-512" && v != "avx2" && v != "generic" {
+			t.Errorf("Kernels(): %q names no path", f)
+		}
+	}
+	if p := SgemmPeak(64, 2); !(p > 0) || math.IsInf(p, 0) {
+		t.Errorf("SgemmPeak(64, 2) = %v GFLOP/s", p)
+	}
 }
