@@ -36,12 +36,11 @@ func NewAdam(params []nn.Param, beta1, beta2, eps, wd float64) *Adam {
 func GradNorm(grads []*tensor.Dense) float64 {
 	var s float64
 	for _, g := range grads {
-		switch d := g.Data().(type) {
-		case []float32:
+		if d, ok := ops.Slice[float32](g); ok {
 			for _, x := range d {
 				s += float64(x) * float64(x)
 			}
-		case []float64:
+		} else if d, ok := ops.Slice[float64](g); ok {
 			for _, x := range d {
 				s += x * x
 			}
@@ -62,21 +61,20 @@ func (a *Adam) Update(params []nn.Param, grads []*tensor.Dense, lr, gradScale fl
 	for i, p := range params {
 		n := len(a.M[i])
 		var wn, gn int
-		switch w := p.Value.Data().(type) {
-		case []float32:
-			g, ok := grads[i].Data().([]float32)
+		if w, ok := ops.Slice[float32](p.Value); ok {
+			g, ok := ops.Slice[float32](grads[i])
 			if !ok {
 				return fmt.Errorf("adam: parameter %s is float32, its gradient %T", p.Name, grads[i].Data())
 			}
 			wn, gn = len(w), len(g)
-		case []float64:
-			g, ok := grads[i].Data().([]float64)
+		} else if w, ok := ops.Slice[float64](p.Value); ok {
+			g, ok := ops.Slice[float64](grads[i])
 			if !ok {
 				return fmt.Errorf("adam: parameter %s is float64, its gradient %T", p.Name, grads[i].Data())
 			}
 			wn, gn = len(w), len(g)
-		default:
-			return fmt.Errorf("adam: parameter %s has unsupported data %T", p.Name, w)
+		} else {
+			return fmt.Errorf("adam: parameter %s has unsupported data %T", p.Name, p.Value.Data())
 		}
 		// Every value must have its gradient and moments: a shorter side would leave values
 		// silently not updated (or index past the end).
@@ -103,13 +101,14 @@ func (a *Adam) Update(params []nn.Param, grads []*tensor.Dense, lr, gradScale fl
 				if a.decay[i] {
 					k = &cd
 				}
-				switch w := p.Value.Data().(type) {
-				case []float32:
-					g := grads[i].Data().([]float32)
+				// ops.Slice, not Data: no allocation per parameter and chunk (checked above)
+				if w, ok := ops.Slice[float32](p.Value); ok {
+					g, _ := ops.Slice[float32](grads[i])
 					s += ops.AdamVec32(w[s:e], g[s:e], a.M[i][s:e], a.V[i][s:e], k)
 					adamRange(w, g, a.M[i], a.V[i], k, s, e)
-				case []float64:
-					adamRange(w, grads[i].Data().([]float64), a.M[i], a.V[i], k, s, e)
+				} else if w, ok := ops.Slice[float64](p.Value); ok {
+					g, _ := ops.Slice[float64](grads[i])
+					adamRange(w, g, a.M[i], a.V[i], k, s, e)
 				}
 			}
 			off += n

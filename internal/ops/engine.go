@@ -21,12 +21,12 @@ type Engine struct{ tensor.StdEng }
 // other dtypes, a newly allocated result).
 func (e Engine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
 	if y := fastAddDest(a, b, opts); y != nil {
-		switch yd := y.Data().(type) {
-		case []float32:
-			addKernel(a.Data().([]float32), b.Data().([]float32), yd)
+		switch y.Dtype() {
+		case tensor.Float32:
+			addKernel(sl[float32](a), sl[float32](b), sl[float32](y))
 			return y, nil
-		case []float64:
-			addKernel(a.Data().([]float64), b.Data().([]float64), yd)
+		case tensor.Float64:
+			addKernel(sl[float64](a), sl[float64](b), sl[float64](y))
 			return y, nil
 		}
 	}

@@ -152,3 +152,31 @@ func TestEngineInGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceIsData: Slice gives the slice Data gives (same first element's address, length and
+// capacity) for float32 and float64 tensors, and refuses scalars, other dtypes and other values.
+func TestSliceIsData(t *testing.T) {
+	f32 := tensor.New(tensor.WithShape(3, 5), tensor.WithBacking(make([]float32, 15)))
+	f64 := tensor.New(tensor.WithShape(7), tensor.WithBacking(make([]float64, 7)))
+	s32, ok32 := Slice[float32](f32)
+	s64, ok64 := Slice[float64](f64)
+	d32, d64 := f32.Data().([]float32), f64.Data().([]float64)
+	if !ok32 || &s32[0] != &d32[0] || len(s32) != len(d32) || cap(s32) != cap(d32) {
+		t.Errorf("Slice[float32]: %p len %d cap %d, Data: %p len %d cap %d", s32, len(s32), cap(s32), d32, len(d32), cap(d32))
+	}
+	if !ok64 || &s64[0] != &d64[0] || len(s64) != len(d64) || cap(s64) != cap(d64) {
+		t.Errorf("Slice[float64]: %p len %d cap %d, Data: %p len %d cap %d", s64, len(s64), cap(s64), d64, len(d64), cap(d64))
+	}
+	if _, ok := Slice[float64](f32); ok {
+		t.Error("Slice[float64] took a float32 tensor")
+	}
+	if _, ok := Slice[float32](tensor.New(tensor.FromScalar(float32(2)))); ok {
+		t.Error("Slice took a scalar")
+	}
+	if _, ok := Slice[float32](G.NewF32(2)); ok {
+		t.Error("Slice took a G.F32")
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = Slice[float32](f32) }); n != 0 {
+		t.Errorf("Slice allocates %v times a call", n)
+	}
+}

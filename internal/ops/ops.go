@@ -36,6 +36,7 @@ import (
 	"hash/fnv"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -185,7 +186,37 @@ func dtypeOf(vs ...G.Value) (tensor.Dtype, error) {
 	return dt, nil
 }
 
-func sl[F Float](v G.Value) []F { return v.Data().([]F) }
+func sl[F Float](v G.Value) []F {
+	if s, ok := Slice[F](v); ok {
+		return s
+	}
+	return v.Data().([]F)
+}
+
+// Slice returns the data of v, a non-scalar *tensor.Dense of F values, without the allocations of
+// its Data method (a reflect value and an interface per call: half of a training step's
+// allocations went to them); ok is false for any other value.
+func Slice[F Float](v G.Value) (s []F, ok bool) {
+	d, dense := v.(*tensor.Dense)
+	if !dense || d.IsScalar() {
+		return nil, false
+	}
+	var z F
+	switch any(z).(type) {
+	case float32:
+		if d.Dtype() != tensor.Float32 {
+			return nil, false
+		}
+		x := d.Float32s()
+		return *(*[]F)(unsafe.Pointer(&x)), true
+	default:
+		if d.Dtype() != tensor.Float64 {
+			return nil, false
+		}
+		x := d.Float64s()
+		return *(*[]F)(unsafe.Pointer(&x)), true
+	}
+}
 
 // workers is the number of goroutines a kernel may split its rows over: GOMAXPROCS, shared out
 // among the jobs that declared themselves with JobStarted (concurrent runs of a grid), so that
