@@ -43,7 +43,7 @@ type benchOptions struct {
 //	BENCH eval scheme=sinusoidal T=64 tok/s=N GFLOP/s=N of_peak=N
 //
 // Each figure is the median over -chunks timed chunks, after -warmup untimed steps; of_peak is
-// GFLOP/s over the peak.
+// GFLOP/s over the peak (float32 models only).
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -89,6 +89,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		lines = append(lines, fmt.Sprintf("PEAK sgemm=%d GFLOP/s=%.1f", o.peak, peak))
 		progress(stderr, lines[1])
 	}
+	ratioPeak := peak // a float32 peak: no of_peak for float64 models
+	if o.dtype != "float32" {
+		ratioPeak = 0
+	}
 	for _, scheme := range o.schemes {
 		m, err := model.New(o.cfg, position.Spec{Kind: scheme})
 		if err != nil {
@@ -99,7 +103,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("bench: %s: %w", scheme, err)
 			}
-			line = ofPeak(line, peak)
+			line = ofPeak(line, ratioPeak)
 			progress(stderr, line)
 			lines = append(lines, line)
 		}
@@ -108,7 +112,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("bench: %s at T=%d: %w", scheme, T, err)
 			}
-			line = ofPeak(line, peak)
+			line = ofPeak(line, ratioPeak)
 			progress(stderr, line)
 			lines = append(lines, line)
 		}

@@ -127,3 +127,17 @@ func TestBenchEvalOnly(t *testing.T) {
 		t.Errorf("bench -train=false -eval-lens=: %v, want an error naming both flags", err)
 	}
 }
+
+// TestBenchFloat64NoPeakFraction: a float64 model's lines get no of_peak (the peak is float32's),
+// while the PEAK line is still printed.
+func TestBenchFloat64NoPeakFraction(t *testing.T) {
+	var out bytes.Buffer
+	args := []string{"bench", "-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-vocab", "5", "-batch", "2", "-len", "4",
+		"-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2", "-schemes", "none", "-eval-lens", "4", "-dtype", "float64", "-peak", "16"}
+	if err := run(t.Context(), args, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\nPEAK sgemm=16 ") || strings.Contains(out.String(), "of_peak") || strings.Count(out.String(), "BENCH ") != 2 {
+		t.Errorf("bench -dtype float64 printed:\n%s\nwant a PEAK line and two BENCH lines without of_peak", out.String())
+	}
+}
