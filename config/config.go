@@ -25,6 +25,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -676,26 +677,46 @@ func atLine(o *origin, path string, err error) (string, int) {
 	return o.name, keyLine(o.src, strings.Split(path, ".")...)
 }
 
-// keyLine is the line of the key reached by keys from the file's top (model, d_model), or 0 when
-// the file does not write it.
+// keyLine is the line of the key reached by keys from the file's top (model, d_model; eval,
+// variants[1], rope_factor: a key with [i] is the i-th item of its sequence), or 0 when the file
+// does not write it. A key missing from a sequence's item (eval.variants[1].rope_factor, which
+// the variant lacks) is at the item's line.
 func keyLine(src []byte, keys ...string) int {
 	n, err := ParseYAML(src, "")
 	if err != nil || n == nil {
 		return 0
 	}
 	var line int
-	for _, key := range keys {
+	for k, key := range keys {
+		name, index := key, -1
+		if open := strings.IndexByte(key, '['); open > 0 && strings.HasSuffix(key, "]") {
+			i, err := strconv.Atoi(key[open+1 : len(key)-1])
+			if err != nil || i < 0 {
+				return 0
+			}
+			name, index = key[:open], i
+		}
 		if n.Kind != yaml.MappingNode {
 			return 0
 		}
 		var next *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
+			if n.Content[i].Value == name {
 				line, next = n.Content[i].Line, n.Content[i+1]
 			}
 		}
 		if next == nil {
+			if k > 0 && strings.HasSuffix(keys[k-1], "]") {
+				return line // the item's line
+			}
 			return 0
+		}
+		if index >= 0 {
+			if next.Kind != yaml.SequenceNode || index >= len(next.Content) {
+				return 0
+			}
+			next = next.Content[index]
+			line = next.Line
 		}
 		n = next
 	}

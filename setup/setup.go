@@ -88,6 +88,9 @@ func check(c config.Config, task data.Task) (*Checked, error) {
 			return nil, fmt.Errorf("%w (the longest sequence, at length %d, has %d tokens)", err, max(t.MaxLen, e.Lengths[len(e.Lengths)-1]), longest)
 		}
 	}
+	if err := checkVariants(c, task, longest); err != nil {
+		return nil, err
+	}
 	r.Memory = PredictMemory(c, task)
 	if err := checkMemory(c, task, r.Memory); err != nil {
 		return nil, err
