@@ -3,10 +3,11 @@
 // its Validate), the scheme's options decoded into its options struct. What needs the model is
 // checked here, in one place, before anything is allocated: the parameter count and the scheme's
 // own parameters stay within posformer's limits, the scheme accepts its options and the positions
-// the run reaches, and the predicted peak memory fits (Check). A Checked run carries its task,
-// its model config and position spec, and its memory prediction, each made once; Build builds its
-// model, once: train.Train trains it (train.Run is Check then Train), and a grid checks every cell
-// (CheckGrid) before training any, each cell then training from its Checked.
+// the run reaches, so does every eval variant's scheme, and the predicted peak memory fits
+// (Check). A Checked run carries its task, its model config and position spec, and its memory
+// prediction, each made once; Build builds its model, once: train.Train trains it (train.Run is
+// Check then Train), and a grid checks every cell (CheckGrid) before training any, each cell then
+// training from its Checked.
 //
 // A separate package rather than train/'s entry: report, claims and inspect read configs and ask
 // for warnings and predictions without training, and the CLI checks a run or a grid before it
