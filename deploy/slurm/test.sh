@@ -3,7 +3,8 @@
 # (deploy/slurm/test-grid.yaml, 4 cells) through the sbatch scripts a user submits
 # (literature.sbatch as a 2-task array, then report.sbatch with --dependency), requeues one array
 # task in the middle of its training, and compares every run's results.csv and checkpoint.bin and
-# the merged report with the same grid run locally with -jobs 1, byte for byte. One line per check.
+# the merged report with the same grid run locally with -jobs 1, byte for byte; a job whose cell
+# does not fit its memory limit is refused in one line of its log. One line per check.
 #
 #   bash deploy/slurm/test.sh        # as root on Debian: installs slurm-wlm and munge if missing
 #
@@ -198,6 +199,32 @@ log1=$work/logs/posformer-literature_${jid}_1.out
 stopped=$(grep -o "interrupted at step [0-9]* of [0-9]*: checkpoint saved" "$log1" | head -1 || true)
 check "its log kept both attempts (--open-mode=append): ${stopped:-no interruption logged}, then $(grep -c 'runs finished' "$log1" || true) finished" \
   test -n "$stopped" -a "$(grep -c 'shard 1/2 (from SLURM_ARRAY_TASK_ID), 2 of 4 runs' "$log1")" = 2
+
+# A cell that does not fit the job's memory is refused in one line in its log before anything is
+# allocated: the submitting shell's address-space limit travels with the job (--propagate=AS),
+# as a site's limits do, and posformer reads it (internal/memlimit; a cgroup's memory.max alike).
+cat >"$tmp/big.yaml" <<'YAML'
+name: slurm-big
+task: {name: copy, min_len: 1, max_len: 64}
+model: {d_model: 1024, heads: 8, layers: 8}
+train: {steps: 10, batch_size: 256}
+YAML
+bid=$(
+  ulimit -v 2000000
+  POSFORMER_CONFIG=$tmp/big.yaml POSFORMER_OUT=$tmp/big sbatch --parsable --chdir="$work" --array=0 --cpus-per-task=1 --propagate=AS deploy/slurm/literature.sbatch
+)
+jobs_+=("$bid")
+deadline=$(($(date +%s) + 120))
+while [ -n "$(squeue -h -j "$bid" -o %i 2>/dev/null)" ]; do
+  [ "$(date +%s)" -lt "$deadline" ] || die "the job that does not fit did not end in 120 s"
+  sleep 1
+done
+jobs_=()
+blog=$work/logs/posformer-literature_${bid}_0.out
+bstate=$(scontrol show job "${bid}_0" 2>/dev/null | tr ' ' '\n' | grep -m1 '^JobState=' | cut -d= -f2)
+check "a cell that does not fit is refused ($bstate) in one line of its log: $(grep -m1 'address-space limit' "$blog" 2>/dev/null | cut -c1-110)..." \
+  test "$bstate" = FAILED -a "$(grep -c . "$blog" 2>/dev/null)" = 1 -a "$(grep -c 'address-space limit' "$blog" 2>/dev/null)" = 1
+check "and it trained nothing: no checkpoint under its -out" test -z "$(find "$tmp/big" -name checkpoint.bin 2>/dev/null)"
 
 # Byte for byte against the local run.
 same() { cmp -s "$1" "$2"; }
