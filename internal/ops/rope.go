@@ -102,6 +102,19 @@ func (op *ropeOp) angles(pos []float64) (cs, sn []float64) {
 	return cs, sn
 }
 
+// positionsOf copies a position vector, float32 or float64, into pos as float64.
+func positionsOf(v G.Value, pos []float64) []float64 {
+	switch p := v.Data().(type) {
+	case []float32:
+		for i, x := range p {
+			pos[i] = float64(x)
+		}
+	case []float64:
+		copy(pos, p)
+	}
+	return pos
+}
+
 func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
 	dt, err := dtypeOf(vs...)
 	if err != nil {
@@ -109,15 +122,7 @@ func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
-	pos := op.pos64.get(s[0])
-	switch p := vs[1].Data().(type) {
-	case []float32:
-		for i, v := range p {
-			pos[i] = float64(v)
-		}
-	case []float64:
-		copy(pos, p)
-	}
+	pos := positionsOf(vs[1], op.pos64.get(s[0]))
 	var cs, sn []float64
 	if half := op.cfg.Rot / 2; op.tables && slices.Equal(pos, op.lastPos) {
 		cs, sn = op.cos64.s[:len(pos)*half], op.sin64.s[:len(pos)*half]

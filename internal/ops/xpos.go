@@ -89,15 +89,7 @@ func (op *xposOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
-	pos := make([]float64, s[0])
-	switch p := vs[1].Data().(type) {
-	case []float32:
-		for i, v := range p {
-			pos[i] = float64(v)
-		}
-	case []float64:
-		copy(pos, p)
-	}
+	pos := positionsOf(vs[1], make([]float64, s[0]))
 	cs, sn := op.tables(pos)
 	rc := RopeConfig{Heads: op.cfg.Heads, Rot: op.cfg.Rot}
 	if dt == tensor.Float32 {
