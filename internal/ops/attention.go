@@ -536,11 +536,18 @@ func (op *attentionOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
+	return unpack("AttentionGrad", packed, in)
+}
+
+// unpack cuts a backward op's packed output into one view per input, shaped as that input, in
+// order (the views are named NAME.pick0, NAME.pick1, ...).
+func unpack(name string, packed *G.Node, in G.Nodes) (G.Nodes, error) {
 	grads := make(G.Nodes, len(in))
 	offset := 0
 	for i := range grads {
 		shape := in[i].Shape()
-		pk := &pickOp{base: newBase(fmt.Sprintf("AttentionGrad.pick%d", i), 1), offset: offset, shape: shape.Clone()}
+		pk := &pickOp{base: newBase(fmt.Sprintf("%s.pick%d", name, i), 1), offset: offset, shape: shape.Clone()}
+		var err error
 		if grads[i], err = apply(pk, packed); err != nil {
 			return nil, err
 		}

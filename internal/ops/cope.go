@@ -250,17 +250,7 @@ func (op *copeOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	grads := make(G.Nodes, len(in))
-	offset := 0
-	for i := range grads {
-		shape := in[i].Shape()
-		pk := &pickOp{base: newBase(fmt.Sprintf("CoPEAttentionGrad.pick%d", i), 1), offset: offset, shape: shape.Clone()}
-		if grads[i], err = apply(pk, packed); err != nil {
-			return nil, err
-		}
-		offset += shape.TotalSize()
-	}
-	return grads, nil
+	return unpack("CoPEAttentionGrad", packed, in)
 }
 
 // copeGradOp reads q, k, v, e and dy and the forward pass's kept weights, and writes [dq | dk |
