@@ -203,7 +203,9 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 
 // checkRuns refuses a table whose row repeats another's task, scheme, variant, seed, rate and
 // length, or whose runs of one cell were tested at different lengths: either would move a
-// cell's mean without a word. lines[i] is rows[i]'s line in path.
+// cell's mean without a word. lines[i] is rows[i]'s line in path. Its work is linear in the
+// rows: each run is found by its id, and a cell's runs are compared with the lengths all of
+// them share rather than with one another.
 func checkRuns(path string, rows []Row, lines []int) error {
 	type rowKey struct {
 		key
@@ -215,8 +217,13 @@ func checkRuns(path string, rows []Row, lines []int) error {
 		line    int
 		lengths map[int]bool
 	}
+	type cellRuns struct {
+		runs  []*run
+		byID  map[runID]*run
+		count map[int]int // per length, how many of the cell's runs have it
+	}
 	seen := map[rowKey]int{}
-	runs := map[key][]*run{}
+	cells := map[key]*cellRuns{}
 	var order []key
 	first := map[key]int{} // the first row of each cell
 	for i, r := range rows {
@@ -232,24 +239,29 @@ func checkRuns(path string, rows []Row, lines []int) error {
 				path, lines[i], first, r.Task, k, r.Seed, r.LR, r.Length)
 		}
 		seen[rk] = lines[i]
-		if runs[k] == nil {
+		c := cells[k]
+		if c == nil {
+			c = &cellRuns{byID: map[runID]*run{}, count: map[int]int{}}
+			cells[k] = c
 			order = append(order, k)
 		}
-		var ru *run
-		for _, x := range runs[k] {
-			if x.runID == id {
-				ru = x
-			}
-		}
+		ru := c.byID[id]
 		if ru == nil {
 			ru = &run{runID: id, line: lines[i], lengths: map[int]bool{}}
-			runs[k] = append(runs[k], ru)
+			c.byID[id] = ru
+			c.runs = append(c.runs, ru)
 		}
 		ru.lengths[r.Length] = true
+		c.count[r.Length]++
 	}
 	for _, k := range order {
-		for _, a := range runs[k] {
-			for _, b := range runs[k] {
+		c := cells[k]
+		for _, a := range c.runs {
+			// a has a length some run lacks: name the first run (in order) that lacks one
+			if !slices.ContainsFunc(sortedLengths(a.lengths), func(L int) bool { return c.count[L] < len(c.runs) }) {
+				continue
+			}
+			for _, b := range c.runs {
 				for _, L := range sortedLengths(a.lengths) {
 					if !b.lengths[L] {
 						return fmt.Errorf("%s:%d: %s · %s, seed %d, lr %g has no row at length %d, which seed %d, lr %g (line %d) has: the runs of a cell are averaged over the same lengths, so the row is missing",
