@@ -111,7 +111,7 @@ func choose(f *File, path string, t Table, rows []Row, st Statistic) ([]Row, []r
 		if !slices.ContainsFunc(rc.val, func(v float64) bool { return v != 0 && !math.IsNaN(v) }) {
 			return nil, nil, f.errAt(path+".choose", "table %s: %s · %s, seed %d has a best_val_score of 0 at every rate: its grid had no early stopping, which records the best validation score, so there is nothing to choose by: give the grid train.early_stop and train it again", t.Name, k.Task, k, ch.Seed)
 		}
-		lower := c.rows[0].lm() // a language model validates in bits per byte
+		lower := c.rows[0].unbounded() // such a run validates in bits per byte, lower better
 		best := -1
 		for i, v := range rc.val {
 			if !math.IsNaN(v) && (best < 0 || lower && v < rc.val[best] || !lower && v > rc.val[best]) {

@@ -21,8 +21,8 @@ import (
 // diverged_step and keeps its last finite scores).
 const maxBits = 64
 
-// lmScores are a language model's score columns, empty in other rows.
-var lmScores = []string{metric.BitsPerByte, metric.SlidingBitsPerByte}
+// lmScores are the unbounded metrics' columns (a language model's), empty in other rows.
+var lmScores = names(metric.Unbounded())
 
 // checkCSV refuses what a CSV's records would misread: a UTF-8 byte-order mark (glued to the
 // first column's name), lines ended by CR alone (read as one line), a column named twice, a

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 )
 
@@ -260,10 +262,11 @@ func (x *judging) side(c Cell, path string) (*side, error) {
 	if cl == nil {
 		return nil, noCell{f.errAt(path, "table %s has no cell %s · %s: name one of its cells (%s)", t.Name, k.Task, k, t.cellList(k.Task))}
 	}
-	if lm := slices.ContainsFunc(cl.rows, Row.lm); !hasChance(st.Metric) && !lm {
-		return nil, f.errAt(path, "cell %s · %s of table %s has no %s (a language model's score, task lm): judge it in exact_match or token_accuracy", k.Task, k, t.Name, st.Metric)
-	} else if hasChance(st.Metric) && lm {
-		return nil, f.errAt(path, "cell %s · %s of table %s is a language model's (task lm): it has no %s; judge it in bits_per_byte or sliding_bits_per_byte", k.Task, k, t.Name, st.Metric)
+	// a cell's rows have the unbounded metrics' scores (no chance level) or the others' alone
+	if un := slices.ContainsFunc(cl.rows, Row.unbounded); !un && !hasChance(st.Metric) {
+		return nil, f.errAt(path, "cell %s · %s of table %s has no %s (a language model's score, task lm): judge it in %s", k.Task, k, t.Name, st.Metric, metric.Names(metric.Of(data.KindSequence), "or"))
+	} else if un && hasChance(st.Metric) {
+		return nil, f.errAt(path, "cell %s · %s of table %s is a language model's (task lm): it has no %s; judge it in %s", k.Task, k, t.Name, st.Metric, metric.Names(metric.Unbounded(), "or"))
 	}
 	if n := cl.runs(); n < 2 {
 		return nil, f.errAt(path, "cell %s · %s of table %s has %d run: a verdict over seeds needs at least 2 (train more seeds in %s)", k.Task, k, t.Name, n, orWord(t.Grid, "its grid"))

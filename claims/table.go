@@ -43,28 +43,29 @@ type Row struct {
 	DivergedStep int
 }
 
-// lm: the row is a language model's (it has the text tasks' scores).
-func (r Row) lm() bool {
-	x, ok := r.Scores[metric.Headline(data.KindText, "")]
+// unbounded: the row has scores in the metrics with no upper bound and no chance level
+// (metric.Unbounded: a language model's bits per byte).
+func (r Row) unbounded() bool {
+	x, ok := r.Scores[metric.Unbounded()[0].Name]
 	return ok && !math.IsNaN(x)
 }
 
 // Header is the column list of a per-seed table: a column per sequence metric after in_range,
-// and a text task's metrics last. Those last ones are optional on reading (tables written before
+// and the unbounded metrics (metric.Unbounded) last. Those last ones are optional on reading (tables written before
 // them lack them), and written only by a table that has a language model's rows (empty fields in
 // its other rows); so are best_val_score and diverged_step.
 func Header() []string {
 	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
 	h = append(h, names(metric.Of(data.KindSequence))...)
 	h = append(h, "n", "lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step")
-	return append(h, names(metric.Of(data.KindText))...)
+	return append(h, names(metric.Unbounded())...)
 }
 
 // optional tells whether a table may lack a column (tables written before it, tables without a
 // language model's rows).
 func optional(h string) bool {
 	m, ok := metric.Get(h)
-	return h == "best_val_score" || h == "diverged_step" || ok && m.Applies(data.KindText)
+	return h == "best_val_score" || h == "diverged_step" || ok && !m.Bounded()
 }
 
 func names(ms []metric.Metric) []string {
@@ -137,7 +138,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			*c.dst = v
 		}
 		x.Scores = map[string]float64{}
-		text := metric.Of(data.KindText)
+		text := metric.Unbounded()
 		for _, m := range text {
 			if _, ok := col[m.Name]; !ok || get(m.Name) == "" {
 				continue
@@ -155,7 +156,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			return nil, bad("in_range", "true or false")
 		}
 		// a language model has seen every context up to its training windows'
-		if want := x.Length <= x.MaxLen && (x.lm() || x.Length >= x.MinLen); x.InRange != want {
+		if want := x.Length <= x.MaxLen && (x.unbounded() || x.Length >= x.MinLen); x.InRange != want {
 			return nil, fmt.Errorf("%s:%d: in_range is %v at length %d, trained on %d..%d",
 				path, line, x.InRange, x.Length, x.MinLen, x.MaxLen)
 		}
@@ -163,7 +164,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		if _, ok := col["best_val_score"]; ok && get("best_val_score") != "" {
 			// an accuracy, or a language model's validation bits per byte
 			v, err := strconv.ParseFloat(get("best_val_score"), 64)
-			if err != nil || !(v >= 0 && (v <= 1 || x.lm())) || math.IsInf(v, 0) {
+			if err != nil || !(v >= 0 && (v <= 1 || x.unbounded())) || math.IsInf(v, 0) {
 				return nil, bad("best_val_score", "a score in [0, 1] (bits ≥ 0 for a language model)")
 			}
 			x.BestScore = v
@@ -175,7 +176,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		}
 		for _, h := range append(names(metric.Of(data.KindSequence)), "chance_exact", "chance_token") {
 			v := math.NaN() // a language model has no chance level
-			if !(x.lm() && strings.HasPrefix(h, "chance_") && get(h) == "") {
+			if !(x.unbounded() && strings.HasPrefix(h, "chance_") && get(h) == "") {
 				if v, err = strconv.ParseFloat(get(h), 64); err != nil || !(v >= 0 && v <= 1) {
 					return nil, bad(h, "a score in [0, 1]")
 				}
@@ -230,7 +231,7 @@ func checkRuns(path string, rows []Row, lines []int) error {
 		k, id := key{r.Task, r.Scheme, r.Variant}, runID{r.Seed, r.LR}
 		if j, ok := first[k]; !ok {
 			first[k] = i
-		} else if rows[j].lm() != r.lm() {
+		} else if rows[j].unbounded() != r.unbounded() {
 			return fmt.Errorf("%s:%d: %s · %s has bits per byte at line %d but none here (or the reverse): a language model's rows all have them; export the table again", path, lines[i], r.Task, k, lines[j])
 		}
 		rk := rowKey{k, id, r.Length}
@@ -288,8 +289,8 @@ func sortedLengths(set map[int]bool) []int {
 // model's, so that other tables keep their bits).
 func TableCSV(rows []Row) []byte {
 	header, seq := Header(), metric.Of(data.KindSequence)
-	if !slices.ContainsFunc(rows, Row.lm) {
-		header = header[:len(header)-len(metric.Of(data.KindText))]
+	if !slices.ContainsFunc(rows, Row.unbounded) {
+		header = header[:len(header)-len(metric.Unbounded())]
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)

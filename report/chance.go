@@ -6,6 +6,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/metric"
 )
 
 // The constants of the chance rule, shared by the run report (Aggregate, report.md) and the
@@ -20,10 +21,11 @@ const (
 // Chance is what guessing scores at input length L: the task's baseline where its answers are
 // padded or skewed (data.BaselineOf: the best constant answer, its END slot included), else per
 // token 1/k, k the values an output token takes (the task's data.OutputClasses, else its
-// task.symbols); exact match (1/k)^n for an answer of n tokens. A language model (a task read
-// from a corpus, lm) has no answer to guess: no chance level, NaN for both.
+// task.symbols); exact match (1/k)^n for an answer of n tokens. A task whose headline metric
+// has no chance level (metric.Bounded: a language model's bits per byte) has no answer to guess:
+// NaN for both.
 func Chance(c config.Config, L int) (exact, token float64) {
-	if data.ReadsCorpus(c.Task.Name) {
+	if !metric.HeadlineOf(data.KindOf(c.Task.Name), c.Task.Format).Bounded() {
 		return math.NaN(), math.NaN()
 	}
 	if t, err := c.NewTask(); err == nil {

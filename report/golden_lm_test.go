@@ -136,11 +136,11 @@ func TestReportMixedLM(t *testing.T) {
 			t.Errorf("%s: want copy's exact match and no lm row:\n%s", name, s)
 		}
 	}
-	if s := read(lmSummaryFile); !strings.Contains(s, "lm,alibi,,2,16,bits_per_byte,2.875,") || strings.Contains(s, "\ncopy,") {
-		t.Errorf("%s: want the lm groups' bits per byte only:\n%s", lmSummaryFile, s)
+	if s := read("lm_summary.csv"); !strings.Contains(s, "lm,alibi,,2,16,bits_per_byte,2.875,") || strings.Contains(s, "\ncopy,") {
+		t.Errorf("%s: want the lm groups' bits per byte only:\n%s", "lm_summary.csv", s)
 	}
-	if s := read(lmByLengthFile); !strings.Contains(s, "lm,sinusoidal,,64,false,2,3.47") || strings.Contains(s, "\ncopy,") {
-		t.Errorf("%s: want the lm groups' bits per byte only:\n%s", lmByLengthFile, s)
+	if s := read("lm_by_length.csv"); !strings.Contains(s, "lm,sinusoidal,,64,false,2,3.47") || strings.Contains(s, "\ncopy,") {
+		t.Errorf("%s: want the lm groups' bits per byte only:\n%s", "lm_by_length.csv", s)
 	}
 	if md := read("report.md"); !strings.Contains(md, "[lm_summary.csv](lm_summary.csv)") || !strings.Contains(md, "Exact match by length") {
 		t.Errorf("report.md links no lm CSV or lost exact match:\n%s", md)
@@ -189,7 +189,7 @@ func TestReportLMDiverged(t *testing.T) {
 			"summary.csv", []string{"lm,alibi,,2,16,bits_per_byte,,,,,,,,,,,,,\n", "lm,sinusoidal,,2,16,bits_per_byte,2.875,"}},
 		{"mixed", mixed, func(c config.Config) bool { return c.Task.Name == "lm" },
 			[]string{"| copy |"},
-			lmSummaryFile, []string{"lm,alibi,,2,16,bits_per_byte,,,,,,,,,,,,,\n"}},
+			"lm_summary.csv", []string{"lm,alibi,,2,16,bits_per_byte,,,,,,,,,,,,,\n"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := mixedGrid(t, tc.src, tc.diverged)

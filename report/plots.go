@@ -3,7 +3,6 @@ package report
 import (
 	"errors"
 	"fmt"
-	"github.com/posformer/posformer/data"
 	"image"
 	"image/color"
 	"math"
@@ -48,11 +47,12 @@ func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat) ([]
 		}
 		return nil
 	}
-	if err := add(lmPlot(dir, LMCurves(g))); err != nil {
+	if err := add(curvePlot(dir, Curves(g))); err != nil {
 		return nil, err
 	}
+	seq, _, curves := byKind(sums, nil)
 	for _, task := range tasks(sums) {
-		if data.ReadsCorpus(task) { // bits per byte (lmPlot), no exact match nor attention statistics
+		if slices.ContainsFunc(curves, func(s GroupSummary) bool { return s.Task == task }) { // curvePlot's, no exact match nor attention statistics
 			if err := add(lossPlot(dir, task, g)); err != nil {
 				return nil, err
 			}
@@ -68,7 +68,7 @@ func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat) ([]
 			return nil, err
 		}
 	}
-	if seq, _, _ := byKind(sums, nil); len(seq) == 0 { // bits per byte and the loss are a language model's plots; its scheme's tables say nothing of it
+	if len(seq) == 0 { // curves and the loss are a curve task's plots; its scheme's tables say nothing of it
 		return names, nil
 	}
 	cfg := g.Cells[0].Config

@@ -28,15 +28,16 @@ type Report struct {
 	Rows      []LengthStat
 	Plots     []string // file names (without extension) written next to report.md
 	// Headline is the table a terminal shows for the grid (report.md's Summary): SummaryTable,
-	// or for a grid of lm runs only LMTable, bits per byte (exact match means nothing there).
+	// or for a grid of curve tasks only (curve.go: bits per byte) CurveTable, as exact match
+	// means nothing there.
 	Headline string
 }
 
 // Write aggregates a grid and writes Dir/report/: report.md, summary.csv, by_length.csv and the
-// plots (PNG and SVG). Every file is written atomically. The CSVs of a grid of lm runs only hold
-// bits per byte (lmSummaryCSV, lmByLengthCSV); a grid that mixes lm with other tasks writes the
-// other tasks' exact match to summary.csv and by_length.csv and its lm groups' bits per byte to
-// lm_summary.csv and lm_by_length.csv.
+// plots (PNG and SVG). Every file is written atomically. The CSVs of a grid of curve tasks only
+// hold their curves (curveSummaryCSV, curveByLengthCSV); a grid that mixes them with other tasks
+// writes the other tasks' exact match to summary.csv and by_length.csv and its curve groups' to
+// <task>_summary.csv and <task>_by_length.csv (lm_summary.csv).
 func Write(g *Grid) (*Report, error) {
 	sums, rows, err := Aggregate(g.Cells, g.Results())
 	if err != nil {
@@ -53,20 +54,20 @@ func Write(g *Grid) (*Report, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	seq, seqRows, text := byKind(sums, rows)
-	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(seq)} // a mixed grid's headline leaves its lm groups out
+	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(seq)} // a mixed grid's headline leaves its curve groups out
 	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
 		return nil, err
 	}
 	csvs := map[string][]byte{}
-	switch curves := LMCurves(g); {
+	switch curves := Curves(g); {
 	case len(seq) == 0:
-		r.Headline = joinParagraphs(LMTable(curves), lmDiverged(g, sums))
-		csvs["summary.csv"], csvs["by_length.csv"] = lmSummaryCSV(curves, text), lmByLengthCSV(curves)
+		r.Headline = joinParagraphs(CurveTable(curves), curveDiverged(g, sums))
+		csvs["summary.csv"], csvs["by_length.csv"] = curveSummaryCSV(curves, text), curveByLengthCSV(curves)
+	case len(text) > 0:
+		csvs[text[0].Task+summarySuffix], csvs[text[0].Task+byLengthSuffix] = curveSummaryCSV(curves, text), curveByLengthCSV(curves)
+		fallthrough
 	default:
 		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(seq), byLengthCSV(seqRows)
-		if len(text) > 0 {
-			csvs[lmSummaryFile], csvs[lmByLengthFile] = lmSummaryCSV(curves, text), lmByLengthCSV(curves)
-		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(csvs)) {
 		if err := writeAtomic(filepath.Join(out, name), csvs[name]); err != nil {
@@ -114,35 +115,37 @@ func tableMetric(sums []GroupSummary) metric.Metric {
 	return m
 }
 
-// The CSVs of the lm groups of a grid that mixes lm with other tasks.
+// The CSVs of the curve groups of a grid that mixes them with other tasks are named after
+// their task: lm_summary.csv, lm_by_length.csv.
 const (
-	lmSummaryFile  = "lm_summary.csv"
-	lmByLengthFile = "lm_by_length.csv"
+	summarySuffix  = "_summary.csv"
+	byLengthSuffix = "_by_length.csv"
 )
 
-// byKind splits the groups and rows into the sequence tasks' (the exact-match tables and CSVs,
-// decoded failures) and the text tasks' groups (lm: bits per byte, report/lm.go), whose exact
-// match and decoded answers mean nothing.
+// byKind splits the groups and rows into those headlined by a bounded metric (the exact-match
+// tables and CSVs, decoded failures) and the curve groups (curve.go), whose exact match and
+// decoded answers mean nothing.
 func byKind(sums []GroupSummary, rows []LengthStat) (seq []GroupSummary, seqRows []LengthStat, text []GroupSummary) {
+	curve := map[Group]bool{}
 	for _, x := range sums {
-		if data.KindOf(x.Task) == data.KindText {
-			text = append(text, x)
-		} else {
+		if m, _ := metric.Get(x.Metric); m.Bounded() {
 			seq = append(seq, x)
+		} else {
+			text, curve[x.Group] = append(text, x), true
 		}
 	}
 	for _, x := range rows {
-		if data.KindOf(x.Task) != data.KindText {
+		if !curve[x.Group] {
 			seqRows = append(seqRows, x)
 		}
 	}
 	return seq, seqRows, text
 }
 
-// lmDiverged is the paragraph of an lm-only report naming its groups whose runs diverged in
-// training (they have no bits per byte, so the bits-per-byte table leaves them out), with the
+// curveDiverged is the paragraph of a report of curves only naming its groups whose runs
+// diverged in training (they have no scores, so the curves' table leaves them out), with the
 // first such run's reason and fix; "" when none diverged.
-func lmDiverged(g *Grid, sums []GroupSummary) string {
+func curveDiverged(g *Grid, sums []GroupSummary) string {
 	var groups []string
 	all := true
 	for _, s := range sums {
@@ -154,14 +157,15 @@ func lmDiverged(g *Grid, sums []GroupSummary) string {
 	if len(groups) == 0 {
 		return ""
 	}
-	head := "Diverged in training, so left out of the table (no bits per byte)"
+	words := metric.Words(metric.Unbounded()[0].Name)
+	head := "Diverged in training, so left out of the table (no " + words + ")"
 	if all {
-		head = "Every run diverged in training, so there are no bits per byte to show"
+		head = "Every run diverged in training, so there are no " + words + " to show"
 	}
 	first := ""
 	for i, r := range g.Runs {
-		// an lm run's: in a mixed grid, the first run that diverged may be another task's
-		if r != nil && r.Result != nil && r.Result.Diverged != nil && data.ReadsCorpus(g.Cells[i].Config.Task.Name) {
+		// a curve group's run: in a mixed grid, the first run that diverged may be another task's
+		if r != nil && r.Result != nil && r.Result.Diverged != nil && slices.ContainsFunc(sums, func(s GroupSummary) bool { return s.Group == GroupOf(g.Cells[i]) }) {
 			d := r.Result.Diverged
 			first = fmt.Sprintf(" Run %s diverged at step %d, %s; %s.", r.Result.Name, d.Step, d.Reason, d.Fix)
 			break
@@ -169,6 +173,9 @@ func lmDiverged(g *Grid, sums []GroupSummary) string {
 	}
 	return fmt.Sprintf("%s (%s).%s\n", head, strings.Join(groups, "; "), first)
 }
+
+// capital is s with its first letter in upper case ("Bits per byte").
+func capital(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // joinParagraphs joins the non-empty texts with a blank line.
 func joinParagraphs(texts ...string) string {
@@ -320,11 +327,11 @@ func markdown(g *Grid, r *Report) string {
 		fmt.Fprintf(&b, " Missing: %s.", strings.Join(g.Missing, ", "))
 	}
 	b.WriteString(" Regenerate with `go run ./cmd/train report " + g.Dir + "`.\n\n")
-	// A grid of lm runs only is scored by bits per byte alone: no exact match, no answers. A grid
-	// mixing lm with other tasks shows only the others in its exact-match sections.
+	// A grid of curve tasks only is scored by its curves alone: no exact match, no answers. A
+	// grid mixing them with other tasks shows only the others in its exact-match sections.
 	sums, rows, text := byKind(r.Summaries, r.Rows)
-	lm := len(sums) == 0
-	if !lm {
+	curvesOnly := len(sums) == 0
+	if !curvesOnly {
 		b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 			"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
 			extrapolationRule() + "\n\n")
@@ -342,26 +349,28 @@ func markdown(g *Grid, r *Report) string {
 		b.WriteString("\n")
 	}
 	b.WriteString("## Summary\n\n")
-	if !lm {
+	if !curvesOnly {
 		b.WriteString(SummaryTable(sums))
 		if g.Selection != nil {
 			b.WriteString(SelectionTable(g.Selection))
 		}
 	}
-	t, d := LMTable(LMCurves(g)), lmDiverged(g, text)
-	if !lm && (t != "" || d != "") {
-		b.WriteString("\n## Bits per byte against context length (lm)\n\n")
+	curves := Curves(g)
+	t, d, words := CurveTable(curves), curveDiverged(g, text), metric.Words(metric.Unbounded()[0].Name)
+	if !curvesOnly && (t != "" || d != "") {
+		b.WriteString("\n## " + capital(words) + " against context length (" + text[0].Task + ")\n\n")
 	}
 	if t != "" {
 		files := "[summary.csv](summary.csv), [by_length.csv](by_length.csv)"
-		if !lm {
-			files = fmt.Sprintf("[%s](%s), [%s](%s)", lmSummaryFile, lmSummaryFile, lmByLengthFile, lmByLengthFile)
+		if !curvesOnly {
+			s, l := text[0].Task+summarySuffix, text[0].Task+byLengthSuffix
+			files = fmt.Sprintf("[%s](%s), [%s](%s)", s, s, l, l)
 		}
-		b.WriteString("Bits per byte of the test split against context length, mean over seeds; non-overlapping windows / the sliding window where they differ (`eval.stride`). " +
-			"Full tables: " + files + "; per run: `lm.csv`.\n\n")
+		b.WriteString(capital(words) + " of the test split against context length, mean over seeds; non-overlapping windows / the sliding window where they differ (`eval.stride`). " +
+			"Full tables: " + files + "; per run: `" + text[0].Task + ".csv`.\n\n")
 		b.WriteString(t)
-		if ct := LMChangeTable(LMCurves(g)); ct != "" {
-			b.WriteString("\nPast the training length: each seed's bits per byte minus its own at the training length, " +
+		if ct := CurveChangeTable(curves); ct != "" {
+			b.WriteString("\nPast the training length: each seed's " + words + " minus its own at the training length, " +
 				"mean over seeds and 95% t interval (a negative change: the longer context helps).\n\n")
 			b.WriteString(ct)
 		}
@@ -372,17 +381,16 @@ func markdown(g *Grid, r *Report) string {
 		}
 		b.WriteString(d)
 	}
-	if len(r.Plots) > 0 { // none when every lm run diverged: no heading over nothing
+	if len(r.Plots) > 0 { // none when every curve group's run diverged: no heading over nothing
 		b.WriteString("\n## Plots\n\n")
 	}
 	for _, p := range r.Plots {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)
 	}
-	if lm {
+	if curvesOnly {
 		return b.String()
 	}
-	words := metric.Words(tableMetric(sums).Name)
-	b.WriteString("## " + strings.ToUpper(words[:1]) + words[1:] + " by length\n")
+	b.WriteString("## " + capital(metric.Words(tableMetric(sums).Name)) + " by length\n")
 	b.WriteString(ByLengthTables(sums, rows))
 	b.WriteString("\nFull tables: [summary.csv](summary.csv), [by_length.csv](by_length.csv).\n")
 	b.WriteString(diagnosticsMarkdown(g, tasks(sums)))

@@ -18,27 +18,33 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// LMCurve is one group's bits per byte against context length (the lm task): per length, the
-// statistic over the group's seeds, with non-overlapping windows and with the sliding window.
-type LMCurve struct {
+// A task whose headline metric has no chance level and no upper bound (metric.Unbounded: bits
+// per byte) is read as a curve against context length: its groups are drawn, tabled and written
+// in those metrics (the first with non-overlapping windows, the second with the sliding window),
+// not in exact match.
+
+// Curve is one group's scores against context length in the unbounded metrics: per length, the
+// statistic over the group's seeds.
+type Curve struct {
 	Group   Group
 	MaxLen  int // the training length
 	Lengths []int
-	Windows []Stat // bits per byte, non-overlapping windows
-	Sliding []Stat // bits per byte, sliding window
-	// Change and SlidingChange are, per length, each seed's bits per byte minus its own at the
-	// training length MaxLen (nil when the group was not evaluated at MaxLen).
-	Change, SlidingChange [][]float64
-	Seeds                 int
+	// Stats are, per unbounded metric (metric.Unbounded, in order), the statistic at each length.
+	Stats [][]Stat
+	// Change is, per unbounded metric and length, each seed's score minus its own at the training
+	// length MaxLen (nil at every length when the group was not evaluated at MaxLen).
+	Change [][][]float64
+	Seeds  int
 }
 
-// LMCurves gathers the lm runs of a grid by group (GroupOf), in the grid's order; nil when
-// it has none. A group's lengths are those every one of its runs has.
-func LMCurves(g *Grid) []LMCurve {
+// Curves gathers a grid's runs scored in the unbounded metrics by group (GroupOf), in the grid's
+// order; nil when it has none. A group's lengths are those every one of its runs has.
+func Curves(g *Grid) []Curve {
+	ms := metric.Unbounded()
 	var order []Group
 	runs := map[Group][]*train.Result{}
 	for i, r := range g.Runs {
-		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].Score(metric.BitsPerByte) == 0 {
+		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].Score(ms[0].Name) == 0 {
 			continue
 		}
 		k := GroupOf(g.Cells[i])
@@ -47,39 +53,36 @@ func LMCurves(g *Grid) []LMCurve {
 		}
 		runs[k] = append(runs[k], r.Result)
 	}
-	var out []LMCurve
+	var out []Curve
 	for _, k := range order {
 		rs := runs[k]
-		c := LMCurve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs)}
+		c := Curve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs), Stats: make([][]Stat, len(ms)), Change: make([][][]float64, len(ms))}
 		at := func(r *train.Result, L int) int {
 			return slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == L })
 		}
 		for _, l := range rs[0].Lengths {
-			var w, s, dw, ds []float64
+			xs, ds := make([][]float64, len(ms)), make([][]float64, len(ms)) // per metric: per seed
 			for _, r := range rs {
-				i := slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == l.Length })
+				i, t := at(r, l.Length), at(r, c.MaxLen)
 				if i < 0 {
 					break
 				}
-				bpb, sliding := r.Lengths[i].Score(metric.BitsPerByte), r.Lengths[i].Score(metric.SlidingBitsPerByte)
-				w = append(w, bpb)
-				s = append(s, sliding)
-				if t := at(r, c.MaxLen); t >= 0 {
-					dw = append(dw, bpb-r.Lengths[t].Score(metric.BitsPerByte))
-					ds = append(ds, sliding-r.Lengths[t].Score(metric.SlidingBitsPerByte))
+				for m, mm := range ms {
+					xs[m] = append(xs[m], r.Lengths[i].Score(mm.Name))
+					if t >= 0 {
+						ds[m] = append(ds[m], r.Lengths[i].Score(mm.Name)-r.Lengths[t].Score(mm.Name))
+					}
 				}
 			}
-			if len(w) != len(rs) {
+			if len(xs[0]) != len(rs) {
 				continue
 			}
 			c.Lengths = append(c.Lengths, l.Length)
-			c.Windows = append(c.Windows, NewStat(w))
-			c.Sliding = append(c.Sliding, NewStat(s))
-			if len(dw) == len(rs) {
-				c.Change = append(c.Change, dw)
-				c.SlidingChange = append(c.SlidingChange, ds)
-			} else {
-				c.Change, c.SlidingChange = append(c.Change, nil), append(c.SlidingChange, nil)
+			for m := range ms {
+				if len(ds[m]) != len(rs) {
+					ds[m] = nil
+				}
+				c.Stats[m], c.Change[m] = append(c.Stats[m], NewStat(xs[m])), append(c.Change[m], ds[m])
 			}
 		}
 		out = append(out, c)
@@ -87,47 +90,47 @@ func LMCurves(g *Grid) []LMCurve {
 	return out
 }
 
-// lmPlot draws bits per byte against context length (log₂ axis), one line per group (the mean
+// curveFile is the name of a file or plot of the curves of a grid ("lm_bits_per_byte"): their
+// task's, then what.
+func curveFile(curves []Curve, what string) string { return curves[0].Group.Task + "_" + what }
+
+// curvePlot draws the curves against context length (log₂ axis), one line per group (the mean
 // over seeds) with a band from the minimum to the maximum over seeds and the training length
-// marked: non-overlapping windows on the left, the sliding window on the right. "" when the
-// grid has no lm run.
-func lmPlot(dir string, curves []LMCurve) (string, error) {
+// marked, a panel per unbounded metric: non-overlapping windows on the left, the sliding window
+// on the right. "" without curves.
+func curvePlot(dir string, curves []Curve) (string, error) {
 	if len(curves) == 0 {
 		return "", nil
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, c := range curves {
-		for i := range c.Lengths {
-			lo = min(lo, c.Windows[i].Min, c.Sliding[i].Min)
-			hi = max(hi, c.Windows[i].Max, c.Sliding[i].Max)
+		for _, st := range c.Stats {
+			for _, s := range st {
+				lo, hi = min(lo, s.Min), max(hi, s.Max)
+			}
 		}
 	}
 	pad := 0.05 * (hi - lo)
 	lo, hi = lo-pad, hi+pad
 	leg := plot.NewLegend()
-	panels := make([]*plot.Plot, 2)
+	name := metric.Words(metric.Unbounded()[0].Name)
+	var panels []*plot.Plot
 	for pi, title := range []string{"non-overlapping windows", "sliding window"} {
 		p := plot.New()
-		p.Title.Text = "lm: bits per byte against context length, " + title
+		p.Title.Text = curves[0].Group.Task + ": " + name + " against context length, " + title
 		p.X.Label.Text = "context length (bytes, log scale)"
-		p.Y.Label.Text = "bits per byte (band: min–max over seeds)"
+		p.Y.Label.Text = name + " (band: min–max over seeds)"
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = lengthTicks(curves[0].Lengths)
 		p.Y.Tick.Marker = decimalTicks{}
 		p.Y.Min, p.Y.Max = lo, hi
 		maxLen := 0
 		for i, c := range curves {
-			stats := c.Windows
-			if pi == 1 {
-				stats = c.Sliding
-			}
 			maxLen = max(maxLen, c.MaxLen)
 			var line, bl, bh plotter.XYs
 			for j, L := range c.Lengths {
-				x := float64(L)
-				line = append(line, plotter.XY{X: x, Y: stats[j].Mean})
-				bl = append(bl, plotter.XY{X: x, Y: stats[j].Min})
-				bh = append(bh, plotter.XY{X: x, Y: stats[j].Max})
+				s, x := c.Stats[pi][j], float64(L)
+				line, bl, bh = append(line, plotter.XY{X: x, Y: s.Mean}), append(bl, plotter.XY{X: x, Y: s.Min}), append(bh, plotter.XY{X: x, Y: s.Max})
 			}
 			l, err := addSeries(p, i, c.Seeds, line, bl, bh)
 			if err != nil {
@@ -147,15 +150,15 @@ func lmPlot(dir string, curves []LMCurve) (string, error) {
 		if pi == 0 {
 			leg.Add(fmt.Sprintf("training length (%d)", maxLen), v)
 		}
-		panels[pi] = p
+		panels = append(panels, p)
 	}
-	name := "lm_bits_per_byte"
-	return name, saveFigure(dir, name, [][]*plot.Plot{panels}, leg, 13*vg.Inch, 5*vg.Inch)
+	file := curveFile(curves, metric.Unbounded()[0].Name)
+	return file, saveFigure(dir, file, [][]*plot.Plot{panels}, leg, 13*vg.Inch, 5*vg.Inch)
 }
 
-// LMTable is the lm curves as a markdown table: per group, the mean bits per byte over seeds
-// at every length (non-overlapping windows; the sliding window's after a slash where it differs).
-func LMTable(curves []LMCurve) string {
+// CurveTable is the curves as a markdown table: per group, the mean over seeds at every length
+// (non-overlapping windows; the sliding window's after a slash where it differs).
+func CurveTable(curves []Curve) string {
 	if len(curves) == 0 {
 		return ""
 	}
@@ -165,11 +168,7 @@ func LMTable(curves []LMCurve) string {
 	for _, L := range lengths {
 		fmt.Fprintf(&b, " %d |", L)
 	}
-	b.WriteString("\n| --- | ---: |")
-	for range lengths {
-		b.WriteString(" ---: |")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n| --- | ---: |" + strings.Repeat(" ---: |", len(lengths)) + "\n")
 	for _, c := range curves {
 		fmt.Fprintf(&b, "| %s | %d |", groupLabel(c.Group), c.Seeds)
 		for _, L := range lengths {
@@ -177,10 +176,10 @@ func LMTable(curves []LMCurve) string {
 			switch {
 			case i < 0:
 				b.WriteString(" – |")
-			case c.Sliding[i].Mean != c.Windows[i].Mean:
-				fmt.Fprintf(&b, " %.3f / %.3f |", c.Windows[i].Mean, c.Sliding[i].Mean)
+			case c.Stats[1][i].Mean != c.Stats[0][i].Mean:
+				fmt.Fprintf(&b, " %.3f / %.3f |", c.Stats[0][i].Mean, c.Stats[1][i].Mean)
 			default:
-				fmt.Fprintf(&b, " %.3f |", c.Windows[i].Mean)
+				fmt.Fprintf(&b, " %.3f |", c.Stats[0][i].Mean)
 			}
 		}
 		b.WriteString("\n")
@@ -215,21 +214,21 @@ func (decimalTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// LMChangeTable is, per group and per length past the training length, the change of bits per
-// byte from the training length: the mean over seeds of each seed's own difference and its 95% t
+// CurveChangeTable is, per group and per length past the training length, the change of the
+// score from the training length: the mean over seeds of each seed's own difference and its 95% t
 // interval (paired by seed; no interval with one seed), non-overlapping windows then the sliding
-// window. "" without lm curves.
-func LMChangeTable(curves []LMCurve) string {
+// window. "" without curves.
+func CurveChangeTable(curves []Curve) string {
 	var b strings.Builder
 	for _, c := range curves {
 		for i, L := range c.Lengths {
-			if L <= c.MaxLen || c.Change[i] == nil {
+			if L <= c.MaxLen || c.Change[0][i] == nil {
 				continue
 			}
 			if b.Len() == 0 {
 				b.WriteString("| scheme | seeds | length | change, non-overlapping [95% interval] | change, sliding [95% interval] |\n| --- | ---: | ---: | --- | --- |\n")
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", groupLabel(c.Group), c.Seeds, L, change(c.Change[i]), change(c.SlidingChange[i]))
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", groupLabel(c.Group), c.Seeds, L, change(c.Change[0][i]), change(c.Change[1][i]))
 		}
 	}
 	return b.String()
@@ -244,12 +243,12 @@ func change(d []float64) string {
 	return fmt.Sprintf("%+.4f [%+.4f, %+.4f]", m, lo, hi)
 }
 
-// lmSummaryCSV is summary.csv for lm groups: per group, bits per byte at the training length
+// curveSummaryCSV is summary.csv for curve groups: per group, the score at the training length
 // (max_len) and at the longest length the group was evaluated at, and the change between them
 // (each seed's own, mean and 95% t interval; empty with one seed), with non-overlapping windows
 // and then with the sliding window. A value that does not exist is an empty field: a group of
-// sums (the lm groups) whose every seed diverged has no curve and a row of empty values.
-func lmSummaryCSV(curves []LMCurve, sums []GroupSummary) []byte {
+// sums (the curve groups) whose every seed diverged has no curve and a row of empty values.
+func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "seeds", "max_len", "metric",
@@ -257,37 +256,40 @@ func lmSummaryCSV(curves []LMCurve, sums []GroupSummary) []byte {
 		"longest_change_mean", "longest_change_lo", "longest_change_hi",
 		"sliding_train_bpb_mean", "sliding_longest_bpb_mean",
 		"sliding_longest_change_mean", "sliding_longest_change_lo", "sliding_longest_change_hi"})
-	g, nan := csvFloat, math.NaN()
+	g, nan, head := csvFloat, math.NaN(), metric.Unbounded()[0].Name
 	for _, c := range curves {
 		if len(c.Lengths) == 0 {
 			continue
 		}
-		trainW, trainS := Stat{Mean: nan, Std: nan}, Stat{Mean: nan}
-		if t := slices.Index(c.Lengths, c.MaxLen); t >= 0 {
-			trainW, trainS = c.Windows[t], c.Sliding[t]
+		last, t := len(c.Lengths)-1, slices.Index(c.Lengths, c.MaxLen)
+		rec := []string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(c.Seeds), strconv.Itoa(c.MaxLen), head}
+		for m, st := range c.Stats {
+			train := Stat{Mean: nan, Std: nan}
+			if t >= 0 {
+				train = st[t]
+			}
+			d, lo, hi := changeFields(c.Change[m][last])
+			if m == 0 {
+				rec = append(rec, g(train.Mean), g(train.Std), strconv.Itoa(c.Lengths[last]), g(st[last].Mean), g(st[last].Std), g(d), g(lo), g(hi))
+			} else {
+				rec = append(rec, g(train.Mean), g(st[last].Mean), g(d), g(lo), g(hi))
+			}
 		}
-		last := len(c.Lengths) - 1
-		dw, dwLo, dwHi := changeFields(c.Change[last])
-		ds, dsLo, dsHi := changeFields(c.SlidingChange[last])
-		w.Write([]string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(c.Seeds), strconv.Itoa(c.MaxLen), metric.BitsPerByte,
-			g(trainW.Mean), g(trainW.Std), strconv.Itoa(c.Lengths[last]), g(c.Windows[last].Mean), g(c.Windows[last].Std),
-			g(dw), g(dwLo), g(dwHi),
-			g(trainS.Mean), g(c.Sliding[last].Mean),
-			g(ds), g(dsLo), g(dsHi)})
+		w.Write(rec)
 	}
 	for _, s := range sums {
-		if s.Diverged == s.Seeds && !slices.ContainsFunc(curves, func(c LMCurve) bool { return c.Group == s.Group }) {
-			w.Write(append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), metric.BitsPerByte}, make([]string, 13)...))
+		if s.Diverged == s.Seeds && !slices.ContainsFunc(curves, func(c Curve) bool { return c.Group == s.Group }) {
+			w.Write(append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), head}, make([]string, 13)...))
 		}
 	}
 	w.Flush()
 	return buf.Bytes()
 }
 
-// lmByLengthCSV is by_length.csv for lm groups: per group and length, bits per byte over the
+// curveByLengthCSV is by_length.csv for curve groups: per group and length, the score over the
 // seeds (mean, std, min, max) with non-overlapping windows and with the sliding window, and the
 // change from the training length (mean and 95% t interval of each seed's own).
-func lmByLengthCSV(curves []LMCurve) []byte {
+func curveByLengthCSV(curves []Curve) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.Write([]string{"task", "scheme", "variant", "length", "in_range", "n",
@@ -296,12 +298,15 @@ func lmByLengthCSV(curves []LMCurve) []byte {
 	g := csvFloat
 	for _, c := range curves {
 		for i, L := range c.Lengths {
-			bw, bs := c.Windows[i], c.Sliding[i]
-			dw, dwLo, dwHi := changeFields(c.Change[i])
-			ds, dsLo, dsHi := changeFields(c.SlidingChange[i])
-			w.Write([]string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(L), strconv.FormatBool(L <= c.MaxLen), strconv.Itoa(bw.N),
-				g(bw.Mean), g(bw.Std), g(bw.Min), g(bw.Max), g(bs.Mean), g(bs.Std), g(bs.Min), g(bs.Max),
-				g(dw), g(dwLo), g(dwHi), g(ds), g(dsLo), g(dsHi)})
+			rec := []string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(L), strconv.FormatBool(L <= c.MaxLen), strconv.Itoa(c.Stats[0][i].N)}
+			for _, st := range c.Stats {
+				rec = append(rec, g(st[i].Mean), g(st[i].Std), g(st[i].Min), g(st[i].Max))
+			}
+			for _, ch := range c.Change {
+				d, lo, hi := changeFields(ch[i])
+				rec = append(rec, g(d), g(lo), g(hi))
+			}
+			w.Write(rec)
 		}
 	}
 	w.Flush()

@@ -1,0 +1,25 @@
+package metric
+
+// Bounded tells whether the metric is a fraction in [0, 1] with a chance level (an accuracy).
+// A metric that is not (bits per byte) is a number ≥ 0 with no upper bound and no chance level:
+// a task it headlines is read as a curve against context length, not against chance, and a
+// per-seed table holds its column only when a row has it.
+func (m Metric) Bounded() bool { return m.Chance != nil }
+
+// Unbounded lists the metrics that are not Bounded, in the order they were registered.
+func Unbounded() []Metric {
+	var out []Metric
+	for _, m := range All() {
+		if !m.Bounded() {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// HeadlineOf is the metric that headlines a task of this kind and format (Headline), the zero
+// Metric when none does.
+func HeadlineOf(kind, format string) Metric {
+	m, _ := Get(Headline(kind, format))
+	return m
+}
