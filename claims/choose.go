@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/metric"
 )
 
 // Choose is a table's learning-rate choice, the rule of a grid's select: applied to the scores
@@ -122,7 +123,7 @@ func choose(f *File, path string, t Table, rows []Row, st Statistic) ([]Row, []r
 		chosen[k] = rc.chosen
 		out = append(out, rc)
 	}
-	return slices.DeleteFunc(rows, func(r Row) bool { return r.LR != chosen[key{r.Task, r.Scheme, r.Variant}] }), out, nil
+	return slices.DeleteFunc(rows, func(r Row) bool { return r.LR != chosen[r.rowKey().key] }), out, nil
 }
 
 // unionRows is the rows of the tables a union names, in order, with a run that two of them hold
@@ -130,18 +131,13 @@ func choose(f *File, path string, t Table, rows []Row, st Statistic) ([]Row, []r
 // trained twice give the same bits), a column one lacks taken from the other (best_val_score of
 // a table exported before it). It returns the runs held twice, named.
 func unionRows(f *File, path string, t Table, tables map[string]*loaded) ([]Row, []string, error) {
-	type rowKey struct {
-		key
-		runID
-		length int
-	}
 	at := map[rowKey]int{}
 	from := map[rowKey]string{}
 	var rows []Row
 	var twice []string
 	for _, u := range t.Union {
 		for _, r := range tables[u].rows {
-			rk := rowKey{key{r.Task, r.Scheme, r.Variant}, runID{r.Seed, r.LR}, r.Length}
+			rk := r.rowKey()
 			i, seen := at[rk]
 			if !seen {
 				at[rk], from[rk] = len(rows), u
@@ -178,7 +174,7 @@ func mergeRows(a, b Row) (Row, string) {
 	ra, _ := csv.NewReader(bytes.NewReader(TableCSV([]Row{a}))).ReadAll()
 	rb, _ := csv.NewReader(bytes.NewReader(TableCSV([]Row{b}))).ReadAll()
 	if len(ra[1]) != len(rb[1]) {
-		return a, MetricBitsPerByte + " (given in one, empty in the other)"
+		return a, metric.Unbounded()[0].Name + " (given in one, empty in the other)"
 	}
 	for i, h := range ra[0] {
 		if ra[1][i] != rb[1][i] {

@@ -17,6 +17,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/metric"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -339,7 +340,7 @@ func (f *File) check() error {
 		return err
 	}
 	if f.Statistic.Metric == "" {
-		return f.errAt("statistic.metric", "missing: write one of %s", metricNames())
+		return f.errAt("statistic.metric", "missing: write one of %s", metric.Names(metric.All(), ","))
 	}
 	if err := f.Statistic.checkLearned(f, "statistic"); err != nil {
 		return err
@@ -447,8 +448,8 @@ func (s Statistic) ranged() bool {
 }
 
 func (s Statistic) check(f *File, p string) error {
-	if _, ok := metricOf(s.Metric); s.Metric != "" && !ok {
-		return f.errAt(p+".metric", "%q is not a metric: write one of %s", s.Metric, metricNames())
+	if _, ok := metric.Get(s.Metric); s.Metric != "" && !ok {
+		return f.errAt(p+".metric", "%q is not a metric: write one of %s", s.Metric, metric.Names(metric.All(), ","))
 	}
 	if s.Ours != "" && s.Ours != "mean" && s.Ours != "best" {
 		return f.errAt(p+".ours", "%q is not a statistic: write mean (over seeds) or best (over runs)", s.Ours)
@@ -478,7 +479,7 @@ func (s Statistic) check(f *File, p string) error {
 func (s Statistic) checkLearned(f *File, p string) error {
 	switch {
 	case lowerBetter(s.Metric) && !(s.Learned >= 0):
-		return f.errAt(p+".learned", "%g is not a number of bits: give the in-range %s above which a cell has not learned (≥ 0)", s.Learned, words(s.Metric))
+		return f.errAt(p+".learned", "%g is not a number of bits: give the in-range %s above which a cell has not learned (≥ 0)", s.Learned, metric.Words(s.Metric))
 	case !lowerBetter(s.Metric) && !(s.Learned >= 0 && s.Learned <= 1):
 		return f.errAt(p+".learned", "%g is not a score: give a value in [0, 1]", s.Learned)
 	}

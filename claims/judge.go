@@ -229,7 +229,7 @@ func readPaper(f *File) (paperNumbers, error) {
 		if err1 != nil || err2 != nil || L < 1 || !(x >= 0 && (x <= 1 || lowerBetter(f.Statistic.Metric))) || math.IsInf(x, 0) {
 			want := "a score in [0, 1]"
 			if lowerBetter(f.Statistic.Metric) {
-				want = "a number ≥ 0 in " + words(f.Statistic.Metric)
+				want = "a number ≥ 0 in " + metric.Words(f.Statistic.Metric)
 			}
 			return nil, f.errAt("paper.numbers", "%s:%d: want a length ≥ 1 and %s, got %q and %q", f.Paper.Numbers, i+2, want, r[col["length"]], r[col[f.Paper.Column]])
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/metric"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -127,8 +128,8 @@ func (c *Claim) readKind(f *File, p string) error {
 	if err := config.DecodeNode(&yaml.Node{Kind: yaml.MappingNode, Content: c.opts}, f.Path, p, c.kind); err != nil {
 		return err
 	}
-	metric := f.Statistic.merged(c.Statistic).Metric
-	lo, hi := metricRange(metric)
+	m := f.Statistic.merged(c.Statistic).Metric
+	lo, hi := metricRange(m)
 	seen := map[key]string{} // the cells named so far, at their paths
 	v := reflect.ValueOf(c.kind).Elem()
 	for i := range v.NumField() {
@@ -156,7 +157,7 @@ func (c *Claim) readKind(f *File, p string) error {
 				seen[k] = at
 			}
 			if x.Written.Has("paper_value") {
-				if err := within(f, q+".paper_value", x.PaperValue, lo, hi, false, words(metric)+", the claim's metric"); err != nil {
+				if err := within(f, q+".paper_value", x.PaperValue, lo, hi, false, metric.Words(m)+", the claim's metric"); err != nil {
 					return err
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 )
 
@@ -41,7 +42,7 @@ func (k *changeKind) check(f *File, c *Claim, p string) error {
 	if k.Written.Has("at_least") {
 		bound = "at_least"
 	}
-	if err := within(f, p+"."+bound, k.AtMost+k.AtLeast, -spread(m), spread(m), false, "a change in "+words(m)); err != nil {
+	if err := within(f, p+"."+bound, k.AtMost+k.AtLeast, -spread(m), spread(m), false, "a change in "+metric.Words(m)); err != nil {
 		return err
 	}
 	if st := f.Statistic.merged(c.Statistic); st.InRange {
@@ -96,7 +97,7 @@ func (k *changeKind) judge(x *judging, o *Outcome) error {
 	}
 	last := changes[len(changes)-1]
 	cmp := Comparison{A: A, Paper: orWord(x.c.Paper, "–"), more: changes,
-		Text:    orWord(x.c.Text, fmt.Sprintf("%s: %s, %s at each length %d..%d minus at %d %s %g", A.k.Task, A.name, words(x.st.Metric), changes[0].length, last.length, L, rel, bound)),
+		Text:    orWord(x.c.Text, fmt.Sprintf("%s: %s, %s at each length %d..%d minus at %d %s %g", A.k.Task, A.name, metric.Words(x.st.Metric), changes[0].length, last.length, L, rel, bound)),
 		Ours:    fmt.Sprintf("%s at %d", fmtDiff(last.iv), last.length),
 		Verdict: changeOverall(x.st, A, changes)}
 	if d := divergedOf(A); d != "" {
@@ -158,7 +159,7 @@ func (k *changeKind) detail(b *strings.Builder, o *Outcome) {
 	base, _ := r.A.c.scores(L, L, false)
 	fmt.Fprintf(b, "%s · %s at the training length %d: %s (mean [95%% interval] over %s; in range: %s). Each length past it, the change per run (seed, then rate) from its own score at %d:\n\n",
 		r.A.k.Task, r.A.name, L, fmtCI(base), count(len(base), "run"), fmtCI(r.A.in), L)
-	fmt.Fprintf(b, "| length | ×%d | %s (mean) | change per run | change: mean [95%% interval] | verdict |\n| ---: | ---: | ---: | --- | --- | --- |\n", L, words(o.Stat.Metric))
+	fmt.Fprintf(b, "| length | ×%d | %s (mean) | change per run | change: mean [95%% interval] | verdict |\n| ---: | ---: | ---: | --- | --- | --- |\n", L, metric.Words(o.Stat.Metric))
 	for _, ch := range r.more.([]change) {
 		var per []string
 		for _, d := range ch.d {

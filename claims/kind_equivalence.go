@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 )
 
@@ -28,7 +29,7 @@ func (k *equivalenceKind) check(f *File, c *Claim, p string) error {
 		return f.errAt(p+".margin", "missing or not positive: give the margin within which A and B count as equal, e.g. margin: 0.05")
 	}
 	m := f.Statistic.merged(c.Statistic).Metric
-	if err := within(f, p+".margin", k.Margin, 0, spread(m), true, "a difference of two "+words(m)+" scores"); err != nil {
+	if err := within(f, p+".margin", k.Margin, 0, spread(m), true, "a difference of two "+metric.Words(m)+" scores"); err != nil {
 		return err
 	}
 	return needCells(f, p, "task: copy, scheme: alibi", k.A, k.B)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/presence"
+	"github.com/posformer/posformer/metric"
 )
 
 // A family claim: each cell whose variant holds the options of where: ahead of its twin without
@@ -43,7 +44,7 @@ func (k *familyKind) check(f *File, c *Claim, p string) error {
 		return f.errAt(p+".a", "a family's a: only names the task its pairs are taken from (its cells come from where: and drop:): write a: {task: T} or remove a:")
 	}
 	if m := f.Statistic.merged(c.Statistic).Metric; k.Headline.Value != 0 {
-		if err := within(f, p+".headline.value", k.Headline.Value, -spread(m), spread(m), false, "a difference of two "+words(m)+" scores"); err != nil {
+		if err := within(f, p+".headline.value", k.Headline.Value, -spread(m), spread(m), false, "a difference of two "+metric.Words(m)+" scores"); err != nil {
 			return err
 		}
 	}
@@ -113,7 +114,7 @@ func dropOptions(variant string, names []string) string {
 
 // headline is the headline comparison of a family's pairs (rows), as the rule says; a follow-up
 // with headline: true computes it again with an arm's pairs in place.
-func (k *familyKind) headline(c *Claim, metric string, rows []Comparison) *Comparison {
+func (k *familyKind) headline(c *Claim, name string, rows []Comparison) *Comparison {
 	var gains, judged []float64 // every pair's gain; the gains of the pairs that could be judged
 	count := map[string]int{}
 	for _, r := range rows {
@@ -126,8 +127,8 @@ func (k *familyKind) headline(c *Claim, metric string, rows []Comparison) *Compa
 		count[classOf(r.Verdict)]++
 	}
 	amount := func(g []float64) string { // a mean gain in the metric's units
-		if !hasChance(metric) { // not a fraction: in the metric's own units
-			return fmt.Sprintf("%+.3f %s", z(meanOf(g)), words(metric))
+		if !hasChance(name) { // not a fraction: in the metric's own units
+			return fmt.Sprintf("%+.3f %s", z(meanOf(g)), metric.Words(name))
 		}
 		return fmt.Sprintf("%+.1f points", 100*meanOf(g))
 	}
@@ -158,7 +159,7 @@ func (k *familyKind) headline(c *Claim, metric string, rows []Comparison) *Compa
 		verdict = Untested + " (no pair could be judged)"
 	case count[Contradicted] > 0:
 		verdict = Contradicted
-	case count[Reproduced] > 0 && ahead(metric, meanOf(judged), 0) > 0:
+	case count[Reproduced] > 0 && ahead(name, meanOf(judged), 0) > 0:
 		verdict = Reproduced
 		if n > 0 {
 			verdict = fmt.Sprintf("%s in the %d of %d pairs that could be judged (%d untested)", Reproduced, len(rows)-n, len(rows), n)

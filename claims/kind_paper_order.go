@@ -3,6 +3,8 @@ package claims
 import (
 	"fmt"
 	"strings"
+
+	"github.com/posformer/posformer/metric"
 )
 
 // A paper_order claim: every pair of its cells that the paper ranks, in the paper's order.
@@ -21,7 +23,7 @@ type paperOrderKind struct {
 
 func (k *paperOrderKind) check(f *File, c *Claim, p string) error {
 	m := f.Statistic.merged(c.Statistic).Metric
-	if err := within(f, p+".min_gap", k.MinGap, 0, spread(m), false, "a gap between two "+words(m)+" scores"); err != nil {
+	if err := within(f, p+".min_gap", k.MinGap, 0, spread(m), false, "a gap between two "+metric.Words(m)+" scores"); err != nil {
 		return err
 	}
 	if len(k.Cells) < 2 {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/metric"
 )
 
 // TestLMClaims judges the bits-per-byte fixture (testdata/lm/lm.csv: alibi falling, sinusoidal
@@ -161,7 +163,7 @@ claims:
 			return p
 		}
 		m, margin := 0.1*rng.NormFloat64(), 0.2*rng.Float64()
-		bits, err := judgeFile(file("bits.yaml", MetricBitsPerByte, bar, margin, fmt.Sprintf("at_most: %g", m), fmt.Sprintf("at_least: %g", -m)))
+		bits, err := judgeFile(file("bits.yaml", metric.BitsPerByte, bar, margin, fmt.Sprintf("at_most: %g", m), fmt.Sprintf("at_least: %g", -m)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
-	"github.com/posformer/posformer/setup"
 )
 
 // Render is the markdown document of a judged claims file: the opening table (claim, paper,
@@ -151,9 +150,9 @@ func renderStatistic(b *strings.Builder, f *File) {
 	side := "below"
 	if lowerBetter(s.Metric) {
 		side = "above"
-		fmt.Fprintf(b, "- Lower %s is better: a ranking A > B says A's is lower, the best over runs is the lowest.\n", words(s.Metric))
+		fmt.Fprintf(b, "- Lower %s is better: a ranking A > B says A's is lower, the best over runs is the lowest.\n", metric.Words(s.Metric))
 	}
-	fmt.Fprintf(b, "- Learned in range: a cell whose mean in-range %s is %s %.2f is not judged (*untested*).\n\n", words(s.Metric), side, s.Learned)
+	fmt.Fprintf(b, "- Learned in range: a cell whose mean in-range %s is %s %.2f is not judged (*untested*).\n\n", metric.Words(s.Metric), side, s.Learned)
 }
 
 // renderTables lists the tables with their grids' set-ups and warnings, and the summaries.
@@ -164,7 +163,7 @@ func renderTables(b *strings.Builder, j *Judged) {
 	for _, t := range f.Tables {
 		l := j.Tables[t.Name]
 		runs := 0
-		cells := l.cellsFor(report.MetricExact) // sets l.order when no claim has read the table
+		cells := l.cellsFor(metric.ExactMatch) // sets l.order when no claim has read the table
 		for _, k := range l.order {
 			runs += cells[k].runs()
 		}
@@ -244,24 +243,7 @@ func describeGrid(path string) (string, []string) {
 	desc := fmt.Sprintf("`%s`, %s: %s, d_model %d, %s, d_ff %d; %s of %s, %s%s; %s.",
 		path, count(len(cells), "cell"), count(c.Model.Layers, "layer"), c.Model.DModel, count(c.Model.Heads, "head"), c.Model.DFF,
 		count(c.Train.Steps, "step"), count(c.Train.BatchSize, "sequence"), lr, stop, tested)
-	var order []string
-	groups := map[string][]string{}
-	for _, cl := range cells {
-		for _, w := range setup.Warnings(cl.Config) {
-			if _, ok := groups[w]; !ok {
-				order = append(order, w)
-			}
-			g := report.GroupOf(cl).String()
-			if !slices.Contains(groups[w], g) {
-				groups[w] = append(groups[w], g)
-			}
-		}
-	}
-	var ws []string
-	for _, w := range order {
-		ws = append(ws, strings.Join(groups[w], "; ")+": "+w)
-	}
-	return desc, ws
+	return desc, report.Warnings(cells, nil)
 }
 
 // renderChoices is a table's learning-rate choice (Choose): per cell, its seed's validation
@@ -326,19 +308,19 @@ func count(n int, noun string) string {
 // no chance level: bits per byte): mean ± sample standard deviation over seeds in range and past
 // training, the range of the latter, and how far each cell extrapolates in exact match.
 func renderSummary(b *strings.Builder, t *loaded, fileMetric string) {
-	metric, label := report.MetricExact, "exact"
+	m, label := metric.ExactMatch, "exact"
 	if !hasChance(fileMetric) {
-		metric, label = fileMetric, words(fileMetric)
+		m, label = fileMetric, metric.Words(fileMetric)
 	}
-	extrap := "*extrapolates to* in " + words(metric)
-	if !hasChance(metric) {
-		extrap = "no *extrapolates to*: " + words(metric) + " have no chance level"
+	extrap := "*extrapolates to* in " + metric.Words(m)
+	if !hasChance(m) {
+		extrap = "no *extrapolates to*: " + metric.Words(m) + " have no chance level"
 	}
 	fmt.Fprintf(b, "Table **%s**, every cell: mean ± sample standard deviation over seeds of %s in range and past the training lengths; %s.\n\n",
-		t.Name, words(metric), extrap)
+		t.Name, metric.Words(m), extrap)
 	fmt.Fprintf(b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] | extrapolates to | ratio |\n"+
 		"| --- | --- | --- | ---: | --- | --- | --- | --- | ---: | ---: |\n", label, label)
-	cells := t.cellsFor(metric)
+	cells := t.cellsFor(m)
 	for _, k := range t.order {
 		c := cells[k]
 		lo, hi := c.trainRange()
@@ -398,7 +380,7 @@ func renderCells(b *strings.Builder, j *Judged) {
 			span = "in range"
 		}
 		if r.st.Metric != j.File.Statistic.Metric { // a claim in another metric than the file's
-			span += ", " + words(r.st.Metric)
+			span += ", " + metric.Words(r.st.Metric)
 		}
 		if len(s.diverged) > 0 {
 			fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | diverged (%s) | diverged | diverged | – |\n", r.table, s.k.Task, s.k, len(s.scores), span, f3(s.paper),
@@ -561,5 +543,3 @@ func counts(j *Judged) map[string]int {
 	}
 	return n
 }
-
-func contains(xs []string, x string) bool { return slices.Contains(xs, x) }

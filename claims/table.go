@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -208,11 +209,6 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 // rows: each run is found by its id, and a cell's runs are compared with the lengths all of
 // them share rather than with one another.
 func checkRuns(path string, rows []Row, lines []int) error {
-	type rowKey struct {
-		key
-		runID
-		length int
-	}
 	type run struct {
 		runID
 		line    int
@@ -228,13 +224,13 @@ func checkRuns(path string, rows []Row, lines []int) error {
 	var order []key
 	first := map[key]int{} // the first row of each cell
 	for i, r := range rows {
-		k, id := key{r.Task, r.Scheme, r.Variant}, runID{r.Seed, r.LR}
+		rk := r.rowKey()
+		k, id := rk.key, rk.runID
 		if j, ok := first[k]; !ok {
 			first[k] = i
 		} else if rows[j].unbounded() != r.unbounded() {
 			return fmt.Errorf("%s:%d: %s · %s has bits per byte at line %d but none here (or the reverse): a language model's rows all have them; export the table again", path, lines[i], r.Task, k, lines[j])
 		}
-		rk := rowKey{k, id, r.Length}
 		if first, ok := seen[rk]; ok {
 			return fmt.Errorf("%s:%d: repeats line %d (%s · %s, seed %d, lr %g, length %d): a run is tested once at a length, so one of the two rows must go",
 				path, lines[i], first, r.Task, k, r.Seed, r.LR, r.Length)
@@ -259,11 +255,11 @@ func checkRuns(path string, rows []Row, lines []int) error {
 		c := cells[k]
 		for _, a := range c.runs {
 			// a has a length some run lacks: name the first run (in order) that lacks one
-			if !slices.ContainsFunc(sortedLengths(a.lengths), func(L int) bool { return c.count[L] < len(c.runs) }) {
+			if !slices.ContainsFunc(slices.Sorted(maps.Keys(a.lengths)), func(L int) bool { return c.count[L] < len(c.runs) }) {
 				continue
 			}
 			for _, b := range c.runs {
-				for _, L := range sortedLengths(a.lengths) {
+				for _, L := range slices.Sorted(maps.Keys(a.lengths)) {
 					if !b.lengths[L] {
 						return fmt.Errorf("%s:%d: %s · %s, seed %d, lr %g has no row at length %d, which seed %d, lr %g (line %d) has: the runs of a cell are averaged over the same lengths, so the row is missing",
 							path, b.line, k.Task, k, b.seed, b.lr, L, a.seed, a.lr, a.line)
@@ -273,16 +269,6 @@ func checkRuns(path string, rows []Row, lines []int) error {
 		}
 	}
 	return nil
-}
-
-// sortedLengths lists a set of lengths in ascending order.
-func sortedLengths(set map[int]bool) []int {
-	out := make([]int, 0, len(set))
-	for L := range set {
-		out = append(out, L)
-	}
-	sort.Ints(out)
-	return out
 }
 
 // TableCSV renders rows with Header (without the text tasks' columns when no row is a language
@@ -346,12 +332,23 @@ type runID struct {
 	lr   float64
 }
 
+// rowKey identifies a row of a table: its cell, its run and its length.
+type rowKey struct {
+	key
+	runID
+	length int
+}
+
+func (r Row) rowKey() rowKey {
+	return rowKey{key{r.Task, r.Scheme, r.Variant}, runID{r.Seed, r.LR}, r.Length}
+}
+
 // cellsOf groups rows by task, scheme and variant, keeping the first appearance's order.
 func cellsOf(rows []Row, metric string) (map[key]*cell, []key) {
 	out := map[key]*cell{}
 	var order []key
 	for _, r := range rows {
-		k := key{r.Task, r.Scheme, r.Variant}
+		k := r.rowKey().key
 		if out[k] == nil {
 			out[k] = &cell{key: k, metric: metric}
 			order = append(order, k)
@@ -384,7 +381,7 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 		if inRange && !r.InRange || !inRange && (r.Length < lo || r.Length > hi) {
 			continue
 		}
-		id := runID{r.Seed, r.LR}
+		id := r.rowKey().runID
 		if byRun[id] == nil {
 			byRun[id] = &acc{}
 			ids = append(ids, id)
@@ -414,7 +411,7 @@ func (c *cell) diverged() []string {
 	seen := map[runID]bool{}
 	var out []string
 	for _, r := range c.rows {
-		if id := (runID{r.Seed, r.LR}); r.DivergedStep > 0 && !seen[id] {
+		if id := r.rowKey().runID; r.DivergedStep > 0 && !seen[id] {
 			seen[id] = true
 			out = append(out, fmt.Sprintf("seed %d at step %d", r.Seed, r.DivergedStep))
 		}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/posformer/posformer/config"
@@ -95,17 +94,11 @@ type GroupSummary struct {
 // Headline is the group's in-range and beyond-range statistic in its headline metric.
 func (s GroupSummary) Headline() (inRange, beyond Stat) { return s.In[s.Metric], s.Beyond[s.Metric] }
 
-// The built-in metrics the report's tables name (package metric declares them).
-const (
-	MetricExact = metric.ExactMatch
-	MetricToken = metric.TokenAccuracy
-)
-
 // GroupOf is the group of a cell.
 func GroupOf(c config.Cell) Group {
 	g := Group{Task: c.Config.Task.Name, Scheme: c.Config.Position.Kind}
 	var rest []string
-	for _, k := range sortedKeys(c.Values) {
+	for _, k := range slices.Sorted(maps.Keys(c.Values)) {
 		if k == "task.name" || k == "position.kind" || k == "seed" {
 			continue
 		}
@@ -134,15 +127,6 @@ func variantParts(key, value string) []string {
 		parts = append(parts, m[i].Value+"="+m[i+1].Value)
 	}
 	return parts
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // Aggregate groups finished runs (nil results are skipped) and summarises them over seeds, in

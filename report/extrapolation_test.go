@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/metric"
 )
 
 // extrapFixture: parity (decoder format, one answer token: chance 0.5 for exact match) and copy,
@@ -90,7 +91,7 @@ func TestExtrapolatesToSlotsSameAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range sums {
-		if s.Metric != MetricToken {
+		if s.Metric != metric.TokenAccuracy {
 			t.Fatalf("%s: metric %s", s.Group, s.Metric)
 		}
 		if s.ExtrapLength != 4 {

@@ -2,10 +2,11 @@ package report
 
 import (
 	"encoding/json"
-	"github.com/posformer/posformer/metric"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/train"

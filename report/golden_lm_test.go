@@ -1,13 +1,14 @@
 package report
 
 import (
-	"github.com/posformer/posformer/metric"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/train"

@@ -1,9 +1,10 @@
 package report
 
 import (
-	"github.com/posformer/posformer/metric"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/train"
@@ -60,12 +61,12 @@ func TestReportGoldenSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	sums := rep.Summaries
-	if len(sums) != 2 || sums[1].Metric != MetricToken {
+	if len(sums) != 2 || sums[1].Metric != metric.TokenAccuracy {
 		t.Fatalf("summaries: %+v", sums)
 	}
 	// randomized: beyond token accuracy 0.7 and 0.8 by seed, exact match 0.
-	if in, beyond := sums[1].Headline(); in.Mean != 0.98 || beyond.Mean != 0.75 || sums[1].Beyond[MetricExact].Mean != 0 {
-		t.Errorf("randomized headline in %v beyond %v, exact beyond %v: want token 0.98, 0.75 and exact 0", in.Mean, beyond.Mean, sums[1].Beyond[MetricExact].Mean)
+	if in, beyond := sums[1].Headline(); in.Mean != 0.98 || beyond.Mean != 0.75 || sums[1].Beyond[metric.ExactMatch].Mean != 0 {
+		t.Errorf("randomized headline in %v beyond %v, exact beyond %v: want token 0.98, 0.75 and exact 0", in.Mean, beyond.Mean, sums[1].Beyond[metric.ExactMatch].Mean)
 	}
 	table := SummaryTable(sums)
 	for _, want := range []string{"in-range token accuracy | beyond token accuracy", "| reverse | sinusoidal | randomized=true,max_random=64 | 2 | 1..4 | 0.980 ± 0.000 | 0.750 ± 0.071 | [0.700, 0.800] | 0.900 ± 0.000 | 0.000 ± 0.000 |"} {

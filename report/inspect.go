@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"github.com/posformer/posformer/rundir"
 	"image"
 	"image/color"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/posformer/posformer/rundir"
 
 	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/train"

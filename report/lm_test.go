@@ -1,11 +1,12 @@
 package report
 
 import (
-	"github.com/posformer/posformer/metric"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/train"

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
-	"sort"
 
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
@@ -156,7 +156,9 @@ func exactPlot(dir, task string, sums []GroupSummary, rows []LengthStat) (string
 func addSeries(p *plot.Plot, i, seeds int, line, lo, hi plotter.XYs) (*plotter.Line, error) {
 	c := plotutil.Color(i)
 	if seeds > 1 {
-		poly, err := plotter.NewPolygon(append(slices.Clone(hi), reversed(lo)...))
+		band := append(slices.Clone(hi), lo...) // hi, then lo backwards
+		slices.Reverse(band[len(hi):])
+		poly, err := plotter.NewPolygon(band)
 		if err != nil {
 			return nil, err
 		}
@@ -180,14 +182,6 @@ func addSeries(p *plot.Plot, i, seeds int, line, lo, hi plotter.XYs) (*plotter.L
 		p.Add(sc)
 	}
 	return l, nil
-}
-
-func reversed(xs plotter.XYs) plotter.XYs {
-	out := make(plotter.XYs, len(xs))
-	for i, x := range xs {
-		out[len(xs)-1-i] = x
-	}
-	return out
 }
 
 // lossPlot: the training loss (mean over seeds at each logged step) per group, log scale.
@@ -229,13 +223,8 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 	added := false
 	for i, label := range order {
 		s := byGroup[label]
-		steps := make([]int, 0, len(s.sum))
-		for st := range s.sum {
-			steps = append(steps, st)
-		}
-		sort.Ints(steps)
 		var xy plotter.XYs
-		for _, st := range steps {
+		for _, st := range slices.Sorted(maps.Keys(s.sum)) {
 			v := s.sum[st] / float64(s.n[st])
 			if v > 0 {
 				xy = append(xy, plotter.XY{X: float64(st), Y: v})

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -274,11 +273,7 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 				maxLen = max(maxLen, s.MaxLen)
 			}
 		}
-		var lengths []int
-		for L := range lengthSet {
-			lengths = append(lengths, L)
-		}
-		sort.Ints(lengths)
+		lengths := slices.Sorted(maps.Keys(lengthSet))
 		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, metric.Words(m.Name), maxLen)
 		for _, g := range groups {
 			name := g.Scheme
