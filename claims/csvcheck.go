@@ -21,8 +21,9 @@ import (
 // diverged_step and keeps its last finite scores).
 const maxBits = 64
 
-// lmScores are the unbounded metrics' columns (a language model's), empty in other rows.
-var lmScores = names(metric.Unbounded())
+// unboundedCols are the unbounded metrics' columns (a language model's), empty in other rows
+// (read once: Row.unbounded asks for every row).
+var unboundedCols = names(metric.Unbounded())
 
 // checkCSV refuses what a CSV's records would misread: a UTF-8 byte-order mark (glued to the
 // first column's name), lines ended by CR alone (read as one line), a column named twice, a
@@ -85,7 +86,7 @@ func checkCSV(path string, src []byte, recs [][]string, known []string, optional
 		if d := get(r, "diverged_step"); get(r, "n") == "0" && (d == "" || d == "0") { // a diverged run's rows have none
 			return fmt.Errorf("%s:%d: n is 0 in a run that did not diverge, so its scores were measured on no example: export the table again from a grid whose eval.examples is at least 1", path, line)
 		}
-		if get(r, lmScores[0]) == "" {
+		if get(r, unboundedCols[0]) == "" {
 			continue
 		}
 		for _, h := range []string{"chance_exact", "chance_token"} {
@@ -93,7 +94,7 @@ func checkCSV(path string, src []byte, recs [][]string, known []string, optional
 				return fmt.Errorf("%s:%d: %s is %q in a language model's row (it has bits per byte), which has no chance level: leave it empty", path, line, h, get(r, h))
 			}
 		}
-		for _, h := range lmScores {
+		for _, h := range unboundedCols {
 			if v, err := strconv.ParseFloat(get(r, h), 64); err == nil && !(v <= maxBits) {
 				return fmt.Errorf("%s:%d: %s is %s: want a finite number of bits per byte up to %d (a uniform guess among 256 bytes scores 8): correct the row, or export the table again", path, line, h, get(r, h), maxBits)
 			}

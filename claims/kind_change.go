@@ -81,13 +81,13 @@ func (k *changeKind) judge(x *judging, o *Outcome) error {
 	if k.Written.Has("at_least") {
 		bound, rel = k.AtLeast, "≥"
 	}
-	base, _ := A.c.scores(L, L, false)
+	base, _ := A.c.at(L).scores(L, L, false)
 	var changes []change
 	for _, n := range ls {
 		if n < A.lo || n > A.hi {
 			continue
 		}
-		at, _ := A.c.scores(n, n, false)
+		at, _ := A.c.at(n).scores(n, n, false)
 		ch := change{length: n, score: meanOf(at)}
 		for i := range at {
 			ch.d = append(ch.d, at[i]-base[i])

@@ -47,7 +47,7 @@ type Row struct {
 // unbounded: the row has scores in the metrics with no upper bound and no chance level
 // (metric.Unbounded: a language model's bits per byte).
 func (r Row) unbounded() bool {
-	x, ok := r.Scores[metric.Unbounded()[0].Name]
+	x, ok := r.Scores[unboundedCols[0]]
 	return ok && !math.IsNaN(x)
 }
 
@@ -324,6 +324,22 @@ type cell struct {
 	key
 	metric string
 	rows   []Row
+	byLen  map[int]*cell // the cell at each length (at), built once
+}
+
+// at is the cell's rows at length L alone: what a score per length reads, so that the scores at
+// every length read each row once, not once per length.
+func (c *cell) at(L int) *cell {
+	if c.byLen == nil {
+		c.byLen = map[int]*cell{}
+		for _, r := range c.rows {
+			if c.byLen[r.Length] == nil {
+				c.byLen[r.Length] = &cell{key: c.key, metric: c.metric}
+			}
+			c.byLen[r.Length].rows = append(c.byLen[r.Length].rows, r)
+		}
+	}
+	return c.byLen[L]
 }
 
 // runID tells runs of a cell apart: the seed and the learning rate.
@@ -358,23 +374,15 @@ func cellsOf(rows []Row, metric string) (map[key]*cell, []key) {
 	return out, order
 }
 
-// score is a row's score in the cell's metric and what guessing scores there (NaN for a metric
-// without a chance level).
-func (c *cell) score(r Row) (score, chance float64) {
-	m, _ := metric.Get(c.metric)
-	if m.Chance == nil {
-		return r.Scores[c.metric], math.NaN()
-	}
-	return r.Scores[c.metric], m.Chance(metric.Guess{Exact: r.ChanceExact, Token: r.ChanceToken})
-}
-
 // scores is, per run (seed then rate, ascending), the mean score over the tested lengths in
-// [lo, hi] (inRange: the training lengths instead), and the mean chance there.
+// [lo, hi] (inRange: the training lengths instead), and the mean chance there (what guessing
+// scores in the metric; NaN for a metric without a chance level).
 func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float64) {
 	type acc struct {
 		s, ch float64
 		n     int
 	}
+	m, _ := metric.Get(c.metric)
 	byRun := map[runID]*acc{}
 	var ids []runID
 	for _, r := range c.rows {
@@ -386,8 +394,11 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 			byRun[id] = &acc{}
 			ids = append(ids, id)
 		}
-		s, ch := c.score(r)
-		byRun[id].s += s
+		ch := math.NaN()
+		if m.Chance != nil {
+			ch = m.Chance(metric.Guess{Exact: r.ChanceExact, Token: r.ChanceToken})
+		}
+		byRun[id].s += r.Scores[c.metric]
 		byRun[id].ch += ch
 		byRun[id].n++
 	}
@@ -448,7 +459,7 @@ func (c *cell) extrapolatesTo() int {
 	if !hasChance(c.metric) {
 		return 0 // no chance level to stay above
 	}
-	return report.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, float64) { return c.scores(L, L, false) })
+	return report.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, float64) { return c.at(L).scores(L, L, false) })
 }
 
 // span is the range a statistic selects for this cell: [lo, hi], or in range.

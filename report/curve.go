@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strconv"
@@ -140,13 +139,10 @@ func curvePlot(dir string, curves []Curve) (string, error) {
 				leg.Add(fmt.Sprintf("%s (n=%d)", groupLabel(c.Group), c.Seeds), l)
 			}
 		}
-		v, err := plotter.NewLine(plotter.XYs{{X: float64(maxLen), Y: lo}, {X: float64(maxLen), Y: hi}})
+		v, err := trainingLine(p, maxLen, lo, hi)
 		if err != nil {
 			return "", err
 		}
-		v.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		v.Color = color.Gray{100}
-		p.Add(v)
 		if pi == 0 {
 			leg.Add(fmt.Sprintf("training length (%d)", maxLen), v)
 		}

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"sort"
 	"strings"
 
@@ -106,13 +105,10 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 	}
 	for l, p := range row {
 		p.Y.Min, p.Y.Max = 0, top*1.05+0.5
-		v, err := plotter.NewLine(plotter.XYs{{X: float64(maxLen), Y: 0}, {X: float64(maxLen), Y: p.Y.Max}})
+		v, err := trainingLine(p, maxLen, 0, p.Y.Max)
 		if err != nil {
 			return "", err
 		}
-		v.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		v.Color = color.Gray{Y: 100}
-		p.Add(v)
 		if l == 0 {
 			leg.Add(fmt.Sprintf("longest training length (%d)", maxLen), v)
 		}

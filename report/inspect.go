@@ -182,19 +182,15 @@ func attentionHeatmaps(dir, name string, in *inspect.Inspection, layer int) erro
 		pl.Add(plotter.NewImage(img, 0, 0, float64(T), float64(T)))
 		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 0, float64(T), 0, float64(T)
 		pl.X.Tick.Marker, pl.Y.Tick.Marker = indexTicks{n: T}, indexTicks{n: T, flip: true}
-		marks := []struct {
+		type mark struct {
 			at    int
 			label string
 			col   color.Color
 			dash  bool
-		}{{in.Length, answerLabel(in), color.RGBA{230, 120, 0, 255}, false}}
+		}
+		marks := []mark{{in.Length, answerLabel(in), color.RGBA{230, 120, 0, 255}, false}}
 		if in.TrainSeqLen < T {
-			marks = append(marks, struct {
-				at    int
-				label string
-				col   color.Color
-				dash  bool
-			}{in.TrainSeqLen, fmt.Sprintf("longest training sequence: positions 0..%d, above and left of the line", in.TrainSeqLen-1), color.RGBA{200, 0, 0, 255}, true})
+			marks = append(marks, mark{in.TrainSeqLen, fmt.Sprintf("longest training sequence: positions 0..%d, above and left of the line", in.TrainSeqLen-1), color.RGBA{200, 0, 0, 255}, true})
 		}
 		for _, mk := range marks {
 			x, y := float64(mk.at), float64(T-mk.at)

@@ -137,13 +137,10 @@ func exactPlot(dir, task string, sums []GroupSummary, rows []LengthStat) (string
 		p.Legend.Add(fmt.Sprintf("%s (n=%d)", groupLabel(s.Group), s.Seeds), l)
 		i++
 	}
-	v, err := plotter.NewLine(plotter.XYs{{X: float64(maxLen), Y: 0}, {X: float64(maxLen), Y: 1.02}})
+	v, err := trainingLine(p, maxLen, 0, 1.02)
 	if err != nil {
 		return "", err
 	}
-	v.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	v.Color = color.Gray{100}
-	p.Add(v)
 	p.Legend.Add(fmt.Sprintf("longest training length (%d)", maxLen), v)
 	p.X.Min, p.X.Max = 0, maxX+1
 	name := "exact_vs_length_" + task
@@ -182,6 +179,18 @@ func addSeries(p *plot.Plot, i, seeds int, line, lo, hi plotter.XYs) (*plotter.L
 		p.Add(sc)
 	}
 	return l, nil
+}
+
+// trainingLine adds to p the dashed grey line that marks the (longest) training length x, from y
+// lo to hi, and returns it for a legend.
+func trainingLine(p *plot.Plot, x int, lo, hi float64) (*plotter.Line, error) {
+	v, err := plotter.NewLine(plotter.XYs{{X: float64(x), Y: lo}, {X: float64(x), Y: hi}})
+	if err != nil {
+		return nil, err
+	}
+	v.Dashes, v.Color = []vg.Length{vg.Points(4), vg.Points(3)}, color.Gray{Y: 100}
+	p.Add(v)
+	return v, nil
 }
 
 // lossPlot: the training loss (mean over seeds at each logged step) per group, log scale.
