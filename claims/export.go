@@ -1,11 +1,11 @@
 package claims
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/posformer/posformer/config"
@@ -158,21 +158,9 @@ func rowsOf(g *report.Grid, naming string) []Row {
 				BestScore: r.BestScore, DivergedStep: diverged})
 		}
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		switch {
-		case a.Task != b.Task:
-			return a.Task < b.Task
-		case a.Scheme != b.Scheme:
-			return a.Scheme < b.Scheme
-		case a.Variant != b.Variant:
-			return a.Variant < b.Variant
-		case a.Seed != b.Seed:
-			return a.Seed < b.Seed
-		case a.LR != b.LR:
-			return a.LR < b.LR
-		}
-		return a.Length < b.Length
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		return cmp.Or(strings.Compare(a.Task, b.Task), strings.Compare(a.Scheme, b.Scheme), strings.Compare(a.Variant, b.Variant),
+			cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.LR, b.LR), cmp.Compare(a.Length, b.Length))
 	})
 	return rows
 }

@@ -2,12 +2,12 @@ package claims
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -329,7 +329,10 @@ type cell struct {
 
 // at is the cell's rows at length L alone: what a score per length reads, so that the scores at
 // every length read each row once, not once per length.
-func (c *cell) at(L int) *cell {
+func (c *cell) at(L int) *cell { return c.byLength()[L] }
+
+// byLength is the cell at each of its lengths, built once.
+func (c *cell) byLength() map[int]*cell {
 	if c.byLen == nil {
 		c.byLen = map[int]*cell{}
 		for _, r := range c.rows {
@@ -339,7 +342,7 @@ func (c *cell) at(L int) *cell {
 			c.byLen[r.Length].rows = append(c.byLen[r.Length].rows, r)
 		}
 	}
-	return c.byLen[L]
+	return c.byLen
 }
 
 // runID tells runs of a cell apart: the seed and the learning rate.
@@ -402,12 +405,7 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 		byRun[id].ch += ch
 		byRun[id].n++
 	}
-	sort.Slice(ids, func(i, j int) bool {
-		if ids[i].seed != ids[j].seed {
-			return ids[i].seed < ids[j].seed
-		}
-		return ids[i].lr < ids[j].lr
-	})
+	slices.SortFunc(ids, func(a, b runID) int { return cmp.Or(cmp.Compare(a.seed, b.seed), cmp.Compare(a.lr, b.lr)) })
 	var chs float64
 	for _, id := range ids {
 		a := byRun[id]
@@ -437,18 +435,7 @@ func (c *cell) runs() int {
 }
 
 // lengths lists the tested lengths, ascending.
-func (c *cell) lengths() []int {
-	seen := map[int]bool{}
-	var ls []int
-	for _, r := range c.rows {
-		if !seen[r.Length] {
-			seen[r.Length] = true
-			ls = append(ls, r.Length)
-		}
-	}
-	sort.Ints(ls)
-	return ls
-}
+func (c *cell) lengths() []int { return slices.Sorted(maps.Keys(c.byLength())) }
 
 // trainRange is the cell's training lengths.
 func (c *cell) trainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].MaxLen }

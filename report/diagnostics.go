@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -157,12 +159,7 @@ func failureTable(g *Grid, task string) string {
 	b.WriteString("| scheme | seed | length | input | target | prediction | first wrong |\n| --- | ---: | ---: | --- | --- | --- | ---: |\n")
 	for _, label := range order {
 		rs := rows[label]
-		sort.SliceStable(rs, func(a, b int) bool {
-			if rs[a].L != rs[b].L {
-				return rs[a].L < rs[b].L
-			}
-			return rs[a].seed < rs[b].seed
-		})
+		slices.SortStableFunc(rs, func(a, b row) int { return cmp.Or(cmp.Compare(a.L, b.L), cmp.Compare(a.seed, b.seed)) })
 		if len(rs) == 0 {
 			fmt.Fprintf(&b, "| %s | | | no failure at the first lengths past training | | | |\n", label)
 			continue
