@@ -135,6 +135,7 @@ func unionRows(f *File, path string, t Table, tables map[string]*loaded) ([]Row,
 	from := map[rowKey]string{}
 	var rows []Row
 	var twice []string
+	named := map[string]bool{} // twice as a set: a run is held at every length, named once
 	for _, u := range t.Union {
 		for _, r := range tables[u].rows {
 			rk := r.rowKey()
@@ -153,8 +154,8 @@ func unionRows(f *File, path string, t Table, tables map[string]*loaded) ([]Row,
 			if a, b := tables[from[rk]].CSV, tables[u].CSV; a != "" && a == b {
 				continue // the same file read by two tables: nothing was trained twice
 			}
-			if name := fmt.Sprintf("%s · %s, seed %d, lr %g (%s and %s)", r.Task, rk.key, r.Seed, r.LR, from[rk], u); !slices.Contains(twice, name) {
-				twice = append(twice, name)
+			if name := fmt.Sprintf("%s · %s, seed %d, lr %g (%s and %s)", r.Task, rk.key, r.Seed, r.LR, from[rk], u); !named[name] {
+				twice, named[name] = append(twice, name), true
 			}
 		}
 	}
