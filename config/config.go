@@ -361,7 +361,7 @@ type EvalConfig struct {
 	// Examples is the number of test examples per length. Default: 256. 0: refused.
 	Examples int `yaml:"examples" json:"examples"`
 	// BatchSize is the number of sequences per evaluation batch (lm: the batch holds
-	// BatchSize·task.max_len tokens, LMWindowsPerBatch). Default: 128. 0: refused.
+	// BatchSize·task.max_len tokens, data.WindowsPerBatch). Default: 128. 0: refused.
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
 	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed. 0 is
 	// legal.
@@ -407,22 +407,14 @@ func (c Config) WithDefaults() Config {
 	fill("train.val_examples", &tr.ValExamples, 64)
 	fill("train.checkpoint_every", &tr.CheckpointEvery, 500)
 	tr.EarlyStop = tr.EarlyStop.withDefaults()
-	e := &c.Eval
-	lm := data.ReadsCorpus(t.Name)
+	e, traits := &c.Eval, data.TraitsOf(t.Name)
 	if len(e.Lengths) == 0 && !w.Has("eval.lengths") && t.MaxLen > 0 && t.MaxLen <= MaxLength {
-		e.Lengths = nil
-		if lm {
-			e.Lengths = lmLengths(t.MaxLen)
-		} else {
-			for L := 1; L <= 4*t.MaxLen; L++ {
-				e.Lengths = append(e.Lengths, L)
-			}
-		}
+		e.Lengths = traits.EvalLengths(t.MaxLen, MaxLength)
 	}
-	if lm {
-		if t.Corpus == "" {
-			presence.Fill(w, "task.corpus_sha256", &t.CorpusSHA256, data.BuiltinCorpusSHA256)
-		}
+	if traits.Corpus && t.Corpus == "" {
+		presence.Fill(w, "task.corpus_sha256", &t.CorpusSHA256, data.BuiltinCorpusSHA256)
+	}
+	if traits.Windows {
 		fill("eval.stride", &e.Stride, t.MaxLen)
 	}
 	fill("eval.examples", &e.Examples, 256)
@@ -451,6 +443,9 @@ func (c Config) Validate() (data.Task, error) {
 	if c.Task.Symbols < data.MinSymbols {
 		return nil, fielderr.New("task.symbols", "must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
 	}
+	if t := c.Task; data.TraitsOf(t.Name).Corpus && t.Corpus == "" && t.CorpusSHA256 != data.BuiltinCorpusSHA256 {
+		return nil, fielderr.New("task.corpus_sha256", "pins %s, but task.corpus is not given, so the built-in corpus %s (SHA-256 %s) is read; set task.corpus to the corpus that hash pins, or remove task.corpus_sha256", t.CorpusSHA256, data.BuiltinCorpusPath, data.BuiltinCorpusSHA256)
+	}
 	task, err := c.NewTask()
 	if err != nil {
 		if fielderr.PathOf(err) != "" {
@@ -458,7 +453,7 @@ func (c Config) Validate() (data.Task, error) {
 		}
 		return nil, fielderr.Wrap("task.name", err)
 	}
-	if err := c.validateLM(); err != nil {
+	if err := c.validateTraits(); err != nil {
 		return nil, err
 	}
 	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
@@ -473,9 +468,9 @@ func (c Config) Validate() (data.Task, error) {
 	case t.MaxLen > MaxLength:
 		return nil, fielderr.New("task.max_len", "%d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
 	}
-	if lm, ok := task.(*data.LM); ok && t.MaxLen > lm.LongestWindow() {
+	if w, ok := task.(data.Windowed); ok && t.MaxLen > w.LongestWindow() {
 		return nil, fielderr.New("task.max_len", "%d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
-			t.MaxLen, lm.Corpus, lm.LongestWindow()+1, lm.LongestWindow())
+			t.MaxLen, w.Source(), w.LongestWindow()+1, w.LongestWindow())
 	}
 	tr := c.Train
 	switch {
@@ -542,6 +537,33 @@ func (c Config) Validate() (data.Task, error) {
 		return nil, err
 	}
 	return task, nil
+}
+
+// validateTraits checks the fields that only some kinds of task read (data.Traits), and what a
+// kind cannot do: a corpus, and the sliding window's stride, are read by the tasks that declare
+// them; without exact match, early stopping, select: and randomized positions (whose evaluation
+// draws positions per example) are refused.
+func (c Config) validateTraits() error {
+	traits, name := data.TraitsOf(c.Task.Name), c.Task.Name
+	switch {
+	case !traits.Corpus && (c.Task.Corpus != "" || c.Written.Has("task.corpus")):
+		return fielderr.New("task.corpus", "only the lm task reads a corpus, and task.name is %s; remove task.corpus", name)
+	case !traits.Corpus && (c.Task.CorpusSHA256 != "" || c.Written.Has("task.corpus_sha256")):
+		return fielderr.New("task.corpus_sha256", "only the lm task reads a corpus, and task.name is %s; remove task.corpus_sha256", name)
+	case !traits.Windows && (c.Eval.Stride != 0 || c.Written.Has("eval.stride")):
+		return fielderr.New("eval.stride", "only the lm task has a sliding-window evaluation, and task.name is %s; remove eval.stride", name)
+	case traits.Windows && c.Eval.Stride < 1:
+		return fielderr.New("eval.stride", "the sliding window scores the last eval.stride predictions of each window, so it must be at least 1, got %d; remove the key for task.max_len (%d)", c.Eval.Stride, c.Task.MaxLen)
+	case traits.ExactMatch:
+		return nil
+	case c.Train.EarlyStop.On():
+		return fielderr.New("train.early_stop", "the lm task is scored by bits per byte, not by exact match or token accuracy; remove train.early_stop")
+	case c.Position.Randomized:
+		return fielderr.New("position.randomized", "the lm task evaluates at plain positions only; remove position.randomized")
+	case c.Select.On():
+		return fielderr.New("select", "the lm task has no exact-match validation to choose by; remove select:")
+	}
+	return nil
 }
 
 // Read reads a config a person wrote, src (nil: the file at name, at most MaxConfigBytes; name

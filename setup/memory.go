@@ -50,7 +50,7 @@ type Memory struct {
 	// the last, partial one) and the diagnostics' graphs there (inspection, greedy decoding);
 	// TestData the test set there (eval.examples examples).
 	Eval, TestData int64
-	// Corpus is a language model's corpus held through the run (data.LM.CorpusBytes: 8 bytes a
+	// Corpus is the data a task holds through the run (data.Held: a corpus's tokens, 8 bytes a
 	// token); CorpusLoad what its loading held besides, once: the compressed and the
 	// uncompressed archive (at most twice its tokens, as bytes).
 	Corpus, CorpusLoad int64
@@ -123,16 +123,16 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 			m.ValData += exampleBytes(c.Train.ValExamples, data.SeqLen(task, L))
 		}
 	}
-	if lm, ok := task.(*data.LM); ok {
-		m.Corpus, m.CorpusLoad = lm.CorpusBytes(), lm.CorpusBytes()/4
+	if h, ok := task.(data.Held); ok {
+		m.Corpus, m.CorpusLoad = h.HeldBytes(), h.HeldBytes()/4
 	}
-	if lm, ok := task.(*data.LM); ok && len(c.Eval.Lengths) > 0 {
-		// The lm task's evaluation (train/lm.go): the sliding window's graphs at the longest
+	if w, ok := task.(data.Windowed); ok && len(c.Eval.Lengths) > 0 {
+		// A windowed task's evaluation (train/lm.go): the sliding window's graphs at the longest
 		// length (at least as many windows as the non-overlapping ones), and a batch's logits
 		// copied out in float64 to score them.
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
-		n := len(lm.Windows(data.SplitTest, L, min(max(c.Eval.Stride, 1), L)))
-		b := config.LMWindowsPerBatch(c, L)
+		n := w.TestWindows(L, min(max(c.Eval.Stride, 1), L))
+		b := data.WindowsPerBatch(c.Eval.BatchSize, c.Task.MaxLen, L)
 		m.Eval = evalGraphs(mc, hooks, maxPos, L, max(n, 1), b) + int64(min(b, max(n, 1))*L*mc.Vocab*8)
 	} else if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])

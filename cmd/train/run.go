@@ -14,6 +14,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
@@ -249,13 +250,13 @@ func printTable(w io.Writer, r *train.Result) {
 	}
 	fmt.Fprintf(w, "%s · %s · seed %d · trained on lengths %d..%d for %s (%.1f s, %.0f tok/s), %d parameters\n\n",
 		r.Task, r.Scheme, r.Seed, r.MinLen, r.MaxLen, steps, r.TrainSeconds, r.TokensPerSec, r.Params)
-	if rows := r.LMRows(); rows != nil { // lm: bits per byte, no exact match
+	if traits := data.TraitsOf(r.Task); traits.Windows { // scored per context, by bits per byte
 		fmt.Fprintf(w, "%7s  %-6s  %13s  %13s  %10s  %11s\n", "context", "range", "bits/byte", "sliding", "next byte", "predictions")
 		for _, l := range r.Lengths {
 			rng := map[bool]string{true: "in", false: "beyond"}[l.InRange]
 			fmt.Fprintf(w, "%7d  %-6s  %13.4f  %13.4f  %10.3f  %11d\n", l.Length, rng, l.Score(metric.BitsPerByte), l.Score(metric.SlidingBitsPerByte), l.Score(metric.TokenAccuracy), l.N)
 		}
-		fmt.Fprintf(w, "run directory: %s (per length: %s)\n", r.Dir, train.LMFile)
+		fmt.Fprintf(w, "run directory: %s (per length: %s)\n", r.Dir, traits.ScoresFile)
 		return
 	}
 	fmt.Fprintf(w, "%6s  %-6s  %5s  %5s  %4s\n", "length", "range", "exact", "token", "n")
