@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -595,8 +596,22 @@ func ReadWritten(path string) (Config, []Cell, error) {
 	if !bytes.HasPrefix(src, []byte(gridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
 		mode = legacyGrid
 	}
-	return parse(src, path, nil, mode)
+	c, cells, err := parse(src, path, nil, mode)
+	if mode == written && !bytes.HasPrefix(src, []byte(gridHeader)) { // a run's config.yaml, written whole
+		if err == nil && !c.Written.Has("eval.seed") { // its last key but the variants
+			err = errors.New("it ends before eval.seed, which posformer writes in every run's")
+		}
+		if err != nil {
+			dir := filepath.Dir(path)
+			return Config{}, nil, fmt.Errorf("%s %w (%v); restore it, or train the run again (with -force; for a run of a grid, delete %s and run the grid's command with -resume)", path, ErrDamaged, err, dir)
+		}
+	}
+	return c, cells, err
 }
+
+// ErrDamaged marks a file posformer wrote whole that does not read back as it was written: it
+// was cut or changed afterwards.
+var ErrDamaged = errors.New("is damaged")
 
 // MaxConfigBytes bounds a config file: a config is a small YAML file, and reading a device
 // (-config /dev/zero) or a huge file by mistake must stop at once.
