@@ -384,7 +384,7 @@ func (c Config) WithDefaults() Config {
 	fill := func(path string, field *int, def int) { presence.Fill(w, path, field, def) }
 	fillF := func(path string, field *float64, def float64) { presence.Fill(w, path, field, def) }
 	presence.Fill(w, "seed", &c.Seed, 1)
-	presence.Fill(w, "out", &c.Out, "runs")
+	presence.Fill(w, "out", &c.Out, DefaultOut)
 	t := &c.Task
 	presence.Fill(w, "task.name", &t.Name, "copy")
 	fill("task.min_len", &t.MinLen, 1)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -170,15 +171,7 @@ func SelectCells(c Config) ([]Cell, error) {
 		seeds.Values = append(seeds.Values, scalar(strconv.FormatUint(sd, 10)))
 	}
 	t.Sweep = append(append(sweep, vals), seeds)
-	grid := c.Name
-	if grid == "" {
-		grid = "grid"
-	}
-	out := c.Out
-	if out == "" {
-		out = "runs"
-	}
-	t.Out = filepath.Join(out, grid)
+	t.Out = filepath.Join(c.OutDir(), cmp.Or(c.Name, "grid"))
 	t.Written = t.Written.With("out").With("name")
 	cells, err := Expand(withName(t, SelectDir))
 	if err != nil {

@@ -238,3 +238,31 @@ func checkSchemeParams(c config.Config, mc model.Config) error {
 	return fielderr.New("position", "the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
 		c.Position.Kind, extra, strings.Join(c.Position.OptionKeys(), ", "), mb(state), mb(MaxMemoryBytes))
 }
+
+// CheckJobs refuses to train jobs of the grid's runs at once (this shard's cells, or its tuning
+// runs of select:, whichever are more) when that many times the largest run's predicted peak
+// does not fit in what the process's own limits leave (ProcessRoom), in one line naming -jobs
+// and the largest number of jobs that fits. A run that does not fit alone was refused by Check.
+func (g *Grid) CheckJobs(jobs int, shard config.Shard) error {
+	var peak, held int64
+	n := 0
+	for _, runs := range [][]*Checked{g.Cells, g.Tuning} {
+		k := 0
+		for i, r := range runs {
+			if shard.Has(i) {
+				k, peak, held = k+1, max(peak, r.Memory.Peak), max(held, r.Memory.Corpus)
+			}
+		}
+		n = max(n, min(k, jobs))
+	}
+	room, what, ok := ProcessRoom(held) // a corpus is loaded once, by the check, for every run
+	if !ok || n <= 1 || int64(n)*peak <= room {
+		return nil
+	}
+	fit := fmt.Sprintf("-jobs %d or fewer", room/peak)
+	if room/peak <= 1 {
+		fit = "-jobs 1"
+	}
+	return fmt.Errorf("-jobs %d: %d runs at once need about %s (%d × the largest run's predicted peak, %s), more than %s; use %s",
+		jobs, n, mb(int64(n)*peak), n, mb(peak), what, fit)
+}

@@ -169,30 +169,29 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	outDir := cfg.Out
-	if outDir == "" {
-		outDir = "runs"
-	}
-	if err := checkWritable(outDir); err != nil {
-		return err
-	}
-	if checked != nil {
-		for _, w := range checked.Warnings() {
-			fmt.Fprintf(stderr, "train: warning: %s\n", w)
-		}
-	}
-	if len(cfg.Sweep) > 0 {
+	var shard config.Shard
+	if g != nil {
 		if *jobs < 1 {
 			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)
 		}
-		shard, err := config.ShardFromEnv(os.Getenv)
-		if *shardFlag != "" {
+		if shard, err = config.ShardFromEnv(os.Getenv); *shardFlag != "" {
 			shard, err = config.ParseShard(*shardFlag)
 		}
 		if err != nil {
 			return err
 		}
+		if err := g.CheckJobs(*jobs, shard); err != nil {
+			return err
+		}
+	}
+	if err := checkWritable(cfg.OutDir()); err != nil {
+		return err
+	}
+	if g != nil {
 		return trainGrid(ctx, g, cells, *jobs, *force, *resume, shard, stdout, stderr)
+	}
+	for _, w := range checked.Warnings() {
+		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
