@@ -143,7 +143,8 @@ func (s Position) resolve() (any, error) {
 	return opts, nil
 }
 
-// scalarValue decodes n as a value of type t, with the config decoder's checks.
+// scalarValue decodes n as a value of type t (a field's or an option's), with the config
+// decoder's checks.
 func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 	v := reflect.New(t).Elem()
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
@@ -159,6 +160,12 @@ func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 			return v, fmt.Errorf("want a whole number, got %s", yamlkind.Of(n))
 		}
 		v.SetInt(x)
+	case reflect.Uint64:
+		x, err := strconv.ParseUint(n.Value, 10, 64)
+		if err != nil || n.Tag != "!!int" {
+			return v, fmt.Errorf("want a whole number ≥ 0, got %s", yamlkind.Of(n))
+		}
+		v.SetUint(x)
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil || (n.Tag != "!!float" && n.Tag != "!!int") {
@@ -179,6 +186,8 @@ func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 			return v, fmt.Errorf("want true or false, got %s", yamlkind.Of(n))
 		}
 		v.SetBool(x)
+	default:
+		return v, fmt.Errorf("cannot be set from YAML (%s)", t)
 	}
 	return v, nil
 }
