@@ -220,7 +220,7 @@ func everyValueSets(values []*yaml.Node, keys []string) bool {
 	return len(values) > 0
 }
 
-// setCulprit is the -set override (path=value) behind the error of a grid's cell: the last one
+// setCulprit is the -set override (path=value) behind an error (of a run, or of a grid's cell): the last one
 // that gave the field the error leads with (or a section holding it), else the last whose path
 // the error names as a field (model.heads: 4 heads do not divide model.d_model 7, after -set
 // model.d_model=7); "" when none did, or when the failing field is swept (the cell's own value).
@@ -230,7 +230,7 @@ func setCulprit(err error, path string, overrides []string, sweep Sweep) string 
 			return ""
 		}
 	}
-	for i := len(overrides) - 1; i >= 0; i-- {
+	for i := len(overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
 		if path != "" && setGives(overrides[i], path) {
 			return overrides[i]
 		}
@@ -703,12 +703,7 @@ func atLine(o *origin, path string, err error) (string, int) {
 	if path == "" {
 		return o.name, 0
 	}
-	for i := len(o.overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
-		if setGives(o.overrides[i], path) {
-			return "-set " + o.overrides[i], 0 // the value (or a value below it) came from the command line, not the file
-		}
-	}
-	if s := namingSet(err.Error(), o.overrides); s != "" { // a value beside it came from the command line (-set model.d_model=7 for heads)
+	if s := setCulprit(err, path, o.overrides, nil); s != "" { // the value, or one beside it, came from the command line
 		return "-set " + s, 0
 	}
 	return o.name, keyLine(o.src, strings.Split(path, ".")...)

@@ -285,10 +285,24 @@ func (s Position) Option(key string) (any, bool) {
 // MarshalYAML writes the section as a resolved config holds it: kind, the kind's options (its
 // defaults filled, in their declared order) and the randomized-positions keys when set. A spec
 // of an unknown kind (or with options the kind does not have) is written as it was given.
-func (s Position) MarshalYAML() (any, error) {
-	m := &yaml.Node{Kind: yaml.MappingNode}
-	pair(m, "kind", enc(s.Kind))
-	if o, err := s.Options(); err == nil {
+func (s Position) MarshalYAML() (any, error) { return s.marshal(false) }
+
+// marshalWritten writes only the keys that were written, as a grid.yaml holds them (nil for none).
+func (s Position) marshalWritten() (*yaml.Node, error) {
+	m, err := s.marshal(true)
+	if err != nil || len(m.Content) == 0 {
+		return nil, err
+	}
+	return m, nil
+}
+
+// marshal is MarshalYAML, or with written marshalWritten.
+func (s Position) marshal(written bool) (*yaml.Node, error) {
+	m, has := &yaml.Node{Kind: yaml.MappingNode}, s.Written.Has
+	if !written || has("kind") {
+		pair(m, "kind", enc(s.Kind))
+	}
+	if o, err := s.Options(); err == nil && !written {
 		for _, f := range schemes.Options(s.Kind) {
 			if v, _ := schemes.OptionOf(o, f.Key); !schemes.OmitEmpty(s.Kind, f.Key) || !reflect.ValueOf(v).IsZero() {
 				pair(m, f.Key, enc(v))
@@ -297,38 +311,14 @@ func (s Position) MarshalYAML() (any, error) {
 	} else if err := s.set.write(m); err != nil {
 		return nil, err
 	}
-	if s.Randomized {
-		pair(m, "randomized", enc(true))
-	}
-	if s.MaxRandom != 0 || s.Written.Has("max_random") {
-		pair(m, "max_random", enc(s.MaxRandom))
-	}
-	if s.EvalPositions != "" || s.Written.Has("eval_positions") {
-		pair(m, "eval_positions", enc(s.EvalPositions))
-	}
-	return m, nil
-}
-
-// marshalWritten writes only the keys that were written, as a grid.yaml holds them.
-func (s Position) marshalWritten() (*yaml.Node, error) {
-	m := &yaml.Node{Kind: yaml.MappingNode}
-	if s.Written.Has("kind") {
-		pair(m, "kind", enc(s.Kind))
-	}
-	if err := s.set.write(m); err != nil {
-		return nil, err
-	}
-	if s.Written.Has("randomized") {
+	if has("randomized") && written || s.Randomized && !written {
 		pair(m, "randomized", enc(s.Randomized))
 	}
-	if s.Written.Has("max_random") {
+	if has("max_random") || s.MaxRandom != 0 && !written {
 		pair(m, "max_random", enc(s.MaxRandom))
 	}
-	if s.Written.Has("eval_positions") {
+	if has("eval_positions") || s.EvalPositions != "" && !written {
 		pair(m, "eval_positions", enc(s.EvalPositions))
-	}
-	if len(m.Content) == 0 {
-		return nil, nil
 	}
 	return m, nil
 }
