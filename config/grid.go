@@ -153,7 +153,7 @@ func Expand(c Config) ([]Cell, error) {
 	if c.Written.Has("out") && c.Out == "" {
 		return nil, fielderr.New("out", "empty; remove the key for the default output directory runs")
 	}
-	gridName := cmp.Or(c.Name, "grid")
+	gridName := c.GridName()
 	if strings.ContainsAny(gridName, `/\`) || gridName == "." || gridName == ".." || strings.IndexFunc(gridName, unicode.IsControl) >= 0 {
 		return nil, fielderr.New("name", "%q must be a plain directory name, the grid's directory under out (no slashes or control characters); choose another name", gridName)
 	}
@@ -320,8 +320,11 @@ func GridDir(c Config) string {
 	if len(c.Sweep) == 0 {
 		return c.WithDefaults().Out
 	}
-	return filepath.Join(c.OutDir(), cmp.Or(c.Name, "grid"))
+	return filepath.Join(c.OutDir(), c.GridName())
 }
+
+// GridName is a grid's name, its directory under out: name:, or "grid" when it is not written.
+func (c Config) GridName() string { return cmp.Or(c.Name, "grid") }
 
 // DefaultOut is the default output directory, out:.
 const DefaultOut = "runs"

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -164,7 +163,7 @@ func SelectCells(c Config) ([]Cell, error) {
 		seeds.Values = append(seeds.Values, scalar(strconv.FormatUint(sd, 10)))
 	}
 	t.Sweep = append(append(sweep, vals), seeds)
-	t.Out = filepath.Join(c.OutDir(), cmp.Or(c.Name, "grid"))
+	t.Out = filepath.Join(c.OutDir(), c.GridName())
 	t.Written = t.Written.With("out").With("name")
 	t.Name = SelectDir
 	cells, err := Expand(t)
