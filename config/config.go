@@ -444,7 +444,9 @@ func (c Config) Validate() (data.Task, error) {
 	if c.Task.Symbols < data.MinSymbols {
 		return nil, fielderr.New("task.symbols", "must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
 	}
-	if t := c.Task; data.TraitsOf(t.Name).Corpus && t.Corpus == "" && t.CorpusSHA256 != data.BuiltinCorpusSHA256 {
+	if t := c.Task; data.TraitsOf(t.Name).Corpus && t.Corpus == "" && t.CorpusSHA256 == "" {
+		return nil, fielderr.New("task.corpus_sha256", "empty; remove the key for the built-in corpus's hash, or give task.corpus and its hash")
+	} else if data.TraitsOf(t.Name).Corpus && t.Corpus == "" && t.CorpusSHA256 != data.BuiltinCorpusSHA256 {
 		return nil, fielderr.New("task.corpus_sha256", "pins %s, but task.corpus is not given, so the built-in corpus %s (SHA-256 %s) is read; set task.corpus to the corpus that hash pins, or remove task.corpus_sha256", t.CorpusSHA256, data.BuiltinCorpusPath, data.BuiltinCorpusSHA256)
 	}
 	task, err := c.NewTask()
