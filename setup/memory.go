@@ -59,6 +59,14 @@ type Memory struct {
 	Peak int64
 }
 
+// dtypeBytes is the bytes of one of the model's values (model.dtype).
+func dtypeBytes(mc model.Config) int64 {
+	if mc.Dtype == "float64" {
+		return 8
+	}
+	return 4
+}
+
 func mb(b int64) string {
 	if b >= 1e9 {
 		return fmt.Sprintf("%.2f GB", float64(b)/1e9)
@@ -97,17 +105,13 @@ func evalGraphs(mc model.Config, hooks position.Hooks, maxPos, T, n, b int) int6
 // position.max_random positions.
 func PredictMemory(c config.Config, task data.Task) Memory {
 	mc := c.ModelFor(task)
-	bytes := int64(4)
-	if mc.Dtype == "float64" {
-		bytes = 8
-	}
+	bytes := dtypeBytes(mc)
 	hooks := position.KindHooks(c.Position.Kind) // from the scheme's type: no scheme is built
-	extra := int64(0)
+	extra := int64(schemeParams(c, mc))          // a learned table, t5's biases, ...
 	maxPos := 0
 	if c.Position.Randomized {
 		maxPos = c.Position.MaxRandom
 	}
-	extra = int64(schemeParams(c, mc)) // a learned table, t5's biases, ...
 	var m Memory
 	m.State = model.ParamCount(mc, extra) * (bytes + 16 + checkpointBytesPerParam)
 	var sum int64
@@ -226,12 +230,8 @@ func ProcessRoom(mapped int64) (room int64, what string, ok bool) {
 // parameters (a learned table, T5's bucket biases: position.ParamCount) with their optimiser
 // state and checkpoint pass MaxMemoryBytes, naming the scheme's options.
 func checkSchemeParams(c config.Config, mc model.Config) error {
-	bytes := int64(4)
-	if mc.Dtype == "float64" {
-		bytes = 8
-	}
 	extra := int64(schemeParams(c, mc))
-	state := extra * (bytes + 16 + checkpointBytesPerParam)
+	state := extra * (dtypeBytes(mc) + 16 + checkpointBytesPerParam)
 	if state <= MaxMemoryBytes || extra <= model.ParamCount(mc, 0) {
 		return nil
 	}
