@@ -17,9 +17,6 @@ import (
 // trainGrid trains every cell of a checked grid, jobs at a time (package grid), then writes and
 // prints its report.
 func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
-	if force && resume {
-		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
-	}
 	for _, w := range report.Warnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}

@@ -184,6 +184,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	if *force && *resume {
+		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
+	}
 	if err := checkWritable(cfg.OutDir()); err != nil {
 		return err
 	}
@@ -192,9 +195,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	for _, w := range checked.Warnings() {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
-	}
-	if *force && *resume {
-		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
 	}
 	limitMemory(checked.Memory.Peak)
 	res, err := train.Train(ctx, checked, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force, Resume: *resume})
