@@ -124,17 +124,13 @@ func cellLine(o *origin, path string, err error, sweep Sweep) (string, int) {
 // sets it. A -set of a section (position={kind: t5, max_distance: 64}) is checked key by key: a
 // cell replacing one of its keys (position.kind swept) leaves the others, a mixed run no one wrote.
 func checkNotSwept(override string, sweep Sweep, file string) error {
-	p, fields := overrideFields(override)
+	_, fields := overrideFields(override)
 	for _, field := range fields {
 		for _, ax := range sweep {
 			rest, under := strings.CutPrefix(field, ax.Path+".")
-			if field != ax.Path && !(under && everyValueSets(ax.Values, strings.Split(rest, "."))) {
-				continue
+			if field == ax.Path || under && everyValueSets(ax.Values, strings.Split(rest, ".")) {
+				return replacedSet(override, field, fmt.Sprintf("swept (sweep.%s in %s)", ax.Path, file), "", "change the sweep")
 			}
-			if field == p {
-				return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep", override, p, ax.Path, file)
-			}
-			return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or change the sweep", override, field, ax.Path, file, field, strings.TrimPrefix(field, p+"."))
 		}
 	}
 	return nil
@@ -143,14 +139,20 @@ func checkNotSwept(override string, sweep Sweep, file string) error {
 // checkNotSelected refuses an override that writes the field select: chooses per group: every
 // cell replaces it with its group's chosen candidate, every tuning run with its own.
 func checkNotSelected(override, field, file string) error {
-	p, fields := overrideFields(override)
-	switch {
-	case field == "" || !slices.Contains(fields, field):
+	if _, fields := overrideFields(override); field == "" || !slices.Contains(fields, field) {
 		return nil
-	case field == p:
-		return fmt.Errorf("-set %s: %s is chosen by select: (select.field in %s), so every cell replaces the -set's value with a candidate and it would do nothing: drop the -set, or change select:", override, p, file)
 	}
-	return fmt.Errorf("-set %s: %s is chosen by select: (select.field in %s), so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or change select:", override, field, file, field, strings.TrimPrefix(field, p+"."))
+	return replacedSet(override, field, fmt.Sprintf("chosen by select: (select.field in %s)", file), " with a candidate", "change select:")
+}
+
+// replacedSet is the error of an override whose field every cell replaces (why: how), with
+// the fix: drop the -set (or, for a section, the field from it), or change what replaces it.
+func replacedSet(override, field, why, with, fix string) error {
+	p, _ := overrideFields(override)
+	if field == p {
+		return fmt.Errorf("-set %s: %s is %s, so every cell replaces the -set's value%s and it would do nothing: drop the -set, or %s", override, p, why, with, fix)
+	}
+	return fmt.Errorf("-set %s: %s is %s, so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or %s", override, field, why, field, strings.TrimPrefix(field, p+"."), fix)
 }
 
 // overrideFields are an override's path and the fields its value writes (writtenFields).
