@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,17 +124,13 @@ func cellLine(o *origin, path string, err error, sweep Sweep) (string, int) {
 // sets it. A -set of a section (position={kind: t5, max_distance: 64}) is checked key by key: a
 // cell replacing one of its keys (position.kind swept) leaves the others, a mixed run no one wrote.
 func checkNotSwept(override string, sweep Sweep, file string) error {
-	p, fields := overrideFields(override)
+	_, fields := overrideFields(override)
 	for _, field := range fields {
 		for _, ax := range sweep {
 			rest, under := strings.CutPrefix(field, ax.Path+".")
-			if field != ax.Path && !(under && everyValueSets(ax.Values, strings.Split(rest, "."))) {
-				continue
+			if field == ax.Path || under && everyValueSets(ax.Values, strings.Split(rest, ".")) {
+				return replacedSet(override, field, fmt.Sprintf("swept (sweep.%s in %s)", ax.Path, file), "", "change the sweep")
 			}
-			if field == p {
-				return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces the -set's value and it would do nothing: drop the -set, or change the sweep", override, p, ax.Path, file)
-			}
-			return fmt.Errorf("-set %s: %s is swept (sweep.%s in %s), so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or change the sweep", override, field, ax.Path, file, field, strings.TrimPrefix(field, p+"."))
 		}
 	}
 	return nil
@@ -142,14 +139,20 @@ func checkNotSwept(override string, sweep Sweep, file string) error {
 // checkNotSelected refuses an override that writes the field select: chooses per group: every
 // cell replaces it with its group's chosen candidate, every tuning run with its own.
 func checkNotSelected(override, field, file string) error {
-	p, fields := overrideFields(override)
-	switch {
-	case field == "" || !slices.Contains(fields, field):
+	if _, fields := overrideFields(override); field == "" || !slices.Contains(fields, field) {
 		return nil
-	case field == p:
-		return fmt.Errorf("-set %s: %s is chosen by select: (select.field in %s), so every cell replaces the -set's value with a candidate and it would do nothing: drop the -set, or change select:", override, p, file)
 	}
-	return fmt.Errorf("-set %s: %s is chosen by select: (select.field in %s), so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or change select:", override, field, file, field, strings.TrimPrefix(field, p+"."))
+	return replacedSet(override, field, fmt.Sprintf("chosen by select: (select.field in %s)", file), " with a candidate", "change select:")
+}
+
+// replacedSet is the error of an override whose field every cell replaces (why: how), with
+// the fix: drop the -set (or, for a section, the field from it), or change what replaces it.
+func replacedSet(override, field, why, with, fix string) error {
+	p, _ := overrideFields(override)
+	if field == p {
+		return fmt.Errorf("-set %s: %s is %s, so every cell replaces the -set's value%s and it would do nothing: drop the -set, or %s", override, p, why, with, fix)
+	}
+	return fmt.Errorf("-set %s: %s is %s, so every cell replaces this -set's %s (keeping its other keys): drop %s from the -set, or %s", override, field, why, field, strings.TrimPrefix(field, p+"."), fix)
 }
 
 // overrideFields are an override's path and the fields its value writes (writtenFields).
@@ -219,7 +222,7 @@ func everyValueSets(values []*yaml.Node, keys []string) bool {
 	return len(values) > 0
 }
 
-// setCulprit is the -set override (path=value) behind the error of a grid's cell: the last one
+// setCulprit is the -set override (path=value) behind an error (of a run, or of a grid's cell): the last one
 // that gave the field the error leads with (or a section holding it), else the last whose path
 // the error names as a field (model.heads: 4 heads do not divide model.d_model 7, after -set
 // model.d_model=7); "" when none did, or when the failing field is swept (the cell's own value).
@@ -229,7 +232,7 @@ func setCulprit(err error, path string, overrides []string, sweep Sweep) string 
 			return ""
 		}
 	}
-	for i := len(overrides) - 1; i >= 0; i-- {
+	for i := len(overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
 		if path != "" && setGives(overrides[i], path) {
 			return overrides[i]
 		}
@@ -361,7 +364,7 @@ type EvalConfig struct {
 	// Examples is the number of test examples per length. Default: 256. 0: refused.
 	Examples int `yaml:"examples" json:"examples"`
 	// BatchSize is the number of sequences per evaluation batch (lm: the batch holds
-	// BatchSize·task.max_len tokens, LMWindowsPerBatch). Default: 128. 0: refused.
+	// BatchSize·task.max_len tokens, data.WindowsPerBatch). Default: 128. 0: refused.
 	BatchSize int `yaml:"batch_size" json:"batch_size"`
 	// Seed fixes the test sets (each length's from its own seed). Default: 1000 + seed. 0 is
 	// legal.
@@ -383,7 +386,7 @@ func (c Config) WithDefaults() Config {
 	fill := func(path string, field *int, def int) { presence.Fill(w, path, field, def) }
 	fillF := func(path string, field *float64, def float64) { presence.Fill(w, path, field, def) }
 	presence.Fill(w, "seed", &c.Seed, 1)
-	presence.Fill(w, "out", &c.Out, "runs")
+	presence.Fill(w, "out", &c.Out, DefaultOut)
 	t := &c.Task
 	presence.Fill(w, "task.name", &t.Name, "copy")
 	fill("task.min_len", &t.MinLen, 1)
@@ -407,22 +410,14 @@ func (c Config) WithDefaults() Config {
 	fill("train.val_examples", &tr.ValExamples, 64)
 	fill("train.checkpoint_every", &tr.CheckpointEvery, 500)
 	tr.EarlyStop = tr.EarlyStop.withDefaults()
-	e := &c.Eval
-	lm := data.ReadsCorpus(t.Name)
+	e, traits := &c.Eval, data.TraitsOf(t.Name)
 	if len(e.Lengths) == 0 && !w.Has("eval.lengths") && t.MaxLen > 0 && t.MaxLen <= MaxLength {
-		e.Lengths = nil
-		if lm {
-			e.Lengths = lmLengths(t.MaxLen)
-		} else {
-			for L := 1; L <= 4*t.MaxLen; L++ {
-				e.Lengths = append(e.Lengths, L)
-			}
-		}
+		e.Lengths = traits.EvalLengths(t.MaxLen, MaxLength)
 	}
-	if lm {
-		if t.Corpus == "" {
-			presence.Fill(w, "task.corpus_sha256", &t.CorpusSHA256, data.BuiltinCorpusSHA256)
-		}
+	if traits.Corpus && t.Corpus == "" {
+		presence.Fill(w, "task.corpus_sha256", &t.CorpusSHA256, data.BuiltinCorpusSHA256)
+	}
+	if traits.Windows {
 		fill("eval.stride", &e.Stride, t.MaxLen)
 	}
 	fill("eval.examples", &e.Examples, 256)
@@ -451,6 +446,11 @@ func (c Config) Validate() (data.Task, error) {
 	if c.Task.Symbols < data.MinSymbols {
 		return nil, fielderr.New("task.symbols", "must be at least %d, got %d; remove the key for the default %d", data.MinSymbols, c.Task.Symbols, data.DefaultSymbols)
 	}
+	if t := c.Task; data.TraitsOf(t.Name).Corpus && t.Corpus == "" && t.CorpusSHA256 == "" {
+		return nil, fielderr.New("task.corpus_sha256", "empty; remove the key for the built-in corpus's hash, or give task.corpus and its hash")
+	} else if data.TraitsOf(t.Name).Corpus && t.Corpus == "" && t.CorpusSHA256 != data.BuiltinCorpusSHA256 {
+		return nil, fielderr.New("task.corpus_sha256", "pins %s, but task.corpus is not given, so the built-in corpus %s (SHA-256 %s) is read; set task.corpus to the corpus that hash pins, or remove task.corpus_sha256", t.CorpusSHA256, data.BuiltinCorpusPath, data.BuiltinCorpusSHA256)
+	}
 	task, err := c.NewTask()
 	if err != nil {
 		if fielderr.PathOf(err) != "" {
@@ -458,7 +458,7 @@ func (c Config) Validate() (data.Task, error) {
 		}
 		return nil, fielderr.Wrap("task.name", err)
 	}
-	if err := c.validateLM(); err != nil {
+	if err := c.validateTraits(); err != nil {
 		return nil, err
 	}
 	if c.Model.Bidirectional && (c.Task.Format == "" || c.Task.Format == data.FormatNext) {
@@ -473,9 +473,9 @@ func (c Config) Validate() (data.Task, error) {
 	case t.MaxLen > MaxLength:
 		return nil, fielderr.New("task.max_len", "%d is beyond the longest length posformer handles, %d; train on shorter inputs", t.MaxLen, MaxLength)
 	}
-	if lm, ok := task.(*data.LM); ok && t.MaxLen > lm.LongestWindow() {
+	if w, ok := task.(data.Windowed); ok && t.MaxLen > w.LongestWindow() {
 		return nil, fielderr.New("task.max_len", "%d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
-			t.MaxLen, lm.Corpus, lm.LongestWindow()+1, lm.LongestWindow())
+			t.MaxLen, w.Source(), w.LongestWindow()+1, w.LongestWindow())
 	}
 	tr := c.Train
 	switch {
@@ -544,6 +544,33 @@ func (c Config) Validate() (data.Task, error) {
 	return task, nil
 }
 
+// validateTraits checks the fields that only some kinds of task read (data.Traits), and what a
+// kind cannot do: a corpus, and the sliding window's stride, are read by the tasks that declare
+// them; without exact match, early stopping, select: and randomized positions (whose evaluation
+// draws positions per example) are refused.
+func (c Config) validateTraits() error {
+	traits, name := data.TraitsOf(c.Task.Name), c.Task.Name
+	switch {
+	case !traits.Corpus && (c.Task.Corpus != "" || c.Written.Has("task.corpus")):
+		return fielderr.New("task.corpus", "only the lm task reads a corpus, and task.name is %s; remove task.corpus", name)
+	case !traits.Corpus && (c.Task.CorpusSHA256 != "" || c.Written.Has("task.corpus_sha256")):
+		return fielderr.New("task.corpus_sha256", "only the lm task reads a corpus, and task.name is %s; remove task.corpus_sha256", name)
+	case !traits.Windows && (c.Eval.Stride != 0 || c.Written.Has("eval.stride")):
+		return fielderr.New("eval.stride", "only the lm task has a sliding-window evaluation, and task.name is %s; remove eval.stride", name)
+	case traits.Windows && c.Eval.Stride < 1:
+		return fielderr.New("eval.stride", "the sliding window scores the last eval.stride predictions of each window, so it must be at least 1, got %d; remove the key for task.max_len (%d)", c.Eval.Stride, c.Task.MaxLen)
+	case traits.ExactMatch:
+		return nil
+	case c.Train.EarlyStop.On():
+		return fielderr.New("train.early_stop", "the lm task is scored by bits per byte, not by exact match or token accuracy; remove train.early_stop")
+	case c.Position.Randomized:
+		return fielderr.New("position.randomized", "the lm task evaluates at plain positions only; remove position.randomized")
+	case c.Select.On():
+		return fielderr.New("select", "the lm task has no exact-match validation to choose by; remove select:")
+	}
+	return nil
+}
+
 // Read reads a config a person wrote, src (nil: the file at name, at most MaxConfigBytes; name
 // labels the errors): strictly (see Decode), the overrides (`dotted.path=value` pairs) applied,
 // then its cells (Expand's), each with its defaults filled and validated. A single run comes
@@ -573,8 +600,22 @@ func ReadWritten(path string) (Config, []Cell, error) {
 	if !bytes.HasPrefix(src, []byte(gridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
 		mode = legacyGrid
 	}
-	return parse(src, path, nil, mode)
+	c, cells, err := parse(src, path, nil, mode)
+	if mode == written && !bytes.HasPrefix(src, []byte(gridHeader)) { // a run's config.yaml, written whole
+		if err == nil && !c.Written.Has("eval.seed") { // its last key but the variants
+			err = errors.New("it ends before eval.seed, which posformer writes in every run's")
+		}
+		if err != nil {
+			dir := filepath.Dir(path)
+			return Config{}, nil, fmt.Errorf("%s %w (%v); restore it, or train the run again (with -force; for a run of a grid, delete %s and run the grid's command with -resume)", path, ErrDamaged, err, dir)
+		}
+	}
+	return c, cells, err
 }
+
+// ErrDamaged marks a file posformer wrote whole that does not read back as it was written: it
+// was cut or changed afterwards.
+var ErrDamaged = errors.New("is damaged")
 
 // MaxConfigBytes bounds a config file: a config is a small YAML file, and reading a device
 // (-config /dev/zero) or a huge file by mistake must stop at once.
@@ -666,12 +707,7 @@ func atLine(o *origin, path string, err error) (string, int) {
 	if path == "" {
 		return o.name, 0
 	}
-	for i := len(o.overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
-		if setGives(o.overrides[i], path) {
-			return "-set " + o.overrides[i], 0 // the value (or a value below it) came from the command line, not the file
-		}
-	}
-	if s := namingSet(err.Error(), o.overrides); s != "" { // a value beside it came from the command line (-set model.d_model=7 for heads)
+	if s := setCulprit(err, path, o.overrides, nil); s != "" { // the value, or one beside it, came from the command line
 		return "-set " + s, 0
 	}
 	return o.name, keyLine(o.src, strings.Split(path, ".")...)

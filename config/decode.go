@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -382,51 +381,11 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 		v.Set(s)
 		return nil
 	}
-	if n.Kind != yaml.ScalarNode {
-		return fail("want a single value, got %s", yamlkind.Of(n))
+	x, err := scalarValue(v.Type(), n)
+	if err != nil {
+		return fail("%v", err)
 	}
-	switch v.Kind() {
-	case reflect.String:
-		if n.Tag != "!!str" {
-			return fail("want a word, got %s; quote it if you mean the text", yamlkind.Of(n))
-		}
-		v.SetString(n.Value)
-	case reflect.Int:
-		x, err := strconv.ParseInt(n.Value, 10, 64)
-		if err != nil || n.Tag != "!!int" {
-			return fail("want a whole number, got %s", yamlkind.Of(n))
-		}
-		v.SetInt(x)
-	case reflect.Uint64:
-		x, err := strconv.ParseUint(n.Value, 10, 64)
-		if err != nil || n.Tag != "!!int" {
-			return fail("want a whole number ≥ 0, got %s", yamlkind.Of(n))
-		}
-		v.SetUint(x)
-	case reflect.Float64:
-		if n.Tag != "!!float" && n.Tag != "!!int" {
-			return fail("want a number, got %s", yamlkind.Of(n))
-		}
-		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
-		if err != nil {
-			return fail("want a number, got %s", yamlkind.Of(n))
-		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fail("want a finite number, got %s", yamlkind.Of(n))
-		}
-		v.SetFloat(x)
-	case reflect.Bool:
-		if n.Tag != "!!bool" {
-			return fail("want true or false, got %s", yamlkind.Of(n))
-		}
-		x, err := strconv.ParseBool(n.Value)
-		if err != nil {
-			return fail("want true or false, got %s", yamlkind.Of(n))
-		}
-		v.SetBool(x)
-	default:
-		return fail("cannot be set from YAML (%s)", v.Type())
-	}
+	v.Set(x)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package config
 
 import (
 	"math"
-	"strings"
 
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
@@ -65,14 +64,7 @@ func (e EarlyStop) validate(tr TrainConfig, written presence.Keys) error {
 	case written.Has("train.early_stop") && !e.On():
 		return fielderr.New("train.early_stop", "the section is written but sets nothing, so it is unclear whether early stopping is on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}, or remove the key for no early stopping")
 	case written.HasUnder("train.early_stop") && !e.On():
-		key := "train.early_stop"
-		for _, k := range written.List() {
-			if strings.HasPrefix(k, key+".") {
-				key = k
-				break
-			}
-		}
-		return fielderr.New(key, "written alone it turns nothing on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}")
+		return fielderr.New(written.FirstUnder("train.early_stop"), "written alone it turns nothing on; give train.early_stop.patience (validations without improvement before stopping) or train.early_stop.target (a score that stops training), e.g. early_stop: {patience: 5}")
 	}
 	if !e.On() {
 		return nil

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -152,10 +153,7 @@ func Expand(c Config) ([]Cell, error) {
 	if c.Written.Has("out") && c.Out == "" {
 		return nil, fielderr.New("out", "empty; remove the key for the default output directory runs")
 	}
-	gridName := c.Name
-	if gridName == "" {
-		gridName = "grid"
-	}
+	gridName := c.GridName()
 	if strings.ContainsAny(gridName, `/\`) || gridName == "." || gridName == ".." || strings.IndexFunc(gridName, unicode.IsControl) >= 0 {
 		return nil, fielderr.New("name", "%q must be a plain directory name, the grid's directory under out (no slashes or control characters); choose another name", gridName)
 	}
@@ -198,11 +196,7 @@ func Expand(c Config) ([]Cell, error) {
 			parts = append(parts, ax.Path+"-"+unsafeName.ReplaceAllString(nameOf(v), "_"))
 		}
 		cc.Name = strings.Join(parts, "__")
-		base := cc.Out
-		if base == "" {
-			base = "runs"
-		}
-		cc.Out = filepath.Join(base, gridName)
+		cc.Out = GridDir(c)
 		cc = cc.WithDefaults()
 		if j, dup := names[cc.Name]; dup {
 			return nil, fielderr.New("sweep", "cells %d and %d are both named %s (a value listed twice, or values that differ only in characters a directory name cannot hold); list each value once", j, i, cc.Name)
@@ -326,15 +320,18 @@ func GridDir(c Config) string {
 	if len(c.Sweep) == 0 {
 		return c.WithDefaults().Out
 	}
-	out, name := c.Out, c.Name
-	if out == "" {
-		out = "runs"
-	}
-	if name == "" {
-		name = "grid"
-	}
-	return filepath.Join(out, name)
+	return filepath.Join(c.OutDir(), c.GridName())
 }
+
+// GridName is a grid's name, its directory under out: name:, or "grid" when it is not written.
+func (c Config) GridName() string { return cmp.Or(c.Name, "grid") }
+
+// DefaultOut is the default output directory, out:.
+const DefaultOut = "runs"
+
+// OutDir is the output directory: out:, or DefaultOut when it is not written (a grid's base has
+// no defaults filled).
+func (c Config) OutDir() string { return cmp.Or(c.Out, DefaultOut) }
 
 // gridHeader is the first line of a grid.yaml (MarshalGrid): the file holds the keys the grid's
 // config wrote, so the fields it leaves out take their defaults (see Load for older files).

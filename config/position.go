@@ -143,7 +143,8 @@ func (s Position) resolve() (any, error) {
 	return opts, nil
 }
 
-// scalarValue decodes n as a value of type t, with the config decoder's checks.
+// scalarValue decodes n as a value of type t (a field's or an option's), with the config
+// decoder's checks.
 func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 	v := reflect.New(t).Elem()
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
@@ -159,6 +160,12 @@ func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 			return v, fmt.Errorf("want a whole number, got %s", yamlkind.Of(n))
 		}
 		v.SetInt(x)
+	case reflect.Uint64:
+		x, err := strconv.ParseUint(n.Value, 10, 64)
+		if err != nil || n.Tag != "!!int" {
+			return v, fmt.Errorf("want a whole number ≥ 0, got %s", yamlkind.Of(n))
+		}
+		v.SetUint(x)
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil || (n.Tag != "!!float" && n.Tag != "!!int") {
@@ -179,6 +186,8 @@ func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
 			return v, fmt.Errorf("want true or false, got %s", yamlkind.Of(n))
 		}
 		v.SetBool(x)
+	default:
+		return v, fmt.Errorf("cannot be set from YAML (%s)", t)
 	}
 	return v, nil
 }
@@ -276,10 +285,24 @@ func (s Position) Option(key string) (any, bool) {
 // MarshalYAML writes the section as a resolved config holds it: kind, the kind's options (its
 // defaults filled, in their declared order) and the randomized-positions keys when set. A spec
 // of an unknown kind (or with options the kind does not have) is written as it was given.
-func (s Position) MarshalYAML() (any, error) {
-	m := &yaml.Node{Kind: yaml.MappingNode}
-	pair(m, "kind", enc(s.Kind))
-	if o, err := s.Options(); err == nil {
+func (s Position) MarshalYAML() (any, error) { return s.marshal(false) }
+
+// marshalWritten writes only the keys that were written, as a grid.yaml holds them (nil for none).
+func (s Position) marshalWritten() (*yaml.Node, error) {
+	m, err := s.marshal(true)
+	if err != nil || len(m.Content) == 0 {
+		return nil, err
+	}
+	return m, nil
+}
+
+// marshal is MarshalYAML, or with written marshalWritten.
+func (s Position) marshal(written bool) (*yaml.Node, error) {
+	m, has := &yaml.Node{Kind: yaml.MappingNode}, s.Written.Has
+	if !written || has("kind") {
+		pair(m, "kind", enc(s.Kind))
+	}
+	if o, err := s.Options(); err == nil && !written {
 		for _, f := range schemes.Options(s.Kind) {
 			if v, _ := schemes.OptionOf(o, f.Key); !schemes.OmitEmpty(s.Kind, f.Key) || !reflect.ValueOf(v).IsZero() {
 				pair(m, f.Key, enc(v))
@@ -288,38 +311,14 @@ func (s Position) MarshalYAML() (any, error) {
 	} else if err := s.set.write(m); err != nil {
 		return nil, err
 	}
-	if s.Randomized {
-		pair(m, "randomized", enc(true))
-	}
-	if s.MaxRandom != 0 || s.Written.Has("max_random") {
-		pair(m, "max_random", enc(s.MaxRandom))
-	}
-	if s.EvalPositions != "" || s.Written.Has("eval_positions") {
-		pair(m, "eval_positions", enc(s.EvalPositions))
-	}
-	return m, nil
-}
-
-// marshalWritten writes only the keys that were written, as a grid.yaml holds them.
-func (s Position) marshalWritten() (*yaml.Node, error) {
-	m := &yaml.Node{Kind: yaml.MappingNode}
-	if s.Written.Has("kind") {
-		pair(m, "kind", enc(s.Kind))
-	}
-	if err := s.set.write(m); err != nil {
-		return nil, err
-	}
-	if s.Written.Has("randomized") {
+	if has("randomized") && written || s.Randomized && !written {
 		pair(m, "randomized", enc(s.Randomized))
 	}
-	if s.Written.Has("max_random") {
+	if has("max_random") || s.MaxRandom != 0 && !written {
 		pair(m, "max_random", enc(s.MaxRandom))
 	}
-	if s.Written.Has("eval_positions") {
+	if has("eval_positions") || s.EvalPositions != "" && !written {
 		pair(m, "eval_positions", enc(s.EvalPositions))
-	}
-	if len(m.Content) == 0 {
-		return nil, nil
 	}
 	return m, nil
 }

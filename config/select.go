@@ -71,13 +71,6 @@ func (s Select) WithDefaults() Select {
 func (Select) offUnlessWritten() {}
 
 func (s Select) validate(c Config) error {
-	key := "select"
-	for _, k := range c.Written.List() {
-		if strings.HasPrefix(k, "select.") {
-			key = k
-			break
-		}
-	}
 	switch {
 	// A written empty value is refused, never replaced by the default (s holds the defaults).
 	case c.Written.Has("select.seeds") && len(c.Select.Seeds) == 0:
@@ -87,7 +80,7 @@ func (s Select) validate(c Config) error {
 	case !c.Select.On(): // written as {} or with no value (offUnlessWritten)
 		return fielderr.New("select", "the section is written but sets nothing; give select.field and select.values, e.g. select: {field: train.lr, values: [0.0003, 0.001, 0.003]}, or remove select:")
 	case len(c.Sweep) == 0:
-		return fielderr.New(key, "select chooses a value per group of a grid's cells; add a sweep: (or remove select:)")
+		return fielderr.New(c.Written.FirstUnder("select"), "select chooses a value per group of a grid's cells; add a sweep: (or remove select:)")
 	case s.Field == "":
 		return fielderr.New("select.field", "give the dotted path of the field to choose, e.g. train.lr")
 	case len(s.Values) < 2:
@@ -170,27 +163,14 @@ func SelectCells(c Config) ([]Cell, error) {
 		seeds.Values = append(seeds.Values, scalar(strconv.FormatUint(sd, 10)))
 	}
 	t.Sweep = append(append(sweep, vals), seeds)
-	grid := c.Name
-	if grid == "" {
-		grid = "grid"
-	}
-	out := c.Out
-	if out == "" {
-		out = "runs"
-	}
-	t.Out = filepath.Join(out, grid)
+	t.Out = filepath.Join(c.OutDir(), c.GridName())
 	t.Written = t.Written.With("out").With("name")
-	cells, err := Expand(withName(t, SelectDir))
+	t.Name = SelectDir
+	cells, err := Expand(t)
 	if err != nil {
 		return nil, fielderr.New("select", "%w", err)
 	}
 	return cells, nil
-}
-
-// withName sets a grid config's name (its directory under out).
-func withName(c Config, name string) Config {
-	c.Name = name
-	return c
 }
 
 // Selection is selection.json: the value chosen for each group, with every candidate's score.
@@ -249,6 +229,15 @@ func (sel *Selection) check(c Config) error {
 	return nil
 }
 
+// chosen maps each group (TuningGroup) to its chosen value.
+func (sel *Selection) chosen() map[string]float64 {
+	m := map[string]float64{}
+	for _, g := range sel.Groups {
+		m[TuningGroup(g.Values, sel.Field)] = g.Chosen
+	}
+	return m
+}
+
 // TuningGroup is a cell's group for select: (its swept values but the seed and the selected
 // field) as a key: the cells of one group share a choice (Selection).
 func TuningGroup(vals map[string]string, field string) string {
@@ -272,10 +261,7 @@ func ExpandSelected(c Config, sel *Selection) ([]Cell, error) {
 	if err := sel.check(c); err != nil {
 		return nil, fmt.Errorf("%s: %w; it was edited or is from another grid: remove it to select again", SelectionFile, err)
 	}
-	chosen := map[string]float64{}
-	for _, g := range sel.Groups {
-		chosen[TuningGroup(g.Values, field)] = g.Chosen
-	}
+	chosen := sel.chosen()
 	for i := range cells {
 		v, ok := chosen[TuningGroup(cells[i].Values, field)]
 		if !ok {
@@ -311,10 +297,7 @@ func TuningCopies(c Config, sel *Selection, cells []Cell) (map[string]string, er
 	for _, t := range tuning {
 		dirs[key(t.Values, t.Config.Seed, t.Values[sel.Field])] = filepath.Join(t.Config.Out, t.Name)
 	}
-	chosen := map[string]float64{}
-	for _, g := range sel.Groups {
-		chosen[TuningGroup(g.Values, sel.Field)] = g.Chosen
-	}
+	chosen := sel.chosen()
 	out := map[string]string{}
 	for _, cell := range cells {
 		v, ok := chosen[TuningGroup(cell.Values, sel.Field)]

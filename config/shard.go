@@ -35,41 +35,41 @@ func ParseShard(s string) (Shard, error) {
 //
 // It returns allShards when neither is set.
 func ShardFromEnv(getenv func(string) string) (Shard, error) {
-	if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
-		i, err := strconv.Atoi(id)
+	num := func(key string) (int, error) {
+		n, err := strconv.Atoi(getenv(key))
 		if err != nil {
-			return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID=%q is not a number", id)
+			return 0, fmt.Errorf("%s=%q is not a number", key, getenv(key))
 		}
-		lo := 0
-		if m := getenv("SLURM_ARRAY_TASK_MIN"); m != "" {
-			if lo, err = strconv.Atoi(m); err != nil {
-				return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_MIN=%q is not a number", m)
-			}
-		}
-		n, err := strconv.Atoi(getenv("SLURM_ARRAY_TASK_COUNT"))
-		if err != nil || n < 1 {
-			return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT=%q is not a positive number", getenv("SLURM_ARRAY_TASK_COUNT"))
-		}
-		if i-lo < 0 || i-lo >= n {
-			return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID=%d is outside the array %d..%d; use a contiguous --array=%d-%d", i, lo, lo+n-1, lo, lo+n-1)
-		}
-		return Shard{Index: i - lo, Count: n, Source: "SLURM_ARRAY_TASK_ID"}, nil
+		return n, nil
 	}
-	if id := getenv("JOB_COMPLETION_INDEX"); id != "" {
-		i, err := strconv.Atoi(id)
-		if err != nil {
-			return Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%q is not a number", id)
-		}
-		n, err := strconv.Atoi(getenv("POSFORMER_SHARDS"))
-		if err != nil || n < 1 {
-			return Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX is set but POSFORMER_SHARDS=%q is not a positive number; set it to the Indexed Job's completions", getenv("POSFORMER_SHARDS"))
-		}
-		if i < 0 || i >= n {
-			return Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%d is outside 0..%d (POSFORMER_SHARDS=%d)", i, n-1, n)
-		}
-		return Shard{Index: i, Count: n, Source: "JOB_COMPLETION_INDEX"}, nil
+	idKey, countKey, fix := "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", ""
+	if getenv(idKey) == "" {
+		idKey, countKey, fix = "JOB_COMPLETION_INDEX", "POSFORMER_SHARDS", "; set it to the Indexed Job's completions"
 	}
-	return allShards, nil
+	if getenv(idKey) == "" {
+		return allShards, nil
+	}
+	i, err := num(idKey)
+	if err != nil {
+		return Shard{}, err
+	}
+	lo := 0
+	if idKey == "SLURM_ARRAY_TASK_ID" && getenv("SLURM_ARRAY_TASK_MIN") != "" {
+		if lo, err = num("SLURM_ARRAY_TASK_MIN"); err != nil {
+			return Shard{}, err
+		}
+	}
+	n, err := strconv.Atoi(getenv(countKey))
+	if err != nil || n < 1 {
+		return Shard{}, fmt.Errorf("%s is set but %s=%q is not a positive number%s", idKey, countKey, getenv(countKey), fix)
+	}
+	switch {
+	case i-lo >= 0 && i-lo < n:
+		return Shard{Index: i - lo, Count: n, Source: idKey}, nil
+	case idKey == "SLURM_ARRAY_TASK_ID":
+		return Shard{}, fmt.Errorf("SLURM_ARRAY_TASK_ID=%d is outside the array %d..%d; use a contiguous --array=%d-%d", i, lo, lo+n-1, lo, lo+n-1)
+	}
+	return Shard{}, fmt.Errorf("JOB_COMPLETION_INDEX=%d is outside 0..%d (POSFORMER_SHARDS=%d)", i, n-1, n)
 }
 
 // Has: the cell of this stable index is this shard's (the zero value, like 0/1, has every cell).

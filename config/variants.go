@@ -144,8 +144,8 @@ func (c Config) validateVariants() error {
 		}
 		switch {
 		case v.RopeScaling != "" && !schemes.HasOption(c.Position.Kind, "rope_scaling"):
-			takes := strings.Join(kindsWithOption("rope_scaling"), ", ") + " takes"
-			if len(kindsWithOption("rope_scaling")) > 1 {
+			takes := strings.Join(schemes.KindsWith("rope_scaling"), ", ") + " takes"
+			if len(schemes.KindsWith("rope_scaling")) > 1 {
 				takes = strings.TrimSuffix(takes, "s")
 			}
 			return fielderr.New(field+".rope_scaling", "only %s it, and this run's position.kind is %s; add when: [position.kind=rope] to the variant", takes, c.Position.Kind)
@@ -170,15 +170,4 @@ func (c Config) unknownKindIn(v EvalVariant) error {
 		}
 	}
 	return nil
-}
-
-// kindsWithOption lists the registered schemes that have an option.
-func kindsWithOption(key string) []string {
-	var out []string
-	for _, k := range schemes.Kinds() {
-		if schemes.HasOption(k, key) {
-			out = append(out, k)
-		}
-	}
-	return out
 }

@@ -218,6 +218,9 @@ func LoadLM(path, want string) (*LM, error) {
 		return nil, err
 	}
 	raw, err := gunzip(src)
+	if errors.Is(err, errOverCap) {
+		return nil, fielderr.New("task.corpus", "%s %v, which posformer holds in memory as tokens; use a smaller corpus", name, err)
+	}
 	if err != nil {
 		return nil, fielderr.New("task.corpus", "%s is not a gzip-compressed tar archive (%v); %s", name, err, restore)
 	}
@@ -328,10 +331,17 @@ func readCorpus(path string) ([]byte, error) {
 	}
 	b := buf.Bytes()
 	if len(b) > MaxCorpusBytes {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, MaxCorpusBytes>>20)
+		size := fmt.Sprintf("more than %d bytes", MaxCorpusBytes)
+		if info, err := f.Stat(); err == nil && info.Size() > MaxCorpusBytes {
+			size = fmt.Sprintf("%d bytes", info.Size())
+		}
+		return nil, fmt.Errorf("%s is %s, over the %d MiB (%d bytes) cap on a corpus file", path, size, MaxCorpusBytes>>20, MaxCorpusBytes)
 	}
 	return b, nil
 }
+
+// errOverCap: a corpus larger than MaxCorpusBytes uncompressed.
+var errOverCap = fmt.Errorf("over the %d MiB (%d bytes) cap on a corpus", MaxCorpusBytes>>20, MaxCorpusBytes)
 
 // gunzip decompresses at most MaxCorpusBytes.
 func gunzip(src []byte) ([]byte, error) {
@@ -350,7 +360,11 @@ func gunzip(src []byte) ([]byte, error) {
 	}
 	raw := buf.Bytes()
 	if len(raw) > MaxCorpusBytes {
-		return nil, fmt.Errorf("larger than %d MiB uncompressed", MaxCorpusBytes>>20)
+		size := fmt.Sprintf("more than %d bytes", MaxCorpusBytes)
+		if t := int64(binary.LittleEndian.Uint32(src[len(src)-4:])); t > MaxCorpusBytes { // the size mod 2^32
+			size = fmt.Sprintf("%d bytes", t)
+		}
+		return nil, fmt.Errorf("holds %s uncompressed, %w", size, errOverCap)
 	}
 	return raw, nil
 }

@@ -74,7 +74,7 @@ func Train(ctx context.Context, g *setup.Grid, opt Options) (*Ran, error) {
 		case shard.Count > 1 && same:
 			// another shard of the same grid got here first
 		case (opt.Resume || shard.Count > 1) && !same:
-			return nil, fmt.Errorf("cannot resume the grid in %s: its %s is a different grid; pass -force to start over, or choose another -out or name", dir, config.GridFile)
+			return nil, fmt.Errorf("cannot resume the grid in %s: its %s is a different grid (%s); pass -force to start over, or choose another -out or name", dir, config.GridFile, rundir.FingerprintDiff(rundir.GridFields(old), rundir.GridFields(src)))
 		case !opt.Resume && !opt.Force:
 			return nil, fmt.Errorf("grid directory %s already exists: pass -resume to continue it (finished runs are kept), -force to overwrite it, or choose another -out or name", dir)
 		}

@@ -70,7 +70,7 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
 	if data.ReadsCorpus(cfg.Task.Name) {
-		return nil, fmt.Errorf("inspect: %s is a language-model run (task %s): inspect shows the answers of sequence tasks, and it has none; its scores per context length are %s, and `train report %s` tables and plots its bits per byte", dir, cfg.Task.Name, filepath.Join(runDir, rundir.LMFile), runDir)
+		return nil, fmt.Errorf("inspect: %s is a language-model run (task %s): inspect shows the answers of sequence tasks, and it has none; its scores per context length are %s, and `train report %s` tables and plots its bits per byte", dir, cfg.Task.Name, filepath.Join(runDir, data.TraitsOf(cfg.Task.Name).ScoresFile), runDir)
 	}
 	// The variant first: an eval-<name> directory the run does not have is not an unfinished run.
 	if variant != "" {

@@ -96,7 +96,9 @@ func Load(dir string) (*Grid, error) {
 			return nil, err
 		}
 		if isGrid {
-			if err := TrainedAs(runDirOf(rd, c), c); err != nil {
+			if err := TrainedAs(runDirOf(rd, c), c); errors.Is(err, config.ErrDamaged) {
+				return nil, err
+			} else if err != nil {
 				return nil, fmt.Errorf("%w: %s was changed after training (or the run copied from another grid); restore it, or retrain the cell", err, config.GridFile)
 			}
 		}

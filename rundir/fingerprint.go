@@ -18,17 +18,31 @@ var evalOnly = map[string]bool{"name": true, "out": true, "eval.lengths": true, 
 	"position.rope_scaling": true, "position.rope_factor": true, "position.rope_long_factor": true}
 
 // Fingerprint is the training-relevant part of a resolved config (config.yaml's bytes) as sorted
-// "dotted.path: value" lines: every field but evalOnly. Checkpoints carry it (package train's
-// trainState.Config), so a checkpoint trained with another config is told apart.
+// "dotted.path: value" lines: every field but evalOnly, a sweep as one value. Checkpoints carry
+// it (package train's trainState.Config), so a checkpoint trained with another config is told
+// apart.
 func Fingerprint(resolved []byte) string {
+	return fields(resolved, false, func(p string) bool { return !evalOnly[p] && !strings.HasPrefix(p, "eval.variants") })
+}
+
+// GridFields is a grid.yaml's fields as Fingerprint's lines, every one but out (which only
+// places the grid) and each swept field its own line (sweep.<path>), for FingerprintDiff to
+// name what changed in a grid.
+func GridFields(grid []byte) string {
+	return fields(grid, true, func(p string) bool { return p != "out" })
+}
+
+// fields is the YAML src's fields that keep keeps as sorted "dotted.path: value" lines; a sweep
+// is one value and a list is in block style ("- a - b") unless grid (then sweep.<path> and "[a, b]").
+func fields(src []byte, grid bool, keep func(path string) bool) string {
 	var root map[string]any
-	if err := yaml.Unmarshal(resolved, &root); err != nil {
+	if err := yaml.Unmarshal(src, &root); err != nil {
 		return "unreadable: " + err.Error()
 	}
 	var lines []string
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
-		if m, ok := v.(map[string]any); ok && prefix != "sweep" {
+		if m, ok := v.(map[string]any); ok && (grid || prefix != "sweep") {
 			for k, x := range m {
 				p := k
 				if prefix != "" {
@@ -38,10 +52,16 @@ func Fingerprint(resolved []byte) string {
 			}
 			return
 		}
-		if evalOnly[prefix] || strings.HasPrefix(prefix, "eval.variants") {
+		if !keep(prefix) {
 			return
 		}
 		b, _ := yaml.Marshal(v)
+		if grid {
+			n := &yaml.Node{}
+			n.Encode(v)
+			n.Style = yaml.FlowStyle
+			b, _ = yaml.Marshal(n)
+		}
 		flow := strings.Join(strings.Fields(string(b)), " ")
 		lines = append(lines, prefix+": "+flow)
 	}

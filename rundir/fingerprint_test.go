@@ -127,3 +127,16 @@ func TestSameBut(t *testing.T) {
 		t.Error("task.name was ignored as if top-level")
 	}
 }
+
+// TestGridFields: GridFields names each swept field and every other field but out, lists in flow
+// style, so FingerprintDiff says what changed between two grid.yaml files.
+func TestGridFields(t *testing.T) {
+	a := []byte("name: g\nout: runs\ntrain:\n    steps: 10\nsweep:\n    position.kind: [rope, none]\n    seed: [1]\n")
+	b := []byte("name: g\nout: elsewhere\ntrain:\n    steps: 12\nsweep:\n    position.kind: [rope, alibi]\n    seed: [1]\n")
+	if got, want := FingerprintDiff(GridFields(a), GridFields(b)), "sweep.position.kind ([rope, none] → [rope, alibi]), train.steps (10 → 12)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := FingerprintDiff(GridFields(a), GridFields(a)); got != "" {
+		t.Errorf("a grid against itself: %q", got)
+	}
+}

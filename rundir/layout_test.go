@@ -6,13 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/data"
 )
 
 // TestRunFileNames: the names posformer writes in a run directory are run files, eval variants'
 // directories too; a user's own names and atomic writes' temporary files are not.
 func TestRunFileNames(t *testing.T) {
 	for _, n := range []string{"config.yaml", "metrics.jsonl", "results.json", "results.csv", "timing.json", "checkpoint.bin",
-		BestCheckpoint, DiagnosticsFile, LMFile, ExportName, "inspect", "report", VariantDir("ntk"), VariantDir("")} {
+		BestCheckpoint, DiagnosticsFile, lmScores, ExportName, "inspect", "report", VariantDir("ntk"), VariantDir("")} {
 		if !IsRunFile(n) {
 			t.Errorf("IsRunFile(%q) = false", n)
 		}
@@ -78,7 +80,7 @@ func TestClear(t *testing.T) {
 	base := t.TempDir()
 	run := filepath.Join(base, "run")
 	entries := makeDir(t, run, "config.yaml", "metrics.jsonl", "checkpoint.bin", BestCheckpoint, "results.json", "results.csv",
-		"timing.json", DiagnosticsFile, LMFile, ExportName, ".results.json.tmp99", LockFile, "notes.txt",
+		"timing.json", DiagnosticsFile, lmScores, ExportName, ".results.json.tmp99", LockFile, "notes.txt",
 		VariantDir("ntk")+"/", "inspect/", "report/")
 	if err := Clear(run, entries); err != nil {
 		t.Fatal(err)
@@ -110,3 +112,6 @@ func TestClear(t *testing.T) {
 		t.Errorf("left %v", got)
 	}
 }
+
+// lmScores is the text tasks' scores file (data.Traits.ScoresFile), a run file.
+var lmScores = data.KindTraits(data.KindText).ScoresFile

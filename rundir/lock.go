@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/posformer/posformer/data"
 )
 
 // LockFile is the file in a run directory that the process training in it holds locked (flock),
@@ -55,7 +58,7 @@ func Lock(dir string) (release func(), err error) {
 // else (a process killed inside an atomic write also leaves ".<name>.tmp*" files).
 var runFiles = map[string]bool{
 	"config.yaml": true, "metrics.jsonl": true, "results.json": true, "results.csv": true, "timing.json": true,
-	"checkpoint.bin": true, "best.bin": true, DiagnosticsFile: true, LMFile: true, "inspect": true,
+	"checkpoint.bin": true, "best.bin": true, DiagnosticsFile: true, "inspect": true,
 	ExportName: true, "report": true, // train export's and train report's, from the old weights and results
 }
 
@@ -67,9 +70,11 @@ var Derived = map[string]bool{"inspect": true, ExportName: true, "report": true}
 // IsTemp tells whether a name is an atomic write's temporary file (".<name>.tmp*").
 func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
-// IsRunFile tells whether posformer writes an entry of this name: runFiles, and the eval
-// variants' result directories (VariantDir).
-func IsRunFile(name string) bool { return runFiles[name] || strings.HasPrefix(name, VariantDir("")) }
+// IsRunFile tells whether posformer writes an entry of this name: runFiles, the tasks' scores
+// files (data.ScoresFiles) and the eval variants' result directories (VariantDir).
+func IsRunFile(name string) bool {
+	return runFiles[name] || slices.Contains(data.ScoresFiles(), name) || strings.HasPrefix(name, VariantDir(""))
+}
 
 // Clear removes what posformer wrote in a run directory (for -force), after checking that
 // it is one: a directory with other entries and no config.yaml is refused.

@@ -1,8 +1,8 @@
 // Package rundir is the run directory: its layout (the names posformer writes in it), its lock
 // (one process at a time), atomic writes (a reader sees the old file or the new one, never half),
 // what -force may remove (Clear), and the fingerprints that tell whether a checkpoint was trained
-// with a directory's config. It imports nothing of posformer: package train writes runs through
-// it, and report and cmd/train write their files with WriteFileAtomic. docs/runs.md says what
+// with a directory's config. It imports nothing of posformer but data (the scores files its tasks declare): package train
+// writes runs through it, and report and cmd/train write their files with WriteFileAtomic. docs/runs.md says what
 // each file holds and who reads it.
 package rundir
 
@@ -20,8 +20,6 @@ const (
 	BestCheckpoint = "best.bin"
 	// ExportName is the file `train export` writes in the run directory when no -o is given.
 	ExportName = "model.safetensors"
-	// LMFile holds the lm task's scores per context length (train.LMFile).
-	LMFile = "lm.csv"
 )
 
 // VariantDir is the directory, inside a run directory, of an evaluation variant's results.

@@ -50,13 +50,21 @@ type Memory struct {
 	// the last, partial one) and the diagnostics' graphs there (inspection, greedy decoding);
 	// TestData the test set there (eval.examples examples).
 	Eval, TestData int64
-	// Corpus is a language model's corpus held through the run (data.LM.CorpusBytes: 8 bytes a
+	// Corpus is the data a task holds through the run (data.Held: a corpus's tokens, 8 bytes a
 	// token); CorpusLoad what its loading held besides, once: the compressed and the
 	// uncompressed archive (at most twice its tokens, as bytes).
 	Corpus, CorpusLoad int64
 	// Peak is the runtime, the corpus and the larger of its loading and the run: the state and
 	// the larger of training (its graphs and validation's) and evaluation.
 	Peak int64
+}
+
+// dtypeBytes is the bytes of one of the model's values (model.dtype).
+func dtypeBytes(mc model.Config) int64 {
+	if mc.Dtype == "float64" {
+		return 8
+	}
+	return 4
 }
 
 func mb(b int64) string {
@@ -97,17 +105,13 @@ func evalGraphs(mc model.Config, hooks position.Hooks, maxPos, T, n, b int) int6
 // position.max_random positions.
 func PredictMemory(c config.Config, task data.Task) Memory {
 	mc := c.ModelFor(task)
-	bytes := int64(4)
-	if mc.Dtype == "float64" {
-		bytes = 8
-	}
+	bytes := dtypeBytes(mc)
 	hooks := position.KindHooks(c.Position.Kind) // from the scheme's type: no scheme is built
-	extra := int64(0)
+	extra := int64(schemeParams(c, mc))          // a learned table, t5's biases, ...
 	maxPos := 0
 	if c.Position.Randomized {
 		maxPos = c.Position.MaxRandom
 	}
-	extra = int64(schemeParams(c, mc)) // a learned table, t5's biases, ...
 	var m Memory
 	m.State = model.ParamCount(mc, extra) * (bytes + 16 + checkpointBytesPerParam)
 	var sum int64
@@ -123,16 +127,16 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 			m.ValData += exampleBytes(c.Train.ValExamples, data.SeqLen(task, L))
 		}
 	}
-	if lm, ok := task.(*data.LM); ok {
-		m.Corpus, m.CorpusLoad = lm.CorpusBytes(), lm.CorpusBytes()/4
+	if h, ok := task.(data.Held); ok {
+		m.Corpus, m.CorpusLoad = h.HeldBytes(), h.HeldBytes()/4
 	}
-	if lm, ok := task.(*data.LM); ok && len(c.Eval.Lengths) > 0 {
-		// The lm task's evaluation (train/lm.go): the sliding window's graphs at the longest
+	if w, ok := task.(data.Windowed); ok && len(c.Eval.Lengths) > 0 {
+		// A windowed task's evaluation (train/lm.go): the sliding window's graphs at the longest
 		// length (at least as many windows as the non-overlapping ones), and a batch's logits
 		// copied out in float64 to score them.
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
-		n := len(lm.Windows(data.SplitTest, L, min(max(c.Eval.Stride, 1), L)))
-		b := config.LMWindowsPerBatch(c, L)
+		n := w.TestWindows(L, min(max(c.Eval.Stride, 1), L))
+		b := data.WindowsPerBatch(c.Eval.BatchSize, c.Task.MaxLen, L)
 		m.Eval = evalGraphs(mc, hooks, maxPos, L, max(n, 1), b) + int64(min(b, max(n, 1))*L*mc.Vocab*8)
 	} else if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
@@ -226,15 +230,39 @@ func ProcessRoom(mapped int64) (room int64, what string, ok bool) {
 // parameters (a learned table, T5's bucket biases: position.ParamCount) with their optimiser
 // state and checkpoint pass MaxMemoryBytes, naming the scheme's options.
 func checkSchemeParams(c config.Config, mc model.Config) error {
-	bytes := int64(4)
-	if mc.Dtype == "float64" {
-		bytes = 8
-	}
 	extra := int64(schemeParams(c, mc))
-	state := extra * (bytes + 16 + checkpointBytesPerParam)
+	state := extra * (dtypeBytes(mc) + 16 + checkpointBytesPerParam)
 	if state <= MaxMemoryBytes || extra <= model.ParamCount(mc, 0) {
 		return nil
 	}
 	return fielderr.New("position", "the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
 		c.Position.Kind, extra, strings.Join(c.Position.OptionKeys(), ", "), mb(state), mb(MaxMemoryBytes))
+}
+
+// CheckJobs refuses to train jobs of the grid's runs at once (this shard's cells, or its tuning
+// runs of select:, whichever are more) when that many times the largest run's predicted peak
+// does not fit in what the process's own limits leave (ProcessRoom), in one line naming -jobs
+// and the largest number of jobs that fits. A run that does not fit alone was refused by Check.
+func (g *Grid) CheckJobs(jobs int, shard config.Shard) error {
+	var peak, held int64
+	n := 0
+	for _, runs := range [][]*Checked{g.Cells, g.Tuning} {
+		k := 0
+		for i, r := range runs {
+			if shard.Has(i) {
+				k, peak, held = k+1, max(peak, r.Memory.Peak), max(held, r.Memory.Corpus)
+			}
+		}
+		n = max(n, min(k, jobs))
+	}
+	room, what, ok := ProcessRoom(held) // a corpus is loaded once, by the check, for every run
+	if !ok || n <= 1 || int64(n)*peak <= room {
+		return nil
+	}
+	fit := fmt.Sprintf("-jobs %d or fewer", room/peak)
+	if room/peak <= 1 {
+		fit = "-jobs 1"
+	}
+	return fmt.Errorf("-jobs %d: %d runs at once need about %s (%d × the largest run's predicted peak, %s), more than %s; use %s",
+		jobs, n, mb(int64(n)*peak), n, mb(peak), what, fit)
 }

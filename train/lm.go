@@ -101,7 +101,7 @@ func scoreWindows(ctx context.Context, m *model.Model, lm *data.LM, split int, w
 // predictions (SlidingBitsPerByte, SlidingPerplexity; at L ≤ eval.stride the same windows).
 // ExactMatch is 0: it has no meaning for text. The lengths in reuse take its rows (see
 // reusable); the diagnostics hold each length without attention statistics. A batch holds
-// config.LMWindowsPerBatch windows.
+// data.WindowsPerBatch windows.
 func evaluateText(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
 	lm := task.(*data.LM)
 	var out []LengthResult
@@ -129,7 +129,7 @@ func evaluateText(ctx context.Context, cfg config.Config, task data.Task, m *mod
 				pr.Update(i, fmt.Sprintf("length %d: %d of %d windows", L, base+done, total))
 			}
 		}
-		per := config.LMWindowsPerBatch(cfg, L)
+		per := data.WindowsPerBatch(cfg.Eval.BatchSize, cfg.Task.MaxLen, L)
 		sc, err := scoreWindows(ctx, m, lm, data.SplitTest, windows, per, show(0))
 		if err != nil {
 			return nil, nil, err
@@ -158,7 +158,7 @@ func textValidator(cfg config.Config, task data.Task) (func(*model.Model) (map[s
 	ws := lm.Windows(data.SplitValidation, cfg.Task.MaxLen, 0)
 	ws = ws[:min(len(ws), cfg.Train.ValExamples)]
 	return func(m *model.Model) (map[string]float64, error) {
-		sc, err := scoreWindows(context.Background(), m, lm, data.SplitValidation, ws, config.LMWindowsPerBatch(cfg, cfg.Task.MaxLen), nil)
+		sc, err := scoreWindows(context.Background(), m, lm, data.SplitValidation, ws, data.WindowsPerBatch(cfg.Eval.BatchSize, cfg.Task.MaxLen, cfg.Task.MaxLen), nil)
 		return map[string]float64{metric.BitsPerByte: sc.BitsPerByte()}, err
 	}, nil
 }

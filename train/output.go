@@ -49,7 +49,7 @@ func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) 
 // context length, every text metric and its paired value (bits per byte and perplexity with
 // non-overlapping windows and with the sliding window), the next byte's accuracy and the number
 // of predictions scored.
-const LMFile = rundir.LMFile
+var LMFile = data.KindTraits(data.KindText).ScoresFile
 
 // LMHeader is the column list of lm.csv.
 func LMHeader() []string {

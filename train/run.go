@@ -564,6 +564,9 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot resume %s: %w; pass -force to start it over", dir, err)
 	}
+	if _, _, err := config.ReadWritten(filepath.Join(dir, "config.yaml")); errors.Is(err, config.ErrDamaged) {
+		return nil, nil, fmt.Errorf("cannot resume %s: %w", dir, err)
+	}
 	reevaluate := false
 	if oldPath := filepath.Join(dir, "config.yaml"); !sameConfig(oldPath, old, resolved) {
 		if d := rundir.FingerprintDiff(rundir.Fingerprint(rewritten(oldPath, old)), fp); d != "" {

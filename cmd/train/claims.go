@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/claims"
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/report"
 )
@@ -27,7 +28,7 @@ const claimsDir = "docs/claims"
 func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runs := fs.String("runs", "runs", "`directory` holding the finished grids that -export reads (runs/<grid config name>); only read, never written")
+	runs := fs.String("runs", config.DefaultOut, "`directory` holding the finished grids that -export reads (runs/<grid config name>); only read, never written")
 	export := fs.Bool("export", false, "first export each table whose grid is under -runs to the table's CSV (checked to be the grid its config describes, every run finished)")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,21 +16,12 @@ import (
 // it writes the run's weights as a safetensors file (docs/export.md).
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage below
 	out := fs.String("o", "", "the `file` to write (default RUN_DIR/"+rundir.ExportName+")")
 	force := fs.Bool("force", false, "overwrite an existing .safetensors file")
-	dirs, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: train export RUN_DIR [-o FILE] [-force]   (flags before or after RUN_DIR; layout: docs/export.md)")
-		fs.PrintDefaults()
-		return err
-	}
+	dir, err := parseDir(fs, args, stderr, "export RUN_DIR [-o FILE] [-force]", "flags before or after RUN_DIR; layout: docs/export.md",
+		"give one run directory, e.g. train export runs/default/<run> [-o FILE]")
 	if err != nil {
-		return fmt.Errorf("export: %w; usage: train export RUN_DIR [-o FILE] [-force]", err)
-	}
-	if len(dirs) != 1 {
-		return fmt.Errorf("export: give one run directory, e.g. train export runs/default/<run> [-o FILE] (got %d arguments)", len(dirs))
+		return err
 	}
 	if flagSet(fs, "o") && *out == "" { // a written -o is what runs, never the default
 		return fmt.Errorf("export: -o: empty; give the file to write, or leave the flag out for RUN_DIR/%s", rundir.ExportName)
@@ -39,11 +29,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if strings.HasPrefix(*out, "-") { // -o -force: the flag took the next flag as its file
 		return fmt.Errorf("export: -o %s looks like a flag, not a file; give the file after -o (./%s if that is its name)", *out, *out)
 	}
-	path, err := export.Check(dirs[0], *out, *force)
+	path, err := export.Check(dir, *out, *force)
 	if err != nil {
 		return err
 	}
-	m, cfg, err := train.LoadModel(dirs[0])
+	m, cfg, err := train.LoadModel(dir)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -53,6 +43,6 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := export.Write(path, m, cfg); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "exported %s to %s\n", dirs[0], path)
+	fmt.Fprintf(stdout, "exported %s to %s\n", dir, path)
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,9 +17,6 @@ import (
 // trainGrid trains every cell of a checked grid, jobs at a time (package grid), then writes and
 // prints its report.
 func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
-	if force && resume {
-		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
-	}
 	for _, w := range report.Warnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
@@ -48,20 +44,12 @@ func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int
 
 // runReport regenerates the report of an existing grid or run directory.
 func runReport(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage below
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, "usage: train report DIR   (a grid's or a run's directory)")
+	dir, err := parseDir(flag.NewFlagSet("report", flag.ContinueOnError), args, stderr, "report DIR", "a grid's or a run's directory",
+		"give one directory, e.g. train report runs/default")
+	if err != nil {
 		return err
 	}
-	if err != nil {
-		return fmt.Errorf("report: %w; usage: train report DIR", err)
-	}
-	if len(pos) != 1 {
-		return errors.New("report: give one directory, e.g. train report runs/default")
-	}
-	g, err := report.Load(pos[0])
+	g, err := report.Load(dir)
 	if err != nil {
 		return err
 	}

@@ -20,30 +20,21 @@ const DefaultInspectExamples = 16
 // attention.csv, examples.txt); examples.txt goes to stdout too.
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage below
 	length := fs.Int("length", 0, "input `length` L to inspect (required)")
 	examples := fs.Int("examples", DefaultInspectExamples, "the first `N` test examples of that length, at most eval.examples (the default is eval.examples if fewer; with eval.examples, exact match is results.csv's)")
-	pos, err := parseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stderr)
-		fmt.Fprint(stderr, "usage: train inspect RUN_DIR -length L [-examples N]   (flags before or after RUN_DIR)\n")
-		fs.PrintDefaults()
-		return err
-	}
+	dir, err := parseDir(fs, args, stderr, "inspect RUN_DIR -length L [-examples N]", "flags before or after RUN_DIR",
+		"give one run directory, e.g. train inspect runs/default/position.kind-rope__seed-1 -length 12")
 	if err != nil {
-		return fmt.Errorf("inspect: %w; usage: train inspect RUN_DIR -length L [-examples N]", err)
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("inspect: give one run directory, e.g. train inspect runs/default/position.kind-rope__seed-1 -length 12 (got %d arguments)", len(pos))
+		return err
 	}
 	if !flagSet(fs, "length") {
 		return fmt.Errorf("inspect: -length is required: the input length to inspect, e.g. -length 12")
 	}
 	n := *examples
 	if !flagSet(fs, "examples") { // the default, within the run's test set
-		n = inspect.Examples(pos[0], DefaultInspectExamples)
+		n = inspect.Examples(dir, DefaultInspectExamples)
 	}
-	in, err := inspect.Show(ctx, pos[0], *length, n, stderr)
+	in, err := inspect.Show(ctx, dir, *length, n, stderr)
 	if err != nil {
 		return err
 	}
@@ -58,6 +49,27 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprint(stdout, text)
 	fmt.Fprintf(stdout, "\nwrote %s: %v\n", filepath.Clean(dir), files)
 	return nil
+}
+
+// parseDir parses the flags of `train NAME` (fs's name), before or after its one directory, and
+// returns the directory. -h prints "usage: train USAGE   (NOTE)" and the flags; a bad flag, or
+// not one directory (oneDir says what to give), is an error that names the command.
+func parseDir(fs *flag.FlagSet, args []string, stderr io.Writer, usage, note, oneDir string) (string, error) {
+	fs.SetOutput(io.Discard) // errors come back as one line; -h prints the usage
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stderr)
+		fmt.Fprintf(stderr, "usage: train %s   (%s)\n", usage, note)
+		fs.PrintDefaults()
+		return "", err
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %w; usage: train %s", fs.Name(), err, usage)
+	}
+	if len(pos) != 1 {
+		return "", fmt.Errorf("%s: %s (got %d arguments)", fs.Name(), oneDir, len(pos))
+	}
+	return pos[0], nil
 }
 
 // parseInterleaved parses flags that may come before, between or after the positional

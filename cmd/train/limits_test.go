@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,4 +81,49 @@ func TestAddressSpaceLimitRespected(t *testing.T) {
 	if out, err := small.CombinedOutput(); err != nil {
 		t.Errorf("a small run under ulimit -v 2000000: %v\n%s", err, out)
 	}
+}
+
+// sixRunsGrid is six runs, each predicted at 1.25 GB (on 2 cores).
+const sixRunsGrid = "name: gj\ntask: {name: copy, min_len: 1, max_len: 40}\nmodel: {d_model: 128, heads: 4, layers: 2}\n" +
+	"train: {steps: 2, batch_size: 64}\neval: {lengths: \"1..40\", examples: 64}\nsweep: {seed: [1, 2, 3, 4, 5, 6]}\n"
+
+// TestJobsBeyondLimit: a grid's -jobs N whose N runs at once do not fit under the address-space
+// limit (each run alone fits) is refused before anything is written, in one line naming -jobs
+// and the largest N that fits (setup's TestCheckJobs holds the golden line, under a cgroup
+// limit), through run (this process's limit lowered for the call) and a process under
+// `ulimit -v 3000000`.
+func TestJobsBeyondLimit(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, filepath.Join(dir, "gj.yaml"), sixRunsGrid)
+	wants := []string{"-jobs 6: 6 runs at once need about 7.51 GB (6 × the largest run's predicted peak, 1.25 GB), more than the ",
+		"that the address-space limit (ulimit -v", "; use -jobs "}
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &old); err != nil {
+		t.Skip(err)
+	}
+	lim := syscall.Rlimit{Cur: uint64(memlimit.Virtual() + 2<<30), Max: old.Max}
+	if lim.Cur > old.Cur || syscall.Setrlimit(syscall.RLIMIT_AS, &lim) != nil {
+		t.Skip("cannot lower this process's address-space limit")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	err := runCaught("-config", cfg, "-out", filepath.Join(dir, "out"), "-jobs", "6")
+	syscall.Setrlimit(syscall.RLIMIT_AS, &old)
+	for _, w := range wants {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("run: %v does not say %q", err, w)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("the refused grid created its directory")
+	}
+	c := underUlimit("3000000", "-config", cfg, "-out", filepath.Join(dir, "out"), "-jobs", "6")
+	c.Env = append(c.Env, "GOMAXPROCS=2")
+	var e strings.Builder
+	c.Stderr = &e
+	err = c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	oneLineError(t, "-jobs 6 under ulimit -v 3000000", e.String(), code, append(wants, "(ulimit -v 3000000)")...)
 }

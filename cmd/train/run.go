@@ -14,6 +14,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/configs"
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
@@ -168,33 +169,32 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	outDir := cfg.Out
-	if outDir == "" {
-		outDir = "runs"
-	}
-	if err := checkWritable(outDir); err != nil {
-		return err
-	}
-	if checked != nil {
-		for _, w := range checked.Warnings() {
-			fmt.Fprintf(stderr, "train: warning: %s\n", w)
-		}
-	}
-	if len(cfg.Sweep) > 0 {
+	var shard config.Shard
+	if g != nil {
 		if *jobs < 1 {
 			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)
 		}
-		shard, err := config.ShardFromEnv(os.Getenv)
-		if *shardFlag != "" {
+		if shard, err = config.ShardFromEnv(os.Getenv); *shardFlag != "" {
 			shard, err = config.ParseShard(*shardFlag)
 		}
 		if err != nil {
 			return err
 		}
-		return trainGrid(ctx, g, cells, *jobs, *force, *resume, shard, stdout, stderr)
+		if err := g.CheckJobs(*jobs, shard); err != nil {
+			return err
+		}
 	}
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
+	}
+	if err := checkWritable(cfg.OutDir()); err != nil {
+		return err
+	}
+	if g != nil {
+		return trainGrid(ctx, g, cells, *jobs, *force, *resume, shard, stdout, stderr)
+	}
+	for _, w := range checked.Warnings() {
+		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
 	limitMemory(checked.Memory.Peak)
 	res, err := train.Train(ctx, checked, train.Options{Progress: stderr, TTY: isTerminal(stderr), Force: *force, Resume: *resume})
@@ -249,13 +249,13 @@ func printTable(w io.Writer, r *train.Result) {
 	}
 	fmt.Fprintf(w, "%s · %s · seed %d · trained on lengths %d..%d for %s (%.1f s, %.0f tok/s), %d parameters\n\n",
 		r.Task, r.Scheme, r.Seed, r.MinLen, r.MaxLen, steps, r.TrainSeconds, r.TokensPerSec, r.Params)
-	if rows := r.LMRows(); rows != nil { // lm: bits per byte, no exact match
+	if traits := data.TraitsOf(r.Task); traits.Windows { // scored per context, by bits per byte
 		fmt.Fprintf(w, "%7s  %-6s  %13s  %13s  %10s  %11s\n", "context", "range", "bits/byte", "sliding", "next byte", "predictions")
 		for _, l := range r.Lengths {
 			rng := map[bool]string{true: "in", false: "beyond"}[l.InRange]
 			fmt.Fprintf(w, "%7d  %-6s  %13.4f  %13.4f  %10.3f  %11d\n", l.Length, rng, l.Score(metric.BitsPerByte), l.Score(metric.SlidingBitsPerByte), l.Score(metric.TokenAccuracy), l.N)
 		}
-		fmt.Fprintf(w, "run directory: %s (per length: %s)\n", r.Dir, train.LMFile)
+		fmt.Fprintf(w, "run directory: %s (per length: %s)\n", r.Dir, traits.ScoresFile)
 		return
 	}
 	fmt.Fprintf(w, "%6s  %-6s  %5s  %5s  %4s\n", "length", "range", "exact", "token", "n")

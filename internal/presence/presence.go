@@ -42,6 +42,16 @@ func (k Keys) HasUnder(path string) bool {
 	return k.Has(path) || strings.Contains(k.s, "\n"+path+".")
 }
 
+// FirstUnder is the first path written below path (path.x), or path itself when none was.
+func (k Keys) FirstUnder(path string) string {
+	for _, p := range k.List() {
+		if strings.HasPrefix(p, path+".") {
+			return p
+		}
+	}
+	return path
+}
+
 // With returns the set with path added.
 func (k Keys) With(path string) Keys {
 	if path == "" || k.Has(path) {

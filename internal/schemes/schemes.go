@@ -267,14 +267,6 @@ func DefaultOptions(name string) (any, bool) {
 	return v.Interface(), true
 }
 
-// OptionsType is kind's options struct type; nil for an unknown kind.
-func OptionsType(name string) reflect.Type {
-	if k, ok := registry[name]; ok {
-		return k.optType
-	}
-	return nil
-}
-
 // NotAnOption is the error of an option key written for a kind that does not have it.
 func NotAnOption(name, key string) error {
 	var own []string
