@@ -181,6 +181,61 @@ func BenchmarkGemm(b *testing.B) {
 	}
 }
 
+// BenchmarkGemmStep is the research-scale training step's products (4096 tokens, d_model 256,
+// d_ff 1024) as the step calls them, beside the 2048³ peak (ops.SgemmPeak's product) in the
+// same run: the forward products (x·W, NN), the input gradients (g·Wᵀ, NT) and the weight
+// gradients with their bias sums (xᵀ·g, TN, gemmTNSums). GFLOP/s counts 2·m·n·k per wall second,
+// GFLOP/cpu-s per CPU second of the process (the workers' sum: at most the peak per core times
+// the workers).
+func BenchmarkGemmStep(b *testing.B) {
+	type shape struct {
+		name    string
+		tA, tB  bool
+		m, n, k int
+		sums    bool
+	}
+	shapes := []shape{{name: "peak2048", m: 2048, n: 2048, k: 2048}}
+	for _, s := range [][3]int{{4096, 768, 256}, {4096, 256, 256}, {4096, 1024, 256}, {4096, 256, 1024}} {
+		m, n, k := s[0], s[1], s[2]
+		shapes = append(shapes,
+			shape{name: fmt.Sprintf("NN_%dx%dx%d", m, n, k), m: m, n: n, k: k},
+			shape{name: fmt.Sprintf("NT_%dx%dx%d", m, k, n), tB: true, m: m, n: k, k: n},             // dx = g·Wᵀ
+			shape{name: fmt.Sprintf("TN_%dx%dx%d", k, n, m), tA: true, m: k, n: n, k: m, sums: true}) // dW = xᵀ·g
+	}
+	for _, s := range shapes {
+		m, n, k := s.m, s.n, s.k
+		x, y, z := make([]float32, m*k), make([]float32, k*n), make([]float32, (m+1)*n)
+		for i := range x {
+			x[i] = float32(i%7) - 3
+		}
+		for i := range y {
+			y[i] = float32(i%5) - 2
+		}
+		lda, ldb := k, n
+		if s.tA {
+			lda = m
+		}
+		if s.tB {
+			ldb = k
+		}
+		b.Run(s.name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				if s.sums {
+					gemmTNSums(m, n, k, x, lda, y, ldb, z[:m*n], n, z[m*n:])
+				} else {
+					gemm(s.tA, s.tB, m, n, k, 1, x, lda, y, ldb, 0, z, n)
+				}
+			}
+			flops := 2 * float64(m*n*k) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+			}
+		})
+	}
+}
+
 // BenchmarkAttention is the reference model's causal attention (B = 32, T = 64, 4 heads of 16),
 // forward and forward + backward, in float32.
 func BenchmarkAttention(b *testing.B) {
