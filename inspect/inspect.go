@@ -69,7 +69,7 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	if data.ReadsCorpus(cfg.Task.Name) {
+	if m, _ := metric.Get(metric.Headline(data.KindOf(cfg.Task.Name), cfg.Task.Format)); m.Score == nil { // not scored from answers
 		return nil, fmt.Errorf("inspect: %s is a language-model run (task %s): inspect shows the answers of sequence tasks, and it has none; its scores per context length are %s, and `train report %s` tables and plots its bits per byte", dir, cfg.Task.Name, filepath.Join(runDir, data.TraitsOf(cfg.Task.Name).ScoresFile), runDir)
 	}
 	// The variant first: an eval-<name> directory the run does not have is not an unfinished run.
@@ -149,8 +149,12 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 		return nil, err
 	}
 	say("length %d (%d tokens), %d examples: predicted peak memory %.0f MB", L, T, n, float64(need)/1e6)
-	say("evaluating the %d examples as the run did (at long lengths this takes minutes)", n)
-	p, err := train.Probe(ctx, m, task, examples, cfg.Eval.BatchSize, cfg.Eval.Seed, say)
+	// The work: every example through an evaluation graph and an inspection graph, and at most
+	// a pass per answer token for each batch of wrong answers (one example: train.FLOPs(·, 1, T)).
+	b, one := min(n, cfg.Eval.BatchSize), train.FLOPs(m.Cfg, 1, T)/1e9
+	say("predicted work: %d forward passes (%.1f GFLOP) to evaluate the examples and measure their attention, and at most %d (%.1f GFLOP) to decode the wrong answers; progress lines follow",
+		(n+b-1)/b+(n+capture(T)-1)/capture(T), 2*float64(n)*one, (n+b-1)/b*(T-L), float64(n*(T-L))*one)
+	p, err := train.Probe(ctx, m, task, examples, cfg.Eval.BatchSize, cfg.Eval.Seed, say, log)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}

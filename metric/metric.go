@@ -34,16 +34,22 @@ type Metric struct {
 	// Headlines tells whether the metric is the headline score of a task of this kind and
 	// format (the one its protocol reports); one metric does for each task.
 	Headlines func(kind, format string) bool
-	// Score computes the metric from the answers at one length; nil: the task kind's own
-	// evaluator measures it (bits per byte, from likelihoods). A metric with Score can be
-	// validated, so train.early_stop and select: may choose it.
-	Score func([]Answer) float64
+	// Score counts what one answer gets right of what it could (exact match: 1 of 1 or 0 of 1);
+	// the metric at a length is the sum of rights over the sum of those counts, so a test set is
+	// scored a batch at a time. nil: the task kind's own evaluator measures it (bits per byte,
+	// from likelihoods). A metric with Score can be validated, so train.early_stop and select:
+	// may choose it.
+	Score func(Answer) (right, of int)
 	// Label names the metric in tables and progress lines ("in-range exact"), Short in CSV
 	// columns ("in_range_exact_mean"). Default (Register): the name as words, and the name.
 	Label, Short string
 	// Paired is a further value the evaluator writes right after this metric in results.json
 	// (perplexity after bits per byte), "" for none.
 	Paired string
+	// Sliding names the same metric measured with a sliding window ("" for none): a run is then
+	// summed up at its training length and its longest, each with the sliding value beside it,
+	// rather than by its means in and beyond the training range.
+	Sliding string
 }
 
 // Applies tells whether the metric applies to tasks of the kind.

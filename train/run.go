@@ -218,7 +218,7 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	}
 
 	t1 := time.Now()
-	lengths, diag, err := evaluateLengths(ctx, cfg, task, m, opt, "eval "+cfg.Name, nil)
+	lengths, diag, err := evaluateLengths(ctx, cfg, task, m, opt, cfg.Name, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -247,53 +247,6 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 		}
 	}
 	return res, nil
-}
-
-// evaluateLengths scores m at every test length of cfg, with the diagnostics of the inspect
-// command (attended distances, the first decode failures beyond the training lengths). The
-// lengths in reuse take its row and diagnostics instead of being evaluated (see reusable).
-func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
-	return kindOf(task).test(ctx, cfg, task, m, opt, label, reuse)
-}
-
-// evaluateSequence is evaluateLengths for a sequence task: exact match and every other metric
-// at each length's test set.
-func evaluateSequence(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
-	var out []LengthResult
-	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
-	diag := &Diagnostics{Examples: min(config.DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
-	beyond := 0 // lengths past the training range so far: the first FailureLengths decode failures
-	for i, L := range cfg.Eval.Lengths {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		if r, ok := reuse[L]; ok {
-			diag.Lengths = append(diag.Lengths, r.diag)
-			out = append(out, r.row)
-			pr.Update(i+1, fmt.Sprintf("length %d exact %.3f (as evaluated without the variant)", L, r.row.Score(metric.ExactMatch)))
-			continue
-		}
-		if opt.evaluated != nil {
-			opt.evaluated(label, L)
-		}
-		ex, err := data.TestSet(task, L, cfg.Eval.Examples, cfg.Eval.Seed)
-		if err != nil {
-			return nil, nil, err
-		}
-		if L > cfg.Task.MaxLen {
-			beyond++
-		}
-		lr, ld, err := evaluateDiagnosed(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed, L > cfg.Task.MaxLen && beyond <= config.FailureLengths)
-		if err != nil {
-			return nil, nil, err
-		}
-		diag.Lengths = append(diag.Lengths, ld)
-		lr.InRange = data.InRange(cfg.Task.Name, L, cfg.Task.MinLen, cfg.Task.MaxLen)
-		out = append(out, lr)
-		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.Score(metric.ExactMatch)))
-	}
-	pr.Done()
-	return out, diag, nil
 }
 
 // trainState is what a checkpoint carries besides the weights and Adam's moments: the number of
@@ -342,7 +295,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	var validator func(*model.Model) (map[string]float64, error)
 	if tc.ValEvery > 0 {
 		var err error
-		if validator, err = kindOf(task).validator(cfg, task); err != nil {
+		if validator, err = kindOf(task).validator(cfg); err != nil {
 			return err
 		}
 	}

@@ -64,7 +64,7 @@ func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m 
 		res.Variant = "eval=" + v.Name
 		res.Lengths = nil
 		reuse := reusable(cfg, v, task, m, base.Lengths, baseDiag)
-		lengths, diag, err := evaluateLengths(ctx, vc, task, vm, opt, "eval "+cfg.Name+" "+v.Name, reuse)
+		lengths, diag, err := evaluateLengths(ctx, vc, task, vm, opt, cfg.Name+" "+v.Name, reuse)
 		if err != nil {
 			return err
 		}
