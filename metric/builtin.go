@@ -25,7 +25,7 @@ func init() {
 	Register(Metric{Name: TokenAccuracy, Kinds: []string{data.KindSequence}, Short: "token",
 		Chance:    func(g Guess) float64 { return g.Token },
 		Headlines: func(kind, format string) bool { return kind == data.KindSequence && format == data.FormatSlots },
-		Score: func(a Answer) (int, int) { return right(a), len(a.Target) }}) // the fraction of output tokens right
+		Score:     func(a Answer) (int, int) { return right(a), len(a.Target) }}) // the fraction of output tokens right
 	// A language model's: bits per byte with non-overlapping windows, and with a sliding window
 	// scoring only the last eval.stride predictions of each (train/windows.go measures both).
 	Register(Metric{Name: BitsPerByte, Lower: true, Kinds: []string{data.KindText}, Paired: "perplexity", Sliding: SlidingBitsPerByte,

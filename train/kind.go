@@ -96,7 +96,9 @@ func (sequence) status(r LengthResult) string {
 	return fmt.Sprintf("length %d exact %.3f", r.Length, r.Score(metric.ExactMatch))
 }
 
-func (sequence) diagnosed(cfg config.Config) int { return min(config.DiagnosticExamples, cfg.Eval.Examples) }
+func (sequence) diagnosed(cfg config.Config) int {
+	return min(config.DiagnosticExamples, cfg.Eval.Examples)
+}
 
 // validator validates on every training length's validation set (train.val_examples each,
 // from their own seed: never the test sets): per metric computed from answers (metric.Scored),

@@ -134,7 +134,7 @@ type Metric struct {
 	// ValToken is the same validation's token accuracy (the select: rule scores a tuning run by
 	// either, ValidationScore).
 	ValToken *float64 `json:"val_token_accuracy,omitempty"`
-	// ValBitsPerByte is the lm task's validation score (textValidator) in place of ValExact.
+	// ValBitsPerByte is a windowed task's validation score (windowed.validator) in place of ValExact.
 	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
 }
 
@@ -521,7 +521,9 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		return nil, nil, fmt.Errorf("cannot resume %s: %w", dir, err)
 	}
 	reevaluate := false
-	if oldPath := filepath.Join(dir, "config.yaml"); !sameConfig(oldPath, old, resolved) {
+	// The same config: the same bytes but for out: (rundir.SameConfig), or a file an earlier
+	// posformer wrote that reads back as it.
+	if oldPath := filepath.Join(dir, "config.yaml"); !rundir.SameConfig(old, resolved) && !rundir.SameConfig(rewritten(oldPath, old), resolved) {
 		if d := rundir.FingerprintDiff(rundir.Fingerprint(rewritten(oldPath, old)), fp); d != "" {
 			return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config: %s; pass -force to start it over, or choose another -out or name", dir, d)
 		}
@@ -621,19 +623,4 @@ func truncateMetrics(path string, step int) (float64, error) {
 		elapsed = m.Elapsed
 	}
 	return elapsed, rundir.WriteFileAtomic(path, keep)
-}
-
-// sameConfig tells whether a run directory's config.yaml (old, at path) holds the config that
-// resolved encodes (SameConfig: the same bytes but for out:), or a file an earlier posformer
-// wrote that reads back as the same config.
-func sameConfig(path string, old, resolved []byte) bool {
-	if rundir.SameConfig(old, resolved) {
-		return true
-	}
-	c, _, err := config.ReadWritten(path)
-	if err != nil {
-		return false
-	}
-	again, err := yaml.Marshal(c)
-	return err == nil && rundir.SameConfig(again, resolved)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
@@ -148,4 +149,44 @@ func (k windowed) validator(cfg config.Config) (func(*model.Model) (map[string]f
 		sc, err := scoreWindows(context.Background(), m, k.task, data.SplitValidation, ws, data.WindowsPerBatch(cfg.Eval.BatchSize, cfg.Task.MaxLen, cfg.Task.MaxLen), nil)
 		return map[string]float64{metric.BitsPerByte: sc.BitsPerByte()}, err
 	}, nil
+}
+
+// windowsHeader is the columns of a windowed task's scores file (data.Traits.ScoresFile): every metric the windowed kind measures itself (no
+// metric.Score) with its paired value (bits per byte and perplexity with non-overlapping windows
+// and with the sliding window), the next byte's accuracy and the number of predictions scored.
+func windowsHeader() []string {
+	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
+	for _, m := range ownMetrics() {
+		h = append(h, m.Name, m.Paired)
+	}
+	return append(h, "next_byte_accuracy", "predictions")
+}
+
+// ownMetrics are the metrics a kind's evaluator measures itself rather than from answers.
+func ownMetrics() []metric.Metric {
+	var out []metric.Metric
+	for _, m := range metric.All() {
+		if m.Score == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// WindowRows renders a windowed task's result as its scores file's rows (without the header);
+// nil for the other tasks.
+func (r *Result) WindowRows() [][]string {
+	var rows [][]string
+	own := ownMetrics()
+	for _, l := range r.Lengths {
+		if l.Score(own[0].Name) == 0 {
+			return nil
+		}
+		row := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length), strconv.FormatBool(l.InRange)}
+		for _, m := range own {
+			row = append(row, formatFloat(l.Score(m.Name)), formatFloat(l.Score(m.Paired)))
+		}
+		rows = append(rows, append(row, formatFloat(l.Score(metric.TokenAccuracy)), strconv.Itoa(l.N)))
+	}
+	return rows
 }
