@@ -152,8 +152,9 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 	// The work: every example through an evaluation graph and an inspection graph, and at most
 	// a pass per answer token for each batch of wrong answers (one example: train.FLOPs(·, 1, T)).
 	b, one := min(n, cfg.Eval.BatchSize), train.FLOPs(m.Cfg, 1, T)/1e9
-	say("predicted work: %d forward passes (%.1f GFLOP) to evaluate the examples and measure their attention, and at most %d (%.1f GFLOP) to decode the wrong answers; progress lines follow",
+	say("predicted work: %d forward passes (%.3g GFLOP) to evaluate the examples and measure their attention, and at most %d (%.3g GFLOP) to decode the wrong answers; progress lines follow",
 		(n+b-1)/b+(n+capture(T)-1)/capture(T), 2*float64(n)*one, (n+b-1)/b*(T-L), float64(n*(T-L))*one)
+	say("evaluating the %d examples as the run did (at long lengths this takes minutes)", n)
 	p, err := train.Probe(ctx, m, task, examples, cfg.Eval.BatchSize, cfg.Eval.Seed, say, log)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)

@@ -211,21 +211,20 @@ func Probe(ctx context.Context, m *model.Model, task data.Task, examples []data.
 	}
 	n, L := len(examples), len(examples[0].Input)
 	var pr *Progress
-	stage := func(what, unit string, total int) func(error) error {
+	stage := func(what string, total int) func(error) error {
 		name := fmt.Sprintf("inspect's %s at length %d", what, L)
 		done := interrupt.Stage(ctx, name)
 		pr = NewProgress(progress, false, total, "inspect: "+what)
-		say("%s: %d %s", what, total, unit)
 		return func(err error) error { done(); return inStage(ctx, err, name) }
 	}
-	end := stage("evaluation", fmt.Sprintf("examples in batches of %d (as the run evaluated them)", batchSize), n)
+	end := stage("evaluation", n)
 	p, err := probe(ctx, m, task, inOrder(examples), n, batchSize, seed, n, n, func(done int) { pr.Update(done, "examples") })
 	if err = end(err); err != nil {
 		return nil, err
 	}
 	say("exact match %.3f; decoding the %d wrong answers greedily", p.lr.Score(metric.ExactMatch), len(p.fails))
 	passes := 0
-	end = stage("decoding", "forward passes at most", decodePasses(task, p.fails, batchSize))
+	end = stage("decoding", decodePasses(task, p.fails, batchSize))
 	decoded, err := decodeGreedy(m, task, p.fails, batchSize, func() { passes++; pr.Update(passes, "forward passes") })
 	if err = end(err); err != nil {
 		return nil, err
@@ -239,7 +238,8 @@ func Probe(ctx context.Context, m *model.Model, task data.Task, examples []data.
 		}
 		out.Examples = append(out.Examples, Decoded{Index: i, Input: ex.Input, Target: ex.Output, Prediction: ex.Output, FirstWrong: -1})
 	}
-	end = stage("attention", "examples", n)
+	say("measuring the attention of the %d examples", n)
+	end = stage("attention", n)
 	out.Stats, err = attentionStats(ctx, m, task, examples, p.positions, func(done int) { pr.Update(done, "examples") })
 	if err = end(err); err != nil {
 		return nil, err

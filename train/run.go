@@ -367,11 +367,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 		stop := false
 		if (step+1)%tc.LogEvery == 0 || last {
 			el := elapsed()
-			mean := 0.0
-			for _, l := range st.Window {
-				mean += l
-			}
-			st.LastLoss = mean / float64(len(st.Window))
+			st.LastLoss = mean(st.Window)
 			st.Window = st.Window[:0]
 			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
 			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
@@ -452,25 +448,28 @@ func nonFinite(params []nn.Param, grads []*tensor.Dense) string {
 // Summary is the mean score in a metric over the training lengths and over the lengths past
 // them, NaN where there is none.
 func (r *Result) Summary(name string) (inRange, beyond float64) {
-	var nIn, nBeyond int
+	var in, past []float64
 	for _, l := range r.Lengths {
 		switch {
 		case l.InRange:
-			inRange += l.Score(name)
-			nIn++
+			in = append(in, l.Score(name))
 		case l.Length > r.MaxLen:
-			beyond += l.Score(name)
-			nBeyond++
+			past = append(past, l.Score(name))
 		}
 	}
-	inRange, beyond = inRange/float64(max(nIn, 1)), beyond/float64(max(nBeyond, 1))
-	if nIn == 0 {
-		inRange = math.NaN()
+	return mean(in), mean(past)
+}
+
+// mean is the mean of xs, summed in order; NaN for none.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
 	}
-	if nBeyond == 0 {
-		beyond = math.NaN()
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
 	}
-	return inRange, beyond
+	return sum / float64(len(xs))
 }
 
 // openRunDir prepares the run directory (locked by this process) and returns the training state to start from, or the
