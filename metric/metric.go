@@ -9,6 +9,7 @@ package metric
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -53,14 +54,7 @@ type Metric struct {
 }
 
 // Applies tells whether the metric applies to tasks of the kind.
-func (m Metric) Applies(kind string) bool {
-	for _, k := range m.Kinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
+func (m Metric) Applies(kind string) bool { return slices.Contains(m.Kinds, kind) }
 
 // Ahead is x's advantage over y in the metric's direction: positive when x is better.
 func (m Metric) Ahead(x, y float64) float64 {
@@ -115,28 +109,23 @@ func Get(name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// Of lists the metrics that apply to a task kind, in order.
-func Of(kind string) []Metric {
+// Where lists the metrics that keep keeps, in order.
+func Where(keep func(Metric) bool) []Metric {
 	var out []Metric
 	for _, m := range All() {
-		if m.Applies(kind) {
+		if keep(m) {
 			out = append(out, m)
 		}
 	}
 	return out
 }
 
+// Of lists the metrics that apply to a task kind, in order.
+func Of(kind string) []Metric { return Where(func(m Metric) bool { return m.Applies(kind) }) }
+
 // Scored lists the metrics computed from answers (Score), which validation measures and
 // train.early_stop and select: may choose.
-func Scored() []Metric {
-	var out []Metric
-	for _, m := range All() {
-		if m.Score != nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func Scored() []Metric { return Where(func(m Metric) bool { return m.Score != nil }) }
 
 // Headline is the name of the metric that headlines a task of this kind and format.
 func Headline(kind, format string) string {

@@ -138,12 +138,7 @@ func evaluate(ctx context.Context, m *model.Model, task data.Task, next func(k i
 		return LengthResult{}, fmt.Errorf("evaluate: no examples")
 	}
 	rnd, randomized := samplerOf(m)
-	var ms []metric.Metric
-	for _, x := range metric.Scored() {
-		if x.Applies(data.KindSequence) {
-			ms = append(ms, x)
-		}
-	}
+	ms := metric.Where(func(x metric.Metric) bool { return x.Score != nil && x.Applies(data.KindSequence) })
 	right, of := make([]int, len(ms)), make([]int, len(ms))
 	graphs := map[int]*model.Graph{}
 	defer func() {

@@ -164,13 +164,7 @@ func windowsHeader() []string {
 
 // ownMetrics are the metrics a kind's evaluator measures itself rather than from answers.
 func ownMetrics() []metric.Metric {
-	var out []metric.Metric
-	for _, m := range metric.All() {
-		if m.Score == nil {
-			out = append(out, m)
-		}
-	}
-	return out
+	return metric.Where(func(m metric.Metric) bool { return m.Score == nil })
 }
 
 // WindowRows renders a windowed task's result as its scores file's rows (without the header);
