@@ -55,8 +55,9 @@ type Options struct {
 	evaluated func(label string, L int)
 }
 
-// ErrInterrupted is returned (wrapped) when the context is cancelled during training; the run
-// directory then holds a checkpoint of the last completed step.
+// ErrInterrupted is returned (wrapped) when the context is cancelled: in training, the run
+// directory then holds a checkpoint of the last completed step; elsewhere it names the stage
+// (an evaluation, inspect's) it stopped in.
 var ErrInterrupted = errors.New("interrupted")
 
 // Result is what a run measured.
@@ -210,7 +211,7 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	res.FinalLoss, res.TokensPerSec = st.LastLoss, st.tokensPerSec
 	res.TrainSeconds = time.Since(t0).Seconds()
 	if cfg.Train.EarlyStop.On() {
-		// The results are the best checkpoint's (ResultsCheckpoint).
+		// The results are the best checkpoint's (rundir.ResultsCheckpoint).
 		if err := LoadCheckpoint(filepath.Join(dir, rundir.BestCheckpoint), m, nil, nil); err != nil {
 			return nil, err
 		}
