@@ -132,7 +132,7 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 		m.Corpus, m.CorpusLoad = h.HeldBytes(), h.HeldBytes()/4
 	}
 	if w, ok := task.(data.Windowed); ok && len(c.Eval.Lengths) > 0 {
-		// A windowed task's evaluation (train/lm.go): the sliding window's graphs at the longest
+		// A windowed task's evaluation (train/windows.go): the sliding window's graphs at the longest
 		// length (at least as many windows as the non-overlapping ones), and a batch's logits
 		// copied out in float64 to score them.
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
