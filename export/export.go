@@ -90,7 +90,7 @@ func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
-	views := map[string]view{}
+	views := map[string]safetensors.TensorView{}
 	for _, p := range m.Params() {
 		v, err := newView(p.Value)
 		if err != nil {
@@ -106,40 +106,26 @@ func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
 	return b, nil
 }
 
-// view is one tensor as the safetensors writer takes it: dtype, shape and little-endian bytes.
-type view struct {
-	dtype safetensors.DType
-	shape []uint64
-	data  []byte
-}
-
-func (v view) DType() safetensors.DType { return v.dtype }
-func (v view) Shape() []uint64          { return v.shape }
-func (v view) Data() []byte             { return v.data }
-func (v view) DataLen() uint64          { return uint64(len(v.data)) }
-
-func newView(t *tensor.Dense) (view, error) {
-	v := view{}
+// newView is one tensor as the safetensors writer takes it: dtype, shape and little-endian bytes.
+func newView(t *tensor.Dense) (safetensors.TensorView, error) {
+	var shape []uint64
 	for _, s := range t.Shape() {
-		v.shape = append(v.shape, uint64(s))
+		shape = append(shape, uint64(s))
 	}
+	var data []byte
 	switch d := t.Data().(type) {
 	case []float32:
-		v.dtype = safetensors.F32
-		v.data = make([]byte, 0, 4*len(d))
 		for _, x := range d {
-			v.data = binary.LittleEndian.AppendUint32(v.data, math.Float32bits(x))
+			data = binary.LittleEndian.AppendUint32(data, math.Float32bits(x))
 		}
+		return safetensors.NewTensorView(safetensors.F32, shape, data)
 	case []float64:
-		v.dtype = safetensors.F64
-		v.data = make([]byte, 0, 8*len(d))
 		for _, x := range d {
-			v.data = binary.LittleEndian.AppendUint64(v.data, math.Float64bits(x))
+			data = binary.LittleEndian.AppendUint64(data, math.Float64bits(x))
 		}
-	default:
-		return view{}, fmt.Errorf("unsupported tensor data %T", t.Data())
+		return safetensors.NewTensorView(safetensors.F64, shape, data)
 	}
-	return v, nil
+	return safetensors.TensorView{}, fmt.Errorf("unsupported tensor data %T", t.Data())
 }
 
 // Check is the first half of exporting the finished run in dir to out (out defaulting to

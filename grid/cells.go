@@ -89,5 +89,8 @@ feed:
 	if firstErr != nil {
 		return results, firstErr
 	}
-	return results, ctx.Err()
+	if ctx.Err() != nil { // a signal between runs
+		return results, fmt.Errorf("%w before the grid's next run started; run the same command with -resume to continue", train.ErrInterrupted)
+	}
+	return results, nil
 }

@@ -3,13 +3,16 @@ package grid
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
+	"github.com/posformer/posformer/train"
 )
 
 // encoderGrid is a small Protocol B grid (configs/ruoss2023.yaml): an encoder filling blank
@@ -71,5 +74,28 @@ func TestEncoderRunsConcurrently(t *testing.T) {
 				t.Errorf("%s/%s differs between -jobs 1 and -jobs 2", c.Name, f)
 			}
 		}
+	}
+}
+
+// TestCellsInterruptedNameStage: a grid whose context is cancelled (a signal) before or as its
+// runs start ends with train.ErrInterrupted saying where it stopped, never "context canceled".
+func TestCellsInterruptedNameStage(t *testing.T) {
+	cfg, _, err := config.Read([]byte(encoderGrid), "enc.yaml", []string{"out=" + t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, err := config.Expand(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, err := setup.CheckCells(cells, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = TrainCells(ctx, checked, CellOptions{Jobs: 2})
+	if !errors.Is(err, train.ErrInterrupted) || strings.Contains(err.Error(), "context canceled") || !strings.Contains(err.Error(), "-resume") {
+		t.Errorf("a cancelled grid: %v; want train.ErrInterrupted naming where, and -resume", err)
 	}
 }

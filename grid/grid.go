@@ -275,16 +275,17 @@ func selectionLine(sel *config.Selection, g config.SelectionGroup) string {
 	return fmt.Sprintf("select: %s: %s = %g (mean validation %s %s)", strings.Join(vals, ", "), sel.Field, g.Chosen, sel.Metric, strings.Join(scores, ", "))
 }
 
-// lmScoreLine is an lm run's bits per byte at the training length and at the longest length it
-// was evaluated at (with the sliding window's where it differs).
-func lmScoreLine(r *train.Result) string {
+// lengthsLine is a run's score in a metric with a sliding twin (metric.Metric.Sliding: bits per
+// byte) at the training length and at the longest length it was evaluated at, with the sliding
+// window's where it differs.
+func lengthsLine(r *train.Result, m metric.Metric) string {
 	if len(r.Lengths) == 0 {
 		return "no length evaluated"
 	}
 	at := func(l train.LengthResult) string {
-		bpb, sliding := l.Score(metric.BitsPerByte), l.Score(metric.SlidingBitsPerByte)
-		s := fmt.Sprintf("%.3f at %d", bpb, l.Length)
-		if sliding != bpb {
+		x, sliding := l.Score(m.Name), l.Score(m.Sliding)
+		s := fmt.Sprintf("%.3f at %d", x, l.Length)
+		if sliding != x {
 			s += fmt.Sprintf(" (sliding %.3f)", sliding)
 		}
 		return s
@@ -294,7 +295,7 @@ func lmScoreLine(r *train.Result) string {
 	if i := slices.IndexFunc(r.Lengths, func(l train.LengthResult) bool { return l.Length == r.MaxLen }); i >= 0 && r.Lengths[i].Length != last.Length {
 		parts = append(parts, at(r.Lengths[i])+" (training length)")
 	}
-	return "bits per byte " + strings.Join(append(parts, at(last)), ", ")
+	return metric.Words(m.Name) + " " + strings.Join(append(parts, at(last)), ", ")
 }
 
 // divergedLine is a grid cell that diverged, as its progress line says it: a result, no scores.
@@ -303,13 +304,13 @@ func divergedLine(d *train.DivergedError) string {
 }
 
 // scoreLine is a finished run's in-range and beyond scores for the progress lines, in the metric
-// the report headlines for it (metric.HeadlineOf): token accuracy for a task in the slots format
-// (Protocol B's metric), exact match otherwise; for a text task (lm), bits per byte at the
-// training length and the longest.
+// the report headlines for it (metric.Headline): token accuracy for a task in the slots format
+// (Protocol B's metric), exact match otherwise; a metric with a sliding twin (bits per byte) at
+// the training length and the longest (lengthsLine).
 func scoreLine(c config.Config, r *train.Result) string {
 	m, _ := metric.Get(metric.Headline(data.KindOf(c.Task.Name), c.Task.Format))
-	if m.Name == metric.BitsPerByte {
-		return lmScoreLine(r)
+	if m.Sliding != "" {
+		return lengthsLine(r, m)
 	}
 	in, beyond := r.Summary(m.Name)
 	return fmt.Sprintf("in-range %s %.3f, beyond %.3f", m.Label, in, beyond)

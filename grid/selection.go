@@ -32,14 +32,15 @@ func Choose(c config.Config, cells []config.Cell) (*config.Selection, error) {
 		dir := filepath.Join(cell.Config.Out, cell.Name)
 		key := config.TuningGroup(cell.Values, s.Field)
 		v, _ := strconv.ParseFloat(cell.Values[s.Field], 64)
+		j := slices.Index(s.Values, v)
 		if res, err := train.ReadResult(dir); err == nil && res.Diverged != nil {
 			if diverged[key] == nil {
 				diverged[key] = make([]bool, len(s.Values))
 			}
-			diverged[key][slices.Index(s.Values, v)] = true
+			diverged[key][j] = true
 		}
 		score := 0.0
-		if diverged[key] == nil || !diverged[key][slices.Index(s.Values, v)] {
+		if diverged[key] == nil || !diverged[key][j] { // a value any seed of which diverged loses
 			var err error
 			if score, err = train.ValidationScore(dir, s.Metric); err != nil {
 				return nil, fmt.Errorf("select: tuning run %s: %w", dir, err)
@@ -56,7 +57,7 @@ func Choose(c config.Config, cells []config.Cell) (*config.Selection, error) {
 			sel.Groups = append(sel.Groups, config.SelectionGroup{Values: vals, Scores: make([]float64, len(s.Values))})
 			sums[key] = make([]float64, len(s.Values))
 		}
-		sums[key][slices.Index(s.Values, v)] += score
+		sums[key][j] += score
 	}
 	for key, i := range index {
 		g := &sel.Groups[i]

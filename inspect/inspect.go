@@ -53,8 +53,9 @@ type Inspection struct {
 // inspected with the variant's evaluation options, against the variant's results.
 //
 // Before anything is allocated, Show writes to log (nil: nowhere) the memory it predicts
-// (refusing more than setup.MaxMemoryBytes), then a line at each stage: at long lengths the
-// forward passes take minutes.
+// (refusing more than setup.MaxMemoryBytes) and the work (forward passes, GFLOP), then a line at
+// each stage and progress lines with an ETA through it: at long lengths the forward passes take
+// minutes.
 func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection, error) {
 	say := func(format string, a ...any) {
 		if log != nil {
@@ -69,7 +70,7 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	if data.ReadsCorpus(cfg.Task.Name) {
+	if m, _ := metric.Get(metric.Headline(data.KindOf(cfg.Task.Name), cfg.Task.Format)); m.Score == nil { // not scored from answers
 		return nil, fmt.Errorf("inspect: %s is a language-model run (task %s): inspect shows the answers of sequence tasks, and it has none; its scores per context length are %s, and `train report %s` tables and plots its bits per byte", dir, cfg.Task.Name, filepath.Join(runDir, data.TraitsOf(cfg.Task.Name).ScoresFile), runDir)
 	}
 	// The variant first: an eval-<name> directory the run does not have is not an unfinished run.
@@ -117,10 +118,7 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 		return config.CaptureBatch(m.Cfg.Layers, m.Cfg.Heads, int(m.Dtype.Size()), T, config.CaptureBytes)
 	}
 	if capture(T) < 1 {
-		longest := L - 1
-		for longest > 0 && capture(data.SeqLen(task, longest)) < 1 {
-			longest--
-		}
+		longest := below(L, func(l int) bool { return capture(data.SeqLen(task, l)) >= 1 })
 		return nil, fmt.Errorf("inspect: -length %d (%d tokens): one example's attention weights (%d layers × %d heads × %d²) would take more than %d MB; inspect a length of at most %d", L, T, m.Cfg.Layers, m.Cfg.Heads, T, config.CaptureBytes>>20, longest)
 	}
 	// The memory of the evaluation at L with n examples: the run's prediction for that test.
@@ -149,8 +147,13 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 		return nil, err
 	}
 	say("length %d (%d tokens), %d examples: predicted peak memory %.0f MB", L, T, n, float64(need)/1e6)
+	// The work: every example through an evaluation graph and an inspection graph, and at most
+	// a pass per answer token for each batch of wrong answers (one example: train.FLOPs(·, 1, T)).
+	b, one := min(n, cfg.Eval.BatchSize), train.FLOPs(m.Cfg, 1, T)/1e9
+	say("predicted work: %d forward passes (%.3g GFLOP) to evaluate the examples and measure their attention, and at most %d (%.3g GFLOP) to decode the wrong answers; progress lines follow",
+		(n+b-1)/b+(n+capture(T)-1)/capture(T), 2*float64(n)*one, (n+b-1)/b*(T-L), float64(n*(T-L))*one)
 	say("evaluating the %d examples as the run did (at long lengths this takes minutes)", n)
-	p, err := train.Probe(ctx, m, task, examples, cfg.Eval.BatchSize, cfg.Eval.Seed, say)
+	p, err := train.Probe(ctx, m, task, examples, cfg.Eval.BatchSize, cfg.Eval.Seed, say, log)
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
@@ -218,13 +221,8 @@ func checkEncodable(s position.Scheme, task data.Task, L int) error {
 	if err == nil {
 		return nil
 	}
-	longest, most := L-1, data.SeqLen(task, L)-1
-	for longest > 0 && check(data.SeqLen(task, longest)) != nil {
-		longest--
-	}
-	for most > 0 && check(most) != nil {
-		most--
-	}
+	longest := below(L, func(l int) bool { return check(data.SeqLen(task, l)) == nil })
+	most := below(data.SeqLen(task, L), func(n int) bool { return check(n) == nil })
 	field := "position.max_positions"
 	if sm, ok := s.(position.Sampler); ok {
 		if _, on := sm.Randomization(); on {
@@ -232,4 +230,13 @@ func checkEncodable(s position.Scheme, task data.Task, L int) error {
 		}
 	}
 	return fmt.Errorf("inspect: -length %d needs %d positions, more than the %d this run's %s scheme encodes (its %s); inspect a length of at most %d", L, data.SeqLen(task, L), most, s.Name(), field, longest)
+}
+
+// below is the largest x < n with ok(x), 0 when there is none.
+func below(n int, ok func(int) bool) int {
+	x := n - 1
+	for x > 0 && !ok(x) {
+		x--
+	}
+	return x
 }

@@ -14,31 +14,21 @@ func init() {
 	Register(Metric{Name: ExactMatch, Kinds: []string{data.KindSequence}, Label: "exact", Short: "exact",
 		Chance:    func(g Guess) float64 { return g.Exact },
 		Headlines: func(kind, format string) bool { return kind == data.KindSequence && format != data.FormatSlots },
-		Score: func(as []Answer) float64 { // the fraction of answers whose every token is right
-			exact := 0
-			for _, a := range as {
-				if right(a) == len(a.Target) {
-					exact++
-				}
+		Score: func(a Answer) (int, int) { // the fraction of answers whose every token is right
+			if right(a) == len(a.Target) {
+				return 1, 1
 			}
-			return float64(exact) / float64(len(as))
+			return 0, 1
 		}})
 	// token accuracy headlines the slots format (Delétang et al. 2023 and Ruoss et al. 2023
 	// score per-token accuracy on the output slots)
 	Register(Metric{Name: TokenAccuracy, Kinds: []string{data.KindSequence}, Short: "token",
 		Chance:    func(g Guess) float64 { return g.Token },
 		Headlines: func(kind, format string) bool { return kind == data.KindSequence && format == data.FormatSlots },
-		Score: func(as []Answer) float64 { // the fraction of output tokens right
-			ok, all := 0, 0
-			for _, a := range as {
-				ok += right(a)
-				all += len(a.Target)
-			}
-			return float64(ok) / float64(max(all, 1))
-		}})
+		Score:     func(a Answer) (int, int) { return right(a), len(a.Target) }}) // the fraction of output tokens right
 	// A language model's: bits per byte with non-overlapping windows, and with a sliding window
-	// scoring only the last eval.stride predictions of each (train/lm.go measures both).
-	Register(Metric{Name: BitsPerByte, Lower: true, Kinds: []string{data.KindText}, Paired: "perplexity",
+	// scoring only the last eval.stride predictions of each (train/windows.go measures both).
+	Register(Metric{Name: BitsPerByte, Lower: true, Kinds: []string{data.KindText}, Paired: "perplexity", Sliding: SlidingBitsPerByte,
 		Headlines: func(kind, _ string) bool { return kind == data.KindText }})
 	Register(Metric{Name: SlidingBitsPerByte, Lower: true, Kinds: []string{data.KindText}, Paired: "sliding_perplexity"})
 }

@@ -9,6 +9,7 @@ package metric
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -34,27 +35,26 @@ type Metric struct {
 	// Headlines tells whether the metric is the headline score of a task of this kind and
 	// format (the one its protocol reports); one metric does for each task.
 	Headlines func(kind, format string) bool
-	// Score computes the metric from the answers at one length; nil: the task kind's own
-	// evaluator measures it (bits per byte, from likelihoods). A metric with Score can be
-	// validated, so train.early_stop and select: may choose it.
-	Score func([]Answer) float64
+	// Score counts what one answer gets right of what it could (exact match: 1 of 1 or 0 of 1);
+	// the metric at a length is the sum of rights over the sum of those counts, so a test set is
+	// scored a batch at a time. nil: the task kind's own evaluator measures it (bits per byte,
+	// from likelihoods). A metric with Score can be validated, so train.early_stop and select:
+	// may choose it.
+	Score func(Answer) (right, of int)
 	// Label names the metric in tables and progress lines ("in-range exact"), Short in CSV
 	// columns ("in_range_exact_mean"). Default (Register): the name as words, and the name.
 	Label, Short string
 	// Paired is a further value the evaluator writes right after this metric in results.json
 	// (perplexity after bits per byte), "" for none.
 	Paired string
+	// Sliding names the same metric measured with a sliding window ("" for none): a run is then
+	// summed up at its training length and its longest, each with the sliding value beside it,
+	// rather than by its means in and beyond the training range.
+	Sliding string
 }
 
 // Applies tells whether the metric applies to tasks of the kind.
-func (m Metric) Applies(kind string) bool {
-	for _, k := range m.Kinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
+func (m Metric) Applies(kind string) bool { return slices.Contains(m.Kinds, kind) }
 
 // Ahead is x's advantage over y in the metric's direction: positive when x is better.
 func (m Metric) Ahead(x, y float64) float64 {
@@ -109,28 +109,23 @@ func Get(name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// Of lists the metrics that apply to a task kind, in order.
-func Of(kind string) []Metric {
+// Where lists the metrics that keep keeps, in order.
+func Where(keep func(Metric) bool) []Metric {
 	var out []Metric
 	for _, m := range All() {
-		if m.Applies(kind) {
+		if keep(m) {
 			out = append(out, m)
 		}
 	}
 	return out
 }
 
+// Of lists the metrics that apply to a task kind, in order.
+func Of(kind string) []Metric { return Where(func(m Metric) bool { return m.Applies(kind) }) }
+
 // Scored lists the metrics computed from answers (Score), which validation measures and
 // train.early_stop and select: may choose.
-func Scored() []Metric {
-	var out []Metric
-	for _, m := range All() {
-		if m.Score != nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func Scored() []Metric { return Where(func(m Metric) bool { return m.Score != nil }) }
 
 // Headline is the name of the metric that headlines a task of this kind and format.
 func Headline(kind, format string) string {

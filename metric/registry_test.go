@@ -31,14 +31,11 @@ const firstToken = "first_token"
 func init() {
 	metric.Register(metric.Metric{Name: firstToken, Kinds: []string{data.KindSequence},
 		Chance: func(g metric.Guess) float64 { return g.Token },
-		Score: func(as []metric.Answer) float64 {
-			n := 0
-			for _, a := range as {
-				if len(a.Target) > 0 && a.Pred[0] == a.Target[0] {
-					n++
-				}
+		Score: func(a metric.Answer) (int, int) {
+			if len(a.Target) > 0 && a.Pred[0] == a.Target[0] {
+				return 1, 1
 			}
-			return float64(n) / float64(len(as))
+			return 0, 1
 		}})
 }
 

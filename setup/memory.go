@@ -48,7 +48,8 @@ type Memory struct {
 	Validation, ValData int64
 	// Eval is the larger of the evaluation graphs at the longest test length (a full batch and
 	// the last, partial one) and the diagnostics' graphs there (inspection, greedy decoding);
-	// TestData the test set there (eval.examples examples).
+	// TestData what evaluation holds of the test set there: a batch, and the first examples and
+	// failures the diagnostics keep (it draws and scores the test set a batch at a time).
 	Eval, TestData int64
 	// Corpus is the data a task holds through the run (data.Held: a corpus's tokens, 8 bytes a
 	// token); CorpusLoad what its loading held besides, once: the compressed and the
@@ -131,7 +132,7 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 		m.Corpus, m.CorpusLoad = h.HeldBytes(), h.HeldBytes()/4
 	}
 	if w, ok := task.(data.Windowed); ok && len(c.Eval.Lengths) > 0 {
-		// A windowed task's evaluation (train/lm.go): the sliding window's graphs at the longest
+		// A windowed task's evaluation (train/windows.go): the sliding window's graphs at the longest
 		// length (at least as many windows as the non-overlapping ones), and a batch's logits
 		// copied out in float64 to score them.
 		L := c.Eval.Lengths[len(c.Eval.Lengths)-1]
@@ -141,7 +142,7 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 	} else if n := len(c.Eval.Lengths); n > 0 {
 		T := data.SeqLen(task, c.Eval.Lengths[n-1])
 		m.Eval = evalGraphs(mc, hooks, maxPos, T, c.Eval.Examples, c.Eval.BatchSize)
-		m.TestData = exampleBytes(c.Eval.Examples, T)
+		m.TestData = exampleBytes(min(c.Eval.Examples, c.Eval.BatchSize+config.DiagnosticExamples+config.FailuresPerLength), T)
 		// Then the diagnostics (train/diagnostics.go), one after the other, while the evaluation
 		// graphs' memory may not have been collected yet: an inspection graph of the first
 		// config.DiagnosticExamples examples in batches of CaptureBatch (none where one example's

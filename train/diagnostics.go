@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -39,42 +40,32 @@ type LengthDiagnostics struct {
 	Failures []Decoded `json:"failures,omitempty"`
 }
 
-// evaluateDiagnosed is Evaluate (the same scores, bit for bit) plus the length's diagnostics;
-// decode asks for its failures.
-func evaluateDiagnosed(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64, decode bool) (LengthResult, LengthDiagnostics, error) {
-	L := len(examples[0].Input)
-	k := min(config.DiagnosticExamples, len(examples))
-	positions := make([][]int, 0, k)
-	var fails []failure
-	lr, err := evaluate(m, examples, task, batchSize, seed, func(eb evalBatch) error {
-		for e := 0; e < eb.Batch.B && eb.Lo+e < k && eb.Positions != nil; e++ {
-			positions = append(positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
-		}
-		if decode {
-			fails = append(fails, failuresOf(eb, len(fails), config.FailuresPerLength)...)
-		}
-		return nil
-	})
+// evaluateDiagnosed is evaluate (the same scores, bit for bit) plus the length's diagnostics,
+// from the first examples only, so it too holds a batch at a time; decode asks for its failures.
+func evaluateDiagnosed(ctx context.Context, m *model.Model, task data.Task, next func(int) []data.Example, n, batchSize int, seed uint64, decode bool) (LengthResult, LengthDiagnostics, error) {
+	fails := 0
+	if decode {
+		fails = config.FailuresPerLength
+	}
+	p, err := probe(ctx, m, task, next, n, batchSize, seed, min(config.DiagnosticExamples, n), fails, nil)
 	if err != nil {
 		return LengthResult{}, LengthDiagnostics{}, err
 	}
-	if len(positions) == 0 {
-		positions = nil
-	}
+	L := p.lr.Length
 	d := LengthDiagnostics{Length: L}
 	// At lengths where even one example's attention weights exceed the capture bound (the
 	// encoder protocol's longest tests), the attended distance is left out; the scores are not.
 	if captureBatch(m, data.SeqLen(task, L)) >= 1 {
-		st, err := attentionStats(m, task, examples[:k], positions)
+		st, err := attentionStats(ctx, m, task, p.kept, p.positions, nil)
 		if err != nil {
 			return LengthResult{}, LengthDiagnostics{}, err
 		}
 		d.Distance, d.Entropy = answerMeans(st.Distance, L), answerMeans(st.Entropy, L)
 	}
-	if d.Failures, err = decodeGreedy(m, task, examples, fails, batchSize); err != nil {
+	if d.Failures, err = decodeGreedy(m, task, p.fails, batchSize, nil); err != nil {
 		return LengthResult{}, LengthDiagnostics{}, err
 	}
-	return lr, d, nil
+	return p.lr, d, nil
 }
 
 // writeDiagnostics writes a run's diagnostics.json (atomically).

@@ -1,11 +1,6 @@
 package train
 
-import (
-	"path/filepath"
-
-	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/rundir"
-)
+import "github.com/posformer/posformer/config"
 
 // observe applies the rule of e (config.EarlyStop) to the validation score at a step (counted
 // from 1) and tells whether it improved on the best (the caller then saves the best checkpoint)
@@ -19,15 +14,4 @@ func observe(e config.EarlyStop, st *trainState, step int, score float64) (impro
 	}
 	stop = (e.Target > 0 && score >= e.Target) || (e.Patience > 0 && st.Bad >= e.Patience)
 	return improved, stop
-}
-
-// ResultsCheckpoint names the checkpoint a run directory's results came from
-// (rundir.ResultsCheckpoint: best.bin with train.early_stop, else checkpoint.bin), reading its
-// config.yaml.
-func ResultsCheckpoint(dir string) (string, error) {
-	cfg, _, err := config.ReadWritten(filepath.Join(dir, "config.yaml"))
-	if err != nil {
-		return "", err
-	}
-	return rundir.ResultsCheckpoint(dir, cfg.Train.EarlyStop.On()), nil
 }

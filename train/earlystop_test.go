@@ -113,7 +113,7 @@ func TestEarlyStopRun(t *testing.T) {
 	if !bytes.Contains(js, []byte(`"best_step"`)) || !bytes.Contains(js, []byte(`"stop_step"`)) {
 		t.Errorf("results.json lacks best_step or stop_step:\n%s", js)
 	}
-	ck, err := ResultsCheckpoint(run)
+	ck, err := resultsCheckpoint(run)
 	if err != nil || filepath.Base(ck) != rundir.BestCheckpoint {
 		t.Fatalf("ResultsCheckpoint = %s, %v; want best.bin", ck, err)
 	}
@@ -179,7 +179,7 @@ func TestEarlyStopOffKeepsBits(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, rundir.BestCheckpoint)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("best.bin written without early_stop: %v", err)
 	}
-	if ck, _ := ResultsCheckpoint(run); filepath.Base(ck) != "checkpoint.bin" {
+	if ck, _ := resultsCheckpoint(run); filepath.Base(ck) != "checkpoint.bin" {
 		t.Errorf("ResultsCheckpoint = %s, want checkpoint.bin", ck)
 	}
 }
@@ -229,4 +229,11 @@ func mustTestSet(t *testing.T, task data.Task, L int, cfg config.Config) []data.
 		t.Fatal(err)
 	}
 	return ex
+}
+
+// resultsCheckpoint is the checkpoint a run's results came from, as its config.yaml names it
+// (rundir.ResultsCheckpoint).
+func resultsCheckpoint(run string) (string, error) {
+	cfg, _, err := config.ReadWritten(filepath.Join(run, "config.yaml"))
+	return rundir.ResultsCheckpoint(run, cfg.Train.EarlyStop.On()), err
 }

@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -87,6 +88,15 @@ func samplerOf(m *model.Model) (position.Randomization, bool) {
 	return position.Randomization{}, false
 }
 
+// evalBuildOptions are the graph options of an evaluation (randomized positions need MaxPos).
+func evalBuildOptions(m *model.Model) model.BuildOptions {
+	opt := model.BuildOptions{}
+	if rnd, ok := samplerOf(m); ok {
+		opt.MaxPos = rnd.MaxRandom
+	}
+	return opt
+}
+
 // Evaluate scores a model on n examples of input length L: exact match is the fraction of
 // examples whose every output token is the argmax of the logits under teacher forcing (which is
 // the same as greedy decoding reproducing the whole answer: the first wrong token is an argmax
@@ -97,45 +107,59 @@ func samplerOf(m *model.Model) (position.Randomization, bool) {
 // a pure function of the seed, the length and the batch (so a test score does not depend on
 // what ran before it).
 func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64) (LengthResult, error) {
-	return evaluate(m, examples, task, batchSize, seed, nil)
+	return evaluate(context.Background(), m, task, inOrder(examples), len(examples), batchSize, seed, nil)
 }
 
-// evalBatch is what evaluate saw of one batch: the examples from index Lo, the batch, its
+// inOrder draws examples in order, as data.TestStream's Next draws a test set.
+func inOrder(examples []data.Example) func(k int) []data.Example {
+	return func(k int) []data.Example {
+		next := examples[:k]
+		examples = examples[k:]
+		return next
+	}
+}
+
+// evalBatch is what evaluate saw of one batch: its examples, from index Lo, the batch, its
 // positions (nil: 0..T-1) and the argmax of every row's logits under teacher forcing.
 type evalBatch struct {
 	Lo        int
+	Examples  []data.Example
 	Batch     data.Batch
 	Positions []int
 	Pred      []int
 }
 
-// evaluate is Evaluate, handing every batch to visit (when not nil) after scoring it.
-func evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64, visit func(evalBatch) error) (LengthResult, error) {
-	if len(examples) == 0 {
+// evaluate is Evaluate over n examples that next draws batchSize at a time, so that what it
+// holds does not grow with n: each metric's counts (metric.Score) are summed batch by batch.
+// visit (when not nil) is handed every batch after it is scored. A cancelled ctx stops it
+// between batches.
+func evaluate(ctx context.Context, m *model.Model, task data.Task, next func(k int) []data.Example, n, batchSize int, seed uint64, visit func(evalBatch) error) (LengthResult, error) {
+	if n == 0 {
 		return LengthResult{}, fmt.Errorf("evaluate: no examples")
 	}
-	L := len(examples[0].Input)
 	rnd, randomized := samplerOf(m)
-	opt := model.BuildOptions{}
-	if randomized {
-		opt.MaxPos = rnd.MaxRandom
-	}
-	var answers []metric.Answer
+	ms := metric.Where(func(x metric.Metric) bool { return x.Score != nil && x.Applies(data.KindSequence) })
+	right, of := make([]int, len(ms)), make([]int, len(ms))
 	graphs := map[int]*model.Graph{}
 	defer func() {
 		for _, g := range graphs {
 			g.Close()
 		}
 	}()
-	for lo := 0; lo < len(examples); lo += batchSize {
-		chunk := examples[lo:min(lo+batchSize, len(examples))]
+	L := 0
+	for lo := 0; lo < n; lo += batchSize {
+		if err := ctx.Err(); err != nil {
+			return LengthResult{}, err
+		}
+		chunk := next(min(batchSize, n-lo))
+		L = len(chunk[0].Input)
 		b, err := data.MakeBatch(task, chunk)
 		if err != nil {
 			return LengthResult{}, err
 		}
 		g, ok := graphs[len(chunk)]
 		if !ok {
-			if g, err = m.Build(len(chunk), b.T, opt); err != nil {
+			if g, err = m.Build(len(chunk), b.T, evalBuildOptions(m)); err != nil {
 				return LengthResult{}, fmt.Errorf("evaluate at length %d: %w", L, err)
 			}
 			graphs[len(chunk)] = g
@@ -149,19 +173,21 @@ func evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize
 		}
 		pred := g.Argmax()
 		for e := 0; e < b.B; e++ {
-			answers = append(answers, answerOf(b, pred, e))
+			a := answerOf(b, pred, e)
+			for i, x := range ms {
+				r, o := x.Score(a)
+				right[i], of[i] = right[i]+r, of[i]+o
+			}
 		}
 		if visit != nil {
-			if err := visit(evalBatch{Lo: lo, Batch: b, Positions: pos, Pred: pred}); err != nil {
+			if err := visit(evalBatch{Lo: lo, Examples: chunk, Batch: b, Positions: pos, Pred: pred}); err != nil {
 				return LengthResult{}, err
 			}
 		}
 	}
-	r := LengthResult{Length: L, Scores: map[string]float64{}, N: len(examples)}
-	for _, m := range metric.Scored() {
-		if m.Applies(data.KindSequence) {
-			r.Scores[m.Name] = m.Score(answers)
-		}
+	r := LengthResult{Length: L, Scores: map[string]float64{}, N: n}
+	for i, x := range ms {
+		r.Scores[x.Name] = float64(right[i]) / float64(max(of[i], 1))
 	}
 	return r, nil
 }
@@ -176,24 +202,4 @@ func answerOf(b data.Batch, pred []int, e int) metric.Answer {
 		}
 	}
 	return a
-}
-
-// scoreExample scores example e of a batch from the argmax of every row under teacher forcing:
-// the number of output tokens right, the number scored, and the index in the output of the first
-// wrong one (-1 when every one is right: an exact match).
-func scoreExample(b data.Batch, pred []int, e int) (ok, scored, firstWrong int) {
-	firstWrong = -1
-	for t := 0; t < b.T; t++ {
-		i := e*b.T + t
-		if b.Weights[i] == 0 {
-			continue
-		}
-		if pred[i] == b.Targets[i] {
-			ok++
-		} else if firstWrong < 0 {
-			firstWrong = scored
-		}
-		scored++
-	}
-	return ok, scored, firstWrong
 }

@@ -118,8 +118,8 @@ func TestLMRun(t *testing.T) {
 			t.Errorf("length %d: a second run gave %+v, the first %+v", l.Length, bl, l)
 		}
 	}
-	csv, err := os.ReadFile(filepath.Join(out, "a", LMFile))
-	if err != nil || !strings.HasPrefix(string(csv), strings.Join(LMHeader(), ",")+"\n") || strings.Count(string(csv), "\n") != 4 {
+	csv, err := os.ReadFile(filepath.Join(out, "a", data.TraitsOf("lm").ScoresFile))
+	if err != nil || !strings.HasPrefix(string(csv), strings.Join(windowsHeader(), ",")+"\n") || strings.Count(string(csv), "\n") != 4 {
 		t.Errorf("lm.csv (%v):\n%s", err, csv)
 	}
 	metrics, _ := os.ReadFile(filepath.Join(out, "a", "metrics.jsonl"))

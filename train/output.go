@@ -45,37 +45,6 @@ func (r *Result) CSVRows() [][]string {
 
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// LMFile is the text tasks' scores in a run (or variant) directory, LMHeader its columns: per
-// context length, every text metric and its paired value (bits per byte and perplexity with
-// non-overlapping windows and with the sliding window), the next byte's accuracy and the number
-// of predictions scored.
-var LMFile = data.KindTraits(data.KindText).ScoresFile
-
-// LMHeader is the column list of lm.csv.
-func LMHeader() []string {
-	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
-	for _, m := range metric.Of(data.KindText) {
-		h = append(h, m.Name, m.Paired)
-	}
-	return append(h, "next_byte_accuracy", "predictions")
-}
-
-// LMRows renders a text task's result as lm.csv rows (without the header); nil for the other tasks.
-func (r *Result) LMRows() [][]string {
-	var rows [][]string
-	for _, l := range r.Lengths {
-		if l.Score(metric.Headline(data.KindText, "")) == 0 {
-			return nil
-		}
-		row := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length), strconv.FormatBool(l.InRange)}
-		for _, m := range metric.Of(data.KindText) {
-			row = append(row, formatFloat(l.Score(m.Name)), formatFloat(l.Score(m.Paired)))
-		}
-		rows = append(rows, append(row, formatFloat(l.Score(metric.TokenAccuracy)), strconv.Itoa(l.N)))
-	}
-	return rows
-}
-
 // Timing is timing.json: the run's wall-clock figures, kept apart from results.json so that the
 // results of one config and seed are identical bit for bit, however busy the machine was.
 type Timing struct {
@@ -109,8 +78,9 @@ func resultJSON(r *Result) ([]byte, error) {
 	return out.Bytes(), err
 }
 
-// WriteResults writes a run's results in dir: timing.json, results.csv, lm.csv for the lm task,
-// and last results.json, which marks the run finished.
+// WriteResults writes a run's results in dir: timing.json, results.csv, the scores file of a
+// windowed task (data.Traits.ScoresFile, WindowRows), and last results.json, which marks the run
+// finished.
 func WriteResults(dir string, r *Result) error {
 	js, err := resultJSON(r)
 	if err != nil {
@@ -123,30 +93,29 @@ func WriteResults(dir string, r *Result) error {
 	if err := rundir.WriteFileAtomic(filepath.Join(dir, "timing.json"), append(tj, '\n')); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write(CSVHeader())
-	w.WriteAll(r.CSVRows())
-	if err := w.Error(); err != nil {
+	if err := writeCSV(filepath.Join(dir, "results.csv"), CSVHeader(), r.CSVRows()); err != nil {
 		return err
 	}
-	if err := rundir.WriteFileAtomic(filepath.Join(dir, "results.csv"), buf.Bytes()); err != nil {
-		return err
-	}
-	if rows := r.LMRows(); rows != nil {
-		buf.Reset()
-		w.Write(LMHeader())
-		w.WriteAll(rows)
-		if err := w.Error(); err != nil {
-			return err
-		}
-		if err := rundir.WriteFileAtomic(filepath.Join(dir, LMFile), buf.Bytes()); err != nil {
+	if rows := r.WindowRows(); rows != nil {
+		if err := writeCSV(filepath.Join(dir, data.TraitsOf(r.Task).ScoresFile), windowsHeader(), rows); err != nil {
 			return err
 		}
 	}
 	// results.json last: it marks the run finished (-resume returns it without running again),
 	// so a run stopped before it is evaluated again and writes every file.
 	return rundir.WriteFileAtomic(filepath.Join(dir, "results.json"), append(js, '\n'))
+}
+
+// writeCSV writes a header and rows as a CSV file, atomically.
+func writeCSV(path string, header []string, rows [][]string) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write(header)
+	w.WriteAll(rows)
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return rundir.WriteFileAtomic(path, buf.Bytes())
 }
 
 // checkpoint is the on-disk form of a run's state (encoding/gob): the weights (as float64, exact

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 )
@@ -32,10 +34,11 @@ type Decoded struct {
 // Matched tells whether the whole answer is right.
 func (d Decoded) Matched() bool { return d.FirstWrong < 0 }
 
-// failure is what evaluate knows of a wrong example: its index, positions, the argmax of its
-// answer rows under teacher forcing and its first wrong token.
+// failure is what evaluate knows of a wrong example: its index, the example, its positions, the
+// argmax of its answer rows under teacher forcing and its first wrong token.
 type failure struct {
 	index      int
+	ex         data.Example
 	positions  []int
 	forced     []int
 	firstWrong int
@@ -46,11 +49,11 @@ func failuresOf(eb evalBatch, have, limit int) []failure {
 	b := eb.Batch
 	var out []failure
 	for e := 0; e < b.B && have+len(out) < limit; e++ {
-		_, _, fw := scoreExample(b, eb.Pred, e)
+		fw := firstWrong(answerOf(b, eb.Pred, e))
 		if fw < 0 {
 			continue
 		}
-		f := failure{index: eb.Lo + e, firstWrong: fw, forced: append([]int(nil), eb.Pred[e*b.T+b.L:(e+1)*b.T]...)}
+		f := failure{index: eb.Lo + e, ex: eb.Examples[e], firstWrong: fw, forced: append([]int(nil), eb.Pred[e*b.T+b.L:(e+1)*b.T]...)}
 		if eb.Positions != nil {
 			f.positions = append([]int(nil), eb.Positions[e*b.T:(e+1)*b.T]...)
 		}
@@ -59,13 +62,45 @@ func failuresOf(eb evalBatch, have, limit int) []failure {
 	return out
 }
 
-// buildOptions are the graph options of an evaluation (randomized positions need MaxPos).
-func evalBuildOptions(m *model.Model) model.BuildOptions {
-	opt := model.BuildOptions{}
-	if rnd, ok := samplerOf(m); ok {
-		opt.MaxPos = rnd.MaxRandom
+// firstWrong is the index in an answer of its first wrong token, -1 when every one is right.
+func firstWrong(a metric.Answer) int {
+	for i, p := range a.Pred {
+		if p != a.Target[i] {
+			return i
+		}
 	}
-	return opt
+	return -1
+}
+
+// probed is what probe kept of one length's evaluation: its result, its first examples with
+// their positions (nil: 0..T-1) and its first failures.
+type probed struct {
+	lr        LengthResult
+	kept      []data.Example
+	positions [][]int
+	fails     []failure
+}
+
+// probe evaluates the n examples that next draws (evaluate), keeping the first keep of them with
+// their positions and the first maxFails failures; done, when not nil, is told the examples
+// evaluated so far.
+func probe(ctx context.Context, m *model.Model, task data.Task, next func(int) []data.Example, n, batchSize int, seed uint64, keep, maxFails int, done func(int)) (probed, error) {
+	var p probed
+	lr, err := evaluate(ctx, m, task, next, n, batchSize, seed, func(eb evalBatch) error {
+		for e := 0; e < eb.Batch.B && eb.Lo+e < keep; e++ {
+			p.kept = append(p.kept, eb.Examples[e])
+			if eb.Positions != nil {
+				p.positions = append(p.positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
+			}
+		}
+		p.fails = append(p.fails, failuresOf(eb, len(p.fails), maxFails)...)
+		if done != nil {
+			done(eb.Lo + eb.Batch.B)
+		}
+		return nil
+	})
+	p.lr = lr
+	return p, err
 }
 
 // decodeGreedy completes the answers of failed examples greedily. Up to its first wrong token an
@@ -73,11 +108,12 @@ func evalBuildOptions(m *model.Model) model.BuildOptions {
 // after the earliest first wrong token: one forward pass per remaining answer token, all the
 // failures in one batch, with each example's evaluation positions. An answer stops after the
 // task's end token (task.end_token). In the slots format the answer is the one pass's argmax.
-// The failures go batchSize at a time, like the evaluation's batches.
-func decodeGreedy(m *model.Model, task data.Task, examples []data.Example, fails []failure, batchSize int) ([]Decoded, error) {
+// The failures go batchSize at a time, like the evaluation's batches; pass, when not nil, is
+// told of each forward pass.
+func decodeGreedy(m *model.Model, task data.Task, fails []failure, batchSize int, pass func()) ([]Decoded, error) {
 	var out []Decoded
 	for lo := 0; lo < len(fails); lo += batchSize {
-		d, err := decodeBatch(m, task, examples, fails[lo:min(lo+batchSize, len(fails))])
+		d, err := decodeBatch(m, task, fails[lo:min(lo+batchSize, len(fails))], pass)
 		if err != nil {
 			return nil, err
 		}
@@ -86,21 +122,18 @@ func decodeGreedy(m *model.Model, task data.Task, examples []data.Example, fails
 	return out, nil
 }
 
-func decodeBatch(m *model.Model, task data.Task, examples []data.Example, fails []failure) ([]Decoded, error) {
+func decodeBatch(m *model.Model, task data.Task, fails []failure, pass func()) ([]Decoded, error) {
 	out := make([]Decoded, len(fails))
-	start := math.MaxInt
 	for i, f := range fails {
-		ex := examples[f.index]
-		out[i] = Decoded{Index: f.index, Input: ex.Input, Target: ex.Output, Prediction: append([]int(nil), f.forced...), FirstWrong: f.firstWrong}
-		start = min(start, f.firstWrong+1)
+		out[i] = Decoded{Index: f.index, Input: f.ex.Input, Target: f.ex.Output, Prediction: append([]int(nil), f.forced...), FirstWrong: f.firstWrong}
 	}
 	if _, slots := data.SlotToken(task); len(fails) == 0 || slots {
 		return out, nil
 	}
-	L := len(examples[fails[0].index].Input)
+	L := len(fails[0].ex.Input)
 	T := data.SeqLen(task, L)
 	outLen := T - L
-	if start < outLen {
+	if start := decodeStart(fails); start < outLen {
 		g, err := m.Build(len(fails), T, evalBuildOptions(m))
 		if err != nil {
 			return nil, fmt.Errorf("decoding at length %d: %w", L, err)
@@ -128,6 +161,9 @@ func decodeBatch(m *model.Model, task data.Task, examples []data.Example, fails 
 					out[i].Prediction[k] = pred[i*T+L+k]
 				}
 			}
+			if pass != nil {
+				pass()
+			}
 		}
 	}
 	if end, ok := data.EndToken(task); ok {
@@ -138,6 +174,16 @@ func decodeBatch(m *model.Model, task data.Task, examples []data.Example, fails 
 		}
 	}
 	return out, nil
+}
+
+// decodeStart is the answer token a batch of failures is decoded from: the one after the
+// earliest first wrong token.
+func decodeStart(fails []failure) int {
+	start := math.MaxInt
+	for _, f := range fails {
+		start = min(start, f.firstWrong+1)
+	}
+	return start
 }
 
 // Probed is what Probe measured of test examples of one length.
@@ -156,48 +202,65 @@ type Probed struct {
 // Probe runs examples (all of one length) through m exactly as evaluation does (the same batches,
 // and positions drawn from seed), decodes the wrong answers greedily and measures every head's
 // attention on each: what `train inspect` shows of a run at one length. say, when not nil, is
-// told each stage (at long lengths each takes minutes).
-func Probe(ctx context.Context, m *model.Model, task data.Task, examples []data.Example, batchSize int, seed uint64, say func(format string, a ...any)) (*Probed, error) {
+// told each stage and its forward passes; progress, when not nil, receives progress lines with
+// an ETA through each stage (at long lengths each takes minutes). An interruption names the
+// stage it stopped in.
+func Probe(ctx context.Context, m *model.Model, task data.Task, examples []data.Example, batchSize int, seed uint64, say func(format string, a ...any), progress io.Writer) (*Probed, error) {
 	if say == nil {
 		say = func(string, ...any) {}
 	}
-	positions := make([][]int, 0, len(examples))
-	var fails []failure
-	lr, err := evaluate(m, examples, task, batchSize, seed, func(eb evalBatch) error {
-		for e := 0; e < eb.Batch.B && eb.Positions != nil; e++ {
-			positions = append(positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
-		}
-		fails = append(fails, failuresOf(eb, len(fails), len(examples))...)
-		return ctx.Err()
-	})
-	if err != nil {
+	n, L := len(examples), len(examples[0].Input)
+	var pr *Progress
+	stage := func(what string, total int) func(error) error {
+		name := fmt.Sprintf("inspect's %s at length %d", what, L)
+		done := interrupt.Stage(ctx, name)
+		pr = NewProgress(progress, false, total, "inspect: "+what)
+		return func(err error) error { done(); return inStage(ctx, err, name) }
+	}
+	end := stage("evaluation", n)
+	p, err := probe(ctx, m, task, inOrder(examples), n, batchSize, seed, n, n, func(done int) { pr.Update(done, "examples") })
+	if err = end(err); err != nil {
 		return nil, err
 	}
-	if len(positions) == 0 {
-		positions = nil
-	}
-	say("exact match %.3f; decoding the %d wrong answers greedily", lr.Score(metric.ExactMatch), len(fails))
-	decoded, err := decodeGreedy(m, task, examples, fails, batchSize)
-	if err != nil {
+	say("exact match %.3f; decoding the %d wrong answers greedily", p.lr.Score(metric.ExactMatch), len(p.fails))
+	passes := 0
+	end = stage("decoding", decodePasses(task, p.fails, batchSize))
+	decoded, err := decodeGreedy(m, task, p.fails, batchSize, func() { passes++; pr.Update(passes, "forward passes") })
+	if err = end(err); err != nil {
 		return nil, err
 	}
-	p := &Probed{Exact: lr.Score(metric.ExactMatch)}
+	out := &Probed{Exact: p.lr.Score(metric.ExactMatch)}
 	for i, ex := range examples {
 		if len(decoded) > 0 && decoded[0].Index == i {
-			p.Examples = append(p.Examples, decoded[0])
+			out.Examples = append(out.Examples, decoded[0])
 			decoded = decoded[1:]
 			continue
 		}
-		p.Examples = append(p.Examples, Decoded{Index: i, Input: ex.Input, Target: ex.Output, Prediction: ex.Output, FirstWrong: -1})
+		out.Examples = append(out.Examples, Decoded{Index: i, Input: ex.Input, Target: ex.Output, Prediction: ex.Output, FirstWrong: -1})
 	}
-	say("measuring the attention of the %d examples", len(examples))
-	if p.Stats, err = attentionStats(m, task, examples, positions); err != nil {
+	say("measuring the attention of the %d examples", n)
+	end = stage("attention", n)
+	out.Stats, err = attentionStats(ctx, m, task, examples, p.positions, func(done int) { pr.Update(done, "examples") })
+	if err = end(err); err != nil {
 		return nil, err
 	}
-	if positions != nil {
-		p.Positions = positions[0]
+	if p.positions != nil {
+		out.Positions = p.positions[0]
 	}
-	return p, nil
+	return out, nil
+}
+
+// decodePasses is the number of forward passes decodeGreedy makes for fails: per batch, one for
+// each answer token from the batch's decodeStart.
+func decodePasses(task data.Task, fails []failure, batchSize int) int {
+	if _, slots := data.SlotToken(task); slots || len(fails) == 0 {
+		return 0
+	}
+	passes, outLen := 0, task.OutputLen(len(fails[0].ex.Input))
+	for lo := 0; lo < len(fails); lo += batchSize {
+		passes += max(outLen-decodeStart(fails[lo:min(lo+batchSize, len(fails))]), 0)
+	}
+	return passes
 }
 
 // AttentionStats are the attention-weighted mean absolute distance from a query to the keys,
@@ -222,8 +285,9 @@ func captureBatch(m *model.Model, T int) int {
 }
 
 // attentionStats runs examples (all of one length; positions per example, or nil) through
-// inspection graphs and averages each query's attended distance and entropy.
-func attentionStats(m *model.Model, task data.Task, examples []data.Example, positions [][]int) (*AttentionStats, error) {
+// inspection graphs and averages each query's attended distance and entropy; done, when not
+// nil, is told the examples measured so far.
+func attentionStats(ctx context.Context, m *model.Model, task data.Task, examples []data.Example, positions [][]int, done func(int)) (*AttentionStats, error) {
 	L := len(examples[0].Input)
 	T := data.SeqLen(task, L)
 	layers, H := m.Cfg.Layers, m.Cfg.Heads
@@ -252,6 +316,9 @@ func attentionStats(m *model.Model, task data.Task, examples []data.Example, pos
 		return nil, fmt.Errorf("inspecting length %d: one example's attention weights (%d layers × %d heads × %d² tokens) exceed %d MB; inspect a shorter length", L, layers, H, T, captureBytes>>20)
 	}
 	for lo := 0; lo < len(examples); lo += cb {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		chunk := examples[lo:min(lo+cb, len(examples))]
 		b, err := data.MakeBatch(task, chunk)
 		if err != nil {
@@ -297,6 +364,9 @@ func attentionStats(m *model.Model, task data.Task, examples []data.Example, pos
 					}
 				}
 			}
+		}
+		if done != nil {
+			done(lo + len(chunk))
 		}
 	}
 	n := float64(len(examples))

@@ -21,7 +21,7 @@ func TestGreedyDecoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Probe(context.Background(), m, task, ex, cfg.Eval.BatchSize, cfg.Eval.Seed, nil)
+		p, err := Probe(context.Background(), m, task, ex, cfg.Eval.BatchSize, cfg.Eval.Seed, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestDecodedAgreesWithGreedy(t *testing.T) {
 	failures := 0
 	for _, L := range []int{3, 5, 6} {
 		ex, _ := data.TestSet(task, L, 12, cfg.Eval.Seed)
-		p, err := Probe(context.Background(), m, task, ex, cfg.Eval.BatchSize, cfg.Eval.Seed, nil)
+		p, err := Probe(context.Background(), m, task, ex, cfg.Eval.BatchSize, cfg.Eval.Seed, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestDiagnosticsSkipLengthsTooLongToCapture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lr, d, err := evaluateDiagnosed(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed, false)
+		lr, d, err := evaluateDiagnosed(context.Background(), m, task, inOrder(ex), len(ex), cfg.Eval.BatchSize, cfg.Eval.Seed, false)
 		if err != nil {
 			t.Fatalf("length %d: %v", L, err)
 		}

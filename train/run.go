@@ -55,8 +55,9 @@ type Options struct {
 	evaluated func(label string, L int)
 }
 
-// ErrInterrupted is returned (wrapped) when the context is cancelled during training; the run
-// directory then holds a checkpoint of the last completed step.
+// ErrInterrupted is returned (wrapped) when the context is cancelled: in training, the run
+// directory then holds a checkpoint of the last completed step; elsewhere it names the stage
+// (an evaluation, inspect's) it stopped in.
 var ErrInterrupted = errors.New("interrupted")
 
 // Result is what a run measured.
@@ -134,7 +135,7 @@ type Metric struct {
 	// ValToken is the same validation's token accuracy (the select: rule scores a tuning run by
 	// either, ValidationScore).
 	ValToken *float64 `json:"val_token_accuracy,omitempty"`
-	// ValBitsPerByte is the lm task's validation score (textValidator) in place of ValExact.
+	// ValBitsPerByte is a windowed task's validation score (windowed.validator) in place of ValExact.
 	ValBitsPerByte *float64 `json:"val_bits_per_byte,omitempty"`
 }
 
@@ -210,7 +211,7 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	res.FinalLoss, res.TokensPerSec = st.LastLoss, st.tokensPerSec
 	res.TrainSeconds = time.Since(t0).Seconds()
 	if cfg.Train.EarlyStop.On() {
-		// The results are the best checkpoint's (ResultsCheckpoint).
+		// The results are the best checkpoint's (rundir.ResultsCheckpoint).
 		if err := LoadCheckpoint(filepath.Join(dir, rundir.BestCheckpoint), m, nil, nil); err != nil {
 			return nil, err
 		}
@@ -218,7 +219,7 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	}
 
 	t1 := time.Now()
-	lengths, diag, err := evaluateLengths(ctx, cfg, task, m, opt, "eval "+cfg.Name, nil)
+	lengths, diag, err := evaluateLengths(ctx, cfg, task, m, opt, cfg.Name, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -247,53 +248,6 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 		}
 	}
 	return res, nil
-}
-
-// evaluateLengths scores m at every test length of cfg, with the diagnostics of the inspect
-// command (attended distances, the first decode failures beyond the training lengths). The
-// lengths in reuse take its row and diagnostics instead of being evaluated (see reusable).
-func evaluateLengths(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
-	return kindOf(task).test(ctx, cfg, task, m, opt, label, reuse)
-}
-
-// evaluateSequence is evaluateLengths for a sequence task: exact match and every other metric
-// at each length's test set.
-func evaluateSequence(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, opt Options, label string, reuse map[int]reusedLength) ([]LengthResult, *Diagnostics, error) {
-	var out []LengthResult
-	pr := NewProgress(opt.Progress, opt.TTY, len(cfg.Eval.Lengths), label)
-	diag := &Diagnostics{Examples: min(config.DiagnosticExamples, cfg.Eval.Examples), Vocab: task.Vocab(), Layers: m.Cfg.Layers, Heads: m.Cfg.Heads}
-	beyond := 0 // lengths past the training range so far: the first FailureLengths decode failures
-	for i, L := range cfg.Eval.Lengths {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		if r, ok := reuse[L]; ok {
-			diag.Lengths = append(diag.Lengths, r.diag)
-			out = append(out, r.row)
-			pr.Update(i+1, fmt.Sprintf("length %d exact %.3f (as evaluated without the variant)", L, r.row.Score(metric.ExactMatch)))
-			continue
-		}
-		if opt.evaluated != nil {
-			opt.evaluated(label, L)
-		}
-		ex, err := data.TestSet(task, L, cfg.Eval.Examples, cfg.Eval.Seed)
-		if err != nil {
-			return nil, nil, err
-		}
-		if L > cfg.Task.MaxLen {
-			beyond++
-		}
-		lr, ld, err := evaluateDiagnosed(m, ex, task, cfg.Eval.BatchSize, cfg.Eval.Seed, L > cfg.Task.MaxLen && beyond <= config.FailureLengths)
-		if err != nil {
-			return nil, nil, err
-		}
-		diag.Lengths = append(diag.Lengths, ld)
-		lr.InRange = data.InRange(cfg.Task.Name, L, cfg.Task.MinLen, cfg.Task.MaxLen)
-		out = append(out, lr)
-		pr.Update(i+1, fmt.Sprintf("length %d exact %.3f", L, lr.Score(metric.ExactMatch)))
-	}
-	pr.Done()
-	return out, diag, nil
 }
 
 // trainState is what a checkpoint carries besides the weights and Adam's moments: the number of
@@ -342,7 +296,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	var validator func(*model.Model) (map[string]float64, error)
 	if tc.ValEvery > 0 {
 		var err error
-		if validator, err = kindOf(task).validator(cfg, task); err != nil {
+		if validator, err = kindOf(task).validator(cfg); err != nil {
 			return err
 		}
 	}
@@ -414,11 +368,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 		stop := false
 		if (step+1)%tc.LogEvery == 0 || last {
 			el := elapsed()
-			mean := 0.0
-			for _, l := range st.Window {
-				mean += l
-			}
-			st.LastLoss = mean / float64(len(st.Window))
+			st.LastLoss = mean(st.Window)
 			st.Window = st.Window[:0]
 			rec := Metric{Step: step + 1, Loss: st.LastLoss, LR: lr, GradNorm: norm, TokPerSec: float64(st.Tokens-startTokens) / time.Since(start).Seconds(), Elapsed: el}
 			if tc.ValEvery > 0 && ((step+1)%tc.ValEvery == 0 || last) {
@@ -499,25 +449,28 @@ func nonFinite(params []nn.Param, grads []*tensor.Dense) string {
 // Summary is the mean score in a metric over the training lengths and over the lengths past
 // them, NaN where there is none.
 func (r *Result) Summary(name string) (inRange, beyond float64) {
-	var nIn, nBeyond int
+	var in, past []float64
 	for _, l := range r.Lengths {
 		switch {
 		case l.InRange:
-			inRange += l.Score(name)
-			nIn++
+			in = append(in, l.Score(name))
 		case l.Length > r.MaxLen:
-			beyond += l.Score(name)
-			nBeyond++
+			past = append(past, l.Score(name))
 		}
 	}
-	inRange, beyond = inRange/float64(max(nIn, 1)), beyond/float64(max(nBeyond, 1))
-	if nIn == 0 {
-		inRange = math.NaN()
+	return mean(in), mean(past)
+}
+
+// mean is the mean of xs, summed in order; NaN for none.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
 	}
-	if nBeyond == 0 {
-		beyond = math.NaN()
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
 	}
-	return inRange, beyond
+	return sum / float64(len(xs))
 }
 
 // openRunDir prepares the run directory (locked by this process) and returns the training state to start from, or the
@@ -568,7 +521,9 @@ func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Opt
 		return nil, nil, fmt.Errorf("cannot resume %s: %w", dir, err)
 	}
 	reevaluate := false
-	if oldPath := filepath.Join(dir, "config.yaml"); !sameConfig(oldPath, old, resolved) {
+	// The same config: the same bytes but for out: (rundir.SameConfig), or a file an earlier
+	// posformer wrote that reads back as it.
+	if oldPath := filepath.Join(dir, "config.yaml"); !rundir.SameConfig(old, resolved) && !rundir.SameConfig(rewritten(oldPath, old), resolved) {
 		if d := rundir.FingerprintDiff(rundir.Fingerprint(rewritten(oldPath, old)), fp); d != "" {
 			return nil, nil, fmt.Errorf("cannot resume %s: it holds a run of a different config: %s; pass -force to start it over, or choose another -out or name", dir, d)
 		}
@@ -668,19 +623,4 @@ func truncateMetrics(path string, step int) (float64, error) {
 		elapsed = m.Elapsed
 	}
 	return elapsed, rundir.WriteFileAtomic(path, keep)
-}
-
-// sameConfig tells whether a run directory's config.yaml (old, at path) holds the config that
-// resolved encodes (SameConfig: the same bytes but for out:), or a file an earlier posformer
-// wrote that reads back as the same config.
-func sameConfig(path string, old, resolved []byte) bool {
-	if rundir.SameConfig(old, resolved) {
-		return true
-	}
-	c, _, err := config.ReadWritten(path)
-	if err != nil {
-		return false
-	}
-	again, err := yaml.Marshal(c)
-	return err == nil && rundir.SameConfig(again, resolved)
 }

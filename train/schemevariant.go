@@ -1,7 +1,7 @@
 package train
 
 import (
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/posformer/posformer/config"
@@ -24,33 +24,19 @@ func SchemeVariant(s config.Position) string {
 		if x == d || (o.Type == "string" && x == "none" && d == "") {
 			continue
 		}
-		parts = append(parts, o.Key+"="+format(x))
+		parts = append(parts, o.Key+"="+fmt.Sprint(x))
 	}
 	if s.Randomized {
 		def := position.Spec{Kind: s.Kind, Randomized: true}.WithDefaults()
 		parts = append(parts, "randomized=true")
 		if s.MaxRandom != def.MaxRandom {
-			parts = append(parts, "max_random="+format(s.MaxRandom))
+			parts = append(parts, "max_random="+fmt.Sprint(s.MaxRandom))
 		}
 		if s.EvalPositions != def.EvalPositions {
-			parts = append(parts, "eval_positions="+format(s.EvalPositions))
+			parts = append(parts, "eval_positions="+fmt.Sprint(s.EvalPositions))
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-func format(x any) string {
-	switch x := x.(type) {
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	case int:
-		return strconv.Itoa(x)
-	case string:
-		return x
-	}
-	return ""
 }
 
 // ResultVariant is the variant of a result: its scheme's (SchemeVariant) and, for the results of an

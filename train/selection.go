@@ -70,7 +70,7 @@ func revalidate(dir, metric string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	validator, err := kindOf(task).validator(cfg, task)
+	validator, err := kindOf(task).validator(cfg)
 	if err != nil {
 		return 0, err
 	}

@@ -40,16 +40,21 @@ func speedInput(batch, length, vocab int) model.Input {
 	return in
 }
 
-// chunkSizes splits n iterations into k chunks as evenly as possible.
-func chunkSizes(n, k int) []int {
-	s := make([]int, k)
-	for i := range s {
-		s[i] = n / k
-		if i < n%k {
-			s[i]++
+// timeChunks runs f n times in k timed chunks (as evenly split as possible) and returns each
+// chunk's seconds per run.
+func timeChunks(n, k int, f func() error) ([]float64, error) {
+	var out []float64
+	for c := 0; c < k; c++ {
+		size := n/k + min(max(n%k-c, 0), 1)
+		start := time.Now()
+		for i := 0; i < size; i++ {
+			if err := f(); err != nil {
+				return nil, err
+			}
 		}
+		out = append(out, time.Since(start).Seconds()/float64(size))
 	}
-	return s
+	return out, nil
 }
 
 func median(xs []float64) float64 {
@@ -85,18 +90,12 @@ func MeasureTrain(m *model.Model, scheme string, o SpeedOptions) (string, error)
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	var msPerStep []float64
-	for _, n := range chunkSizes(o.Steps, o.Chunks) {
-		start := time.Now()
-		for i := 0; i < n; i++ {
-			if err := step(); err != nil {
-				return "", err
-			}
-		}
-		msPerStep = append(msPerStep, float64(time.Since(start).Nanoseconds())/1e6/float64(n))
+	perStep, err := timeChunks(o.Steps, o.Chunks, step)
+	if err != nil {
+		return "", err
 	}
 	runtime.ReadMemStats(&after)
-	ms := median(msPerStep)
+	ms := median(perStep) * 1e3
 	steps := float64(o.Steps)
 	fl := 3 * FLOPs(m.Cfg, o.Batch, o.Len)
 	return fmt.Sprintf("BENCH train scheme=%s tok/s=%.0f ms/step=%.2f alloc_MB/step=%.2f allocs/step=%.0f GFLOP/step=%.4f GFLOP/s=%.2f",
@@ -118,17 +117,11 @@ func MeasureEval(m *model.Model, scheme string, T int, o SpeedOptions) (string, 
 			return "", err
 		}
 	}
-	var tokPerSec []float64
-	for _, n := range chunkSizes(o.EvalIters, o.Chunks) {
-		start := time.Now()
-		for i := 0; i < n; i++ {
-			if _, err := g.Run(in); err != nil {
-				return "", err
-			}
-		}
-		tokPerSec = append(tokPerSec, float64(o.Batch*T*n)/time.Since(start).Seconds())
+	perPass, err := timeChunks(o.EvalIters, o.Chunks, func() error { _, err := g.Run(in); return err })
+	if err != nil {
+		return "", err
 	}
-	tps := median(tokPerSec)
+	tps := float64(o.Batch*T) / median(perPass)
 	fl := FLOPs(m.Cfg, o.Batch, T)
 	return fmt.Sprintf("BENCH eval scheme=%s T=%d tok/s=%.0f GFLOP/s=%.2f", scheme, T, tps, fl*tps/float64(o.Batch*T)/1e9), nil
 }

@@ -64,15 +64,15 @@ func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m 
 		res.Variant = "eval=" + v.Name
 		res.Lengths = nil
 		reuse := reusable(cfg, v, task, m, base.Lengths, baseDiag)
-		lengths, diag, err := evaluateLengths(ctx, vc, task, vm, opt, "eval "+cfg.Name+" "+v.Name, reuse)
+		lengths, diag, err := evaluateLengths(ctx, vc, task, vm, opt, cfg.Name+" "+v.Name, reuse)
 		if err != nil {
 			return err
 		}
 		res.Lengths = lengths
 		dir := filepath.Join(base.Dir, rundir.VariantDir(v.Name))
 		res.Dir = dir
-		if err := mkdir(dir); err != nil {
-			return err
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("run directory: %w", err)
 		}
 		if err := writeDiagnostics(dir, diag); err != nil {
 			return err
@@ -94,28 +94,9 @@ func copyParams(dst, src *model.Model) error {
 		if dp[i].Name != sp[i].Name || !dp[i].Value.Shape().Eq(sp[i].Value.Shape()) {
 			return fmt.Errorf("eval variant: tensor %s %v differs from %s %v", dp[i].Name, dp[i].Value.Shape(), sp[i].Name, sp[i].Value.Shape())
 		}
-		if err := copyDense(dp[i].Value, sp[i].Value); err != nil {
-			return err
+		if err := tensor.Copy(dp[i].Value, sp[i].Value); err != nil {
+			return fmt.Errorf("eval variant: %s: %w", dp[i].Name, err)
 		}
-	}
-	return nil
-}
-
-func copyDense(dst, src *tensor.Dense) error {
-	switch d := dst.Data().(type) {
-	case []float32:
-		copy(d, src.Data().([]float32))
-	case []float64:
-		copy(d, src.Data().([]float64))
-	default:
-		return fmt.Errorf("eval variant: unexpected tensor type %T", d)
-	}
-	return nil
-}
-
-func mkdir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("run directory: %w", err)
 	}
 	return nil
 }

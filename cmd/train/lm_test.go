@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/rundir"
-	"github.com/posformer/posformer/train"
 )
 
 // smallCorpus is a committed corpus of 40 short documents (about 4.7 kB of training stream) and
@@ -82,7 +82,7 @@ func TestForceRemovesEveryLMRunFile(t *testing.T) {
 		defer f.Close()
 		old[e.Name()], _ = f.Stat()
 	}
-	for _, want := range []string{train.LMFile, rundir.VariantDir("yarn"), rundir.ExportName, "report", "results.json"} {
+	for _, want := range []string{data.TraitsOf("lm").ScoresFile, rundir.VariantDir("yarn"), rundir.ExportName, "report", "results.json"} {
 		if old[want] == nil {
 			t.Fatalf("the lm run wrote no %s (it wrote %v)", want, entries)
 		}
@@ -107,7 +107,7 @@ func TestInspectRefusesLM(t *testing.T) {
 	_, _, run := trainedLM(t)
 	for _, dir := range []string{run, filepath.Join(run, rundir.VariantDir("yarn"))} {
 		want := "inspect: " + dir + " is a language-model run (task lm): inspect shows the answers of sequence tasks, and it has none; its scores per context length are " +
-			filepath.Join(run, train.LMFile) + ", and `train report " + run + "` tables and plots its bits per byte"
+			filepath.Join(run, data.TraitsOf("lm").ScoresFile) + ", and `train report " + run + "` tables and plots its bits per byte"
 		if _, err := inspect.Show(context.Background(), dir, 16, 2, nil); err == nil || err.Error() != want {
 			t.Errorf("inspect.Show(%s): %v\nwant %s", dir, err, want)
 		}

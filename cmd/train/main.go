@@ -58,6 +58,9 @@ func endOnSignal(sigs <-chan os.Signal, cancel func(), t *interrupt.Tracker) {
 	t.Settled(500*time.Millisecond, second)
 	exiting.Lock()
 	name := map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+	if stages := t.Stages(); stages != "" {
+		name += " in " + stages
+	}
 	fmt.Fprintf(os.Stderr, "train: interrupted by %s; files are written whole or not at all, so nothing half-written is kept: run the same command again (with -resume for a run or grid already started)\n", name)
 	os.Exit(130)
 }

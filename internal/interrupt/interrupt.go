@@ -3,19 +3,61 @@
 // themselves with Saving; in any other stage (parsing, opening a file, a long evaluation or
 // inspection, writing a report) the signal ends the process at once, since what such a stage
 // has not finished is redone by running the command again, and its files are written whole
-// or not at all.
+// or not at all. A long stage names itself with Stage, so that the line a signal prints says
+// where the command stopped.
 package interrupt
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
 type key struct{}
 
-// Tracker counts the stages that are saving their work on a cancelled context.
-type Tracker struct{ saving atomic.Int32 }
+// Tracker counts the stages that are saving their work on a cancelled context, and names the
+// stages under way (Stage).
+type Tracker struct {
+	saving atomic.Int32
+	mu     sync.Mutex
+	stages map[*string]bool
+}
+
+// Stage names what the caller does, until done is called, for the line a signal prints
+// (Tracker.Stages). Without a Tracker in ctx it does nothing.
+func Stage(ctx context.Context, what string) (done func()) {
+	t, _ := ctx.Value(key{}).(*Tracker)
+	if t == nil {
+		return func() {}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stages == nil {
+		t.stages = map[*string]bool{}
+	}
+	p := &what
+	t.stages[p] = true
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		delete(t.stages, p)
+	}
+}
+
+// Stages names the stages under way, sorted and joined by "; " ("" for none).
+func (t *Tracker) Stages() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var s []string
+	for p := range t.stages {
+		s = append(s, *p)
+	}
+	slices.Sort(s)
+	return strings.Join(s, "; ")
+}
 
 // WithTracker returns ctx carrying a new Tracker.
 func WithTracker(ctx context.Context) (context.Context, *Tracker) {
