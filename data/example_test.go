@@ -15,7 +15,7 @@ func ExampleExample_Stream() {
 
 func ExampleNames() {
 	fmt.Println(data.Names())
-	// Output: [binary_addition binary_multiplication bucket_sort compute_sqrt copy copy_repeat copy_repeat_2x copy_twice cycle_navigation duplicate even_pairs lm missing_duplicate modular_arithmetic modular_arithmetic_brackets odds_first parity reverse reverse_copy reverse_twice solve_equation sort stack_manipulation]
+	// Output: [addition binary_addition binary_multiplication bucket_sort compute_sqrt copy copy_repeat copy_repeat_2x copy_twice cycle_navigation duplicate even_pairs lm missing_duplicate modular_arithmetic modular_arithmetic_brackets odds_first parity reverse reverse_copy reverse_twice solve_equation sort stack_manipulation]
 }
 
 func ExampleNew() {
@@ -24,7 +24,7 @@ func ExampleNew() {
 	task, _ := data.New("reverse", data.Options{Symbols: 10})
 	fmt.Println(task.Name(), task.Vocab(), data.SeqLen(task, 5))
 	// Output:
-	// unknown task "foo" (known: binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, lm, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation)
+	// unknown task "foo" (known: addition, binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, lm, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation)
 	// reverse 12 10
 }
 
@@ -68,6 +68,7 @@ func ExampleTask() {
 		fmt.Printf("%s: vocab %d, OutputLen(4) = %d, stream %v\n", name, task.Vocab(), task.OutputLen(4), ex[0].Stream())
 	}
 	// Output:
+	// addition: vocab 13, OutputLen(4) = 3, stream [7 9 12 6 1 11 9 2]
 	// binary_addition: vocab 5, OutputLen(4) = 5, stream [3 4 2 3 1 3 3 2 2 2]
 	// binary_multiplication: vocab 5, OutputLen(4) = 4, stream [3 4 2 3 1 2 3 2 2]
 	// bucket_sort: vocab 10, OutputLen(4) = 4, stream [6 2 5 6 1 2 5 6 6]

@@ -177,8 +177,8 @@ func TestFixedAlphabetOptions(t *testing.T) {
 			}
 		}
 	}
-	if n != 11 {
-		t.Errorf("%d fixed-alphabet tasks, want 11", n)
+	if n != 12 {
+		t.Errorf("%d fixed-alphabet tasks, want 12", n)
 	}
 }
 
@@ -275,7 +275,7 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
-const allNames = "binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, lm, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation"
+const allNames = "addition, binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, lm, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation"
 
 func TestNames(t *testing.T) {
 	got := Names()
@@ -372,8 +372,8 @@ func TestOutputClasses(t *testing.T) {
 			t.Errorf("%s in slots: %d classes, want %d", name, ks, k)
 		}
 	}
-	if declared != 11 {
-		t.Errorf("%d tasks declare OutputClasses, want the 11 with a fixed alphabet", declared)
+	if declared != 12 {
+		t.Errorf("%d tasks declare OutputClasses, want the 12 with a fixed alphabet", declared)
 	}
 }
 
