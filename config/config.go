@@ -312,6 +312,7 @@ func (c Config) NewTask() (data.Task, error) {
 func (c Config) ModelFor(task data.Task) model.Config {
 	m := c.Model.WithDefaults()
 	presence.Fill(m.Written, "vocab", &m.Vocab, task.Vocab())
+	m.Digit0, _ = data.Digit0(task)
 	return m
 }
 

@@ -45,6 +45,11 @@ func captureRun(t *testing.T, m *Model, b, l int, capture bool, seed uint64) (*G
 		t.Fatal(err)
 	}
 	in := randomInput(rng, b, l, m.Cfg.Vocab)
+	if tp, ok := m.Scheme.(position.TokenPositioner); ok { // the positions Run derives, for the reference
+		if pos, err = tp.TokenPositions(in.Tokens, b, l, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	in.Positions = pos
 	if _, err := g.Run(in); err != nil {
 		t.Fatal(err)

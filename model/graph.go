@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 
 	"github.com/posformer/posformer/attention"
@@ -68,6 +69,9 @@ func (m *Model) Build(batch, length int, opt BuildOptions) (*Graph, error) {
 		if err := lc.CheckPositions(opt.MaxPos); err != nil {
 			return nil, err
 		}
+	}
+	if tp, ok := m.Scheme.(position.TokenPositioner); ok {
+		opt.MaxPos = tp.PositionBound()
 	}
 	for attempt := 1; ; attempt++ {
 		gr, g, err := m.buildNodes(batch, length, opt, attempt)
@@ -277,12 +281,16 @@ func (g *Graph) setPositions(pos []int) {
 }
 
 // Input is one batch for a graph: B·T token ids, targets and loss weights, row-major, and
-// optionally each token's position (nil: 0..T-1 in every sequence).
+// optionally each token's position (nil: 0..T-1 in every sequence, or those a TokenPositioner
+// scheme derives from the tokens).
 type Input struct {
 	Tokens    []int
 	Targets   []int
 	Weights   []float64
 	Positions []int
+	// PositionRNG draws a training batch's random position offsets for a TokenPositioner
+	// scheme; nil: none (an evaluation).
+	PositionRNG *rand.Rand
 }
 
 // Run binds the batch and runs the graph (forward, and backward for a training graph).
@@ -299,6 +307,12 @@ func (g *Graph) Run(in Input) (float64, error) {
 	for _, t := range in.Tokens {
 		if t < 0 || t >= g.m.Cfg.Vocab {
 			return 0, fmt.Errorf("model: token %d is outside the vocabulary [0, %d)", t, g.m.Cfg.Vocab)
+		}
+	}
+	if tp, ok := g.m.Scheme.(position.TokenPositioner); ok && in.Positions == nil {
+		var err error
+		if in.Positions, err = tp.TokenPositions(in.Tokens, g.Batch, g.Len, in.PositionRNG); err != nil {
+			return 0, err
 		}
 	}
 	if in.Positions != nil {

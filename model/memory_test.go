@@ -32,7 +32,7 @@ func TestGraphBytesBoundsTheHeap(t *testing.T) {
 			grad, capture := mode == "train", mode == "capture"
 			for _, s := range shapes {
 				name := fmt.Sprintf("%s/%s/B%d_T%d_D%d_H%d_F%d", kind, mode, s.b, s.l, s.d, s.h, s.f)
-				cfg := Config{Vocab: 11, DModel: s.d, Heads: s.h, Layers: 2, DFF: s.f, Seed: 1}
+				cfg := Config{Vocab: 11, DModel: s.d, Heads: s.h, Layers: 2, DFF: s.f, Seed: 1, Digit0: 2}
 				spec := position.Spec{Kind: kind}.WithDefaults()
 				m, err := New(cfg, spec)
 				if err != nil {
@@ -77,7 +77,7 @@ func TestGraphBytesBoundsTheHeap(t *testing.T) {
 func TestEvalMemoryLinearInT(t *testing.T) {
 	for _, kind := range position.Kinds() {
 		for _, bidi := range []bool{false, true} {
-			cfg := Config{Vocab: 11, DModel: 16, Heads: 2, Layers: 2, DFF: 32, Seed: 1, Bidirectional: bidi}
+			cfg := Config{Vocab: 11, DModel: 16, Heads: 2, Layers: 2, DFF: 32, Seed: 1, Bidirectional: bidi, Digit0: 2}
 			spec := position.Spec{Kind: kind}
 			if kind == "learned" {
 				spec = spec.With("max_positions", 1200)

@@ -52,6 +52,9 @@ type Config struct {
 	UnscaledLogits bool `yaml:"unscaled_logits,omitempty" json:"unscaled_logits,omitempty"`
 	// Seed initialises the weights. Default: the run's seed (filled by the config). 0 is legal.
 	Seed uint64 `yaml:"init_seed" json:"init_seed"`
+	// Digit0 is the task's token of digit 0 (position.Dims.Digit0), filled by the config for
+	// its task; never written in a config.
+	Digit0 int `yaml:"-" json:"-"`
 
 	// Written records the keys written below model: ("d_model", ...; package internal/presence):
 	// WithDefaults keeps what was written, 0 included, for Validate to judge.
@@ -96,7 +99,7 @@ func (c Config) Validate() error {
 // for: a config's checks build the scheme alone with them, without the model's weights.
 func (c Config) SchemeDims() position.Dims {
 	dt, _ := nn.Dtype(c.Dtype)
-	return position.Dims{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, Dtype: dt, Seed: c.Seed, Bidirectional: c.Bidirectional}
+	return position.Dims{DModel: c.DModel, Heads: c.Heads, Layers: c.Layers, Dtype: dt, Seed: c.Seed, Bidirectional: c.Bidirectional, Digit0: c.Digit0}
 }
 
 // builds counts the models New has built, for the tests that check a run, a resume and a grid

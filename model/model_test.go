@@ -64,7 +64,7 @@ func tinyVariant(t testing.TB, v variant, dtype string) *Model {
 			spec = spec.With("init_std", 0.5)
 		}
 	}
-	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3, Bidirectional: v.bidirectional, UnscaledLogits: v.unscaled}, spec)
+	m, err := New(Config{Vocab: 7, DModel: 8, Heads: 2, Layers: 2, DFF: 12, Dtype: dtype, Seed: 3, Bidirectional: v.bidirectional, UnscaledLogits: v.unscaled, Digit0: 2}, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

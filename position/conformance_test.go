@@ -34,7 +34,7 @@ func TestConformance(t *testing.T) {
 	for _, kind := range position.Kinds() {
 		for _, bidir := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/bidirectional=%v", kind, bidir), func(t *testing.T) {
-				dims := position.Dims{DModel: D, Heads: H, Dtype: tensor.Float64, Seed: 1, Bidirectional: bidir}
+				dims := position.Dims{DModel: D, Heads: H, Dtype: tensor.Float64, Seed: 1, Bidirectional: bidir, Digit0: 2}
 				s, err := position.New(position.Spec{Kind: kind}, dims)
 				if err != nil && bidir && strings.Contains(err.Error(), "model.bidirectional") {
 					t.Skipf("no bidirectional form: %v", err) // refused with an error that names the field
@@ -200,7 +200,7 @@ func TestConformanceBiasGradient(t *testing.T) {
 	const T, D, H = 7, 8, 2
 	for _, kind := range position.Kinds() {
 		for _, bidir := range []bool{false, true} {
-			dims := position.Dims{DModel: D, Heads: H, Dtype: tensor.Float64, Seed: 2, Bidirectional: bidir}
+			dims := position.Dims{DModel: D, Heads: H, Dtype: tensor.Float64, Seed: 2, Bidirectional: bidir, Digit0: 2}
 			s, err := position.New(position.Spec{Kind: kind}, dims)
 			if err != nil {
 				continue // a scheme may refuse the bidirectional form, with an error TestConformance checks

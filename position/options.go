@@ -40,6 +40,7 @@ type kindDef struct {
 	params       func(o any, d Dims) int
 	hooks        Hooks
 	randomizable bool
+	readsTokens  bool // S is a TokenPositioner
 }
 
 var registry = map[string]*kindDef{}
@@ -51,7 +52,8 @@ func Register[O any, S Scheme](d Def[O, S]) {
 	t := reflect.TypeFor[O]()
 	schemes.Add(d.Kind, d.Doc, t, d.Randomizable)
 	var zero S // a scheme's hooks are its type's methods, whatever its value
-	k := &kindDef{kind: d.Kind, optType: t, randomizable: d.Randomizable, hooks: HooksOf(zero),
+	_, reads := any(zero).(TokenPositioner)
+	k := &kindDef{kind: d.Kind, optType: t, randomizable: d.Randomizable, hooks: HooksOf(zero), readsTokens: reads,
 		build: func(o any, dims Dims) (Scheme, error) {
 			s, err := d.New(o.(O), dims)
 			if err != nil {

@@ -17,7 +17,9 @@
 //   - Tabler gives the scheme's raw table in float64, for analysis and plots;
 //   - LengthChecker rejects sequence lengths the scheme cannot encode (learned, randomized positions);
 //   - Sampler asks the trainer for randomized positions (Ruoss et al. 2023: the randomized
-//     option of sinusoidal, learned and rope).
+//     option of sinusoidal, learned and rope);
+//   - TokenPositioner derives each token's position from the token ids (abacus, coupled: a
+//     digit's place within its number).
 //
 // NoPE ("none") is a real Scheme with no hooks, never a nil.
 package position
@@ -172,6 +174,10 @@ type Dims struct {
 	// Randomized is position.randomized: the positions are drawn at random (Ruoss et al. 2023)
 	// rather than 0..n-1.
 	Randomized bool
+	// Digit0 is the token of digit 0 of a task written in decimal digits (digits are Digit0 ..
+	// Digit0+9; package data's Digital hook); 0: the task has none. The schemes that number
+	// digits (TokenPositioner) need it.
+	Digit0 int
 }
 
 // Spec configures a scheme with typed values: the kind, the randomized-positions keys every

@@ -79,6 +79,7 @@ func (r Randomization) CheckPositions(n int) error {
 const (
 	TrainStream uint64 = 0x706f735f74726e31 // "pos_trn1"
 	EvalStream  uint64 = 0x706f735f65766c32 // "pos_evl2"
+	TokenStream uint64 = 0x706f735f746f6b33 // "pos_tok3": a TokenPositioner's training offsets
 )
 
 // PositionRNG is the random source of the positions of one batch: a pure function of the run's

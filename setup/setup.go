@@ -89,6 +89,9 @@ func check(c config.Config, task data.Task) (*Checked, error) {
 			return nil, fmt.Errorf("%w (the longest sequence, at length %d, has %d tokens)", err, max(t.MaxLen, e.Lengths[len(e.Lengths)-1]), longest)
 		}
 	}
+	if err := checkTokenPositions(r.scheme, task, t.MaxLen, e.Lengths[len(e.Lengths)-1]); err != nil {
+		return nil, err
+	}
 	if err := checkVariants(c, task, longest); err != nil {
 		return nil, err
 	}

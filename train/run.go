@@ -339,7 +339,8 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 		if randomized {
 			pos = rnd.Batch(position.PositionRNG(cfg.Seed, position.TrainStream, uint64(step)), b.B, b.T)
 		}
-		loss, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights, Positions: pos})
+		loss, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights, Positions: pos,
+			PositionRNG: position.PositionRNG(cfg.Seed, position.TokenStream, uint64(step))})
 		if err != nil {
 			return fmt.Errorf("step %d: %w", step+1, err)
 		}
