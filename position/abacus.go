@@ -36,7 +36,7 @@ type AbacusOptions struct {
 	// MaxPositions is the number of rows of the table. 0: refused.
 	MaxPositions int `yaml:"max_positions" default:"256" doc:"table rows: must exceed max_offset + the longest number trained, and the longest number tested"`
 	// InitStd is the standard deviation of the table's initial values. 0: refused.
-	InitStd float64 `yaml:"init_std" default:"0.02" doc:"standard deviation of the table's initial values"`
+	InitStd float64 `yaml:"init_std" default:"1" doc:"standard deviation of the table's initial values; 1, as the token embeddings' (and torch's nn.Embedding, the papers' code): at 0.02 the positions are 50 times weaker than the tokens and addition was not learned in 4000 steps"`
 	// LogScaling is SSMax's initial s (log-length attention scaling, LogScale); 0: off.
 	LogScaling float64 `yaml:"log_scaling,omitempty" doc:"log-length attention scaling (SSMax, Nakanishi 2025): queries times s_h·ln n, n the keys a query sees; s learned per layer and head from this value; 0 (default): off"`
 }
