@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -163,6 +164,12 @@ func (c Config) validateVariants() error {
 			return fielderr.New(field+".eval_positions", "only randomized positions take it (position.randomized is off in this run); remove it or restrict the variant with when: [position.randomized=true]")
 		}
 		vc := c.VariantConfig(v)
+		if _, err := vc.NewTask(); err != nil { // the variant's task options (depth, ignore_prob)
+			var fe *fielderr.Error
+			if errors.As(err, &fe) && strings.HasPrefix(fe.Path, "task.") && fe.Path != "task.name" {
+				return fielderr.New(field+"."+strings.TrimPrefix(fe.Path, "task."), "%v", fe.Err)
+			}
+		}
 		if _, err := vc.Validate(); err != nil {
 			return fielderr.Wrap("", fmt.Errorf("%s (%s): %w", field, v.Name, err)) // the variant's field, not the file's
 		}

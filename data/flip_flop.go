@@ -36,7 +36,7 @@ func init() {
 			p = *opt.IgnoreProb
 		}
 		if !(p >= 0 && p < 1) {
-			return nil, fielderr.New("task.ignore_prob", "the probability of an ignore instruction must be in [0, 1), got %g; remove it for the default %g", p, FlipFlopIgnoreProb)
+			return nil, fielderr.New("task.ignore_prob", "the probability of an ignore instruction must be in [0, 1) (the default: %g), got %g", FlipFlopIgnoreProb, p)
 		}
 		return flipFlopTask{ignore: p}, nil
 	})

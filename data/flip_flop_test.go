@@ -129,7 +129,7 @@ func TestFlipFlopRefused(t *testing.T) {
 		opt  Options
 		want string
 	}{
-		{Options{IgnoreProb: &one}, "task.ignore_prob: the probability of an ignore instruction must be in [0, 1)"},
+		{Options{IgnoreProb: &one}, "task.ignore_prob: the probability of an ignore instruction must be in [0, 1) (the default: 0.8), got 1"},
 		{Options{Format: FormatSlots}, "task.format"},
 		{Options{EndToken: true}, "task.format"},
 		{Options{Symbols: 3}, "task.symbols"},

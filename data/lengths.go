@@ -31,9 +31,9 @@ func CheckLength(t Task, L int) error {
 func (o Options) readBy(name string) error {
 	switch {
 	case o.Depth != nil && name != passkeyName:
-		return fielderr.New("task.depth", "only the passkey task places a needle, and the task is %s; remove task.depth", name)
+		return fielderr.New("task.depth", "only the passkey task places a needle (the task is %s); remove it", name)
 	case o.IgnoreProb != nil && name != flipFlopName:
-		return fielderr.New("task.ignore_prob", "only the flip_flop task has ignore instructions, and the task is %s; remove task.ignore_prob", name)
+		return fielderr.New("task.ignore_prob", "only the flip_flop task has ignore instructions (the task is %s); remove it", name)
 	}
 	return nil
 }

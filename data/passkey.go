@@ -36,7 +36,7 @@ func init() {
 			return nil, fielderr.New("task.symbols", "the passkey task's tokens are bytes (%d symbols); remove task.symbols", 256)
 		}
 		if d := opt.Depth; d != nil && !(*d >= 0 && *d <= 1) {
-			return nil, fielderr.New("task.depth", "the needle's depth is a fraction of the filler in [0, 1] (0: right after the task description, 1: right before the question), got %g; remove it to draw a depth per example", *d)
+			return nil, fielderr.New("task.depth", "the needle's depth is a fraction of the filler in [0, 1] (0: right after the task description, 1: right before the question), got %g", *d)
 		}
 		return passkeyTask{depth: opt.Depth}, nil
 	})

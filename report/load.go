@@ -81,11 +81,7 @@ func Load(dir string) (*Grid, error) {
 		return nil, fmt.Errorf("%s holds neither %s (a grid) nor config.yaml (a run): give the directory a grid or a run wrote", dir, config.GridFile)
 	}
 	g.Cells = withEvalVariants(g.Cells)
-	var trained config.Cell // the cell whose run trained c: itself, or an eval variant's run
 	for _, c := range g.Cells {
-		if _, variant := c.Values["eval"]; !variant {
-			trained = c
-		}
 		rd := filepath.Join(c.Config.Out, c.Name)
 		r, err := loadRun(rd)
 		if errors.Is(err, os.ErrNotExist) {
@@ -100,7 +96,7 @@ func Load(dir string) (*Grid, error) {
 			return nil, err
 		}
 		if isGrid {
-			if err := TrainedAs(runDirOf(rd, c), trained); errors.Is(err, config.ErrDamaged) {
+			if err := TrainedAs(runDirOf(rd, c), c); errors.Is(err, config.ErrDamaged) {
 				return nil, err
 			} else if err != nil {
 				return nil, fmt.Errorf("%w: %s was changed after training (or the run copied from another grid); restore it, or retrain the cell", err, config.GridFile)
@@ -121,6 +117,11 @@ func TrainedAs(dir string, c config.Cell) error {
 	got, _, err := config.ReadWritten(path)
 	if err != nil {
 		return err
+	}
+	for _, v := range got.Eval.Variants { // an eval variant's cell: the run's config as the variant changes it
+		if name, ok := c.Values["eval"]; ok && v.Name == name {
+			got = got.VariantConfig(v)
+		}
 	}
 	a, err := yaml.Marshal(got)
 	if err != nil {
