@@ -486,7 +486,7 @@ func (c Config) Validate() (data.Task, error) {
 	}
 	for L := t.MinLen; L <= t.MaxLen; L++ {
 		if err := data.CheckLength(task, L); err != nil {
-			return nil, fielderr.New("task.min_len", "%d..%d (task.max_len) holds %d: %v", t.MinLen, t.MaxLen, L, err)
+			return nil, fielderr.New("task.min_len", "the training lengths %d..%d (task.min_len..task.max_len) hold %d: %v", t.MinLen, t.MaxLen, L, err)
 		}
 	}
 	tr := c.Train

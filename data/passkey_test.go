@@ -1,6 +1,7 @@
 package data
 
 import (
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -27,8 +28,8 @@ func tokensToString(t *testing.T, toks []int) string {
 func TestPasskeyTemplate(t *testing.T) {
 	const fill = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again."
 	inf := strings.Repeat(fill+" ", 100)
-	for _, c := range []struct{ L, k, prefix int }{{241, 10, 0}, {300, 51, 57}, {500, 99, 0}, {500, 12, 257}, {1000, 45, 400}} {
-		n := c.L - 241
+	for _, c := range []struct{ L, k, prefix int }{{239, 1, 0}, {300, 5, 57}, {500, 9, 0}, {500, 2, 257}, {1000, 4, 400}} {
+		n := c.L - 239
 		want := "There is an important info hidden inside a lot of irrelevant text. Find it and memorize them. I will quiz you about the important information there.\n" +
 			inf[:c.prefix] + "\n" +
 			"The pass key is " + strconv.Itoa(c.k) + ". Remember it. " + strconv.Itoa(c.k) + " is the pass key.\n" +
@@ -38,13 +39,13 @@ func TestPasskeyTemplate(t *testing.T) {
 			t.Errorf("L=%d k=%d prefix=%d:\ngot  %q\nwant %q", c.L, c.k, c.prefix, got, want)
 		}
 	}
-	if passkeyFixed != 241 {
-		t.Errorf("the prompt without filler has %d bytes, want 241", passkeyFixed)
+	if passkeyFixed != 239 {
+		t.Errorf("the prompt without filler has %d bytes, want 239", passkeyFixed)
 	}
 }
 
 // TestPasskeyExamples: at many lengths and depths an example is L bytes that parse back into the
-// template; the answer is the needle's key, 2 digits; the needle stands where the depth says
+// template; the answer is the needle's key, one digit 1..9; the needle stands where the depth says
 // (⌊depth·n⌋ bytes of filler before it, n the filler's bytes); the depth drawn per example covers
 // the whole range.
 func TestPasskeyExamples(t *testing.T) {
@@ -53,10 +54,10 @@ func TestPasskeyExamples(t *testing.T) {
 	for _, depth := range []*float64{nil, ptr(0), ptr(0.25), ptr(0.5), ptr(0.75), ptr(1)} {
 		task := mustNew(t, "passkey", Options{Depth: depth})
 		var prefixes []float64
-		for _, L := range []int{241, 242, 256, 331, 512, 1024, 2048} {
+		for _, L := range []int{239, 240, 256, 331, 512, 1024, 2048} {
 			for range 30 {
 				e := task.Generate(rng, L)
-				if len(e.Input) != L || len(e.Output) != task.OutputLen(L) || task.OutputLen(L) != 2 {
+				if len(e.Input) != L || len(e.Output) != task.OutputLen(L) || task.OutputLen(L) != 1 {
 					t.Fatalf("L=%d: input %d, output %d tokens", L, len(e.Input), len(e.Output))
 				}
 				m := re.FindStringSubmatch(tokensToString(t, e.Input))
@@ -64,10 +65,10 @@ func TestPasskeyExamples(t *testing.T) {
 					t.Fatalf("L=%d: the prompt does not parse: %q", L, tokensToString(t, e.Input))
 				}
 				ans := tokensToString(t, e.Output)
-				if m[2] != ans || m[3] != ans || len(ans) != 2 || ans[0] == '0' {
+				if m[2] != ans || m[3] != ans || len(ans) != 1 || ans[0] == '0' {
 					t.Fatalf("L=%d: needle keys %s and %s, answer %q", L, m[2], m[3], ans)
 				}
-				n := L - 241
+				n := L - 239
 				if len(m[1])+len(m[4]) != n {
 					t.Fatalf("L=%d: %d+%d bytes of filler, want %d", L, len(m[1]), len(m[4]), n)
 				}
@@ -105,22 +106,28 @@ func TestPasskeyDeterministic(t *testing.T) {
 }
 
 // TestPasskeyRetrievalIsExactMatch: the papers score the first number of the greedy answer;
-// over every 2-token answer made of digits and a few other bytes, its first number equals the
-// key exactly when the answer is the key's digits (exact match).
+// over every answer of OutputLen tokens made of digits and a few other bytes, its first number
+// equals the key exactly when the answer is the key's digits (exact match).
 func TestPasskeyRetrievalIsExactMatch(t *testing.T) {
 	firstNumber := regexp.MustCompile(`\d+`)
-	alphabet := "0123456789 .x"
-	for _, key := range []string{"51", "10", "99"} {
-		n := 0
-		for _, a := range alphabet {
-			for _, b := range alphabet {
-				ans := string([]rune{a, b})
-				if (firstNumber.FindString(ans) == key) != (ans == key) {
-					t.Errorf("answer %q: first number %q, key %s", ans, firstNumber.FindString(ans), key)
-				}
-				if ans == key {
-					n++
-				}
+	answers := []string{""} // every string of PasskeyDigits bytes over the alphabet
+	for range PasskeyDigits {
+		var next []string
+		for _, a := range answers {
+			for _, c := range "0123456789 .x" {
+				next = append(next, a+string(c))
+			}
+		}
+		answers = next
+	}
+	for k := PasskeyMinKey; k <= PasskeyMaxKey; k++ {
+		key, n := strconv.Itoa(k), 0
+		for _, ans := range answers {
+			if (firstNumber.FindString(ans) == key) != (ans == key) {
+				t.Errorf("answer %q: first number %q, key %s", ans, firstNumber.FindString(ans), key)
+			}
+			if ans == key {
+				n++
 			}
 		}
 		if n != 1 {
@@ -147,8 +154,8 @@ func TestPasskeyRefused(t *testing.T) {
 		t.Errorf("task.depth on copy: %v", err)
 	}
 	task := mustNew(t, "passkey", Options{})
-	if CheckLength(task, 240) == nil || CheckLength(task, 241) != nil {
-		t.Error("the shortest passkey prompt is 241 bytes")
+	if CheckLength(task, 238) == nil || CheckLength(task, 239) != nil {
+		t.Error("the shortest passkey prompt is 239 bytes")
 	}
 }
 
@@ -156,4 +163,23 @@ func ptr(x float64) *float64 { return &x }
 
 func sameExample(a, b Example) bool {
 	return slices.Equal(a.Input, b.Input) && slices.Equal(a.Output, b.Output)
+}
+
+// TestPasskeyBaseline: the keys are uniform, so the best constant answer scores 1/9: counted.
+func TestPasskeyBaseline(t *testing.T) {
+	task := mustNew(t, "passkey", Options{})
+	rng := rand.New(rand.NewPCG(11, 12))
+	count := map[int]int{}
+	const n = 90000
+	for range n {
+		count[task.Generate(rng, 239).Output[0]]++
+	}
+	best := 0
+	for _, c := range count {
+		best = max(best, c)
+	}
+	b, _ := BaselineOf(task, 239)
+	if len(count) != 9 || math.Abs(float64(best)/n-b.Exact) > 0.005 || b.Token != b.Exact || math.Abs(b.Exact-1.0/9) > 1e-15 {
+		t.Errorf("%d keys, the commonest drawn %.4f of the time; baseline %+v", len(count), float64(best)/n, b)
+	}
 }
