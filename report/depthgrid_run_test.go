@@ -109,4 +109,26 @@ func TestTaskOptionVariants(t *testing.T) {
 	if rows[""] != 4 || rows["eval=dense"] != 4 || rows["eval=sparse"] != 4 {
 		t.Errorf("rows by variant %v, want 4 of each split (2 seeds x 2 lengths)", rows)
 	}
+	// The claims engine judges the splits against each other: each row's chance columns are the
+	// guess of its own split (dense strings hold more reads), which the engine checks.
+	csvPath, claimsPath := filepath.Join(dir, "splits.csv"), filepath.Join(dir, "splits_claims.yaml")
+	os.WriteFile(csvPath, table, 0o644)
+	os.WriteFile(claimsPath, []byte(`title: splits
+tables:
+  - {name: splits, csv: `+csvPath+`, grid: `+filepath.Join(dir, "splits.yaml")+`}
+statistic: {metric: token_accuracy, in_range: true, learned: 0}
+claims:
+  - {id: r, kind: ranking, a: {task: flip_flop, scheme: sinusoidal, variant: eval=dense}, b: {task: flip_flop, scheme: sinusoidal, variant: eval=sparse}}
+`), 0o644)
+	f, err := claims.Load(claimsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := claims.Judge(f, nil)
+	if err != nil {
+		t.Fatalf("the splits' chance columns: %v", err)
+	}
+	if row := j.Claims[0].Rows[0]; row.Verdict == "" || row.Ours == "" {
+		t.Errorf("dense against sparse: %+v", row)
+	}
 }
