@@ -170,6 +170,9 @@ func DepthHeatmap(dir, name, title, metricLabel string, panels []string, cells m
 		}
 		for j := range l.TextStyle {
 			l.TextStyle[j].XAlign, l.TextStyle[j].YAlign = -0.5, -0.5
+			if m := cells[panel][j].Mean; m < 0.2 || m > 0.8 {
+				l.TextStyle[j].Color = color.White // on the dark ends of the colour map
+			}
 		}
 		p.Add(l)
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, float64(len(lengths)), 0, float64(len(depths))
