@@ -103,9 +103,22 @@ func checkCSV(path string, src []byte, recs [][]string, known []string, optional
 	return nil
 }
 
+// taskKey is a task section by value (its optional fields' values, not their addresses).
+func taskKey(t config.TaskConfig) string {
+	depth, ignore := math.NaN(), math.NaN()
+	if t.Depth != nil {
+		depth = *t.Depth
+	}
+	if t.IgnoreProb != nil {
+		ignore = *t.IgnoreProb
+	}
+	t.Depth, t.IgnoreProb = nil, nil
+	return fmt.Sprintf("%+v %v %v", t, depth, ignore)
+}
+
 // checkChance refuses a row of a table exported from grid whose chance columns are not what
 // guessing scores at its length on its task as any cell of the grid sets the task up
-// (report.Chance, what the export wrote), naming the row. A grid that does not load is left to
+// (report.Chance, what the export wrote) or one of its eval variants does, naming the row. A grid that does not load is left to
 // the document to say.
 func checkChance(path, grid string, rows []Row) error {
 	_, cells, err := config.Read(nil, grid, nil)
@@ -114,10 +127,16 @@ func checkChance(path, grid string, rows []Row) error {
 	}
 	var tasks []config.Config // one cell per distinct task set-up
 	seen := map[string]bool{}
-	for _, c := range cells {
-		if k := fmt.Sprintf("%+v", c.Config.Task); !seen[k] {
-			seen[k] = true
-			tasks = append(tasks, c.Config)
+	for _, cell := range cells {
+		set := []config.Config{cell.Config} // the cell's task, and its eval variants' (task.depth, task.ignore_prob)
+		for _, v := range cell.Config.ActiveVariants() {
+			set = append(set, cell.Config.VariantConfig(v))
+		}
+		for _, c := range set {
+			if k := taskKey(c.Task); !seen[k] {
+				seen[k] = true
+				tasks = append(tasks, c)
+			}
 		}
 	}
 	near := func(x, y float64) bool {

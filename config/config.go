@@ -299,12 +299,18 @@ type TaskConfig struct {
 	// CorpusSHA256 pins the corpus: the SHA-256 of its uncompressed tar stream, checked before any
 	// training. Default (lm, no task.corpus): the built-in corpus's. lm only.
 	CorpusSHA256 string `yaml:"corpus_sha256,omitempty" json:"corpus_sha256,omitempty"`
+	// Depth is where the passkey task's needle stands, a fraction of its filler in [0, 1] (0:
+	// first, 1: last). Default: drawn per example, uniform. passkey only.
+	Depth *float64 `yaml:"depth,omitempty" json:"depth,omitempty"`
+	// IgnoreProb is the flip_flop task's probability of an ignore instruction, in [0, 1).
+	// Default: 0.8. flip_flop only.
+	IgnoreProb *float64 `yaml:"ignore_prob,omitempty" json:"ignore_prob,omitempty"`
 }
 
 // NewTask builds the configured task in its format (task.format, task.end_token).
 func (c Config) NewTask() (data.Task, error) {
 	return data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
-		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256})
+		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256, Depth: c.Task.Depth, IgnoreProb: c.Task.IgnoreProb})
 }
 
 // ModelFor is the model: section for the config's task: model.vocab, unless written, the task's
@@ -478,6 +484,11 @@ func (c Config) Validate() (data.Task, error) {
 		return nil, fielderr.New("task.max_len", "%d is longer than task.corpus %s allows: its training split holds %d bytes, and a window of task.max_len reads one more; set task.max_len (and task.min_len) to at most %d, or give a larger corpus",
 			t.MaxLen, w.Source(), w.LongestWindow()+1, w.LongestWindow())
 	}
+	for L := t.MinLen; L <= t.MaxLen; L++ {
+		if err := data.CheckLength(task, L); err != nil {
+			return nil, fielderr.New("task.min_len", "the training lengths %d..%d (task.min_len..task.max_len) hold %d: %v", t.MinLen, t.MaxLen, L, err)
+		}
+	}
 	tr := c.Train
 	switch {
 	case tr.Steps < 1:
@@ -518,6 +529,9 @@ func (c Config) Validate() (data.Task, error) {
 		}
 		if L > MaxLength {
 			return nil, fielderr.New("eval.lengths", "%d is beyond the longest length posformer handles, %d", L, MaxLength)
+		}
+		if err := data.CheckLength(task, L); err != nil {
+			return nil, fielderr.New("eval.lengths", "%d: %v", L, err)
 		}
 		if i > 0 && L <= e.Lengths[i-1] {
 			return nil, fielderr.New("eval.lengths", "lengths must be strictly increasing, got %d after %d", L, e.Lengths[i-1])

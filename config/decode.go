@@ -380,6 +380,13 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 		}
 		v.Set(s)
 		return nil
+	case reflect.Pointer: // an optional value (task.depth): nil unless written
+		p := reflect.New(v.Type().Elem())
+		if err := decodeValue(n, p.Elem(), path, file, h, legacy); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
 	}
 	x, err := scalarValue(v.Type(), n)
 	if err != nil {

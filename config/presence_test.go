@@ -72,6 +72,8 @@ func zeroYAML(t reflect.Type) string {
 		return "false"
 	case reflect.String:
 		return `""`
+	case reflect.Pointer: // an optional value (task.depth): its element's zero
+		return zeroYAML(t.Elem())
 	case reflect.Slice:
 		if t == reflect.TypeFor[Sweep]() {
 			return "{}"
@@ -102,7 +104,7 @@ func TestWrittenZeroIsKeptOrRefused(t *testing.T) {
 			return reflect.ValueOf(v)
 		}
 		v, _ := fieldAt(reflect.ValueOf(c).Elem(), path)
-		return v
+		return reflect.Indirect(v)
 	}
 	kept, refused := 0, 0
 	for _, path := range paths {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -40,6 +41,10 @@ type EvalVariant struct {
 	RopeLongFactor string `yaml:"rope_long_factor,omitempty" json:"rope_long_factor,omitempty"`
 	// EvalPositions replaces position.eval_positions (random, plain; randomized schemes only).
 	EvalPositions string `yaml:"eval_positions,omitempty" json:"eval_positions,omitempty"`
+	// Depth replaces task.depth (passkey only); IgnoreProb task.ignore_prob (flip_flop only):
+	// the test sets of the same trained weights with the needle elsewhere, or of another split.
+	Depth      *float64 `yaml:"depth,omitempty" json:"depth,omitempty"`
+	IgnoreProb *float64 `yaml:"ignore_prob,omitempty" json:"ignore_prob,omitempty"`
 }
 
 var variantName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -97,6 +102,12 @@ func (c Config) VariantConfig(v EvalVariant) Config {
 		vc.Position.EvalPositions = v.EvalPositions
 		vc.Position.Written = vc.Position.Written.With("eval_positions")
 	}
+	if v.Depth != nil {
+		vc.Task.Depth = v.Depth
+	}
+	if v.IgnoreProb != nil {
+		vc.Task.IgnoreProb = v.IgnoreProb
+	}
 	return vc
 }
 
@@ -123,8 +134,8 @@ func (c Config) validateVariants() error {
 			return fielderr.New(field+".name", "want a name of letters, digits, _ and -, got %q", v.Name)
 		case seen[v.Name]:
 			return fielderr.New(field+".name", "%q is used twice; give each variant its own name", v.Name)
-		case v.RopeScaling == "" && v.EvalPositions == "":
-			return fielderr.New(field, "set rope_scaling or eval_positions (the options a variant changes at evaluation)")
+		case v.RopeScaling == "" && v.EvalPositions == "" && v.Depth == nil && v.IgnoreProb == nil:
+			return fielderr.New(field, "set rope_scaling, eval_positions, depth or ignore_prob (the options a variant changes at evaluation)")
 		case v.RopeFactor != 0 && v.RopeScaling == "":
 			return fielderr.New(field+".rope_factor", "a factor goes with rope_scaling: dynamic_ntk; add it, or remove rope_factor")
 		case v.RopeLongFactor != "" && v.RopeScaling == "":
@@ -153,6 +164,12 @@ func (c Config) validateVariants() error {
 			return fielderr.New(field+".eval_positions", "only randomized positions take it (position.randomized is off in this run); remove it or restrict the variant with when: [position.randomized=true]")
 		}
 		vc := c.VariantConfig(v)
+		if _, err := vc.NewTask(); err != nil { // the variant's task options (depth, ignore_prob)
+			var fe *fielderr.Error
+			if errors.As(err, &fe) && strings.HasPrefix(fe.Path, "task.") && fe.Path != "task.name" {
+				return fielderr.New(field+"."+strings.TrimPrefix(fe.Path, "task."), "%v", fe.Err)
+			}
+		}
 		if _, err := vc.Validate(); err != nil {
 			return fielderr.Wrap("", fmt.Errorf("%s (%s): %w", field, v.Name, err)) // the variant's field, not the file's
 		}

@@ -99,6 +99,9 @@ type Options struct {
 	// and the SHA-256 of its uncompressed tar stream ("" for the built-in one's); see LoadLM.
 	Corpus       string
 	CorpusSHA256 string
+	// Depth is the passkey task's needle depth (nil: drawn per example); IgnoreProb the
+	// flip_flop task's probability of an ignore instruction (nil: its default). See their files.
+	Depth, IgnoreProb *float64
 }
 
 // symbols returns the effective alphabet size or an error naming task.symbols.
@@ -143,6 +146,9 @@ func New(name string, opt Options) (Task, error) {
 	registry.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("unknown task %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	if err := opt.readBy(name); err != nil {
+		return nil, err
 	}
 	t, err := ctor(opt)
 	if err != nil {
@@ -202,7 +208,8 @@ func SeqLen(t Task, L int) int {
 // Next-token format: Inputs[b*T+t] = stream_b[t]; Targets[b*T+t] = stream_b[t+1].
 // Slots format: Inputs[b*T+t] = Input_b[t] for t < L and SLOT after; Targets[b*T+L+j] =
 // Output_b[j], PAD before L. In both, Weights[b*T+t] = 1 where the target is an output token
-// (t >= len(Input), i.e. positions L .. L+OutputLen-1), else 0.
+// (t >= len(Input), i.e. positions L .. L+OutputLen-1) and, for a task scored inside its input
+// (flip_flop), where its next input token is scored; else 0.
 type Batch struct {
 	B, T    int
 	L       int // input length of every example in the batch
@@ -260,6 +267,11 @@ func MakeBatch(t Task, ex []Example) (Batch, error) {
 		copy(b.Targets[row:row+T], s[1:])
 		for j := L; j < T; j++ {
 			b.Weights[row+j] = 1
+		}
+		if ip, ok := t.(inPlace); ok {
+			for _, j := range ip.scoredAt(e.Input) {
+				b.Weights[row+j] = 1
+			}
 		}
 	}
 	return b, nil

@@ -44,6 +44,11 @@
 //	binary_multiplication  a×b, little-endian bits        a·b in L bits               L          CS
 //	compute_sqrt        L bits, big-endian                ⌊√x⌋ in ⌈L/2⌉ bits          ⌈L/2⌉      CS
 //
+// Beside them: lm (next-byte prediction on a corpus), passkey (a key hidden in L bytes of filler
+// text, asked for at the end; L ≥ 239) and flip_flop (L tokens of write/ignore/read instructions,
+// scored at the reads, inside the input: no answer after SEP; L even). passkey and flip_flop
+// refuse the lengths they cannot build through the [LengthChecked] hook.
+//
 // copy, reverse, sort, bucket_sort, duplicate and odds_first draw their symbols
 // uniformly from an alphabet of [Options.Symbols] symbols (default [DefaultSymbols]).
 // The others fix their alphabet: for them Options.Symbols must be left

@@ -15,7 +15,7 @@ func ExampleExample_Stream() {
 
 func ExampleNames() {
 	fmt.Println(data.Names())
-	// Output: [addition binary_addition binary_multiplication bucket_sort compute_sqrt copy copy_repeat copy_repeat_2x copy_twice cycle_navigation duplicate even_pairs lm missing_duplicate modular_arithmetic modular_arithmetic_brackets odds_first parity reverse reverse_copy reverse_twice solve_equation sort stack_manipulation]
+	// Output: [addition binary_addition binary_multiplication bucket_sort compute_sqrt copy copy_repeat copy_repeat_2x copy_twice cycle_navigation duplicate even_pairs flip_flop lm missing_duplicate modular_arithmetic modular_arithmetic_brackets odds_first parity passkey reverse reverse_copy reverse_twice solve_equation sort stack_manipulation]
 }
 
 func ExampleNew() {
@@ -24,7 +24,7 @@ func ExampleNew() {
 	task, _ := data.New("reverse", data.Options{Symbols: 10})
 	fmt.Println(task.Name(), task.Vocab(), data.SeqLen(task, 5))
 	// Output:
-	// unknown task "foo" (known: addition, binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, lm, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation)
+	// unknown task "foo" (known: addition, binary_addition, binary_multiplication, bucket_sort, compute_sqrt, copy, copy_repeat, copy_repeat_2x, copy_twice, cycle_navigation, duplicate, even_pairs, flip_flop, lm, missing_duplicate, modular_arithmetic, modular_arithmetic_brackets, odds_first, parity, passkey, reverse, reverse_copy, reverse_twice, solve_equation, sort, stack_manipulation)
 	// reverse 12 10
 }
 
@@ -64,6 +64,9 @@ func ExampleTask() {
 			continue // lm: windows of a corpus, not generated examples
 		}
 		task, _ := data.New(name, data.Options{})
+		if data.CheckLength(task, 4) != nil {
+			continue // passkey: no prompt is that short
+		}
 		ex, _ := data.TestSet(task, 4, 1, 1)
 		fmt.Printf("%s: vocab %d, OutputLen(4) = %d, stream %v\n", name, task.Vocab(), task.OutputLen(4), ex[0].Stream())
 	}
@@ -80,6 +83,7 @@ func ExampleTask() {
 	// cycle_navigation: vocab 10, OutputLen(4) = 1, stream [3 4 2 3 1 5]
 	// duplicate: vocab 10, OutputLen(4) = 8, stream [6 2 5 6 1 6 2 5 6 6 2 5 6]
 	// even_pairs: vocab 6, OutputLen(4) = 1, stream [2 2 3 2 1 4]
+	// flip_flop: vocab 7, OutputLen(4) = 0, stream [2 5 4 5 1]
 	// missing_duplicate: vocab 6, OutputLen(4) = 1, stream [2 2 2 4 1 2]
 	// modular_arithmetic: vocab 10, OutputLen(4) = 1, stream [7 5 7 4 1 2]
 	// modular_arithmetic_brackets: vocab 12, OutputLen(4) = 1, stream [10 8 4 11 1 5]

@@ -118,6 +118,11 @@ func TrainedAs(dir string, c config.Cell) error {
 	if err != nil {
 		return err
 	}
+	for _, v := range got.Eval.Variants { // an eval variant's cell: the run's config as the variant changes it
+		if name, ok := c.Values["eval"]; ok && v.Name == name {
+			got = got.VariantConfig(v)
+		}
+	}
 	a, err := yaml.Marshal(got)
 	if err != nil {
 		return err

@@ -52,6 +52,13 @@ func reusable(cfg config.Config, v config.EvalVariant, task data.Task, m *model.
 func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, base *Result, baseDiag *Diagnostics, opt Options) error {
 	for _, v := range cfg.ActiveVariants() {
 		vc := cfg.VariantConfig(v)
+		task := task
+		if v.Depth != nil || v.IgnoreProb != nil { // the test sets change with the task's options
+			var err error
+			if task, err = vc.NewTask(); err != nil {
+				return err
+			}
+		}
 		vm, err := setup.NewModel(vc, task)
 		if err != nil {
 			return err

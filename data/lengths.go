@@ -1,0 +1,39 @@
+package data
+
+import "github.com/posformer/posformer/internal/fielderr"
+
+// LengthChecked is the optional hook of a task that cannot build every input length (passkey:
+// none shorter than its prompt without filler; flip_flop: odd ones): CheckLength says why L is
+// not one, nil when it is.
+type LengthChecked interface {
+	CheckLength(L int) error
+}
+
+// CheckLength tells whether a task can build inputs of length L (always, for a task without
+// the [LengthChecked] hook, when L >= 1).
+func CheckLength(t Task, L int) error {
+	for {
+		switch w := t.(type) {
+		case endTask:
+			t = w.Task
+			continue
+		case slotTask:
+			t = w.Task
+			continue
+		case LengthChecked:
+			return w.CheckLength(L)
+		}
+		return nil
+	}
+}
+
+// readBy refuses the options only one task reads (task.depth, task.ignore_prob) on another.
+func (o Options) readBy(name string) error {
+	switch {
+	case o.Depth != nil && name != passkeyName:
+		return fielderr.New("task.depth", "only the passkey task places a needle (the task is %s); remove it", name)
+	case o.IgnoreProb != nil && name != flipFlopName:
+		return fielderr.New("task.ignore_prob", "only the flip_flop task has ignore instructions (the task is %s); remove it", name)
+	}
+	return nil
+}
