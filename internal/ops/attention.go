@@ -351,7 +351,7 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPac
 	// head and sequence, [H, blk, T] per worker; every head's Kᵀ is packed first ([B·H] packers,
 	// the size of K). Worker wk takes the blocks wk, wk + w, ..., so that the causal blocks, which
 	// grow with i, are shared out evenly.
-	theta := float64sOf(vs[op.biasIn()])
+	theta := float64s(vs[op.biasIn()])
 	kt := packers(kts, B*H)
 	parallel(B*H, T*dh, func(_, lo, hi int) {
 		for bh := lo; bh < hi; bh++ {

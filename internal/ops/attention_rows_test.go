@@ -100,7 +100,7 @@ func runRowBias(t *testing.T, dt tensor.Dtype, B, T, H, D int, causal, rel, capt
 			t.Fatal(err)
 		}
 	}
-	return float64sOf(y.Value()), p, y.Op().(*attentionOp)
+	return float64s(y.Value()), p, y.Op().(*attentionOp)
 }
 
 func sameAny(t *testing.T, what string, got, want []float64) {

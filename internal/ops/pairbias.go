@@ -139,20 +139,6 @@ func setFrom64(t *tensor.Dense, o int, vals []float64) {
 	}
 }
 
-func float64sOf(v G.Value) []float64 {
-	switch d := v.Data().(type) {
-	case []float64:
-		return d
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out
-	}
-	return nil
-}
-
 func (op *pairBiasOp) Do(vs ...G.Value) (G.Value, error) {
 	dt, err := dtypeOf(vs...)
 	if err != nil {
@@ -162,7 +148,7 @@ func (op *pairBiasOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("ops: PairBias: parameters are %v, want [%d]", s, op.n)
 	}
 	H, n := op.f.Heads(), op.perHead()
-	theta := float64sOf(vs[0])
+	theta := float64s(vs[0])
 	vals := make([]float64, H*n)
 	b := make([]float64, H)
 	if op.byDist {
@@ -216,7 +202,7 @@ func (op *pairBiasGradOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	f, n := op.fwd.f, op.fwd.perHead()
 	H := f.Heads()
-	theta, gout := float64sOf(vs[0]), float64sOf(vs[1])
+	theta, gout := float64s(vs[0]), float64s(vs[1])
 	dtheta := make([]float64, op.fwd.n)
 	g := make([]float64, H)
 	op.fwd.pairs(func(i, j, k int) {

@@ -118,7 +118,7 @@ func (op *relSinOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos := float64sOf(vs[0])
+	pos := float64s(vs[0])
 	T, nr := op.t, 2*op.t-1
 	out := op.out.get(dt, op.batch*nr, op.dim)
 	row := make([]float64, op.dim)
@@ -187,7 +187,7 @@ func (op *distTableOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	pos := float64sOf(vs[0])
+	pos := float64s(vs[0])
 	H, T, nr := op.f.Heads(), op.t, 2*op.t-1
 	vals := make([]float64, op.batch*H*nr)
 	b1 := make([]float64, H)
