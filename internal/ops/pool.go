@@ -32,10 +32,8 @@ type helper struct {
 	fn       func(int)
 	arg      int
 
-	sleeping atomic.Bool   // the helper is (about to be) blocked on wake
-	wake     chan struct{} // capacity 1
-	waiting  atomic.Bool   // the caller is (about to be) blocked on done
-	done     chan struct{} // capacity 1
+	wake chan struct{} // capacity 1: a token per post (a stale one costs one extra check)
+	done chan struct{} // capacity 1: a token per finished job (drained by wait)
 }
 
 var helpers struct {
@@ -71,11 +69,9 @@ func (h *helper) loop() {
 		for i := 0; h.posted.Load() == seen; i++ {
 			if i%64 == 63 {
 				if time.Now().After(deadline) {
-					h.sleeping.Store(true)
 					if h.posted.Load() == seen {
-						<-h.wake
+						<-h.wake // a token left by an earlier post only makes this loop check again
 					}
-					h.sleeping.Store(false)
 					deadline = time.Now().Add(helperSpin)
 					continue
 				}
@@ -86,11 +82,9 @@ func (h *helper) loop() {
 		h.fn(h.arg)
 		h.fn = nil
 		h.finished.Store(seen)
-		if h.waiting.Load() {
-			select {
-			case h.done <- struct{}{}:
-			default:
-			}
+		select { // always: a waiter's flag and this check are not a fence under every emulator
+		case h.done <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -99,11 +93,9 @@ func (h *helper) loop() {
 func (h *helper) post(fn func(int), arg int) {
 	h.fn, h.arg = fn, arg
 	h.posted.Add(1)
-	if h.sleeping.Load() {
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+	select { // always: the helper may be about to sleep (see loop)
+	case h.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -117,11 +109,9 @@ func (h *helper) wait() {
 			}
 			continue
 		}
-		h.waiting.Store(true)
 		if h.finished.Load() != want {
-			<-h.done
+			<-h.done // every finished job leaves a token, so this cannot miss the one it waits for
 		}
-		h.waiting.Store(false)
 	}
 	select { // drop a wake-up that raced with the last check
 	case <-h.done:
