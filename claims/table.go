@@ -15,19 +15,17 @@ import (
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/train"
 )
 
-// Row is one row of a per-seed results table: one task, scheme, variant, seed (and rate) and
-// test length of a finished run.
+// Row is one row of a per-seed results table: a finished run's result at one test length (its
+// train.LengthResult) with the run's task, scheme, variant, seed, rate and training. Its Scores
+// hold the sequence tasks' metrics in every row, a text task's (bits per byte; lower is better)
+// only in its rows.
 type Row struct {
 	Task, Scheme, Variant string
 	Seed                  uint64
-	Length                int
-	InRange               bool
-	// Scores are the row's scores by metric name (package metric): the sequence tasks' metrics
-	// in every row, a text task's (bits per byte; lower is better) only in its rows.
-	Scores          map[string]float64
-	N               int
+	train.LengthResult
 	LR              float64
 	Steps, BestStep int
 	StopStep        int
@@ -278,16 +276,8 @@ func TableCSV(rows []Row) []byte {
 	if !slices.ContainsFunc(rows, Row.unbounded) {
 		header = header[:len(header)-len(metric.Unbounded())]
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write(header)
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	orEmpty := func(x float64) string {
-		if math.IsNaN(x) {
-			return ""
-		}
-		return g(x)
-	}
+	g, orEmpty := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }, report.CSVFloat
+	var recs [][]string
 	for _, r := range rows {
 		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange)}
 		for _, m := range seq {
@@ -302,10 +292,9 @@ func TableCSV(rows []Row) []byte {
 			}
 			rec = append(rec, orEmpty(x))
 		}
-		w.Write(rec)
+		recs = append(recs, rec)
 	}
-	w.Flush()
-	return buf.Bytes()
+	return report.CSV(header, recs)
 }
 
 // key identifies what is compared across seeds: a task, a scheme and its variant.

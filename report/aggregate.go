@@ -60,6 +60,11 @@ func NewStat(xs []float64) Stat {
 	return s
 }
 
+// fields are the statistic's mean, std, min and max as CSV fields (CSVFloat).
+func (s Stat) fields() []string {
+	return []string{CSVFloat(s.Mean), CSVFloat(s.Std), CSVFloat(s.Min), CSVFloat(s.Max)}
+}
+
 // LengthStat is one (group, length) row: per metric of the group's task (package metric), the
 // statistic over seeds.
 type LengthStat struct {

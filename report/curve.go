@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"slices"
@@ -245,14 +243,13 @@ func change(d []float64) string {
 // and then with the sliding window. A value that does not exist is an empty field: a group of
 // sums (the curve groups) whose every seed diverged has no curve and a row of empty values.
 func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write([]string{"task", "scheme", "variant", "seeds", "max_len", "metric",
+	header := []string{"task", "scheme", "variant", "seeds", "max_len", "metric",
 		"train_bpb_mean", "train_bpb_std", "longest_length", "longest_bpb_mean", "longest_bpb_std",
 		"longest_change_mean", "longest_change_lo", "longest_change_hi",
 		"sliding_train_bpb_mean", "sliding_longest_bpb_mean",
-		"sliding_longest_change_mean", "sliding_longest_change_lo", "sliding_longest_change_hi"})
-	g, nan, head := csvFloat, math.NaN(), metric.Unbounded()[0].Name
+		"sliding_longest_change_mean", "sliding_longest_change_lo", "sliding_longest_change_hi"}
+	g, nan, head := CSVFloat, math.NaN(), metric.Unbounded()[0].Name
+	var recs [][]string
 	for _, c := range curves {
 		if len(c.Lengths) == 0 {
 			continue
@@ -271,42 +268,38 @@ func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 				rec = append(rec, g(train.Mean), g(st[last].Mean), g(d), g(lo), g(hi))
 			}
 		}
-		w.Write(rec)
+		recs = append(recs, rec)
 	}
 	for _, s := range sums {
 		if s.Diverged == s.Seeds && !slices.ContainsFunc(curves, func(c Curve) bool { return c.Group == s.Group }) {
-			w.Write(append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), head}, make([]string, 13)...))
+			recs = append(recs, append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), head}, make([]string, 13)...))
 		}
 	}
-	w.Flush()
-	return buf.Bytes()
+	return CSV(header, recs)
 }
 
 // curveByLengthCSV is by_length.csv for curve groups: per group and length, the score over the
 // seeds (mean, std, min, max) with non-overlapping windows and with the sliding window, and the
 // change from the training length (mean and 95% t interval of each seed's own).
 func curveByLengthCSV(curves []Curve) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write([]string{"task", "scheme", "variant", "length", "in_range", "n",
+	header := []string{"task", "scheme", "variant", "length", "in_range", "n",
 		"bpb_mean", "bpb_std", "bpb_min", "bpb_max", "sliding_bpb_mean", "sliding_bpb_std", "sliding_bpb_min", "sliding_bpb_max",
-		"change_mean", "change_lo", "change_hi", "sliding_change_mean", "sliding_change_lo", "sliding_change_hi"})
-	g := csvFloat
+		"change_mean", "change_lo", "change_hi", "sliding_change_mean", "sliding_change_lo", "sliding_change_hi"}
+	var recs [][]string
 	for _, c := range curves {
 		for i, L := range c.Lengths {
 			rec := []string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(L), strconv.FormatBool(L <= c.MaxLen), strconv.Itoa(c.Stats[0][i].N)}
 			for _, st := range c.Stats {
-				rec = append(rec, g(st[i].Mean), g(st[i].Std), g(st[i].Min), g(st[i].Max))
+				rec = append(rec, st[i].fields()...)
 			}
 			for _, ch := range c.Change {
 				d, lo, hi := changeFields(ch[i])
-				rec = append(rec, g(d), g(lo), g(hi))
+				rec = append(rec, CSVFloat(d), CSVFloat(lo), CSVFloat(hi))
 			}
-			w.Write(rec)
+			recs = append(recs, rec)
 		}
 	}
-	w.Flush()
-	return buf.Bytes()
+	return CSV(header, recs)
 }
 
 // changeFields is a change's mean and 95% t interval over seeds, NaN where it does not exist (no

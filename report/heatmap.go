@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"fmt"
 	"image"
@@ -85,24 +86,9 @@ func DepthGrid(table []byte, metric string) (panels []string, cells map[string][
 		cells[k.panel] = append(cells[k.panel], DepthCell{Length: k.length, Depth: k.depth, Mean: s / float64(n[k]), Seeds: n[k]})
 	}
 	for _, p := range panels {
-		slices.SortFunc(cells[p], func(a, b DepthCell) int {
-			if a.Depth != b.Depth {
-				return compareFloat(a.Depth, b.Depth)
-			}
-			return a.Length - b.Length
-		})
+		slices.SortFunc(cells[p], func(a, b DepthCell) int { return cmp.Or(cmp.Compare(a.Depth, b.Depth), a.Length-b.Length) })
 	}
 	return panels, cells, nil
-}
-
-func compareFloat(a, b float64) int {
-	if a < b {
-		return -1
-	}
-	if a > b {
-		return 1
-	}
-	return 0
 }
 
 // cellPx is the side of a heatmap cell in the image's pixels.

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"image"
 	"image/color"
@@ -61,19 +59,16 @@ func WriteInspection(in *inspect.Inspection) (string, []string, error) {
 // positions from 0): the attended distance and entropy averaged over the examples, and whether
 // the query predicts the answer.
 func attentionCSV(in *inspect.Inspection) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.Write([]string{"layer", "head", "query", "answer", "distance", "entropy"})
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	var recs [][]string
 	for l, heads := range in.Stats.Distance {
 		for h, qs := range heads {
 			for q, d := range qs {
-				w.Write([]string{strconv.Itoa(l + 1), strconv.Itoa(h + 1), strconv.Itoa(q), strconv.FormatBool(q >= in.Length), g(d), g(in.Stats.Entropy[l][h][q])})
+				recs = append(recs, []string{strconv.Itoa(l + 1), strconv.Itoa(h + 1), strconv.Itoa(q), strconv.FormatBool(q >= in.Length), g(d), g(in.Stats.Entropy[l][h][q])})
 			}
 		}
 	}
-	w.Flush()
-	return buf.Bytes()
+	return CSV([]string{"layer", "head", "query", "answer", "distance", "entropy"}, recs)
 }
 
 // ExamplesText is examples.txt: the run, the exact match (and results.csv's at this length), then

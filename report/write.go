@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"maps"
 	"math"
@@ -392,26 +390,15 @@ func markdown(g *Grid, r *Report) string {
 	return b.String()
 }
 
-// csvFloat is a CSV field for x: empty for a missing value (NaN: a group with no in-range
-// length, a diverged group), as other tools read a missing value, never the text NaN.
-func csvFloat(x float64) string {
-	if math.IsNaN(x) {
-		return ""
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
-
 func summaryCSV(sums []GroupSummary) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
 	ms := metric.Of(data.KindSequence)
 	head := []string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
 		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio", "metric"}
 	for _, m := range ms {
 		head = append(head, "in_range_"+m.Short+"_mean", "beyond_"+m.Short+"_mean")
 	}
-	w.Write(head)
-	g := csvFloat
+	g := CSVFloat
+	var recs [][]string
 	for _, s := range sums {
 		in, beyond := s.Headline() // the group's own metric (the metric column)
 		rec := []string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MinLen), strconv.Itoa(s.MaxLen),
@@ -420,33 +407,27 @@ func summaryCSV(sums []GroupSummary) []byte {
 		for _, m := range ms {
 			rec = append(rec, g(s.In[m.Name].Mean), g(s.Beyond[m.Name].Mean))
 		}
-		w.Write(rec)
+		recs = append(recs, rec)
 	}
-	w.Flush()
-	return buf.Bytes()
+	return CSV(head, recs)
 }
 
 func byLengthCSV(rows []LengthStat) []byte {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
 	ms := metric.Of(data.KindSequence)
 	head := []string{"task", "scheme", "variant", "length", "in_range", "n"}
 	for _, m := range ms {
 		x := m.Short
 		head = append(head, x+"_mean", x+"_std", x+"_min", x+"_max")
 	}
-	w.Write(head)
-	g := csvFloat
+	var recs [][]string
 	for _, r := range rows {
 		rec := []string{r.Task, r.Scheme, r.Variant, strconv.Itoa(r.Length), strconv.FormatBool(r.InRange), strconv.Itoa(r.Scores[ms[0].Name].N)}
 		for _, m := range ms {
-			x := r.Scores[m.Name]
-			rec = append(rec, g(x.Mean), g(x.Std), g(x.Min), g(x.Max))
+			rec = append(rec, r.Scores[m.Name].fields()...)
 		}
-		w.Write(rec)
+		recs = append(recs, rec)
 	}
-	w.Flush()
-	return buf.Bytes()
+	return CSV(head, recs)
 }
 
 // Warnings collects the config warnings of a grid's cells, each once, prefixed with the groups
