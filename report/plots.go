@@ -36,61 +36,47 @@ func schemeBase(g *Grid, kind string) float64 {
 	return position.DefaultBase
 }
 
+// writePlots draws a grid's plots in dir and returns their names (without extension), in order:
+// the curves, then per task its scores, loss and attended distance (a curve task: its loss),
+// then the encodings' own plots when some task is not a curve task.
 func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat) ([]string, error) {
+	type drawPlot func() (string, error) // a plot's name ("" when there is nothing to draw)
+	plots := []drawPlot{func() (string, error) { return curvePlot(dir, Curves(g)) }}
+	seq, _, curves := byKind(sums, nil)
+	for _, task := range tasks(sums) {
+		loss := func() (string, error) { return lossPlot(dir, task, g) }
+		if slices.ContainsFunc(curves, func(s GroupSummary) bool { return s.Task == task }) { // curvePlot's, no exact match nor attention statistics
+			plots = append(plots, loss)
+			continue
+		}
+		plots = append(plots, func() (string, error) { return exactPlot(dir, task, sums, rows) }, loss,
+			func() (string, error) { return distancePlot(dir, task, g) })
+	}
+	if len(seq) > 0 { // curves and the loss are a curve task's plots; its scheme's tables say nothing of it
+		cfg := g.Cells[0].Config
+		sinBase, ropeBase := schemeBase(g, "sinusoidal"), schemeBase(g, "rope")
+		longest := 0
+		for _, c := range g.Cells {
+			longest = max(longest, 2*c.Config.Eval.Lengths[len(c.Config.Eval.Lengths)-1])
+		}
+		plots = append(plots,
+			func() (string, error) { return sinusoidalHeatmap(dir, cfg.Model.DModel, sinBase, max(longest, 64)) },
+			func() (string, error) { return learnedHeatmap(dir, g) },
+			func() (string, error) { return dotVsOffset(dir, cfg.Model.DModel, sinBase, 2048) },
+			func() (string, error) {
+				return ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, ropeBase, 2048)
+			},
+			func() (string, error) { return similarityMatrix(dir, cfg.Model.DModel, sinBase, 2048) })
+	}
 	var names []string
-	add := func(name string, err error) error {
+	for _, draw := range plots {
+		name, err := draw()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if name != "" {
 			names = append(names, name)
 		}
-		return nil
-	}
-	if err := add(curvePlot(dir, Curves(g))); err != nil {
-		return nil, err
-	}
-	seq, _, curves := byKind(sums, nil)
-	for _, task := range tasks(sums) {
-		if slices.ContainsFunc(curves, func(s GroupSummary) bool { return s.Task == task }) { // curvePlot's, no exact match nor attention statistics
-			if err := add(lossPlot(dir, task, g)); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := add(exactPlot(dir, task, sums, rows)); err != nil {
-			return nil, err
-		}
-		if err := add(lossPlot(dir, task, g)); err != nil {
-			return nil, err
-		}
-		if err := add(distancePlot(dir, task, g)); err != nil {
-			return nil, err
-		}
-	}
-	if len(seq) == 0 { // curves and the loss are a curve task's plots; its scheme's tables say nothing of it
-		return names, nil
-	}
-	cfg := g.Cells[0].Config
-	sinBase, ropeBase := schemeBase(g, "sinusoidal"), schemeBase(g, "rope")
-	longest := 0
-	for _, c := range g.Cells {
-		longest = max(longest, 2*c.Config.Eval.Lengths[len(c.Config.Eval.Lengths)-1])
-	}
-	if err := add(sinusoidalHeatmap(dir, cfg.Model.DModel, sinBase, max(longest, 64))); err != nil {
-		return nil, err
-	}
-	if err := add(learnedHeatmap(dir, g)); err != nil {
-		return nil, err
-	}
-	if err := add(dotVsOffset(dir, cfg.Model.DModel, sinBase, 2048)); err != nil {
-		return nil, err
-	}
-	if err := add(ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, ropeBase, 2048)); err != nil {
-		return nil, err
-	}
-	if err := add(similarityMatrix(dir, cfg.Model.DModel, sinBase, 2048)); err != nil {
-		return nil, err
 	}
 	return names, nil
 }
