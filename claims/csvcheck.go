@@ -5,14 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/data"
-	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/report"
 )
 
@@ -21,17 +16,11 @@ import (
 // diverged_step and keeps its last finite scores).
 const maxBits = 64
 
-// unboundedCols are the unbounded metrics' columns (a language model's), empty in other rows
-// (read once: Row.unbounded asks for every row).
-var unboundedCols = names(metric.Unbounded())
-
 // checkCSV refuses what a CSV's records would misread: a UTF-8 byte-order mark (glued to the
 // first column's name), lines ended by CR alone (read as one line), a column named twice, a
 // header without rows. For a per-seed table (known: its columns, some of them optional; a table
-// that lacks one that is not is left to its reader to name) it refuses, naming the row, a
-// column it does not know, a task or scheme posformer does not register, a control character in
-// a name, a score beside n = 0 (no example tested) in a run that did not diverge, a language model's row with a chance level
-// (it has none) or with bits per byte past maxBits.
+// that lacks one that is not is left to its reader to name) it refuses a column it does not
+// know; readTable checks the rows.
 func checkCSV(path string, src []byte, recs [][]string, known []string, optional func(string) bool) error {
 	if bytes.HasPrefix(src, []byte("\uFEFF")) {
 		return fmt.Errorf("%s starts with a UTF-8 byte-order mark, which would glue itself to the first column's name: save the file as UTF-8 without one", path)
@@ -55,50 +44,6 @@ func checkCSV(path string, src []byte, recs [][]string, known []string, optional
 	}
 	if len(recs) == 1 {
 		return fmt.Errorf("%s has a header and no rows: export it again from its grid (claims -export), or name a table that has rows", path)
-	}
-	if known == nil {
-		return nil
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
-	get := func(r []string, h string) string {
-		if i, ok := col[h]; ok && i < len(r) {
-			return r[i]
-		}
-		return ""
-	}
-	tasks, schemes := data.Names(), position.Kinds()
-	for i, r := range recs[1:] {
-		line := i + 2
-		for _, h := range []string{"task", "scheme", "variant"} {
-			if strings.ContainsFunc(get(r, h), unicode.IsControl) {
-				return fmt.Errorf("%s:%d: %s %q holds a control character: write the name without it (export the table again)", path, line, h, get(r, h))
-			}
-		}
-		if t := get(r, "task"); t != "" && !slices.Contains(tasks, t) {
-			return fmt.Errorf("%s:%d: task %q is not a task posformer has (%s): correct the row, or export the table again", path, line, t, strings.Join(tasks, ", "))
-		}
-		if s := get(r, "scheme"); s != "" && !slices.Contains(schemes, s) {
-			return fmt.Errorf("%s:%d: scheme %q is not a position scheme posformer has (%s): correct the row, or export the table again", path, line, s, strings.Join(schemes, ", "))
-		}
-		if d := get(r, "diverged_step"); get(r, "n") == "0" && (d == "" || d == "0") { // a diverged run's rows have none
-			return fmt.Errorf("%s:%d: n is 0 in a run that did not diverge, so its scores were measured on no example: export the table again from a grid whose eval.examples is at least 1", path, line)
-		}
-		if get(r, unboundedCols[0]) == "" {
-			continue
-		}
-		for _, h := range []string{"chance_exact", "chance_token"} {
-			if get(r, h) != "" {
-				return fmt.Errorf("%s:%d: %s is %q in a language model's row (it has bits per byte), which has no chance level: leave it empty", path, line, h, get(r, h))
-			}
-		}
-		for _, h := range unboundedCols {
-			if v, err := strconv.ParseFloat(get(r, h), 64); err == nil && !(v <= maxBits) {
-				return fmt.Errorf("%s:%d: %s is %s: want a finite number of bits per byte up to %d (a uniform guess among 256 bytes scores 8): correct the row, or export the table again", path, line, h, get(r, h), maxBits)
-			}
-		}
 	}
 	return nil
 }

@@ -154,7 +154,7 @@ func rowsOf(g *report.Grid, naming string) []Row {
 			ce, ct := report.Chance(c, l.Length)
 			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				LengthResult: train.LengthResult{Length: l.Length, InRange: l.InRange, Scores: scores, N: l.N},
-				LR: c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,
+				LR:           c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,
 				BestScore: r.BestScore, DivergedStep: diverged})
 		}
 	}

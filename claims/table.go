@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
+	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 )
@@ -41,6 +43,10 @@ type Row struct {
 	// did not diverge): its scores are not a result, and a claim on its cell is untested.
 	DivergedStep int
 }
+
+// unboundedCols are the unbounded metrics' columns (a language model's), empty in other rows
+// (read once: Row.unbounded asks for every row).
+var unboundedCols = names(metric.Unbounded())
 
 // unbounded: the row has scores in the metrics with no upper bound and no chance level
 // (metric.Unbounded: a language model's bits per byte).
@@ -117,6 +123,9 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		var x Row
 		var err error
 		x.Task, x.Scheme, x.Variant = get("task"), get("scheme"), get("variant")
+		if err := checkNames(path, line, x); err != nil {
+			return nil, err
+		}
 		if x.Task == "" || x.Scheme == "" {
 			return nil, fmt.Errorf("%s:%d: empty task or scheme", path, line)
 		}
@@ -143,7 +152,10 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 				continue
 			}
 			v, err := strconv.ParseFloat(get(m.Name), 64)
-			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			if err == nil && !(v <= maxBits) {
+				return nil, fmt.Errorf("%s:%d: %s is %s: want a finite number of bits per byte up to %d (a uniform guess among 256 bytes scores 8): correct the row, or export the table again", path, line, m.Name, get(m.Name), maxBits)
+			}
+			if err != nil || !(v >= 0) {
 				return nil, bad(m.Name, "a number of bits ≥ 0 (empty for a task other than lm)")
 			}
 			x.Scores[m.Name] = v
@@ -173,9 +185,15 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 				return nil, bad("diverged_step", "a whole number ≥ 0")
 			}
 		}
+		if x.N == 0 && x.DivergedStep == 0 { // a diverged run's rows have none
+			return nil, fmt.Errorf("%s:%d: n is 0 in a run that did not diverge, so its scores were measured on no example: export the table again from a grid whose eval.examples is at least 1", path, line)
+		}
 		for _, h := range append(names(metric.Of(data.KindSequence)), "chance_exact", "chance_token") {
 			v := math.NaN() // a language model has no chance level
-			if !(x.unbounded() && strings.HasPrefix(h, "chance_") && get(h) == "") {
+			if x.unbounded() && strings.HasPrefix(h, "chance_") && get(h) != "" {
+				return nil, fmt.Errorf("%s:%d: %s is %q in a language model's row (it has bits per byte), which has no chance level: leave it empty", path, line, h, get(h))
+			}
+			if !(x.unbounded() && strings.HasPrefix(h, "chance_")) {
 				if v, err = strconv.ParseFloat(get(h), 64); err != nil || !(v >= 0 && v <= 1) {
 					return nil, bad(h, "a score in [0, 1]")
 				}
@@ -199,6 +217,23 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		return nil, err
 	}
 	return rows, nil
+}
+
+// checkNames refuses a row whose task, scheme or variant holds a control character, or whose
+// task or scheme posformer does not register.
+func checkNames(path string, line int, x Row) error {
+	for i, v := range []string{x.Task, x.Scheme, x.Variant} {
+		if strings.ContainsFunc(v, unicode.IsControl) {
+			return fmt.Errorf("%s:%d: %s %q holds a control character: write the name without it (export the table again)", path, line, []string{"task", "scheme", "variant"}[i], v)
+		}
+	}
+	if tasks := data.Names(); x.Task != "" && !slices.Contains(tasks, x.Task) {
+		return fmt.Errorf("%s:%d: task %q is not a task posformer has (%s): correct the row, or export the table again", path, line, x.Task, strings.Join(tasks, ", "))
+	}
+	if schemes := position.Kinds(); x.Scheme != "" && !slices.Contains(schemes, x.Scheme) {
+		return fmt.Errorf("%s:%d: scheme %q is not a position scheme posformer has (%s): correct the row, or export the table again", path, line, x.Scheme, strings.Join(schemes, ", "))
+	}
+	return nil
 }
 
 // checkRuns refuses a table whose row repeats another's task, scheme, variant, seed, rate and
