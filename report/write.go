@@ -246,16 +246,17 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 	for _, task := range tasks(sums) {
 		var groups []Group
 		var mine []GroupSummary
+		maxLen := 0
 		for _, s := range sums {
 			if s.Task == task {
 				groups = append(groups, s.Group)
 				mine = append(mine, s)
+				maxLen = max(maxLen, s.MaxLen)
 			}
 		}
 		m := tableMetric(mine)
 		cell := map[Group]map[int]LengthStat{}
 		lengthSet := map[int]bool{}
-		maxLen := 0
 		for _, r := range rows {
 			if r.Task != task {
 				continue
@@ -266,19 +267,10 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 			cell[r.Group][r.Length] = r
 			lengthSet[r.Length] = true
 		}
-		for _, s := range sums {
-			if s.Task == task {
-				maxLen = max(maxLen, s.MaxLen)
-			}
-		}
 		lengths := slices.Sorted(maps.Keys(lengthSet))
 		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, metric.Words(m.Name), maxLen)
 		for _, g := range groups {
-			name := g.Scheme
-			if g.Variant != "" {
-				name += " " + g.Variant
-			}
-			fmt.Fprintf(&b, " %s |", name)
+			fmt.Fprintf(&b, " %s |", groupLabel(g))
 		}
 		b.WriteString("\n| ---: |" + strings.Repeat(" --- |", len(groups)) + "\n")
 		for _, L := range lengths {
