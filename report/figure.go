@@ -1,10 +1,11 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/posformer/posformer/rundir"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -23,7 +24,8 @@ func save(p *plot.Plot, dir, name string, w, h vg.Length) error {
 }
 
 // saveFigure draws plots in a grid (rows of columns) of total size w × h, with leg to their
-// right (the figure grows by the legend's width), as name.png and name.svg in dir.
+// right (the figure grows by the legend's width), as name.png and name.svg in dir, each written
+// atomically.
 func saveFigure(dir, name string, plots [][]*plot.Plot, leg plot.Legend, w, h vg.Length) error {
 	leg.Top, leg.Left = true, true
 	lw := leg.Rectangle(draw.Canvas{}).Size().X
@@ -53,20 +55,11 @@ func saveFigure(dir, name string, plots [][]*plot.Plot, leg plot.Legend, w, h vg
 		if lw > 0 {
 			leg.Draw(draw.Crop(dc, w+legendPad, -legendPad, 0, -vg.Points(28)))
 		}
-		tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d.%s", name, os.Getpid(), ext))
-		f, err := os.Create(tmp)
-		if err != nil {
+		var buf bytes.Buffer
+		if _, err := c.WriteTo(&buf); err != nil {
 			return fmt.Errorf("report: plot %s.%s: %w", name, ext, err)
 		}
-		_, werr := c.WriteTo(f)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("report: plot %s.%s: %w", name, ext, werr)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name+"."+ext)); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(dir, name+"."+ext), buf.Bytes()); err != nil {
 			return fmt.Errorf("report: plot %s.%s: %w", name, ext, err)
 		}
 	}

@@ -42,14 +42,14 @@ func WriteInspection(in *inspect.Inspection) (string, []string, error) {
 		}
 		files = append(files, name+".png", name+".svg")
 	}
-	if err := writeAtomic(filepath.Join(dir, "attention.csv"), attentionCSV(in)); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "attention.csv"), attentionCSV(in)); err != nil {
 		return "", nil, err
 	}
 	text, err := ExamplesText(in)
 	if err != nil {
 		return "", nil, err
 	}
-	if err := writeAtomic(filepath.Join(dir, "examples.txt"), []byte(text)); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "examples.txt"), []byte(text)); err != nil {
 		return "", nil, err
 	}
 	return dir, append(files, "attention.csv", "examples.txt"), nil

@@ -67,17 +67,15 @@ func Write(g *Grid) (*Report, error) {
 		csvs["summary.csv"], csvs["by_length.csv"] = summaryCSV(seq), byLengthCSV(seqRows)
 	}
 	for _, name := range slices.Sorted(maps.Keys(csvs)) {
-		if err := writeAtomic(filepath.Join(out, name), csvs[name]); err != nil {
+		if err := rundir.WriteFileAtomic(filepath.Join(out, name), csvs[name]); err != nil {
 			return nil, err
 		}
 	}
-	if err := writeAtomic(filepath.Join(out, "report.md"), []byte(markdown(g, r))); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(out, "report.md"), []byte(markdown(g, r))); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
-
-func writeAtomic(path string, data []byte) error { return rundir.WriteFileAtomic(path, data) }
 
 func f3(x float64) string {
 	if math.IsNaN(x) {
