@@ -113,10 +113,7 @@ func curvePlot(dir string, curves []Curve) (string, error) {
 	name := metric.Words(metric.Unbounded()[0].Name)
 	var panels []*plot.Plot
 	for pi, title := range []string{"non-overlapping windows", "sliding window"} {
-		p := plot.New()
-		p.Title.Text = curves[0].Group.Task + ": " + name + " against context length, " + title
-		p.X.Label.Text = "context length (bytes, log scale)"
-		p.Y.Label.Text = name + " (band: min–max over seeds)"
+		p := newPlot(curves[0].Group.Task+": "+name+" against context length, "+title, "context length (bytes, log scale)", name+" (band: min–max over seeds)")
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = lengthTicks(curves[0].Lengths)
 		p.Y.Tick.Marker = decimalTicks{}

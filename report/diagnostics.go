@@ -76,10 +76,8 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 	var row []*plot.Plot
 	top := 0.0
 	for l := 0; l < layers; l++ {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s: layer %d", task, l+1)
-		p.X.Label.Text = "input length"
-		p.X.Tick.Marker, p.Y.Tick.Marker = wholeTicks{}, wholeTicks{}
+		p := newPlot(fmt.Sprintf("%s: layer %d", task, l+1), "input length", "")
+		p.Y.Tick.Marker = wholeTicks{}
 		if l == 0 {
 			p.Y.Label.Text = "attended distance (tokens; mean over heads, seeds)"
 		}

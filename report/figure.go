@@ -14,6 +14,15 @@ import (
 // legendPad is the space between the plots and a legend drawn beside them.
 const legendPad = vg.Length(10)
 
+// newPlot is a plot with its title and axis labels, its x axis ticked at whole numbers
+// (wholeTicks), as most of a report's plots are.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xLabel, yLabel
+	p.X.Tick.Marker = wholeTicks{}
+	return p
+}
+
 // save writes a plot as name.png and name.svg in dir, each atomically, with its legend (if any)
 // beside the plot area, never over the data.
 func save(p *plot.Plot, dir, name string, w, h vg.Length) error {

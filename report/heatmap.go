@@ -143,9 +143,7 @@ func DepthHeatmap(dir, name, title, metricLabel string, panels []string, cells m
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(x) + 0.5, Y: float64(len(depths)-1-y) + 0.5})
 			labels.Labels = append(labels.Labels, fmt.Sprintf("%.2f", c.Mean))
 		}
-		p := plot.New()
-		p.Title.Text = panel
-		p.X.Label.Text = "context length (bytes)"
+		p := newPlot(panel, "context length (bytes)", "")
 		if i == 0 {
 			p.Y.Label.Text = "needle depth"
 		}

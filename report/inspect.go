@@ -171,9 +171,7 @@ func attentionHeatmaps(dir, name string, in *inspect.Inspection, layer int) erro
 				}
 			}
 		}
-		pl := plot.New()
-		pl.Title.Text = fmt.Sprintf("layer %d, head %d (max %.2f)", layer+1, h+1, top)
-		pl.X.Label.Text, pl.Y.Label.Text = "key position", "query position"
+		pl := newPlot(fmt.Sprintf("layer %d, head %d (max %.2f)", layer+1, h+1, top), "key position", "query position")
 		pl.Add(plotter.NewImage(img, 0, 0, float64(T), float64(T)))
 		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = 0, float64(T), 0, float64(T)
 		pl.X.Tick.Marker, pl.Y.Tick.Marker = indexTicks{n: T}, indexTicks{n: T, flip: true}

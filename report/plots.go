@@ -91,11 +91,7 @@ func groupLabel(g Group) string {
 // exactPlot: exact match against length, a line per group (mean over seeds) with a band from
 // the minimum to the maximum over seeds, and a dashed line at the longest training length.
 func exactPlot(dir, task string, sums []GroupSummary, rows []LengthStat) (string, error) {
-	p := plot.New()
-	p.Title.Text = task + ": exact match against input length"
-	p.X.Label.Text = "input length"
-	p.X.Tick.Marker = wholeTicks{}
-	p.Y.Label.Text = "exact match (band: min–max over seeds)"
+	p := newPlot(task+": exact match against input length", "input length", "exact match (band: min–max over seeds)")
 	p.Y.Min, p.Y.Max = 0, 1.02
 	p.Legend.Top = true
 	maxLen, maxX := 0, 0.0
@@ -207,11 +203,7 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 	if len(order) == 0 {
 		return "", nil
 	}
-	p := plot.New()
-	p.Title.Text = task + ": training loss (mean over seeds)"
-	p.X.Label.Text = "step"
-	p.X.Tick.Marker = wholeTicks{}
-	p.Y.Label.Text = "cross-entropy on output tokens"
+	p := newPlot(task+": training loss (mean over seeds)", "step", "cross-entropy on output tokens")
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Legend.Top = true
@@ -270,12 +262,10 @@ func heatmap(dir, name, title, xlabel, ylabel string, values [][]float64, xmax, 
 			img.Set(c, h-1-r, col) // row 0 at the bottom
 		}
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (blue −%.3g … white 0 … red +%.3g)", title, lim, lim)
-	p.X.Label.Text, p.Y.Label.Text = xlabel, ylabel
+	p := newPlot(fmt.Sprintf("%s (blue −%.3g … white 0 … red +%.3g)", title, lim, lim), xlabel, ylabel)
 	p.Add(plotter.NewImage(img, 0, 0, xmax, ymax))
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, xmax, 0, ymax
-	p.X.Tick.Marker, p.Y.Tick.Marker = wholeTicks{}, wholeTicks{}
+	p.Y.Tick.Marker = wholeTicks{}
 	return name, save(p, dir, name, 7*vg.Inch, 5*vg.Inch)
 }
 
@@ -337,10 +327,7 @@ func dotVsOffset(dir string, d int, base float64, span int) (string, error) {
 		}
 		xy = append(xy, plotter.XY{X: float64(k), Y: dot})
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("sinusoidal: PE(p)·PE(p+k) against offset k (d=%d, p=%d)", d, span)
-	p.X.Label.Text, p.Y.Label.Text = "offset k", "dot product"
-	p.X.Tick.Marker = wholeTicks{}
+	p := newPlot(fmt.Sprintf("sinusoidal: PE(p)·PE(p+k) against offset k (d=%d, p=%d)", d, span), "offset k", "dot product")
 	l, err := plotter.NewLine(xy)
 	if err != nil {
 		return "", err
@@ -364,10 +351,7 @@ func ropeScoreVsOffset(dir string, dh int, base float64, span int) (string, erro
 	for i := range q {
 		q[i], k[i] = rng.NormFloat64(), rng.NormFloat64()
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("RoPE: R(m)q·R(n)k against m−n (d_head=%d, random q, k)", dh)
-	p.X.Label.Text, p.Y.Label.Text = "offset m − n", "score"
-	p.X.Tick.Marker = wholeTicks{}
+	p := newPlot(fmt.Sprintf("RoPE: R(m)q·R(n)k against m−n (d_head=%d, random q, k)", dh), "offset m − n", "score")
 	p.Legend.Top = true
 	for i, m := range []int{span, 3 * span} {
 		rq := r.Rotate(q, float64(m))
