@@ -14,8 +14,6 @@ func init() {
 		rule: "**A ahead of all**: A against every other cell of its task that learned it, each a ranking (against A's chance level): *untested* when A or any other cell of its task, learned or not, has a run that diverged (naming it); *reproduced* when every ranking is reproduced; *contradicted* when one is (naming, of the cells ahead of A, the one with the best mean); *inconclusive (chance)* when A and all the others are within noise of chance; *inconclusive* otherwise."})
 }
 
-var _ Kind = &aheadOfAllKind{}
-
 type aheadOfAllKind struct {
 	A Cell `yaml:"a"`
 }

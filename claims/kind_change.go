@@ -19,8 +19,6 @@ func init() {
 		rule: "**Change from training** (at_most m, or at_least m): a cell against itself. Per run, its score at each tested length past the longest training length L minus its own score at L; at each length the t interval of the mean of these changes over runs. At a length, at most m is *reproduced* when the interval lies below m, *contradicted* when it lies above m, *inconclusive* otherwise (at least m: the other way round). Over the lengths: *contradicted* when a length is, *reproduced* when every length is, *inconclusive* otherwise; *untested* when the cell did not learn in range."})
 }
 
-var _ Kind = &changeKind{}
-
 type changeKind struct {
 	A Cell `yaml:"a"`
 	// AtMost and AtLeast bound, per run, A's score at each length past training minus its score

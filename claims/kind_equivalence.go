@@ -16,8 +16,6 @@ func init() {
 		rule: "**Equivalence A ≈ B (margin m)**: *reproduced* when the Welch interval of A − B lies within ±m; *contradicted* when it excludes 0 and |A − B| ≥ m; *inconclusive* otherwise."})
 }
 
-var _ Kind = &equivalenceKind{}
-
 type equivalenceKind struct {
 	A      Cell    `yaml:"a"`
 	B      Cell    `yaml:"b"`

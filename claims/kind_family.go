@@ -17,10 +17,7 @@ func init() {
 		rule: "**Family** (the cells holding the family's options, each against its twin without them, e.g. a randomized scheme against the plain one): a cell with no such twin in the table is left out of the family, neither judged nor counted.\n- **Family headline**: the mean over the family's pairs that could be judged (every pair not *untested*) of (ours in the paper's statistic) A − B, and beside it, when some pair is untested, the mean over all its pairs. *Reproduced* when the judged pairs' mean is on A's side of 0, at least one pair is reproduced and none is contradicted (with the number of untested pairs said); *contradicted* when a pair is contradicted; *untested* when every pair is untested; *inconclusive* otherwise."})
 }
 
-var (
-	_ Kind      = &familyKind{}
-	_ headliner = &familyKind{}
-)
+var _ headliner = &familyKind{} // a follow-up's headline: true asks for it at run time
 
 type familyKind struct {
 	// Where are the options of the A cells ("randomized=true"), Drop the options their B twins lack.

@@ -13,8 +13,6 @@ func init() {
 		rule: "**Paper order**: every pair the paper ranks A > B is a ranking; a pair whose paper gap is below the claim's min_gap is listed with our numbers but not judged or counted."})
 }
 
-var _ Kind = &paperOrderKind{}
-
 type paperOrderKind struct {
 	Cells []Cell `yaml:"cells"`
 	// MinGap: pairs whose paper gap is below it are listed with our numbers but not judged.

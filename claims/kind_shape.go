@@ -12,8 +12,6 @@ func init() {
 		rule: "**Shape**: *stays above to k·L*: reproduced when the cell extrapolates to at least k·L (L the longest training length), contradicted otherwise; *falls by k·L*: reproduced when it extrapolates to at most k·L, contradicted otherwise."})
 }
 
-var _ Kind = &shapeKind{}
-
 type shapeKind struct {
 	Cells      []Cell  `yaml:"cells"`
 	StaysAbove float64 `yaml:"stays_above"`
