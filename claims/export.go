@@ -42,15 +42,17 @@ func Export(runs string, t Table) ([]byte, error) {
 	if t.Grid == "" {
 		return nil, fmt.Errorf("table %s names no grid: it is not exported (give grid: <config>.yaml)", t.Name)
 	}
-	dir, err := GridDir(runs, t)
+	cfg, want, err := config.Read(nil, t.Grid, nil)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Out = runs
+	dir := config.GridDir(cfg)
 	train1 := fmt.Sprintf("go run ./cmd/train -config %s -out %s -jobs 2", t.Grid, runs)
 	if _, err := os.Stat(filepath.Join(dir, config.GridFile)); err != nil {
 		return nil, fmt.Errorf("%s holds no finished grid of %s (%v): train it with `%s`", dir, t.Grid, err, train1)
 	}
-	if err := sameGrid(t.Grid, filepath.Join(dir, config.GridFile)); err != nil {
+	if err := sameGrid(t.Grid, want, filepath.Join(dir, config.GridFile)); err != nil {
 		return nil, err
 	}
 	g, err := report.Load(dir) // which checks every run was trained as its cell (report.TrainedAs)
@@ -63,13 +65,18 @@ func Export(runs string, t Table) ([]byte, error) {
 	return TableCSV(rowsOf(g, t.Variants)), nil
 }
 
-// sameGrid checks that a grid directory's grid.yaml describes the same cells as the config.
-func sameGrid(configPath, gridPath string) error {
-	want, err := cellsOf2(configPath, func(p string) (config.Config, []config.Cell, error) { return config.Read(nil, p, nil) })
+// sameGrid checks that a grid directory's grid.yaml describes the cells the config at
+// configPath expands to (config.Read, as the grid command reads it).
+func sameGrid(configPath string, cells []config.Cell, gridPath string) error {
+	_, written, err := config.ReadWritten(gridPath)
 	if err != nil {
 		return err
 	}
-	got, err := cellsOf2(gridPath, config.ReadWritten)
+	want, err := cellTexts(cells)
+	if err != nil {
+		return err
+	}
+	got, err := cellTexts(written)
 	if err != nil {
 		return err
 	}
@@ -85,14 +92,8 @@ func sameGrid(configPath, gridPath string) error {
 	return nil
 }
 
-// cellsOf2 is a grid config's cells as name + resolved config text (out and name aside), the
-// config read by read (config.Read as the grid command reads it, config.ReadWritten for the
-// grid.yaml it wrote).
-func cellsOf2(path string, read func(string) (config.Config, []config.Cell, error)) ([]string, error) {
-	_, cells, err := read(path)
-	if err != nil {
-		return nil, err
-	}
+// cellTexts are a grid's cells as name + resolved config text (out and name aside).
+func cellTexts(cells []config.Cell) ([]string, error) {
 	var out []string
 	for _, c := range cells {
 		cc := c.Config

@@ -12,8 +12,6 @@ import (
 // eight steps span the axis, with unlabelled ticks at the whole numbers between.
 type wholeTicks struct{}
 
-var _ plot.Ticker = wholeTicks{}
-
 func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
 	first, last := math.Ceil(lo), math.Floor(hi)
 	if last < first {
