@@ -39,13 +39,13 @@ func schemeBase(g *Grid, kind string) float64 {
 // writePlots draws a grid's plots in dir and returns their names (without extension), in order:
 // the curves, then per task its scores, loss and attended distance (a curve task: its loss),
 // then the encodings' own plots when some task is not a curve task.
-func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat) ([]string, error) {
+func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat, curves []Curve) ([]string, error) {
 	type drawPlot func() (string, error) // a plot's name ("" when there is nothing to draw)
-	plots := []drawPlot{func() (string, error) { return curvePlot(dir, Curves(g)) }}
-	seq, _, curves := byKind(sums, nil)
+	plots := []drawPlot{func() (string, error) { return curvePlot(dir, curves) }}
+	seq, _, text := byKind(sums, nil)
 	for _, task := range tasks(sums) {
 		loss := func() (string, error) { return lossPlot(dir, task, g) }
-		if slices.ContainsFunc(curves, func(s GroupSummary) bool { return s.Task == task }) { // curvePlot's, no exact match nor attention statistics
+		if slices.ContainsFunc(text, func(s GroupSummary) bool { return s.Task == task }) { // curvePlot's, no exact match nor attention statistics
 			plots = append(plots, loss)
 			continue
 		}

@@ -51,12 +51,13 @@ func Write(g *Grid) (*Report, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	seq, seqRows, text := byKind(sums, rows)
+	curves := Curves(g)
 	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(seq)} // a mixed grid's headline leaves its curve groups out
-	if r.Plots, err = writePlots(out, g, sums, rows); err != nil {
+	if r.Plots, err = writePlots(out, g, sums, rows, curves); err != nil {
 		return nil, err
 	}
 	csvs := map[string][]byte{}
-	switch curves := Curves(g); {
+	switch {
 	case len(seq) == 0:
 		r.Headline = joinParagraphs(CurveTable(curves), curveDiverged(g, sums))
 		csvs["summary.csv"], csvs["by_length.csv"] = curveSummaryCSV(curves, text), curveByLengthCSV(curves)
@@ -71,7 +72,7 @@ func Write(g *Grid) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := rundir.WriteFileAtomic(filepath.Join(out, "report.md"), []byte(markdown(g, r))); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(out, "report.md"), []byte(markdown(g, r, curves))); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -302,7 +303,7 @@ func tasks(sums []GroupSummary) []string {
 	return out
 }
 
-func markdown(g *Grid, r *Report) string {
+func markdown(g *Grid, r *Report, curves []Curve) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# posformer report: %s\n\n", filepath.Base(filepath.Clean(g.Dir)))
 	fmt.Fprintf(&b, "%d of %d runs finished.", len(g.Cells)-len(g.Missing), len(g.Cells))
@@ -338,7 +339,6 @@ func markdown(g *Grid, r *Report) string {
 			b.WriteString(SelectionTable(g.Selection))
 		}
 	}
-	curves := Curves(g)
 	t, d, words := CurveTable(curves), curveDiverged(g, text), metric.Words(metric.Unbounded()[0].Name)
 	if !curvesOnly && (t != "" || d != "") {
 		b.WriteString("\n## " + capital(words) + " against context length (" + text[0].Task + ")\n\n")
