@@ -47,7 +47,7 @@ func evaluateDiagnosed(ctx context.Context, m *model.Model, task data.Task, next
 	if decode {
 		fails = config.FailuresPerLength
 	}
-	p, err := probe(ctx, m, task, next, n, batchSize, seed, min(config.DiagnosticExamples, n), fails, nil)
+	p, err := evaluate(ctx, m, task, next, n, batchSize, seed, min(config.DiagnosticExamples, n), fails, nil)
 	if err != nil {
 		return LengthResult{}, LengthDiagnostics{}, err
 	}

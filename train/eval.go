@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
@@ -107,7 +109,8 @@ func evalBuildOptions(m *model.Model) model.BuildOptions {
 // a pure function of the seed, the length and the batch (so a test score does not depend on
 // what ran before it).
 func Evaluate(m *model.Model, examples []data.Example, task data.Task, batchSize int, seed uint64) (LengthResult, error) {
-	return evaluate(context.Background(), m, task, inOrder(examples), len(examples), batchSize, seed, nil)
+	p, err := evaluate(context.Background(), m, task, inOrder(examples), len(examples), batchSize, seed, 0, 0, nil)
+	return p.lr, err
 }
 
 // inOrder draws examples in order, as data.TestStream's Next draws a test set.
@@ -119,57 +122,50 @@ func inOrder(examples []data.Example) func(k int) []data.Example {
 	}
 }
 
-// evalBatch is what evaluate saw of one batch: its examples, from index Lo, the batch, its
-// positions (nil: 0..T-1) and the argmax of every row's logits under teacher forcing.
-type evalBatch struct {
-	Lo        int
-	Examples  []data.Example
-	Batch     data.Batch
-	Positions []int
-	Pred      []int
+// pass is what evaluate measured of one length: its result, its first examples with their
+// positions (nil: 0..T-1) and its first failures.
+type pass struct {
+	lr        LengthResult
+	kept      []data.Example
+	positions [][]int
+	fails     []failure
 }
 
 // evaluate is Evaluate over n examples that next draws batchSize at a time, so that what it
-// holds does not grow with n: each metric's counts (metric.Score) are summed batch by batch.
-// visit (when not nil) is handed every batch after it is scored. A cancelled ctx stops it
-// between batches.
-func evaluate(ctx context.Context, m *model.Model, task data.Task, next func(k int) []data.Example, n, batchSize int, seed uint64, visit func(evalBatch) error) (LengthResult, error) {
+// holds does not grow with n: each metric's counts (metric.Score) are summed batch by batch. It
+// keeps the first keep examples with their positions and the first maxFails failures; done,
+// when not nil, is told the examples evaluated so far. A cancelled ctx stops it between batches.
+func evaluate(ctx context.Context, m *model.Model, task data.Task, next func(k int) []data.Example, n, batchSize int, seed uint64, keep, maxFails int, done func(int)) (pass, error) {
 	if n == 0 {
-		return LengthResult{}, fmt.Errorf("evaluate: no examples")
+		return pass{}, fmt.Errorf("evaluate: no examples")
 	}
 	rnd, randomized := samplerOf(m)
 	ms := metric.Where(func(x metric.Metric) bool { return x.Score != nil && x.Applies(data.KindSequence) })
 	right, of := make([]int, len(ms)), make([]int, len(ms))
-	graphs := map[int]*model.Graph{}
-	defer func() {
-		for _, g := range graphs {
-			g.Close()
-		}
-	}()
+	graphs := model.NewCache(m, evalBuildOptions(m), config.GraphCacheBytes)
+	defer graphs.Close()
+	var p pass
 	L := 0
 	for lo := 0; lo < n; lo += batchSize {
 		if err := ctx.Err(); err != nil {
-			return LengthResult{}, err
+			return pass{}, err
 		}
 		chunk := next(min(batchSize, n-lo))
 		L = len(chunk[0].Input)
 		b, err := data.MakeBatch(task, chunk)
 		if err != nil {
-			return LengthResult{}, err
-		}
-		g, ok := graphs[len(chunk)]
-		if !ok {
-			if g, err = m.Build(len(chunk), b.T, evalBuildOptions(m)); err != nil {
-				return LengthResult{}, fmt.Errorf("evaluate at length %d: %w", L, err)
-			}
-			graphs[len(chunk)] = g
+			return pass{}, err
 		}
 		var pos []int // nil: 0..T-1
 		if randomized && rnd.AtEval {
 			pos = rnd.Batch(position.PositionRNG(seed, position.EvalStream, uint64(L)<<32|uint64(lo/batchSize)), b.B, b.T)
 		}
-		if _, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights, Positions: pos}); err != nil {
-			return LengthResult{}, fmt.Errorf("evaluate at length %d: %w", L, err)
+		g, err := graphs.Get(b.B, b.T)
+		if err == nil {
+			_, err = g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights, Positions: pos})
+		}
+		if err != nil {
+			return pass{}, fmt.Errorf("evaluate at length %d: %w", L, err)
 		}
 		pred := g.Argmax()
 		for e := 0; e < b.B; e++ {
@@ -178,18 +174,30 @@ func evaluate(ctx context.Context, m *model.Model, task data.Task, next func(k i
 				r, o := x.Score(a)
 				right[i], of[i] = right[i]+r, of[i]+o
 			}
-		}
-		if visit != nil {
-			if err := visit(evalBatch{Lo: lo, Examples: chunk, Batch: b, Positions: pos, Pred: pred}); err != nil {
-				return LengthResult{}, err
+			var rowPos []int // [T]: example e's positions
+			if pos != nil {
+				rowPos = pos[e*b.T : (e+1)*b.T]
+			}
+			if lo+e < keep {
+				p.kept = append(p.kept, chunk[e])
+				if pos != nil {
+					p.positions = append(p.positions, rowPos)
+				}
+			}
+			if fw := firstWrong(a); fw >= 0 && len(p.fails) < maxFails {
+				p.fails = append(p.fails, failure{index: lo + e, ex: chunk[e], firstWrong: fw, positions: rowPos,
+					forced: slices.Clone(pred[e*b.T+b.L : (e+1)*b.T])})
 			}
 		}
+		if done != nil {
+			done(lo + b.B)
+		}
 	}
-	r := LengthResult{Length: L, Scores: map[string]float64{}, N: n}
+	p.lr = LengthResult{Length: L, Scores: map[string]float64{}, N: n}
 	for i, x := range ms {
-		r.Scores[x.Name] = float64(right[i]) / float64(max(of[i], 1))
+		p.lr.Scores[x.Name] = float64(right[i]) / float64(max(of[i], 1))
 	}
-	return r, nil
+	return p, nil
 }
 
 // answerOf is example e of a batch as the model answered it: the argmax and the target at every

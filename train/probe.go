@@ -44,24 +44,6 @@ type failure struct {
 	firstWrong int
 }
 
-// failuresOf returns the wrong examples of an evaluated batch (at most limit-have of them).
-func failuresOf(eb evalBatch, have, limit int) []failure {
-	b := eb.Batch
-	var out []failure
-	for e := 0; e < b.B && have+len(out) < limit; e++ {
-		fw := firstWrong(answerOf(b, eb.Pred, e))
-		if fw < 0 {
-			continue
-		}
-		f := failure{index: eb.Lo + e, ex: eb.Examples[e], firstWrong: fw, forced: append([]int(nil), eb.Pred[e*b.T+b.L:(e+1)*b.T]...)}
-		if eb.Positions != nil {
-			f.positions = append([]int(nil), eb.Positions[e*b.T:(e+1)*b.T]...)
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
 // firstWrong is the index in an answer of its first wrong token, -1 when every one is right.
 func firstWrong(a metric.Answer) int {
 	for i, p := range a.Pred {
@@ -72,37 +54,6 @@ func firstWrong(a metric.Answer) int {
 	return -1
 }
 
-// probed is what probe kept of one length's evaluation: its result, its first examples with
-// their positions (nil: 0..T-1) and its first failures.
-type probed struct {
-	lr        LengthResult
-	kept      []data.Example
-	positions [][]int
-	fails     []failure
-}
-
-// probe evaluates the n examples that next draws (evaluate), keeping the first keep of them with
-// their positions and the first maxFails failures; done, when not nil, is told the examples
-// evaluated so far.
-func probe(ctx context.Context, m *model.Model, task data.Task, next func(int) []data.Example, n, batchSize int, seed uint64, keep, maxFails int, done func(int)) (probed, error) {
-	var p probed
-	lr, err := evaluate(ctx, m, task, next, n, batchSize, seed, func(eb evalBatch) error {
-		for e := 0; e < eb.Batch.B && eb.Lo+e < keep; e++ {
-			p.kept = append(p.kept, eb.Examples[e])
-			if eb.Positions != nil {
-				p.positions = append(p.positions, eb.Positions[e*eb.Batch.T:(e+1)*eb.Batch.T])
-			}
-		}
-		p.fails = append(p.fails, failuresOf(eb, len(p.fails), maxFails)...)
-		if done != nil {
-			done(eb.Lo + eb.Batch.B)
-		}
-		return nil
-	})
-	p.lr = lr
-	return p, err
-}
-
 // decodeGreedy completes the answers of failed examples greedily. Up to its first wrong token an
 // answer is the teacher-forced argmax (the inputs before it are the same), so decoding starts
 // after the earliest first wrong token: one forward pass per remaining answer token, all the
@@ -111,21 +62,9 @@ func probe(ctx context.Context, m *model.Model, task data.Task, next func(int) [
 // The failures go batchSize at a time, like the evaluation's batches; pass, when not nil, is
 // told of each forward pass.
 func decodeGreedy(m *model.Model, task data.Task, fails []failure, batchSize int, pass func()) ([]Decoded, error) {
-	var out []Decoded
-	for lo := 0; lo < len(fails); lo += batchSize {
-		d, err := decodeBatch(m, task, fails[lo:min(lo+batchSize, len(fails))], pass)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d...)
-	}
-	return out, nil
-}
-
-func decodeBatch(m *model.Model, task data.Task, fails []failure, pass func()) ([]Decoded, error) {
 	out := make([]Decoded, len(fails))
 	for i, f := range fails {
-		out[i] = Decoded{Index: f.index, Input: f.ex.Input, Target: f.ex.Output, Prediction: append([]int(nil), f.forced...), FirstWrong: f.firstWrong}
+		out[i] = Decoded{Index: f.index, Input: f.ex.Input, Target: f.ex.Output, Prediction: slices.Clone(f.forced), FirstWrong: f.firstWrong}
 	}
 	if _, slots := data.SlotToken(task); len(fails) == 0 || slots {
 		return out, nil
@@ -133,32 +72,35 @@ func decodeBatch(m *model.Model, task data.Task, fails []failure, pass func()) (
 	L := len(fails[0].ex.Input)
 	T := data.SeqLen(task, L)
 	outLen := T - L
-	if start := decodeStart(fails); start < outLen {
-		g, err := m.Build(len(fails), T, evalBuildOptions(m))
-		if err != nil {
-			return nil, fmt.Errorf("decoding at length %d: %w", L, err)
-		}
-		defer g.Close()
-		in := model.Input{Tokens: make([]int, len(fails)*T), Targets: make([]int, len(fails)*T), Weights: make([]float64, len(fails)*T)}
-		if fails[0].positions != nil {
-			for _, f := range fails {
+	graphs := model.NewCache(m, evalBuildOptions(m), config.GraphCacheBytes)
+	defer graphs.Close()
+	for lo := 0; lo < len(fails); lo += batchSize {
+		hi := min(lo+batchSize, len(fails))
+		batch, dec := fails[lo:hi], out[lo:hi]
+		in := model.Input{Tokens: make([]int, len(batch)*T), Targets: make([]int, len(batch)*T), Weights: make([]float64, len(batch)*T)}
+		if batch[0].positions != nil {
+			for _, f := range batch {
 				in.Positions = append(in.Positions, f.positions...)
 			}
 		}
-		for k := start; k < outLen; k++ {
-			for i, d := range out { // row i: input, SEP, the answer so far
+		for k := decodeStart(batch); k < outLen; k++ {
+			for i, d := range dec { // row i: input, SEP, the answer so far
 				row := in.Tokens[i*T : (i+1)*T]
 				copy(row, d.Input)
 				row[L] = data.SEP
 				copy(row[L+1:], d.Prediction[:outLen-1])
 			}
-			if _, err := g.Run(in); err != nil {
+			g, err := graphs.Get(len(batch), T)
+			if err == nil {
+				_, err = g.Run(in)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("decoding at length %d: %w", L, err)
 			}
 			pred := g.Argmax()
-			for i := range out {
-				if k > out[i].FirstWrong {
-					out[i].Prediction[k] = pred[i*T+L+k]
+			for i := range dec {
+				if k > dec[i].FirstWrong {
+					dec[i].Prediction[k] = pred[i*T+L+k]
 				}
 			}
 			if pass != nil {
@@ -218,7 +160,7 @@ func Probe(ctx context.Context, m *model.Model, task data.Task, examples []data.
 		return func(err error) error { done(); return inStage(ctx, err, name) }
 	}
 	end := stage("evaluation", n)
-	p, err := probe(ctx, m, task, inOrder(examples), n, batchSize, seed, n, n, func(done int) { pr.Update(done, "examples") })
+	p, err := evaluate(ctx, m, task, inOrder(examples), n, batchSize, seed, n, n, func(done int) { pr.Update(done, "examples") })
 	if err = end(err); err != nil {
 		return nil, err
 	}
@@ -303,18 +245,14 @@ func attentionStats(ctx context.Context, m *model.Model, task data.Task, example
 		return g
 	}
 	st.Distance, st.Entropy = grid(), grid()
-	graphs := map[int]*model.Graph{}
-	defer func() {
-		for _, g := range graphs {
-			g.Close()
-		}
-	}()
 	opt := evalBuildOptions(m)
 	opt.Capture = true
 	cb := captureBatch(m, T)
 	if cb < 1 {
 		return nil, fmt.Errorf("inspecting length %d: one example's attention weights (%d layers × %d heads × %d² tokens) exceed %d MB; inspect a shorter length", L, layers, H, T, captureBytes>>20)
 	}
+	graphs := model.NewCache(m, opt, config.GraphCacheBytes)
+	defer graphs.Close()
 	for lo := 0; lo < len(examples); lo += cb {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -324,20 +262,17 @@ func attentionStats(ctx context.Context, m *model.Model, task data.Task, example
 		if err != nil {
 			return nil, err
 		}
-		g, ok := graphs[len(chunk)]
-		if !ok {
-			if g, err = m.Build(len(chunk), T, opt); err != nil {
-				return nil, fmt.Errorf("inspecting length %d: %w", L, err)
-			}
-			graphs[len(chunk)] = g
-		}
 		in := model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights}
 		if positions != nil {
 			for i := range chunk {
 				in.Positions = append(in.Positions, positions[lo+i]...)
 			}
 		}
-		if _, err := g.Run(in); err != nil {
+		g, err := graphs.Get(len(chunk), T)
+		if err == nil {
+			_, err = g.Run(in)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("inspecting length %d: %w", L, err)
 		}
 		for l := 0; l < layers; l++ {

@@ -33,12 +33,8 @@ func (s lmScore) Perplexity() float64 { return math.Exp(s.Nats / float64(s.N)) }
 // the cores). progress, when not nil, is told the windows done so far.
 func scoreWindows(ctx context.Context, m *model.Model, task data.WindowReader, split int, ws []data.Window, batchSize int, progress func(done int)) (lmScore, error) {
 	var sc lmScore
-	graphs := map[[2]int]*model.Graph{}
-	defer func() {
-		for _, g := range graphs {
-			g.Close()
-		}
-	}()
+	graphs := model.NewCache(m, model.BuildOptions{}, config.GraphCacheBytes)
+	defer graphs.Close()
 	for lo := 0; lo < len(ws); {
 		if err := ctx.Err(); err != nil {
 			return lmScore{}, err
@@ -51,15 +47,11 @@ func scoreWindows(ctx context.Context, m *model.Model, task data.WindowReader, s
 		if err != nil {
 			return lmScore{}, err
 		}
-		key := [2]int{b.B, b.T}
-		g, ok := graphs[key]
-		if !ok {
-			if g, err = m.Build(b.B, b.T, model.BuildOptions{}); err != nil {
-				return lmScore{}, fmt.Errorf("lm evaluation at length %d: %w", b.T, err)
-			}
-			graphs[key] = g
+		g, err := graphs.Get(b.B, b.T)
+		if err == nil {
+			_, err = g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights})
 		}
-		if _, err := g.Run(model.Input{Tokens: b.Inputs, Targets: b.Targets, Weights: b.Weights}); err != nil {
+		if err != nil {
 			return lmScore{}, fmt.Errorf("lm evaluation at length %d: %w", b.T, err)
 		}
 		logits := nn.Float64s(g.Logits()) // [B·T, V]
