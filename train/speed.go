@@ -66,62 +66,54 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// MeasureTrain times training steps of m (forward, backward, AdamW) on a batch of random tokens
-// and returns its BENCH line: tokens per second, milliseconds, allocations and FLOPs per step, the
-// medians over o.Chunks timed chunks after o.Warmup untimed steps.
-func MeasureTrain(m *model.Model, scheme string, o SpeedOptions) (string, error) {
-	g, err := m.Build(o.Batch, o.Len, model.BuildOptions{Grad: true})
-	if err != nil {
-		return "", err
+// Measure times m and returns its BENCH line: with train, training steps (forward, backward,
+// AdamW) at o.Len, reporting tokens per second, milliseconds, allocations and FLOPs per step,
+// the medians over o.Chunks timed chunks of o.Steps after o.Warmup untimed steps; else forward
+// passes (no gradients) at length T, reporting tokens per second and GFLOP/s, the medians over
+// o.Chunks timed chunks of o.EvalIters after at least one untimed pass. Every batch is random
+// tokens.
+func Measure(m *model.Model, scheme string, train bool, T int, o SpeedOptions) (string, error) {
+	if train {
+		T = o.Len
 	}
-	defer g.Close()
-	in := speedInput(o.Batch, o.Len, m.Cfg.Vocab)
-	adam := NewAdam(m.Params(), 0.9, 0.999, 1e-8, 0)
-	step := func() error {
-		if _, err := g.Run(in); err != nil {
-			return err
-		}
-		return adam.Update(m.Params(), g.Grads(), 1e-3, 1)
-	}
-	for i := 0; i < o.Warmup; i++ {
-		if err := step(); err != nil {
-			return "", err
-		}
-	}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	perStep, err := timeChunks(o.Steps, o.Chunks, step)
-	if err != nil {
-		return "", err
-	}
-	runtime.ReadMemStats(&after)
-	ms := median(perStep) * 1e3
-	steps := float64(o.Steps)
-	fl := 3 * FLOPs(m.Cfg, o.Batch, o.Len)
-	return fmt.Sprintf("BENCH train scheme=%s tok/s=%.0f ms/step=%.2f alloc_MB/step=%.2f allocs/step=%.0f GFLOP/step=%.4f GFLOP/s=%.2f",
-		scheme, float64(o.Batch*o.Len)/(ms/1e3), ms,
-		float64(after.TotalAlloc-before.TotalAlloc)/1e6/steps, float64(after.Mallocs-before.Mallocs)/steps, fl/1e9, fl/1e6/ms), nil
-}
-
-// MeasureEval times forward passes of m at length T (no gradients) and returns its BENCH line:
-// tokens per second and GFLOP/s, medians over o.Chunks timed chunks.
-func MeasureEval(m *model.Model, scheme string, T int, o SpeedOptions) (string, error) {
-	g, err := m.Build(o.Batch, T, model.BuildOptions{})
+	g, err := m.Build(o.Batch, T, model.BuildOptions{Grad: train})
 	if err != nil {
 		return "", err
 	}
 	defer g.Close()
 	in := speedInput(o.Batch, T, m.Cfg.Vocab)
-	for i := 0; i < max(o.Warmup, 1); i++ {
-		if _, err := g.Run(in); err != nil {
+	run := func() error { _, err := g.Run(in); return err }
+	n, warmup := o.EvalIters, max(o.Warmup, 1)
+	if train {
+		adam := NewAdam(m.Params(), 0.9, 0.999, 1e-8, 0)
+		forward := run
+		run = func() error {
+			if err := forward(); err != nil {
+				return err
+			}
+			return adam.Update(m.Params(), g.Grads(), 1e-3, 1)
+		}
+		n, warmup = o.Steps, o.Warmup
+	}
+	for range warmup {
+		if err := run(); err != nil {
 			return "", err
 		}
 	}
-	perPass, err := timeChunks(o.EvalIters, o.Chunks, func() error { _, err := g.Run(in); return err })
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	per, err := timeChunks(n, o.Chunks, run)
 	if err != nil {
 		return "", err
 	}
-	tps := float64(o.Batch*T) / median(perPass)
+	runtime.ReadMemStats(&after)
 	fl := FLOPs(m.Cfg, o.Batch, T)
-	return fmt.Sprintf("BENCH eval scheme=%s T=%d tok/s=%.0f GFLOP/s=%.2f", scheme, T, tps, fl*tps/float64(o.Batch*T)/1e9), nil
+	if !train {
+		tps := float64(o.Batch*T) / median(per)
+		return fmt.Sprintf("BENCH eval scheme=%s T=%d tok/s=%.0f GFLOP/s=%.2f", scheme, T, tps, fl*tps/float64(o.Batch*T)/1e9), nil
+	}
+	ms, steps := median(per)*1e3, float64(n)
+	return fmt.Sprintf("BENCH train scheme=%s tok/s=%.0f ms/step=%.2f alloc_MB/step=%.2f allocs/step=%.0f GFLOP/step=%.4f GFLOP/s=%.2f",
+		scheme, float64(o.Batch*T)/(ms/1e3), ms,
+		float64(after.TotalAlloc-before.TotalAlloc)/1e6/steps, float64(after.Mallocs-before.Mallocs)/steps, 3*fl/1e9, 3*fl/1e6/ms), nil
 }

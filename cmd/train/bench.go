@@ -18,18 +18,37 @@ import (
 
 // benchOptions are the flags of `train bench`.
 type benchOptions struct {
-	cfg           model.Config
-	batch, length int
-	steps, warmup int
-	chunks        int
-	evalIters     int
-	schemes       []string
-	evalLens      []int
-	schemesFlag   string
-	evalLensFlag  string
-	dtype         string
-	train         bool
-	peak          int
+	cfg          model.Config
+	speed        train.SpeedOptions
+	schemes      []string
+	evalLens     []int
+	schemesFlag  string
+	evalLensFlag string
+	dtype        string
+	train        bool
+	peak         int
+}
+
+// ints are bench's integer flags: each one's variable, default, bounds and help.
+func (o *benchOptions) ints() []intFlag {
+	const big = 1 << 30 // counts of steps and iterations: only time bounds them
+	return []intFlag{{&o.cfg.Layers, "layers", 2, 1, 256, "transformer blocks"}, {&o.cfg.DModel, "d-model", 64, 1, 1 << 14, "model width"},
+		{&o.cfg.Heads, "heads", 4, 1, 1 << 14, "attention heads (must divide -d-model)"}, {&o.cfg.DFF, "d-ff", 256, 1, 1 << 16, "MLP hidden width"},
+		{&o.cfg.Vocab, "vocab", 16, 2, 1 << 20, "vocabulary size"}, {&o.speed.Batch, "batch", 32, 1, 1 << 14, "sequences per batch"},
+		{&o.speed.Len, "len", 64, 1, 1 << 15, "training sequence length"},
+		{&o.speed.Steps, "steps", 60, 1, big, "timed training steps per scheme (split into -chunks chunks)"},
+		{&o.speed.Warmup, "warmup", 5, 0, big, "untimed training steps (and evaluation passes) before timing"},
+		{&o.speed.Chunks, "chunks", 5, 1, big, "timed chunks; the figures are medians over chunks"},
+		{&o.speed.EvalIters, "eval-iters", 20, 1, big, "timed forward passes per evaluation length (split into -chunks chunks)"},
+		{&o.peak, "peak", 2048, 0, 8192, "side of the float32 products that measure the machine's matrix-product peak first (0: skip)"}}
+}
+
+// intFlag is an integer flag with its bounds.
+type intFlag struct {
+	p             *int
+	name          string
+	def, min, max int
+	usage         string
 }
 
 // runBench measures training steps (forward, backward, Adam) and forward-only evaluation of a
@@ -48,22 +67,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o benchOptions
-	fs.IntVar(&o.cfg.Layers, "layers", 2, "transformer blocks")
-	fs.IntVar(&o.cfg.DModel, "d-model", 64, "model width")
-	fs.IntVar(&o.cfg.Heads, "heads", 4, "attention heads (must divide -d-model)")
-	fs.IntVar(&o.cfg.DFF, "d-ff", 256, "MLP hidden width")
-	fs.IntVar(&o.cfg.Vocab, "vocab", 16, "vocabulary size")
-	fs.IntVar(&o.batch, "batch", 32, "sequences per batch")
-	fs.IntVar(&o.length, "len", 64, "training sequence length")
-	fs.IntVar(&o.steps, "steps", 60, "timed training steps per scheme (split into -chunks chunks)")
-	fs.IntVar(&o.warmup, "warmup", 5, "untimed training steps (and evaluation passes) before timing")
-	fs.IntVar(&o.chunks, "chunks", 5, "timed chunks; the figures are medians over chunks")
-	fs.IntVar(&o.evalIters, "eval-iters", 20, "timed forward passes per evaluation length (split into -chunks chunks)")
+	for _, f := range o.ints() {
+		fs.IntVar(f.p, f.name, f.def, f.usage)
+	}
 	fs.StringVar(&o.schemesFlag, "schemes", "sinusoidal,rope", "comma-separated position schemes: "+strings.Join(position.Kinds(), ", "))
 	fs.StringVar(&o.evalLensFlag, "eval-lens", "64,128,256,512", "comma-separated forward-only sequence lengths (empty: none)")
 	fs.StringVar(&o.dtype, "dtype", "float32", "float32 or float64")
 	fs.BoolVar(&o.train, "train", true, "measure training steps (-train=false: only the evaluations at -eval-lens)")
-	fs.IntVar(&o.peak, "peak", 2048, "side of the float32 products that measure the machine's matrix-product peak first (0: skip)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -78,7 +88,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// Every model field comes from a flag (with its own default), checked above: none is 0, so
 	// the model's defaults replace nothing.
 	fmt.Fprintf(stderr, "bench: %s GOMAXPROCS=%d matmul=%s; model layers=%d d_model=%d heads=%d d_ff=%d vocab=%d %s; batch=%d len=%d\n",
-		runtime.Version(), runtime.GOMAXPROCS(0), ops.Backend(), o.cfg.Layers, o.cfg.DModel, o.cfg.Heads, o.cfg.DFF, o.cfg.Vocab, o.dtype, o.batch, o.length)
+		runtime.Version(), runtime.GOMAXPROCS(0), ops.Backend(), o.cfg.Layers, o.cfg.DModel, o.cfg.Heads, o.cfg.DFF, o.cfg.Vocab, o.dtype, o.speed.Batch, o.speed.Len)
 	if w := ops.BLASWarning(); w != "" {
 		fmt.Fprintln(stderr, "bench: warning:", w)
 	}
@@ -99,7 +109,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("bench: %w", err)
 		}
 		if o.train {
-			line, err := train.MeasureTrain(m, scheme, o.speed())
+			line, err := train.Measure(m, scheme, true, 0, o.speed)
 			if err != nil {
 				return fmt.Errorf("bench: %s: %w", scheme, err)
 			}
@@ -108,7 +118,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			lines = append(lines, line)
 		}
 		for _, T := range o.evalLens {
-			line, err := train.MeasureEval(m, scheme, T, o.speed())
+			line, err := train.Measure(m, scheme, false, T, o.speed)
 			if err != nil {
 				return fmt.Errorf("bench: %s at T=%d: %w", scheme, T, err)
 			}
@@ -141,29 +151,17 @@ func progress(w io.Writer, line string) {
 	fmt.Fprintln(w, "bench: measured", strings.TrimPrefix(line, "BENCH "))
 }
 
-// speed is the measurement's sizes and counts.
-func (o *benchOptions) speed() train.SpeedOptions {
-	return train.SpeedOptions{Batch: o.batch, Len: o.length, Steps: o.steps, Warmup: o.warmup, Chunks: o.chunks, EvalIters: o.evalIters}
-}
-
 func (o *benchOptions) check() error {
-	const big = 1 << 30 // counts of steps and iterations: only time bounds them
-	for _, f := range []struct {
-		name     string
-		v        int
-		min, max int
-	}{{"layers", o.cfg.Layers, 1, 256}, {"d-model", o.cfg.DModel, 1, 1 << 14}, {"heads", o.cfg.Heads, 1, 1 << 14}, {"d-ff", o.cfg.DFF, 1, 1 << 16},
-		{"vocab", o.cfg.Vocab, 2, 1 << 20}, {"batch", o.batch, 1, 1 << 14}, {"len", o.length, 1, 1 << 15}, {"steps", o.steps, 1, big},
-		{"warmup", o.warmup, 0, big}, {"chunks", o.chunks, 1, big}, {"eval-iters", o.evalIters, 1, big}, {"peak", o.peak, 0, 8192}} {
-		if f.v < f.min || f.v > f.max {
-			return fmt.Errorf("-%s must be between %d and %d, got %d", f.name, f.min, f.max, f.v)
+	for _, f := range o.ints() {
+		if *f.p < f.min || *f.p > f.max {
+			return fmt.Errorf("-%s must be between %d and %d, got %d", f.name, f.min, f.max, *f.p)
 		}
 	}
 	if o.cfg.DModel%o.cfg.Heads != 0 {
 		return fmt.Errorf("-heads %d does not divide -d-model %d", o.cfg.Heads, o.cfg.DModel)
 	}
-	if o.steps < o.chunks || o.evalIters < o.chunks && o.evalLensFlag != "" {
-		return fmt.Errorf("-steps (%d) and -eval-iters (%d) must be at least -chunks (%d)", o.steps, o.evalIters, o.chunks)
+	if sp := o.speed; sp.Steps < sp.Chunks || sp.EvalIters < sp.Chunks && o.evalLensFlag != "" {
+		return fmt.Errorf("-steps (%d) and -eval-iters (%d) must be at least -chunks (%d)", sp.Steps, sp.EvalIters, sp.Chunks)
 	}
 	if o.dtype != "float32" && o.dtype != "float64" {
 		return fmt.Errorf("-dtype must be float32 or float64, got %q", o.dtype)
@@ -206,19 +204,19 @@ func (o *benchOptions) checkMemory() error {
 	need := func(T int, grad bool) int64 {
 		var b int64
 		for _, s := range o.schemes {
-			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.batch, Len: T, Grad: grad, Hooks: position.KindHooks(s)}))
+			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.speed.Batch, Len: T, Grad: grad, Hooks: position.KindHooks(s)}))
 		}
 		return b
 	}
 	limit := setup.MaxMemoryBytes
-	if b := need(o.length, true); o.train && b > limit {
+	if b := need(o.speed.Len, true); o.train && b > limit {
 		return fmt.Errorf("-len %d with -batch %d, -d-model %d, -heads %d and -layers %d needs about %.3g GB for a training step, more than posformer's limit of %.3g GB; lower one of them",
-			o.length, o.batch, o.cfg.DModel, o.cfg.Heads, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
+			o.speed.Len, o.speed.Batch, o.cfg.DModel, o.cfg.Heads, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
 	}
 	for _, T := range o.evalLens {
 		if b := need(T, false); b > limit {
 			return fmt.Errorf("-eval-lens: %d with -batch %d, -d-model %d and -layers %d needs about %.3g GB for a forward pass, more than posformer's limit of %.3g GB; lower it or -batch",
-				T, o.batch, o.cfg.DModel, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
+				T, o.speed.Batch, o.cfg.DModel, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
 		}
 	}
 	return nil
