@@ -29,21 +29,11 @@ func adopt(src string, c config.Config, force bool) (*train.Result, error) {
 		return nil, err
 	}
 	dir := filepath.Join(c.Out, c.Name)
-	release, err := rundir.Lock(dir)
+	entries, release, err := rundir.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	all, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("run directory: %w", err)
-	}
-	var entries []os.DirEntry
-	for _, e := range all {
-		if e.Name() != rundir.LockFile {
-			entries = append(entries, e)
-		}
-	}
 	if len(entries) > 0 {
 		if !force {
 			return nil, nil

@@ -53,6 +53,25 @@ func Lock(dir string) (release func(), err error) {
 	}, nil
 }
 
+// Open locks the run directory dir (Lock: created if needed) and lists its entries but the lock
+// file.
+func Open(dir string) (entries []os.DirEntry, release func(), err error) {
+	if release, err = Lock(dir); err != nil {
+		return nil, nil, err
+	}
+	all, err := os.ReadDir(dir)
+	if err != nil {
+		release()
+		return nil, nil, fmt.Errorf("run directory: %w", err)
+	}
+	for _, e := range all {
+		if e.Name() != LockFile {
+			entries = append(entries, e)
+		}
+	}
+	return entries, release, nil
+}
+
 // runFiles are the names posformer writes in a run directory (train inspect, export and report
 // included); -force removes these and nothing
 // else (a process killed inside an atomic write also leaves ".<name>.tmp*" files).

@@ -178,12 +178,12 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	if err := rundir.Inside(cfg.Out, dir); err != nil { // a grid's cell linked elsewhere
 		return nil, err
 	}
-	release, err := rundir.Lock(dir)
+	entries, release, err := rundir.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	st, done, err := openRunDir(dir, resolved, m, adam, opt)
+	st, done, err := openRunDir(dir, entries, resolved, m, adam, opt)
 	if err == nil && done != nil && done.Diverged != nil {
 		return done, &DivergedError{Dir: dir, Divergence: *done.Diverged}
 	}
@@ -474,23 +474,14 @@ func mean(xs []float64) float64 {
 	return sum / float64(len(xs))
 }
 
-// openRunDir prepares the run directory (locked by this process) and returns the training state to start from, or the
-// results of a run that already finished (with Resume). An existing directory is replaced only
+// openRunDir prepares the run directory (locked by this process, holding entries: rundir.Open)
+// and returns the training state to start from, or the results of a run that already finished
+// (with Resume). An existing directory is replaced only
 // with Force (which removes only what posformer wrote, and only from a posformer run directory)
 // and continued only with Resume; a directory holding another config is never resumed (the out:
 // field aside: the directory is the same however -out spells it).
-func openRunDir(dir string, resolved []byte, m *model.Model, adam *Adam, opt Options) (*trainState, *Result, error) {
-	all, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("run directory: %w", err)
-	}
+func openRunDir(dir string, entries []os.DirEntry, resolved []byte, m *model.Model, adam *Adam, opt Options) (*trainState, *Result, error) {
 	fp := rundir.Fingerprint(resolved)
-	var entries []os.DirEntry // all but the lock file (rundir.Lock)
-	for _, e := range all {
-		if e.Name() != rundir.LockFile {
-			entries = append(entries, e)
-		}
-	}
 	fresh := func() (*trainState, *Result, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("cannot create the run directory %s: %w (choose a writable -out)", dir, err)
