@@ -149,7 +149,7 @@ func rowsOf(g *report.Grid, naming string) []Row {
 			for _, m := range metric.Of(data.KindSequence) {
 				scores[m.Name] = l.Score(m.Name)
 			}
-			for _, m := range metric.Of(data.KindOf(c.Task.Name)) {
+			for _, m := range metric.For(c.Task.Name) {
 				scores[m.Name] = l.Score(m.Name)
 			}
 			ce, ct := report.Chance(c, l.Length)

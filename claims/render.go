@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 )
@@ -236,7 +235,7 @@ func describeGrid(path string) (string, []string) {
 		stop = fmt.Sprintf(", early stopping on validation %s (patience %d, min_delta %g, target %g)", strings.ReplaceAll(e.Metric, "_", " "), e.Patience, e.MinDelta, e.Target)
 	}
 	tested := fmt.Sprintf("trained on lengths %d..%d, tested on %s in %d..%d, %s each", c.Task.MinLen, c.Task.MaxLen, count(len(L), "length"), L[0], L[len(L)-1], count(c.Eval.Examples, "example"))
-	if !metric.HeadlineOf(data.KindOf(c.Task.Name), c.Task.Format).Bounded() { // scored over windows of a corpus
+	if !metric.Headline(c.Task.Name, c.Task.Format).Bounded() { // scored over windows of a corpus
 		tested = fmt.Sprintf("trained on windows of %d tokens, tested at %s in %d..%d on the whole test split (non-overlapping windows, and sliding windows scoring their last %d predictions)",
 			c.Task.MaxLen, count(len(L), "context length"), L[0], L[len(L)-1], c.Eval.Stride)
 	}

@@ -169,11 +169,6 @@ func Names() []string {
 	return names
 }
 
-// ReadsCorpus tells whether a registered task reads a corpus rather than generating examples
-// (lm): its examples are windows of text, every position scored, and it is evaluated by bits per
-// byte rather than by exact match.
-func ReadsCorpus(name string) bool { return name == lmName }
-
 // The kinds of task, which decide how a task is evaluated and which metrics apply to it
 // (package metric): a sequence task generates examples, an answer per input scored token by
 // token; a text task (lm) reads a corpus, scored by the likelihood of every byte.
@@ -187,14 +182,6 @@ const (
 // (a language model predicts from every shorter context as it trains).
 func InRange(task string, L, minLen, maxLen int) bool {
 	return L <= maxLen && (L >= minLen || KindOf(task) == KindText)
-}
-
-// KindOf is the kind of a registered task.
-func KindOf(name string) string {
-	if ReadsCorpus(name) {
-		return KindText
-	}
-	return KindSequence
 }
 
 // SeqLen is the length of the model's input sequence for input length L:

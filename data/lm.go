@@ -69,6 +69,7 @@ func init() {
 		}
 		return LoadLM(opt.Corpus, opt.CorpusSHA256)
 	})
+	DeclareKind(lmName, KindText)
 }
 
 // LM is the language-modelling task: next-byte prediction on a corpus of documents, byte-level

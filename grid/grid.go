@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
@@ -308,7 +307,7 @@ func divergedLine(d *train.DivergedError) string {
 // (Protocol B's metric), exact match otherwise; a metric with a sliding twin (bits per byte) at
 // the training length and the longest (lengthsLine).
 func scoreLine(c config.Config, r *train.Result) string {
-	m, _ := metric.Get(metric.Headline(data.KindOf(c.Task.Name), c.Task.Format))
+	m := metric.Headline(c.Task.Name, c.Task.Format)
 	if m.Sliding != "" {
 		return lengthsLine(r, m)
 	}

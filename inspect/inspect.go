@@ -70,7 +70,7 @@ func Show(ctx context.Context, dir string, L, n int, log io.Writer) (*Inspection
 	if err != nil {
 		return nil, fmt.Errorf("inspect: %w", err)
 	}
-	if m, _ := metric.Get(metric.Headline(data.KindOf(cfg.Task.Name), cfg.Task.Format)); m.Score == nil { // not scored from answers
+	if m := metric.Headline(cfg.Task.Name, cfg.Task.Format); m.Score == nil { // not scored from answers
 		return nil, fmt.Errorf("inspect: %s is a language-model run (task %s): inspect shows the answers of sequence tasks, and it has none; its scores per context length are %s, and `train report %s` tables and plots its bits per byte", dir, cfg.Task.Name, filepath.Join(runDir, data.TraitsOf(cfg.Task.Name).ScoresFile), runDir)
 	}
 	// The variant first: an eval-<name> directory the run does not have is not an unfinished run.

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/posformer/posformer/data"
 )
 
 // Answer is one test example as the model answered it under teacher forcing: at every scored
@@ -123,18 +125,23 @@ func Where(keep func(Metric) bool) []Metric {
 // Of lists the metrics that apply to a task kind, in order.
 func Of(kind string) []Metric { return Where(func(m Metric) bool { return m.Applies(kind) }) }
 
+// For lists the metrics that apply to a registered task (its kind: data.KindOf), in order.
+func For(task string) []Metric { return Of(data.KindOf(task)) }
+
 // Scored lists the metrics computed from answers (Score), which validation measures and
 // train.early_stop and select: may choose.
 func Scored() []Metric { return Where(func(m Metric) bool { return m.Score != nil }) }
 
-// Headline is the name of the metric that headlines a task of this kind and format.
-func Headline(kind, format string) string {
+// Headline is the metric that headlines a registered task in this format (Metric.Headlines of
+// its kind); the zero Metric when none does.
+func Headline(task, format string) Metric {
+	kind := data.KindOf(task)
 	for _, m := range All() {
 		if m.Headlines != nil && m.Headlines(kind, format) {
-			return m.Name
+			return m
 		}
 	}
-	return ""
+	return Metric{}
 }
 
 // Names lists metrics' names for a message: "a, b or c" (join "or"), "a, b, c" (join ",").

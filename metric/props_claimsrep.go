@@ -16,10 +16,3 @@ func Unbounded() []Metric {
 	}
 	return out
 }
-
-// HeadlineOf is the metric that headlines a task of this kind and format (Headline), the zero
-// Metric when none does.
-func HeadlineOf(kind, format string) Metric {
-	m, _ := Get(Headline(kind, format))
-	return m
-}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -167,8 +166,8 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 	var rows []LengthStat
 	for _, g := range order {
 		a := groups[g]
-		metrics := metric.Of(data.KindOf(a.cfg.Task.Name))
-		headline, _ := metric.Get(metric.Headline(data.KindOf(a.cfg.Task.Name), a.cfg.Task.Format))
+		metrics := metric.For(a.cfg.Task.Name)
+		headline := metric.Headline(a.cfg.Task.Name, a.cfg.Task.Format)
 		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: headline.Name,
 			In: map[string]Stat{}, Beyond: map[string]Stat{}}
 		byLen := map[int][]train.LengthResult{}

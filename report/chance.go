@@ -25,7 +25,7 @@ const (
 // has no chance level (metric.Bounded: a language model's bits per byte) has no answer to guess:
 // NaN for both.
 func Chance(c config.Config, L int) (exact, token float64) {
-	if !metric.HeadlineOf(data.KindOf(c.Task.Name), c.Task.Format).Bounded() {
+	if !metric.Headline(c.Task.Name, c.Task.Format).Bounded() {
 		return math.NaN(), math.NaN()
 	}
 	if t, err := c.NewTask(); err == nil {
