@@ -117,16 +117,19 @@ func Train(ctx context.Context, g *setup.Grid, opt Options) (*Ran, error) {
 	}
 	fmt.Fprintf(log, "grid %s: predicted peak memory %.0f MB per run, %.0f MB for %d at a time\n", dir, float64(peak)/1e6, float64(peak*int64(jobs))/1e6, jobs)
 	fmt.Fprintf(log, "grid %s: %s, %d of %d runs, %d at a time\n", dir, shard, len(cells), all, jobs)
-	if n := countCopies(cells, copies); n > 0 {
-		fmt.Fprintf(log, "grid %s: %d of them are tuning runs at the chosen %s (the same config): copied from %s, not trained again\n", dir, n, cfg.Select.Field, filepath.Join(dir, config.SelectDir))
-	}
 	// Runs that take no time (copied tuning runs, and with -resume finished ones) are left out of
 	// the ETA.
-	instant, trained := map[string]bool{}, 0
+	instant, copied, trained := map[string]bool{}, 0, 0
 	for _, c := range cells {
-		if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Config.Name)); copies[c.Config.Name] != "" || opt.Resume && err == nil {
+		if copies[c.Config.Name] != "" {
+			copied++
+			instant[c.Config.Name] = true
+		} else if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Config.Name)); opt.Resume && err == nil {
 			instant[c.Config.Name] = true
 		}
+	}
+	if copied > 0 {
+		fmt.Fprintf(log, "grid %s: %d of them are tuning runs at the chosen %s (the same config): copied from %s, not trained again\n", dir, copied, cfg.Select.Field, filepath.Join(dir, config.SelectDir))
 	}
 	toTrain := len(cells) - len(instant)
 	start := time.Now()
@@ -171,17 +174,6 @@ func shardOf(shard config.Shard, runs []*setup.Checked) []*setup.Checked {
 		}
 	}
 	return out
-}
-
-// countCopies counts the cells with a tuning run to copy.
-func countCopies(cells []*setup.Checked, copies map[string]string) int {
-	n := 0
-	for _, c := range cells {
-		if copies[c.Config.Name] != "" {
-			n++
-		}
-	}
-	return n
 }
 
 // sameGrid tells whether a grid directory's grid.yaml (old) holds the grid that src encodes:
