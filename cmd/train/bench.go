@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ type intFlag struct {
 //
 // Each figure is the median over -chunks timed chunks, after -warmup untimed steps; of_peak is
 // GFLOP/s over the peak (float32 models only).
-func runBench(args []string, stdout, stderr io.Writer) error {
+func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o benchOptions

@@ -43,7 +43,7 @@ func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int
 }
 
 // runReport regenerates the report of an existing grid or run directory.
-func runReport(args []string, stdout, stderr io.Writer) error {
+func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	dir, err := parseDir(flag.NewFlagSet("report", flag.ContinueOnError), args, stderr, "report DIR", "a grid's or a run's directory",
 		"give one directory, e.g. train report runs/default")
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -25,7 +26,7 @@ import (
 // float64 precision. Each scheme option (position.Options) is a flag named after its key
 // (max_positions: -max-positions); a flag given is a value written, 0 included, never replaced
 // by the default, and an option the chosen scheme does not have is refused.
-func runPE(args []string, stdout, stderr io.Writer) error {
+func runPE(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pe", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	kind := fs.String("scheme", "sinusoidal", "position scheme: "+strings.Join(position.Kinds(), ", "))

@@ -18,7 +18,7 @@ func TestPEGolden(t *testing.T) {
 	for _, kind := range position.Kinds() {
 		t.Run(kind, func(t *testing.T) {
 			var out bytes.Buffer
-			err := runPE([]string{"-scheme", kind, "-positions", "8", "-dim", "8", "-heads", "2"}, &out, io.Discard)
+			err := runPE(t.Context(), []string{"-scheme", kind, "-positions", "8", "-dim", "8", "-heads", "2"}, &out, io.Discard)
 			golden := filepath.Join("testdata", "pe", kind+".csv")
 			if err != nil {
 				if _, serr := os.Stat(golden); serr == nil {

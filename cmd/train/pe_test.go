@@ -14,7 +14,7 @@ import (
 func peCSV(t *testing.T, args ...string) [][]string {
 	t.Helper()
 	var out bytes.Buffer
-	if err := runPE(args, &out, io.Discard); err != nil {
+	if err := runPE(t.Context(), args, &out, io.Discard); err != nil {
 		t.Fatalf("pe %v: %v", args, err)
 	}
 	rows, err := csv.NewReader(&out).ReadAll()
@@ -52,7 +52,7 @@ func TestPERelativeSchemes(t *testing.T) {
 	if strings.Join(b[0], ",") != "position,bucket_before,bucket_after,head0_before,head0_after" || b[2][1] != "1" || b[2][2] != "17" {
 		t.Errorf("bidirectional t5 table: %v", b)
 	}
-	err := runPE([]string{"-scheme", "none"}, io.Discard, io.Discard)
+	err := runPE(t.Context(), []string{"-scheme", "none"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "alibi") {
 		t.Errorf("pe -scheme none: %v, want an error listing the schemes with tables", err)
 	}
@@ -93,7 +93,7 @@ func TestPEZeroFlags(t *testing.T) {
 				zero = ""
 			}
 			args := []string{"-scheme", scheme, "-dim", "8", "-heads", "2", "-positions", "4", "-" + f + "=" + zero}
-			err := runPE(args, io.Discard, io.Discard)
+			err := runPE(t.Context(), args, io.Discard, io.Discard)
 			switch {
 			case err != nil && !strings.Contains(err.Error(), "-"+f):
 				t.Errorf("pe %v: %v does not name -%s", args, err, f)
@@ -170,7 +170,7 @@ func TestPERopeScaling(t *testing.T) {
 		{[]string{"-scheme", "sinusoidal", "-train-len", "8"}, []string{"-train-len: only rope with -rope-scaling"}},
 		{append(append([]string{}, base...), "-rope-scaling", "ntk", "-train-len", "0"), []string{"-rope-scaling ntk", "N ≥ 1"}},
 	} {
-		err := runPE(c.args, io.Discard, io.Discard)
+		err := runPE(t.Context(), c.args, io.Discard, io.Discard)
 		for _, w := range c.want {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("pe %v: %v, want %q", c.args, err, w)

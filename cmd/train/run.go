@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/posformer/posformer/config"
@@ -78,22 +79,17 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// commands are train's subcommands by name; any other first argument is runTrain's.
+var commands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"pe": runPE, "report": runReport, "inspect": runInspect, "claims": runClaims, "bench": runBench, "export": runExport,
+}
+
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
-		switch args[0] {
-		case "pe":
-			return runPE(args[1:], stdout, stderr)
-		case "report":
-			return runReport(args[1:], stdout, stderr)
-		case "inspect":
-			return runInspect(ctx, args[1:], stdout, stderr)
-		case "claims":
-			return runClaims(ctx, args[1:], stdout, stderr)
-		case "bench":
-			return runBench(args[1:], stdout, stderr)
-		case "export":
-			return runExport(ctx, args[1:], stdout, stderr)
-		case "help", "-h", "-help", "--help":
+		if cmd, ok := commands[args[0]]; ok {
+			return cmd(ctx, args[1:], stdout, stderr)
+		}
+		if slices.Contains([]string{"help", "-h", "-help", "--help"}, args[0]) {
 			fmt.Fprint(stdout, usage)
 			return nil
 		}
