@@ -61,26 +61,19 @@ func Float64s(t *tensor.Dense) []float64 {
 
 // Normal is a tensor of N(0, std²) values drawn from rng.
 func Normal(dt tensor.Dtype, rng *rand.Rand, std float64, shape ...int) *tensor.Dense {
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = rng.NormFloat64() * std
-	}
-	return FromFloat64(dt, d, shape...)
+	return filled(dt, func() float64 { return rng.NormFloat64() * std }, shape)
 }
 
 // Full is a tensor with every value v.
 func Full(dt tensor.Dtype, v float64, shape ...int) *tensor.Dense {
-	n := 1
-	for _, s := range shape {
-		n *= s
-	}
-	d := make([]float64, n)
+	return filled(dt, func() float64 { return v }, shape)
+}
+
+// filled is a tensor of the given shape whose values, in order, are next's.
+func filled(dt tensor.Dtype, next func() float64, shape []int) *tensor.Dense {
+	d := make([]float64, tensor.Shape(shape).TotalSize())
 	for i := range d {
-		d[i] = v
+		d[i] = next()
 	}
 	return FromFloat64(dt, d, shape...)
 }
