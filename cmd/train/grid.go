@@ -28,18 +28,7 @@ func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int
 		fmt.Fprintf(stdout, "%s: %d runs finished in %s; when every shard is done, merge them with: train report %s\n", shard, len(ran.Cells), ran.Elapsed.Round(time.Second), ran.Dir)
 		return nil
 	}
-	rg, err := report.Load(ran.Dir)
-	if err != nil {
-		return err
-	}
-	rep, err := report.Write(rg)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%d runs in %s\n\n", len(ran.Cells), ran.Elapsed.Round(time.Second))
-	fmt.Fprint(stdout, rep.Headline)
-	fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(rep.Dir, "report.md"))
-	return nil
+	return writeReport(ran.Dir, stdout, fmt.Sprintf("%d runs in %s\n\n", len(ran.Cells), ran.Elapsed.Round(time.Second)))
 }
 
 // runReport regenerates the report of an existing grid or run directory.
@@ -49,6 +38,12 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	return writeReport(dir, stdout, "")
+}
+
+// writeReport writes the report of a grid or run directory and prints head, its headline table,
+// the cells missing, if any, and where the report is.
+func writeReport(dir string, stdout io.Writer, head string) error {
 	g, err := report.Load(dir)
 	if err != nil {
 		return err
@@ -57,7 +52,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, rep.Headline)
+	fmt.Fprint(stdout, head+rep.Headline)
 	if len(g.Missing) > 0 {
 		fmt.Fprintf(stdout, "\n%d of %d cells missing: %v\n", len(g.Missing), len(g.Cells), g.Missing)
 	}

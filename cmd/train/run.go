@@ -121,19 +121,16 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q: %w (see train -h)", fs.Arg(0), errUsage)
 	}
-	written := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { written[f.Name] = true })
-	if written["out"] {
-		if *out == "" {
-			return fmt.Errorf("-out: empty; give a directory, or leave the flag out for the config's out (default runs)")
+	for _, f := range []struct{ name, value, fix string }{ // a flag written empty is refused, never a default
+		{"out", *out, "give a directory, or leave the flag out for the config's out (default runs)"},
+		{"shard", *shardFlag, "give i/n, or leave the flag out to read the shard from the environment (else all cells)"},
+		{"config", *cfgPath, "give a file, or leave the flag out for the embedded configs/default.yaml"}} {
+		if flagSet(fs, f.name) && f.value == "" {
+			return fmt.Errorf("-%s: empty; %s", f.name, f.fix)
 		}
+	}
+	if flagSet(fs, "out") {
 		sets = append(sets, "out="+*out)
-	}
-	if written["shard"] && *shardFlag == "" {
-		return fmt.Errorf("-shard: empty; give i/n, or leave the flag out to read the shard from the environment (else all cells)")
-	}
-	if written["config"] && *cfgPath == "" {
-		return fmt.Errorf("-config: empty; give a file, or leave the flag out for the embedded configs/default.yaml")
 	}
 	var (
 		cfg   config.Config
