@@ -7,12 +7,4 @@ package metric
 func (m Metric) Bounded() bool { return m.Chance != nil }
 
 // Unbounded lists the metrics that are not Bounded, in the order they were registered.
-func Unbounded() []Metric {
-	var out []Metric
-	for _, m := range All() {
-		if !m.Bounded() {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func Unbounded() []Metric { return Where(func(m Metric) bool { return !m.Bounded() }) }
