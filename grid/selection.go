@@ -25,45 +25,41 @@ const LearnedScore = 0.9
 func Choose(c config.Config, cells []config.Cell) (*config.Selection, error) {
 	s := c.Select.WithDefaults()
 	sel := &config.Selection{Field: s.Field, Values: s.Values, Metric: s.Metric, Seeds: s.Seeds}
-	index := map[string]int{}
-	sums := map[string][]float64{}
-	diverged := map[string][]bool{}
+	groups, order := map[string]*config.SelectionGroup{}, []string{} // by config.TuningGroup, in cell order
 	for _, cell := range cells {
 		dir := filepath.Join(cell.Config.Out, cell.Name)
 		key := config.TuningGroup(cell.Values, s.Field)
 		v, _ := strconv.ParseFloat(cell.Values[s.Field], 64)
 		j := slices.Index(s.Values, v)
-		if res, err := train.ReadResult(dir); err == nil && res.Diverged != nil {
-			if diverged[key] == nil {
-				diverged[key] = make([]bool, len(s.Values))
-			}
-			diverged[key][j] = true
-		}
-		score := 0.0
-		if diverged[key] == nil || !diverged[key][j] { // a value any seed of which diverged loses
-			var err error
-			if score, err = train.ValidationScore(dir, s.Metric); err != nil {
-				return nil, fmt.Errorf("select: tuning run %s: %w", dir, err)
-			}
-		}
-		if _, ok := index[key]; !ok {
-			index[key] = len(sel.Groups)
+		g := groups[key]
+		if g == nil {
 			vals := map[string]string{}
 			for k, v := range cell.Values {
 				if k != "seed" && k != s.Field {
 					vals[k] = v
 				}
 			}
-			sel.Groups = append(sel.Groups, config.SelectionGroup{Values: vals, Scores: make([]float64, len(s.Values))})
-			sums[key] = make([]float64, len(s.Values))
+			g = &config.SelectionGroup{Values: vals, Scores: make([]float64, len(s.Values))}
+			groups[key], order = g, append(order, key)
 		}
-		sums[key][j] += score
+		if res, err := train.ReadResult(dir); err == nil && res.Diverged != nil {
+			if g.Diverged == nil {
+				g.Diverged = make([]bool, len(s.Values))
+			}
+			g.Diverged[j] = true
+		}
+		if g.Diverged == nil || !g.Diverged[j] { // a value any seed of which diverged loses
+			score, err := train.ValidationScore(dir, s.Metric)
+			if err != nil {
+				return nil, fmt.Errorf("select: tuning run %s: %w", dir, err)
+			}
+			g.Scores[j] += score // the sum over the seeds, then their mean
+		}
 	}
-	for key, i := range index {
-		g := &sel.Groups[i]
-		g.Diverged = diverged[key]
+	for _, key := range order {
+		g := groups[key]
 		for j := range s.Values {
-			g.Scores[j] = sums[key][j] / float64(len(s.Seeds))
+			g.Scores[j] /= float64(len(s.Seeds))
 			if g.Diverged != nil && g.Diverged[j] {
 				g.Scores[j] = 0 // it loses: bestIndex skips it
 			}
@@ -73,6 +69,7 @@ func Choose(c config.Config, cells []config.Cell) (*config.Selection, error) {
 			return nil, fmt.Errorf("select: every candidate %s of the group %s diverged in training: give smaller values in select.values", s.Field, strings.ReplaceAll(key, "\n", ", "))
 		}
 		g.Chosen, g.Learned = s.Values[best], g.Scores[best] >= LearnedScore
+		sel.Groups = append(sel.Groups, *g)
 	}
 	return sel, nil
 }
