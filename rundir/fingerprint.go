@@ -2,6 +2,7 @@ package rundir
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -83,10 +84,7 @@ func FingerprintDiff(old, cur string) string {
 		return m
 	}
 	a, b := parse(old), parse(cur)
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(a))
 	for k := range b {
 		if _, ok := a[k]; !ok {
 			keys = append(keys, k)
