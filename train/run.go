@@ -200,10 +200,7 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 		}
 		// A result: results.json records the divergence, without scores.
 		res.Diverged, res.FinalLoss, res.TrainSeconds = &d.Divergence, st.LastLoss, time.Since(t0).Seconds()
-		if werr := WriteResults(dir, res); werr != nil {
-			return nil, werr
-		}
-		if werr := reevaluated(dir, st, nil); werr != nil {
+		if werr := finish(dir, res, st, nil); werr != nil {
 			return nil, werr
 		}
 		return res, err
@@ -232,10 +229,7 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	if err := writeDiagnostics(dir, diag); err != nil {
 		return nil, err
 	}
-	if err := WriteResults(dir, res); err != nil {
-		return nil, err
-	}
-	if err := reevaluated(dir, st, cfg.ActiveVariants()); err != nil {
+	if err := finish(dir, res, st, cfg.ActiveVariants()); err != nil {
 		return nil, err
 	}
 	if st.reexport { // as `train export -force` writes it: from the results' checkpoint and config.yaml
@@ -286,10 +280,8 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	stream := data.Train{Task: task, MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, BatchSize: tc.BatchSize, Seed: cfg.Seed}
 	params := m.Params()
 	rnd, randomized := samplerOf(m)
-	buildOpt := model.BuildOptions{Grad: true}
-	if randomized {
-		buildOpt.MaxPos = rnd.MaxRandom
-	}
+	buildOpt := evalBuildOptions(m) // with randomized positions, MaxPos
+	buildOpt.Grad = true
 	ckpt := filepath.Join(dir, "checkpoint.bin")
 	graphs := model.NewCache(m, buildOpt, config.GraphCacheBytes)
 	defer graphs.Close()
@@ -544,7 +536,7 @@ func openRunDir(dir string, entries []os.DirEntry, resolved []byte, m *model.Mod
 		st.Config = fp
 	}
 	if reevaluate {
-		// The old results stay until the new ones are written (reevaluated): a re-evaluation
+		// The old results stay until the new ones are written (finish): a re-evaluation
 		// stopped part-way, or failing on a full disk, leaves the old results and the old
 		// config.yaml, and -resume evaluates again.
 		st.reevaluate = resolved
@@ -562,10 +554,13 @@ func openRunDir(dir string, entries []os.DirEntry, resolved []byte, m *model.Mod
 	return st, nil, nil
 }
 
-// reevaluated ends a re-evaluation once its results are written: config.yaml names the new
-// evaluation settings, and the old evaluation's directories go (the variants not evaluated
-// again, inspect's and report's views). Nothing to do for a run that was not re-evaluated.
-func reevaluated(dir string, st *trainState, variants []config.EvalVariant) error {
+// finish writes a run's results (WriteResults) and then ends a re-evaluation: config.yaml names
+// the new evaluation settings, and the old evaluation's directories go (the variants not
+// evaluated again, inspect's and report's views). The rest is for a re-evaluated run only.
+func finish(dir string, res *Result, st *trainState, variants []config.EvalVariant) error {
+	if err := WriteResults(dir, res); err != nil {
+		return err
+	}
 	if st.reevaluate == nil {
 		return nil
 	}
