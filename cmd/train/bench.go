@@ -109,18 +109,15 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
+		lens := o.evalLens
 		if o.train {
-			line, err := train.Measure(m, scheme, true, 0, o.speed)
-			if err != nil {
-				return fmt.Errorf("bench: %s: %w", scheme, err)
-			}
-			line = ofPeak(line, ratioPeak)
-			progress(stderr, line)
-			lines = append(lines, line)
+			lens = append([]int{0}, lens...) // 0: the training steps, at -len
 		}
-		for _, T := range o.evalLens {
-			line, err := train.Measure(m, scheme, false, T, o.speed)
-			if err != nil {
+		for _, T := range lens {
+			line, err := train.Measure(m, scheme, T == 0, T, o.speed)
+			if err != nil && T == 0 {
+				return fmt.Errorf("bench: %s: %w", scheme, err)
+			} else if err != nil {
 				return fmt.Errorf("bench: %s at T=%d: %w", scheme, T, err)
 			}
 			line = ofPeak(line, ratioPeak)
