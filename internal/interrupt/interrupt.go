@@ -22,8 +22,7 @@ type key struct{}
 // stages under way (Stage).
 type Tracker struct {
 	saving atomic.Int32
-	mu     sync.Mutex
-	stages map[*string]bool
+	stages sync.Map // *string (one per Stage call) → the stage's name
 }
 
 // Stage names what the caller does, until done is called, for the line a signal prints
@@ -33,28 +32,18 @@ func Stage(ctx context.Context, what string) (done func()) {
 	if t == nil {
 		return func() {}
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.stages == nil {
-		t.stages = map[*string]bool{}
-	}
 	p := &what
-	t.stages[p] = true
-	return func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		delete(t.stages, p)
-	}
+	t.stages.Store(p, what)
+	return func() { t.stages.Delete(p) }
 }
 
 // Stages names the stages under way, sorted and joined by "; " ("" for none).
 func (t *Tracker) Stages() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	var s []string
-	for p := range t.stages {
-		s = append(s, *p)
-	}
+	t.stages.Range(func(_, v any) bool {
+		s = append(s, v.(string))
+		return true
+	})
 	slices.Sort(s)
 	return strings.Join(s, "; ")
 }
