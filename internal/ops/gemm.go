@@ -150,7 +150,7 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 	// read in place the kernel's rows would compete for a few L1 sets, and enough panels of B
 	// reuse the copy.
 	var z F
-	copying := !tA && n > gemmCopyAMinN && k > gemmCopyAMinN && m >= mr && lda*int(unsafe.Sizeof(z))%2048 == 0
+	copying := (!tA || gemmTransposeA) && n > gemmCopyAMinN && k > gemmCopyAMinN && m >= mr && lda*int(unsafe.Sizeof(z))%2048 == 0
 	// B is read in place only for short products: over many row panels a packed panel (contiguous,
 	// L1-friendly) pays for its copy, while a strided one maps onto few L1 sets.
 	packAll := tB || m > gemmDirectB || bpre != nil
@@ -319,6 +319,8 @@ const (
 	gemmAPad      = 16
 )
 
+var gemmTransposeA = true
+
 // copyA copies the whole micro-panels of op(A)[ic:ic+mc, pc:pc+kc] (mc a multiple of mr) into ab
 // and returns the strides to read it with: a row-major A is copied row by row with rows
 // kc+gemmAPad apart (rs = kc+gemmAPad, cs = 1); a transposed A, whose columns are contiguous, is
@@ -331,6 +333,12 @@ func copyA[F Float](tA bool, a []F, lda, ic, pc, mc, kc, mr int, ab []F) (rs, cs
 			copy(ab[r*ld:r*ld+kc], a[(ic+r)*lda+pc:(ic+r)*lda+pc+kc])
 		}
 		return ld, 1
+	}
+	if a32, ok := any(a).([]float32); ok && gemmTransposeA {
+		ld := kc + gemmAPad
+		if transposeRows(any(ab).([]float32), ld, a32[pc*lda+ic:], lda, mc, kc) {
+			return ld, 1
+		}
 	}
 	for ir := 0; ir < mc; ir += mr {
 		panel := ab[ir*kc : ir*kc+mr*kc]
@@ -480,9 +488,13 @@ func packRows[F Float](b []F, ldb, pc, j, kc, nr int, panel []F, sums []F) bool 
 
 // packBT16 writes the transpose of the 16 rows b[j·ldb : j·ldb+kc] (j < 16) to panel, whose rows
 // are ps values apart (16, or 32 for half a 12×32 kernel's panel): panel[p·ps+j] = b[j·ldb+p].
-// It goes by blocks of 16×8, each row's 8 values read at once, so the loads are contiguous and
-// the stores fill whole lines.
+// float32 goes through transposeRows' 8×8 blocks where the CPU has them; otherwise it goes by
+// blocks of 16×8, each row's 8 values read at once, so the loads are contiguous and the stores
+// fill whole lines.
 func packBT16[F Float](b []F, ldb, kc int, panel []F, ps int) {
+	if b32, ok := any(b).([]float32); ok && transposeRows(any(panel).([]float32), ps, b32, ldb, kc, 16) {
+		return
+	}
 	p := 0
 	if ps == 32 {
 		for ; p+8 <= kc; p += 8 {
