@@ -115,12 +115,17 @@ func splits(m, n, k int) bool { return workers() >= 2 && m*n*k >= gemmParallelFl
 // tile size (mr or nr). Each block is an independent product; which goroutine computes which
 // element does not change its value.
 func splitGemm(m, n, k, mr, nr int, part func(i0, i1, j0, j1 int)) {
+	splitGemmBy(m >= n, m, n, k, mr, nr, part)
+}
+
+// splitGemmBy is splitGemm splitting by rows if byRows is set, else by columns.
+func splitGemmBy(byRows bool, m, n, k, mr, nr int, part func(i0, i1, j0, j1 int)) {
 	if !splits(m, n, k) {
 		part(0, m, 0, n)
 		return
 	}
 	w := workers()
-	if m >= n {
+	if byRows {
 		chunk := ((m+w-1)/w + mr - 1) / mr * mr
 		fanout((m+chunk-1)/chunk, func(i int) { part(i*chunk, min((i+1)*chunk, m), 0, n) })
 	} else {
