@@ -376,6 +376,137 @@ bwddone:
 	VZEROUPPER
 	RET
 
+// func geluFwd8x2(x, y []float32)
+// geluFwd8 on sixteen values a step (len(x)&^15 of them), as two interleaved blocks of eight
+// whose operations are geluFwd8's, in its order, value by value (so its bits): the two
+// dependency chains overlap, which one chain of eight leaves the core too little to do. x is
+// loaded again for the sign and the |x| > 13 test rather than kept, for lack of registers.
+TEXT ·geluFwd8x2(SB), NOSPLIT, $0-48
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ y_base+24(FP), DI
+	SHRQ $4, CX
+	JE fwdx2done
+	VXORPS Y15, Y15, Y15
+fwdx2loop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y7
+	VANDPS geluconst<>+0(SB), Y0, Y0
+	VANDPS geluconst<>+0(SB), Y7, Y7
+	VMINPS geluconst<>+128(SB), Y0, Y0
+	VMINPS geluconst<>+128(SB), Y7, Y7
+	VMULPS geluconst<>+32(SB), Y0, Y1
+	VMULPS geluconst<>+32(SB), Y7, Y8
+	VMULPS geluconst<>+64(SB), Y1, Y1
+	VMULPS geluconst<>+64(SB), Y8, Y8
+	VADDPS geluconst<>+96(SB), Y1, Y1
+	VADDPS geluconst<>+96(SB), Y8, Y8
+	VMOVUPS geluconst<>+96(SB), Y2
+	VMOVUPS geluconst<>+96(SB), Y9
+	VDIVPS Y1, Y2, Y2
+	VDIVPS Y8, Y9, Y9
+	VMOVUPS geluconst<>+576(SB), Y3
+	VMOVUPS geluconst<>+576(SB), Y10
+	VFMADD213PS geluconst<>+544(SB), Y2, Y3
+	VFMADD213PS geluconst<>+544(SB), Y9, Y10
+	VFMADD213PS geluconst<>+512(SB), Y2, Y3
+	VFMADD213PS geluconst<>+512(SB), Y9, Y10
+	VFMADD213PS geluconst<>+480(SB), Y2, Y3
+	VFMADD213PS geluconst<>+480(SB), Y9, Y10
+	VFMADD213PS geluconst<>+448(SB), Y2, Y3
+	VFMADD213PS geluconst<>+448(SB), Y9, Y10
+	VFMADD213PS geluconst<>+416(SB), Y2, Y3
+	VFMADD213PS geluconst<>+416(SB), Y9, Y10
+	VFMADD213PS geluconst<>+384(SB), Y2, Y3
+	VFMADD213PS geluconst<>+384(SB), Y9, Y10
+	VFMADD213PS geluconst<>+352(SB), Y2, Y3
+	VFMADD213PS geluconst<>+352(SB), Y9, Y10
+	VFMADD213PS geluconst<>+320(SB), Y2, Y3
+	VFMADD213PS geluconst<>+320(SB), Y9, Y10
+	VFMADD213PS geluconst<>+288(SB), Y2, Y3
+	VFMADD213PS geluconst<>+288(SB), Y9, Y10
+	VMULPS Y0, Y0, Y4
+	VMULPS Y7, Y7, Y11
+	VMOVAPS Y4, Y5
+	VMOVAPS Y11, Y12
+	VFMSUB231PS Y0, Y0, Y5
+	VFMSUB231PS Y7, Y7, Y12
+	VMULPS geluconst<>+64(SB), Y4, Y4
+	VMULPS geluconst<>+64(SB), Y11, Y11
+	VSUBPS Y4, Y15, Y4
+	VSUBPS Y11, Y15, Y11
+	VMULPS geluconst<>+64(SB), Y5, Y5
+	VMULPS geluconst<>+64(SB), Y12, Y12
+	VSUBPS Y5, Y15, Y5
+	VSUBPS Y12, Y15, Y12
+	VADDPS Y5, Y3, Y3
+	VADDPS Y12, Y10, Y10
+	VADDPS Y3, Y4, Y1
+	VADDPS Y10, Y11, Y8
+	VMULPS geluconst<>+192(SB), Y1, Y1
+	VMULPS geluconst<>+192(SB), Y8, Y8
+	VROUNDPS $0, Y1, Y1
+	VROUNDPS $0, Y8, Y8
+	VFNMADD231PS geluconst<>+224(SB), Y1, Y4
+	VFNMADD231PS geluconst<>+224(SB), Y8, Y11
+	VADDPS Y3, Y4, Y4
+	VADDPS Y10, Y11, Y11
+	VFNMADD231PS geluconst<>+256(SB), Y1, Y4
+	VFNMADD231PS geluconst<>+256(SB), Y8, Y11
+	VMOVUPS geluconst<>+608(SB), Y5
+	VMOVUPS geluconst<>+608(SB), Y12
+	VFMADD213PS geluconst<>+640(SB), Y4, Y5
+	VFMADD213PS geluconst<>+640(SB), Y11, Y12
+	VFMADD213PS geluconst<>+672(SB), Y4, Y5
+	VFMADD213PS geluconst<>+672(SB), Y11, Y12
+	VFMADD213PS geluconst<>+704(SB), Y4, Y5
+	VFMADD213PS geluconst<>+704(SB), Y11, Y12
+	VFMADD213PS geluconst<>+736(SB), Y4, Y5
+	VFMADD213PS geluconst<>+736(SB), Y11, Y12
+	VFMADD213PS geluconst<>+768(SB), Y4, Y5
+	VFMADD213PS geluconst<>+768(SB), Y11, Y12
+	VMULPS Y4, Y4, Y0
+	VMULPS Y11, Y11, Y7
+	VADDPS geluconst<>+96(SB), Y4, Y3
+	VADDPS geluconst<>+96(SB), Y11, Y10
+	VFMADD231PS Y0, Y5, Y3
+	VFMADD231PS Y7, Y12, Y10
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y8, Y8
+	VPSLLD $23, Y1, Y1
+	VPSLLD $23, Y8, Y8
+	VPADDD Y1, Y3, Y3
+	VPADDD Y8, Y10, Y10
+	VMULPS Y2, Y3, Y3
+	VMULPS Y9, Y10, Y10
+	VMULPS geluconst<>+64(SB), Y3, Y3
+	VMULPS geluconst<>+64(SB), Y10, Y10
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y7
+	VANDPS geluconst<>+0(SB), Y0, Y5
+	VANDPS geluconst<>+0(SB), Y7, Y12
+	VCMPPS $0x1e, geluconst<>+128(SB), Y5, Y5
+	VCMPPS $0x1e, geluconst<>+128(SB), Y12, Y12
+	VANDNPS Y3, Y5, Y3
+	VANDNPS Y10, Y12, Y10
+	VMOVUPS geluconst<>+96(SB), Y1
+	VMOVUPS geluconst<>+96(SB), Y8
+	VSUBPS Y3, Y1, Y1
+	VSUBPS Y10, Y8, Y8
+	VBLENDVPS Y0, Y3, Y1, Y6
+	VBLENDVPS Y7, Y10, Y8, Y13
+	VMULPS Y6, Y0, Y6
+	VMULPS Y13, Y7, Y13
+	VMOVUPS Y6, 0(DI)
+	VMOVUPS Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE fwdx2loop
+fwdx2done:
+	VZEROUPPER
+	RET
+
 // The AVX-512 versions (AVX512F + DQ): the same instructions on sixteen values, constants by
 // embedded broadcast, the |x| > 13 and sign selections through mask registers. Each value goes
 // through the same operations as in the eight-wide kernels, so the results are the same bits.

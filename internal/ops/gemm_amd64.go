@@ -88,6 +88,12 @@ func geluFwd8(x, y []float32)
 //go:noescape
 func geluBwd8(x, g, y []float32)
 
+// geluFwd8x2 is geluFwd8 on sixteen values a step, for i < len(x)&^15 (two blocks of eight
+// interleaved, each value through geluFwd8's operations: the same bits).
+//
+//go:noescape
+func geluFwd8x2(x, y []float32)
+
 // geluFwd16 and geluBwd16 are geluFwd8 and geluBwd8 on sixteen values at a time, for
 // i < len(x)&^15 (AVX512F + DQ; same operations per value, so the same bits).
 //
