@@ -94,6 +94,9 @@ func geluKernel[F Float](x, g, y []F) {
 				case g32 == nil:
 					v = lo + (hi-lo)&^15
 					geluFwd8x2(x32[lo:v], y32[lo:v])
+				default:
+					v = lo + (hi-lo)&^15
+					geluBwd8x2(x32[lo:v], g32[lo:v], y32[lo:v])
 				}
 				if g32 == nil {
 					geluFwd8(x32[v:hi], y32[v:hi])

@@ -94,6 +94,11 @@ func geluBwd8(x, g, y []float32)
 //go:noescape
 func geluFwd8x2(x, y []float32)
 
+// geluBwd8x2 is geluBwd8 on sixteen values a step, for i < len(x)&^15 (the same bits).
+//
+//go:noescape
+func geluBwd8x2(x, g, y []float32)
+
 // geluFwd16 and geluBwd16 are geluFwd8 and geluBwd8 on sixteen values at a time, for
 // i < len(x)&^15 (AVX512F + DQ; same operations per value, so the same bits).
 //
