@@ -82,14 +82,21 @@ func geluKernel[F Float](x, g, y []F) {
 			done := lo
 			if useKernels { // eight at a time in assembly, the rest below
 				done = lo + (hi-lo)&^7
-				v := lo // sixteen at a time first, where the CPU has AVX-512
-				if haveAVX512DQ {
+				v := lo // sixteen at a time first: AVX-512, or two blocks of eight at once
+				switch {
+				case haveAVX512DQ:
 					v = lo + (hi-lo)&^15
 					if g32 == nil {
 						geluFwd16(x32[lo:v], y32[lo:v])
 					} else {
 						geluBwd16(x32[lo:v], g32[lo:v], y32[lo:v])
 					}
+				case g32 == nil:
+					v = lo + (hi-lo)&^15
+					geluFwd8x2(x32[lo:v], y32[lo:v])
+				default:
+					v = lo + (hi-lo)&^15
+					geluBwd8x2(x32[lo:v], g32[lo:v], y32[lo:v])
 				}
 				if g32 == nil {
 					geluFwd8(x32[v:hi], y32[v:hi])

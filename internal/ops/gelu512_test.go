@@ -6,13 +6,9 @@ import (
 	"testing"
 )
 
-// TestGELU16Bits: the sixteen-wide (AVX-512) GELU kernels give the eight-wide kernels' results
-// bit for bit, on a sweep of [−20, 20], random values, and the special cases (±0, subnormals,
-// the |x| = 13 cut-off, ±Inf, NaN).
-func TestGELU16Bits(t *testing.T) {
-	if !haveAVX512DQ {
-		t.Skip("no AVX-512 GELU on this CPU")
-	}
+// geluBitsInputs is a sweep of [−20, 20], random values (normal and any bits), and the special
+// cases (±0, subnormals, the |x| = 13 cut-off, ±Inf, NaN), a multiple of 16 of them.
+func geluBitsInputs() []float32 {
 	var xs []float32
 	for x := -20.0; x <= 20; x += 1.0 / 512 {
 		xs = append(xs, float32(x))
@@ -27,6 +23,17 @@ func TestGELU16Bits(t *testing.T) {
 	for len(xs)%16 != 0 {
 		xs = append(xs, 0.5)
 	}
+	return xs
+}
+
+// TestGELU16Bits: the sixteen-wide (AVX-512) GELU kernels give the eight-wide kernels' results
+// bit for bit on geluBitsInputs.
+func TestGELU16Bits(t *testing.T) {
+	if !haveAVX512DQ {
+		t.Skip("no AVX-512 GELU on this CPU")
+	}
+	xs := geluBitsInputs()
+	rng := rand.New(rand.NewPCG(2, 16))
 	g := make([]float32, len(xs))
 	for i := range g {
 		g[i] = float32(rng.NormFloat64())
@@ -43,6 +50,41 @@ func TestGELU16Bits(t *testing.T) {
 		}
 		if math.Float32bits(d8[i]) != math.Float32bits(d16[i]) {
 			t.Fatalf("g·GELU'(%v): %v (8-wide) vs %v (16-wide)", x, d8[i], d16[i])
+		}
+	}
+}
+
+// TestGELU8x2Bits: the AVX2 kernels on two interleaved blocks of eight give geluFwd8's and
+// geluBwd8's results bit for bit on geluBitsInputs, and write only len(x)&^15 values.
+func TestGELU8x2Bits(t *testing.T) {
+	if !useKernels || !haveKernels {
+		t.Skip("no AVX2 GELU on this CPU")
+	}
+	xs := geluBitsInputs()
+	xs = append(xs, 1, 2, 3, 4, 5, 6, 7, 8, 9) // a tail of nine that the 8x2 kernels leave alone
+	rng := rand.New(rand.NewPCG(3, 16))
+	g := make([]float32, len(xs))
+	for i := range g {
+		g[i] = float32(rng.NormFloat64())
+	}
+	y8, y16 := make([]float32, len(xs)), make([]float32, len(xs))
+	d8, d16 := make([]float32, len(xs)), make([]float32, len(xs))
+	geluFwd8(xs, y8)
+	geluFwd8x2(xs, y16)
+	geluBwd8(xs, g, d8)
+	geluBwd8x2(xs, g, d16)
+	for i, x := range xs {
+		if i >= len(xs)-9 {
+			if y16[i] != 0 || d16[i] != 0 {
+				t.Fatalf("the 8x2 kernels wrote %v and %v past len(x)&^15, at %d", y16[i], d16[i], i)
+			}
+			continue
+		}
+		if math.Float32bits(y8[i]) != math.Float32bits(y16[i]) {
+			t.Fatalf("GELU(%v): %v (geluFwd8) vs %v (geluFwd8x2)", x, y8[i], y16[i])
+		}
+		if math.Float32bits(d8[i]) != math.Float32bits(d16[i]) {
+			t.Fatalf("g·GELU'(%v): %v (geluBwd8) vs %v (geluBwd8x2)", x, d8[i], d16[i])
 		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 // This file is posformer's own blocked matrix multiply (after the GotoBLAS/BLIS scheme): op(B)
 // is packed into panels of nr columns (or read in place, or packed once by the caller: bPacker),
-// a row-major op(A) whose rows are a multiple of 2 KiB apart is copied block by block into padded
-// rows when enough columns reuse it (copyA), and otherwise read in place through its strides (its last rows, when
+// an A whose rows are a multiple of 2 KiB apart is copied block by block into padded rows of
+// op(A) (transposed first when op transposes it) when enough columns reuse it (copyA), and otherwise read in place through its strides (its last rows, when
 // m is not a multiple of mr, copied into a zero-padded panel), and an assembly micro-kernel
 // accumulates one mr×nr tile of C over a kc-long slice of the inner dimension. It is used on CPUs that have a kernel (see gemm_amd64.go); elsewhere gemm
 // falls back to the BLAS variable.
@@ -115,12 +115,17 @@ func splits(m, n, k int) bool { return workers() >= 2 && m*n*k >= gemmParallelFl
 // tile size (mr or nr). Each block is an independent product; which goroutine computes which
 // element does not change its value.
 func splitGemm(m, n, k, mr, nr int, part func(i0, i1, j0, j1 int)) {
+	splitGemmBy(m >= n, m, n, k, mr, nr, part)
+}
+
+// splitGemmBy is splitGemm splitting by rows if byRows is set, else by columns.
+func splitGemmBy(byRows bool, m, n, k, mr, nr int, part func(i0, i1, j0, j1 int)) {
 	if !splits(m, n, k) {
 		part(0, m, 0, n)
 		return
 	}
 	w := workers()
-	if m >= n {
+	if byRows {
 		chunk := ((m+w-1)/w + mr - 1) / mr * mr
 		fanout((m+chunk-1)/chunk, func(i int) { part(i*chunk, min((i+1)*chunk, m), 0, n) })
 	} else {
@@ -146,11 +151,11 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 	kcMax := min(k, gemmKC)
 	ncMax := min((n+nr-1)/nr*nr, gemmNC)
 	pool := poolOf[F]()
-	// A block [mc, kc] is copied (copyA) when its rows are a multiple of 2 KiB apart, so that
-	// read in place the kernel's rows would compete for a few L1 sets, and enough panels of B
-	// reuse the copy.
+	// A block [mc, kc] is copied (copyA) when A's rows are a multiple of 2 KiB apart, so that
+	// read in place the kernel's rows of op(A) (or, A transposed, its steps along k) would
+	// compete for a few L1 sets, and enough panels of B reuse the copy.
 	var z F
-	copying := !tA && n > gemmCopyAMinN && k > gemmCopyAMinN && m >= mr && lda*int(unsafe.Sizeof(z))%2048 == 0
+	copying := (!tA || canTransposeA[F]()) && n > gemmCopyAMinN && k > gemmCopyAMinN && m >= mr && lda*int(unsafe.Sizeof(z))%2048 == 0
 	// B is read in place only for short products: over many row panels a packed panel (contiguous,
 	// L1-friendly) pays for its copy, while a strided one maps onto few L1 sets.
 	packAll := tB || m > gemmDirectB || bpre != nil
@@ -213,9 +218,9 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 	rows := func(jc, nc, pc, kc, ic, mc int, bp []F) {
 		addC := add || pc > 0
 		biasC := bias != nil && pc == 0 // C = A·B + bias in this block
-		var ars0, acs0 int              // strides of the copied block
+		var ald int                     // the row stride of the copied block
 		if mcFull := min(mc, mFull-ic); copying && mcFull > 0 {
-			ars0, acs0 = copyA(tA, a, lda, ic, pc, mcFull, kc, mr, ablk)
+			ald = copyA(tA, a, lda, ic, pc, mcFull, kc, ablk)
 		}
 		for jr := 0; jr < nc; jr += nr {
 			nrr := min(nr, nc-jr)
@@ -229,10 +234,8 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 				var aPanel *F
 				ars, acs := rs, cs
 				switch {
-				case mrr == mr && copying && acs0 == 1: // rows, ars0 apart
-					aPanel, ars, acs = &ablk[ir*ars0], ars0, 1
-				case mrr == mr && copying: // panels of mr rows, mr·kc apart
-					aPanel, ars, acs = &ablk[ir*kc], 1, mr
+				case mrr == mr && copying: // rows, ald apart
+					aPanel, ars, acs = &ablk[ir*ald], ald, 1
 				case mrr == mr:
 					aPanel = &a[i*rs+pc*cs]
 				default:
@@ -319,26 +322,29 @@ const (
 	gemmAPad      = 16
 )
 
-// copyA copies the whole micro-panels of op(A)[ic:ic+mc, pc:pc+kc] (mc a multiple of mr) into ab
-// and returns the strides to read it with: a row-major A is copied row by row with rows
-// kc+gemmAPad apart (rs = kc+gemmAPad, cs = 1); a transposed A, whose columns are contiguous, is
-// packed into panels of mr rows, mr·kc apart, holding for each p the panel's mr values (rs = 1,
-// cs = mr). Either way the kernel reads the same values, so the product's bits do not change.
-func copyA[F Float](tA bool, a []F, lda, ic, pc, mc, kc, mr int, ab []F) (rs, cs int) {
-	if !tA {
-		ld := kc + gemmAPad
-		for r := 0; r < mc; r++ {
-			copy(ab[r*ld:r*ld+kc], a[(ic+r)*lda+pc:(ic+r)*lda+pc+kc])
-		}
-		return ld, 1
+// canTransposeA reports whether copyA can copy blocks of a transposed A of F: float32, on a CPU
+// with transposeRows' vector code. (Packed into panels of mr rows instead, the copy was slower
+// than reading A in place: docs/performance.md, seventh round.)
+func canTransposeA[F Float]() bool {
+	var z F
+	_, ok := any(z).(float32)
+	return ok && haveKernels
+}
+
+// copyA copies the rows of op(A)[ic:ic+mc, pc:pc+kc] into ab, kc+gemmAPad apart, and returns
+// that stride: a row-major A row by row, a transposed A (float32 with canTransposeA only) by
+// transposeRows' 8×8 blocks. The kernel reads the same values in the same order from the copy,
+// so the product's bits do not change.
+func copyA[F Float](tA bool, a []F, lda, ic, pc, mc, kc int, ab []F) int {
+	ld := kc + gemmAPad
+	if tA {
+		transposeRows(any(ab).([]float32), ld, any(a).([]float32)[pc*lda+ic:], lda, mc, kc)
+		return ld
 	}
-	for ir := 0; ir < mc; ir += mr {
-		panel := ab[ir*kc : ir*kc+mr*kc]
-		for p := 0; p < kc; p++ {
-			copy(panel[p*mr:p*mr+mr], a[(pc+p)*lda+ic+ir:(pc+p)*lda+ic+ir+mr])
-		}
+	for r := 0; r < mc; r++ {
+		copy(ab[r*ld:r*ld+kc], a[(ic+r)*lda+pc:(ic+r)*lda+pc+kc])
 	}
-	return 1, mr
+	return ld
 }
 
 // packA writes op(A)[ic:ic+mc, pc:pc+kc] (mc ≤ mr) as one panel of mr rows: for each p, the mr
@@ -480,9 +486,13 @@ func packRows[F Float](b []F, ldb, pc, j, kc, nr int, panel []F, sums []F) bool 
 
 // packBT16 writes the transpose of the 16 rows b[j·ldb : j·ldb+kc] (j < 16) to panel, whose rows
 // are ps values apart (16, or 32 for half a 12×32 kernel's panel): panel[p·ps+j] = b[j·ldb+p].
-// It goes by blocks of 16×8, each row's 8 values read at once, so the loads are contiguous and
-// the stores fill whole lines.
+// float32 goes through transposeRows' 8×8 blocks where the CPU has them; otherwise it goes by
+// blocks of 16×8, each row's 8 values read at once, so the loads are contiguous and the stores
+// fill whole lines.
 func packBT16[F Float](b []F, ldb, kc int, panel []F, ps int) {
+	if b32, ok := any(b).([]float32); ok && transposeRows(any(panel).([]float32), ps, b32, ldb, kc, 16) {
+		return
+	}
 	p := 0
 	if ps == 32 {
 		for ; p+8 <= kc; p += 8 {

@@ -88,6 +88,17 @@ func geluFwd8(x, y []float32)
 //go:noescape
 func geluBwd8(x, g, y []float32)
 
+// geluFwd8x2 is geluFwd8 on sixteen values a step, for i < len(x)&^15 (two blocks of eight
+// interleaved, each value through geluFwd8's operations: the same bits).
+//
+//go:noescape
+func geluFwd8x2(x, y []float32)
+
+// geluBwd8x2 is geluBwd8 on sixteen values a step, for i < len(x)&^15 (the same bits).
+//
+//go:noescape
+func geluBwd8x2(x, g, y []float32)
+
 // geluFwd16 and geluBwd16 are geluFwd8 and geluBwd8 on sixteen values at a time, for
 // i < len(x)&^15 (AVX512F + DQ; same operations per value, so the same bits).
 //
@@ -185,3 +196,31 @@ func copyRowsSum16(dst, src []float32, ldb, kc int, sum []float32)
 
 //go:noescape
 func copyRowsSum32(dst, src []float32, ldb, kc int, sum []float32)
+
+// transpose8 writes dst[r·ldd + p] = src[p·lds + r] for r < rows, p < cols, rows and cols
+// multiples of 8 (pack_amd64.s, AVX2; no bounds checks: see transposeRows).
+//
+//go:noescape
+func transpose8(dst []float32, ldd int, src []float32, lds, rows, cols int)
+
+// transposeRows writes dst[r·ldd + p] = src[p·lds + r] for r < rows, p < cols, in blocks of 8×8
+// (transpose8) and the rest one value at a time, and reports whether it did (float32 with the
+// AVX2 kernels).
+func transposeRows(dst []float32, ldd int, src []float32, lds, rows, cols int) bool {
+	if !haveKernels || rows <= 0 || cols <= 0 {
+		return false
+	}
+	_, _ = dst[(rows-1)*ldd+cols-1], src[(cols-1)*lds+rows-1] // bounds, for the assembly
+	r8, c8 := rows&^7, cols&^7
+	transpose8(dst, ldd, src, lds, r8, c8)
+	for r := 0; r < rows; r++ {
+		p0 := c8
+		if r >= r8 {
+			p0 = 0
+		}
+		for p := p0; p < cols; p++ {
+			dst[r*ldd+p] = src[p*lds+r]
+		}
+	}
+	return true
+}

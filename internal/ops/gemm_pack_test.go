@@ -62,22 +62,55 @@ func testBPacker[F Float](t *testing.T) {
 }
 
 // TestGemmCopyASameBits: a product large enough for gemmSerial to copy blocks of A (n above
-// gemmCopyAMinN, rows a multiple of 4 KiB apart) gives the bits of the same product computed in
-// narrow column slices, where A is read in place.
+// gemmCopyAMinN; a row-major A with rows a multiple of 2 KiB apart, copied into padded rows, or a
+// transposed A, transposed into them) gives the bits of the same product computed in narrow
+// column slices, where A is read in place; k leaves a last block that is not a multiple of 8.
 func TestGemmCopyASameBits(t *testing.T) {
-	const m, n, k = 131, 96, 1024
+	const m, n, k = 131, 96, 1003
 	if usesBLAS(m, 1, k) {
 		t.Skip("the products go to the BLAS variable")
 	}
 	rng := rand.New(rand.NewPCG(9, 10))
-	a, b := randSlice[float32](rng, m*k), randSlice[float32](rng, k*n)
-	got, want := make([]float32, m*n), make([]float32, m*n)
-	gemm1(false, false, m, n, k, 1, a, k, b, n, 0, got, n)
-	for j := 0; j < n; j += gemmCopyAMinN / 3 { // n ≤ gemmCopyAMinN: A read in place
-		w := min(gemmCopyAMinN/3, n-j)
-		gemm1(false, false, m, w, k, 1, a, k, b[j:], n, 0, want[j:], n)
+	for _, tA := range []bool{false, true} {
+		lda := 1024 // op(A) [m, k]: A [m, lda], or transposed A [k, lda]
+		if tA {
+			lda = 512
+		}
+		a, b := randSlice[float32](rng, max(m, k)*lda), randSlice[float32](rng, k*n)
+		got, want := make([]float32, m*n), make([]float32, m*n)
+		gemm1(tA, false, m, n, k, 1, a, lda, b, n, 0, got, n)
+		for j := 0; j < n; j += gemmCopyAMinN / 3 { // n ≤ gemmCopyAMinN: A read in place
+			w := min(gemmCopyAMinN/3, n-j)
+			gemm1(tA, false, m, w, k, 1, a, lda, b[j:], n, 0, want[j:], n)
+		}
+		sameBits(t, fmt.Sprintf("A copied (transposed %v)", tA), got, want)
 	}
-	sameBits(t, "A copied", got, want)
+}
+
+// TestTransposeRows: transposeRows writes dst[r·ldd + p] = src[p·lds + r] for every size around
+// its 8×8 blocks, and touches nothing else of dst.
+func TestTransposeRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, s := range [][2]int{{8, 8}, {120, 256}, {7, 9}, {17, 5}, {1, 1}, {24, 33}} {
+		rows, cols := s[0], s[1]
+		lds, ldd := rows+5, cols+3
+		src, dst := randSlice[float32](rng, cols*lds), randSlice[float32](rng, rows*ldd)
+		was := append([]float32(nil), dst...)
+		if !transposeRows(dst, ldd, src, lds, rows, cols) {
+			t.Skip("no vector transpose on this CPU")
+		}
+		for r := 0; r < rows; r++ {
+			for p := 0; p < ldd; p++ {
+				want := was[r*ldd+p]
+				if p < cols {
+					want = src[p*lds+r]
+				}
+				if got := dst[r*ldd+p]; got != want {
+					t.Fatalf("%d×%d: dst[%d, %d] = %v, want %v", rows, cols, r, p, got, want)
+				}
+			}
+		}
+	}
 }
 
 // TestWideKernelSameBits: every product useWide sends to the 12×32 kernel gives the 12×16

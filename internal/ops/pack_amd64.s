@@ -107,3 +107,80 @@ copyRowsSum32_done:
 	VMOVUPS Z3, 64(R8)
 	VZEROUPPER
 	RET
+
+// func transpose8(dst []float32, ldd int, src []float32, lds, rows, cols int)
+// dst[r·ldd + p] = src[p·lds + r] for r < rows, p < cols (rows and cols multiples of 8; AVX2:
+// blocks of 8×8, eight rows of src loaded and eight rows of dst stored).
+TEXT ·transpose8(SB), NOSPLIT, $0-80
+	MOVQ dst_base+0(FP), DI
+	MOVQ ldd+24(FP), R10
+	SHLQ $2, R10
+	LEAQ (R10)(R10*2), R11
+	MOVQ src_base+32(FP), SI
+	MOVQ lds+56(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ rows+64(FP), CX
+	SHRQ $3, CX
+	JE transpose8_done
+	MOVQ cols+72(FP), DX
+	SHRQ $3, DX
+	JE transpose8_done
+transpose8_rows:
+	MOVQ SI, AX // src block: rows p0.., columns r0..
+	MOVQ DI, BX // dst block: rows r0.., columns p0..
+	MOVQ DX, R12
+transpose8_cols:
+	LEAQ (AX)(R8*4), R13
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX)(R8*1), Y1
+	VMOVUPS (AX)(R8*2), Y2
+	VMOVUPS (AX)(R9*1), Y3
+	VMOVUPS (R13), Y4
+	VMOVUPS (R13)(R8*1), Y5
+	VMOVUPS (R13)(R8*2), Y6
+	VMOVUPS (R13)(R9*1), Y7
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	LEAQ (BX)(R10*4), R14
+	VMOVUPS Y8, (BX)
+	VMOVUPS Y9, (BX)(R10*1)
+	VMOVUPS Y10, (BX)(R10*2)
+	VMOVUPS Y11, (BX)(R11*1)
+	VMOVUPS Y12, (R14)
+	VMOVUPS Y13, (R14)(R10*1)
+	VMOVUPS Y14, (R14)(R10*2)
+	VMOVUPS Y15, (R14)(R11*1)
+	LEAQ (AX)(R8*8), AX
+	ADDQ $32, BX
+	DECQ R12
+	JNE transpose8_cols
+	ADDQ $32, SI
+	LEAQ (DI)(R10*8), DI
+	DECQ CX
+	JNE transpose8_rows
+transpose8_done:
+	VZEROUPPER
+	RET
