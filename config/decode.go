@@ -388,7 +388,7 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 		v.Set(p)
 		return nil
 	}
-	x, err := scalarValue(v.Type(), n)
+	x, err := yamlkind.Scalar(v.Type(), n)
 	if err != nil {
 		return fail("%v", err)
 	}

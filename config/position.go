@@ -3,11 +3,8 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/internal/fielderr"
@@ -143,55 +140,6 @@ func (s Position) resolve() (any, error) {
 	return opts, nil
 }
 
-// scalarValue decodes n as a value of type t (a field's or an option's), with the config
-// decoder's checks.
-func scalarValue(t reflect.Type, n *yaml.Node) (reflect.Value, error) {
-	v := reflect.New(t).Elem()
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return v, fmt.Errorf("no value given; write a value or remove the key to use the default")
-	}
-	if n.Kind != yaml.ScalarNode {
-		return v, fmt.Errorf("want a single value, got %s", yamlkind.Of(n))
-	}
-	switch t.Kind() {
-	case reflect.Int:
-		x, err := strconv.ParseInt(n.Value, 10, 64)
-		if err != nil || n.Tag != "!!int" {
-			return v, fmt.Errorf("want a whole number, got %s", yamlkind.Of(n))
-		}
-		v.SetInt(x)
-	case reflect.Uint64:
-		x, err := strconv.ParseUint(n.Value, 10, 64)
-		if err != nil || n.Tag != "!!int" {
-			return v, fmt.Errorf("want a whole number ≥ 0, got %s", yamlkind.Of(n))
-		}
-		v.SetUint(x)
-	case reflect.Float64:
-		x, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
-		if err != nil || (n.Tag != "!!float" && n.Tag != "!!int") {
-			return v, fmt.Errorf("want a number, got %s", yamlkind.Of(n))
-		}
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return v, fmt.Errorf("want a finite number, got %s", yamlkind.Of(n))
-		}
-		v.SetFloat(x)
-	case reflect.String:
-		if n.Tag != "!!str" {
-			return v, fmt.Errorf("want a word, got %s; quote it if you mean the text", yamlkind.Of(n))
-		}
-		v.SetString(n.Value)
-	case reflect.Bool:
-		x, err := strconv.ParseBool(n.Value)
-		if err != nil || n.Tag != "!!bool" {
-			return v, fmt.Errorf("want true or false, got %s", yamlkind.Of(n))
-		}
-		v.SetBool(x)
-	default:
-		return v, fmt.Errorf("cannot be set from YAML (%s)", t)
-	}
-	return v, nil
-}
-
 // flow is a YAML node as one line of flow YAML.
 func flow(n *yaml.Node) string {
 	c := *n
@@ -215,7 +163,7 @@ func (s *Position) DecodeOption(key string, n *yaml.Node) error {
 	if !ok {
 		return schemes.UnknownKey(key)
 	}
-	v, err := scalarValue(t, n)
+	v, err := yamlkind.Scalar(t, n)
 	if err != nil {
 		return err
 	}

@@ -20,14 +20,13 @@ package schemes
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/posformer/posformer/internal/fielderr"
+	"github.com/posformer/posformer/internal/yamlkind"
 )
 
 // kind is one registered scheme, without how to build it.
@@ -61,7 +60,7 @@ func Add(name, doc string, optType reflect.Type, randomizable bool) {
 			panic(fmt.Sprintf("position: option %s of %s is a %s, another scheme's is a %s", f.Key, name, f.typ, t))
 		}
 		if f.Default != "" {
-			if _, err := parseDefault(f.typ, f.Default); err != nil {
+			if _, err := yamlkind.Parse(f.typ, f.Default); err != nil {
 				panic(fmt.Sprintf("position: default of %s.%s: %v", name, f.Key, err))
 			}
 		}
@@ -222,35 +221,6 @@ func OmitEmpty(name, key string) bool {
 	return ok && f.omitempty
 }
 
-// parseDefault reads a default tag as a value of type t: an int a whole number, a float a finite
-// number, a bool true or false, a string as it is.
-func parseDefault(t reflect.Type, text string) (reflect.Value, error) {
-	v := reflect.New(t).Elem()
-	switch t.Kind() {
-	case reflect.Int:
-		x, err := strconv.Atoi(text)
-		if err != nil {
-			return v, err
-		}
-		v.SetInt(int64(x))
-	case reflect.Float64:
-		x, err := strconv.ParseFloat(text, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return v, fmt.Errorf("want a finite number, got %q", text)
-		}
-		v.SetFloat(x)
-	case reflect.String:
-		v.SetString(text)
-	case reflect.Bool:
-		x, err := strconv.ParseBool(text)
-		if err != nil {
-			return v, err
-		}
-		v.SetBool(x)
-	}
-	return v, nil
-}
-
 // DefaultOptions is kind's options struct with every default filled; false for an unknown kind.
 func DefaultOptions(name string) (any, bool) {
 	k, ok := registry[name]
@@ -260,7 +230,7 @@ func DefaultOptions(name string) (any, bool) {
 	v := reflect.New(k.optType).Elem()
 	for _, f := range optionFields(k.optType) {
 		if f.Default != "" {
-			d, _ := parseDefault(f.typ, f.Default)
+			d, _ := yamlkind.Parse(f.typ, f.Default)
 			v.Field(f.index).Set(d)
 		}
 	}
