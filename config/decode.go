@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -188,6 +189,11 @@ func (h *holder) mark(path string) {
 	h.keys.Set(reflect.ValueOf(k.With(strings.TrimPrefix(path, h.prefix))))
 }
 
+// has tells whether path was written.
+func (h *holder) has(path string) bool {
+	return h != nil && h.keys.Interface().(presence.Keys).Has(strings.TrimPrefix(path, h.prefix))
+}
+
 // fieldAt walks a dotted path of yaml names down nested structs. For a key an optionDecoder
 // decodes itself (a scheme's option), it returns the section.
 func fieldAt(v reflect.Value, path string) (reflect.Value, error) {
@@ -229,16 +235,21 @@ func locate(v reflect.Value, path string) (reflect.Value, *holder, string, error
 func yamlFields(t reflect.Type) map[string][]int {
 	m := map[string][]int{}
 	for _, f := range reflect.VisibleFields(t) {
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || !f.IsExported() || f.Anonymous {
-			continue
+		if name, ok := yamlName(f); ok {
+			m[name] = f.Index
 		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		m[name] = f.Index
 	}
 	return m
+}
+
+// yamlName is a field's key: its yaml tag's name, else its name in lower case; false for a
+// field no key names (yaml:"-", unexported or embedded).
+func yamlName(f reflect.StructField) (string, bool) {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" || !f.IsExported() || f.Anonymous {
+		return "", false
+	}
+	return cmp.Or(name, strings.ToLower(f.Name)), true
 }
 
 func knownKeys(fields map[string][]int) string {

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/posformer/posformer/internal/fielderr"
-	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlkind"
 	"go.yaml.in/yaml/v3"
@@ -266,7 +266,7 @@ func dropOtherSchemesOptions(base Config, cells []Cell) {
 	for i := range cells {
 		p := &cells[i].Config.Position
 		for _, key := range p.OptionKeys() {
-			if schemes.HasOption(p.Kind, key) || !base.Position.isWritten(key) || sweptOption(cells[i].Values, key) {
+			if schemes.HasOption(p.Kind, key) || !slices.Contains(base.Position.OptionKeys(), key) || sweptOption(cells[i].Values, key) {
 				continue
 			}
 			for kind := range selected {
@@ -341,10 +341,7 @@ const gridHeader = "# posformer grid: the keys written in the config and its -se
 // written (in the file, by -set), each with its value, and the sweep. Reading it back (Load)
 // gives the same config, written keys included.
 func MarshalGrid(c Config) ([]byte, error) {
-	root, err := writtenNode(reflect.ValueOf(c), "", nil)
-	if err != nil {
-		return nil, err
-	}
+	root := writtenNode(reflect.ValueOf(c), "", nil)
 	if root == nil {
 		root = &yaml.Node{Kind: yaml.MappingNode}
 	}
@@ -355,78 +352,34 @@ func MarshalGrid(c Config) ([]byte, error) {
 	return append([]byte(gridHeader), b...), nil
 }
 
-// writtenMarshaler is a section that writes its own written keys (position.Spec, whose
-// options are the schemes').
-type writtenMarshaler interface {
-	marshalWritten() (*yaml.Node, error)
-}
-
-var writtenMarshalerType = reflect.TypeFor[writtenMarshaler]()
-
 // writtenNode is the YAML of the written keys of struct v at path (nil when none), h the
 // presence record in force.
-func writtenNode(v reflect.Value, path string, h *presence.Keys) (*yaml.Node, error) {
-	prefix := path
-	for i := 0; i < v.NumField(); i++ {
-		if !v.Type().Field(i).IsExported() {
+func writtenNode(v reflect.Value, path string, h *holder) *yaml.Node {
+	h = holderOf(v, path, h)
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		name, ok := yamlName(f)
+		if !ok {
 			continue
 		}
-		if k, ok := v.Field(i).Interface().(presence.Keys); ok {
-			h, prefix = &k, ""
-		}
-	}
-	var m *yaml.Node
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" || !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		fv := v.Field(i)
-		rel := join(prefix, name)
+		fv, p := v.FieldByIndex(f.Index), join(path, name)
 		var val *yaml.Node
 		switch {
-		case path == "" && name == "sweep":
-			if fv.Len() == 0 {
-				continue
-			}
-			val = &yaml.Node{}
-			if err := val.Encode(fv.Interface()); err != nil {
-				return nil, err
-			}
-		case fv.Kind() == reflect.Struct && fv.Type().Implements(writtenMarshalerType):
-			var err error
-			if val, err = fv.Interface().(writtenMarshaler).marshalWritten(); err != nil {
-				return nil, err
-			}
-			if val == nil {
-				continue
-			}
+		case p == "sweep" && fv.Len() > 0:
+			val = enc(fv.Interface())
+		case fv.Type() == reflect.TypeFor[Position](): // it writes its own keys, the schemes' options among them
+			val = fv.Interface().(Position).marshalWritten()
 		case fv.Kind() == reflect.Struct:
-			var err error
-			if val, err = writtenNode(fv, rel, h); err != nil {
-				return nil, err
-			}
-			if val == nil {
-				continue
-			}
-		default:
-			if h == nil || !h.Has(rel) {
-				continue
-			}
-			val = &yaml.Node{}
-			if err := val.Encode(fv.Interface()); err != nil {
-				return nil, err
-			}
+			val = writtenNode(fv, p, h)
+		case p != "sweep" && h.has(p):
+			val = enc(fv.Interface())
 		}
-		if m == nil {
-			m = &yaml.Node{Kind: yaml.MappingNode}
+		if val != nil {
+			pair(m, name, val)
 		}
-		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, val)
 	}
-	return m, nil
+	if len(m.Content) == 0 {
+		return nil
+	}
+	return m
 }

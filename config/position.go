@@ -24,44 +24,21 @@ import (
 type Position struct {
 	position.Spec `yaml:",inline"`
 
-	set options // the options written
-	// optsErr is why set does not fit the kind resolvedFor (Spec.Options then nil), resolved by
-	// WithDefaults.
-	optsErr     error
-	resolvedFor string
+	set options // the options written; Spec.Options is them resolved for Kind (nil when they do not fit it)
 }
 
 // option is one option key written under position:, its value decoded into the key's type
-// (int, float64, string or bool) and as one line of flow YAML, as written (grid.yaml writes it
-// back so).
+// (int, float64, string or bool) and as its YAML node, in one line (grid.yaml writes it back so).
 type option struct {
 	key   string
 	value any
-	text  string
+	node  *yaml.Node
 	err   error // a value With could not convert to the key's type
 }
 
 // options are the options written, sorted by key. A slice never changed in place: setting an
 // option in a copy (a grid's cell) never changes the original.
 type options []option
-
-// node is the option as it was written, a YAML node.
-func (e option) node() (*yaml.Node, error) {
-	var n yaml.Node
-	if err := yaml.Unmarshal([]byte(e.text), &n); err != nil || len(n.Content) == 0 {
-		return nil, fielderr.New("position."+e.key, "%q", e.text)
-	}
-	return n.Content[0], nil
-}
-
-func (o options) get(key string) (option, bool) {
-	for _, e := range o {
-		if e.key == key {
-			return e, true
-		}
-	}
-	return option{}, false
-}
 
 func (o options) with(e option) options {
 	out := make(options, 0, len(o)+1)
@@ -84,8 +61,7 @@ func (o options) without(key string) options {
 // options over them.
 func (s Position) WithDefaults() Position {
 	s.Spec = s.Spec.WithDefaults()
-	s.Spec.Options, s.optsErr = s.resolve()
-	s.resolvedFor = s.Kind
+	s.Spec.Options, _ = s.Options()
 	return s
 }
 
@@ -116,14 +92,6 @@ func (s Position) Validate() error {
 // the kind's defaults with the written options set over them. A key that is not one of the
 // kind's options is an error naming it.
 func (s Position) Options() (any, error) {
-	if s.resolvedFor != "" && s.resolvedFor == s.Kind {
-		return s.Spec.Options, s.optsErr
-	}
-	return s.resolve()
-}
-
-// resolve sets the written options over the kind's defaults.
-func (s Position) resolve() (any, error) {
 	opts, ok := schemes.DefaultOptions(s.Kind)
 	if !ok {
 		return nil, schemes.UnknownKind(s.Kind)
@@ -140,8 +108,8 @@ func (s Position) resolve() (any, error) {
 	return opts, nil
 }
 
-// flow is a YAML node as one line of flow YAML.
-func flow(n *yaml.Node) string {
+// flow is a YAML node written in one line.
+func flow(n *yaml.Node) *yaml.Node {
 	c := *n
 	if n.Kind == yaml.ScalarNode {
 		if c.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
@@ -150,8 +118,7 @@ func flow(n *yaml.Node) string {
 	} else {
 		c.Style = yaml.FlowStyle
 	}
-	b, _ := yaml.Marshal(&c)
-	return strings.TrimSpace(string(b))
+	return &c
 }
 
 // DecodeOption sets one option key of the section (the config decoder calls it for every key
@@ -167,22 +134,15 @@ func (s *Position) DecodeOption(key string, n *yaml.Node) error {
 	if err != nil {
 		return err
 	}
-	s.setOption(option{key: key, value: v.Interface(), text: flow(n)})
+	*s = s.with(s.set.with(option{key: key, value: v.Interface(), node: flow(n)}))
 	return nil
 }
 
-// setOption records an option written and resolves the options struct again.
-func (s *Position) setOption(e option) {
-	s.set = s.set.with(e)
-	s.reresolve()
-}
-
-// reresolve resolves the options struct again for the written options, when it was resolved.
-func (s *Position) reresolve() {
-	if s.resolvedFor != "" {
-		s.Spec.Options, s.optsErr = s.resolve()
-		s.resolvedFor = s.Kind
-	}
+// with is the section with the options written set, the options struct resolved again.
+func (s Position) with(set options) Position {
+	s.set = set
+	s.Spec.Options, _ = s.Options()
+	return s
 }
 
 // With returns the section with an option set to a Go value, as if written (for code and tests):
@@ -192,7 +152,7 @@ func (s Position) With(key string, value any) Position {
 	if err := n.Encode(value); err != nil {
 		panic(err)
 	}
-	e := option{key: key, value: value, text: flow(&n)}
+	e := option{key: key, value: value, node: flow(&n)}
 	if t, ok := schemes.KeyType(key); ok && reflect.ValueOf(value).CanConvert(t) && (t.Kind() == reflect.String) == (reflect.ValueOf(value).Kind() == reflect.String) {
 		e.value = reflect.ValueOf(value).Convert(t).Interface()
 	} else if !ok {
@@ -200,15 +160,12 @@ func (s Position) With(key string, value any) Position {
 	} else {
 		e.err = fielderr.New("position."+key, "want a %s, got %v", t, value)
 	}
-	s.setOption(e)
-	return s
+	return s.with(s.set.with(e))
 }
 
 // Without returns the section without an option key.
 func (s Position) Without(key string) Position {
-	s.set = s.set.without(key)
-	s.reresolve()
-	return s
+	return s.with(s.set.without(key))
 }
 
 // OptionKeys lists the option keys written, sorted.
@@ -233,19 +190,18 @@ func (s Position) Option(key string) (any, bool) {
 // MarshalYAML writes the section as a resolved config holds it: kind, the kind's options (its
 // defaults filled, in their declared order) and the randomized-positions keys when set. A spec
 // of an unknown kind (or with options the kind does not have) is written as it was given.
-func (s Position) MarshalYAML() (any, error) { return s.marshal(false) }
+func (s Position) MarshalYAML() (any, error) { return s.marshal(false), nil }
 
 // marshalWritten writes only the keys that were written, as a grid.yaml holds them (nil for none).
-func (s Position) marshalWritten() (*yaml.Node, error) {
-	m, err := s.marshal(true)
-	if err != nil || len(m.Content) == 0 {
-		return nil, err
+func (s Position) marshalWritten() *yaml.Node {
+	if m := s.marshal(true); len(m.Content) > 0 {
+		return m
 	}
-	return m, nil
+	return nil
 }
 
 // marshal is MarshalYAML, or with written marshalWritten.
-func (s Position) marshal(written bool) (*yaml.Node, error) {
+func (s Position) marshal(written bool) *yaml.Node {
 	m, has := &yaml.Node{Kind: yaml.MappingNode}, s.Written.Has
 	if !written || has("kind") {
 		pair(m, "kind", enc(s.Kind))
@@ -256,8 +212,10 @@ func (s Position) marshal(written bool) (*yaml.Node, error) {
 				pair(m, f.Key, enc(v))
 			}
 		}
-	} else if err := s.set.write(m); err != nil {
-		return nil, err
+	} else {
+		for _, e := range s.set {
+			pair(m, e.key, e.node)
+		}
 	}
 	if has("randomized") && written || s.Randomized && !written {
 		pair(m, "randomized", enc(s.Randomized))
@@ -268,19 +226,7 @@ func (s Position) marshal(written bool) (*yaml.Node, error) {
 	if has("eval_positions") || s.EvalPositions != "" && !written {
 		pair(m, "eval_positions", enc(s.EvalPositions))
 	}
-	return m, nil
-}
-
-// write appends the options as they were written to the mapping m.
-func (o options) write(m *yaml.Node) error {
-	for _, e := range o {
-		n, err := e.node()
-		if err != nil {
-			return err
-		}
-		pair(m, e.key, n)
-	}
-	return nil
+	return m
 }
 
 // pair appends key: v to the mapping m.
@@ -295,20 +241,10 @@ func enc(v any) *yaml.Node {
 	return &n
 }
 
-// isWritten tells whether a key of the section was written (an option or a field of Position).
-func (s Position) isWritten(key string) bool {
-	_, ok := s.set.get(key)
-	return ok || s.Written.Has(key)
-}
-
 // MarshalJSON writes the section as MarshalYAML does (kind, the kind's options with their
 // defaults, the randomized-positions keys), as one JSON object in that order.
 func (s Position) MarshalJSON() ([]byte, error) {
-	y, err := s.MarshalYAML()
-	if err != nil {
-		return nil, err
-	}
-	m := y.(*yaml.Node)
+	m := s.marshal(false)
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i := 0; i+1 < len(m.Content); i += 2 {
