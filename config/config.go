@@ -82,41 +82,37 @@ type origin struct {
 }
 
 // At is err located where the config wrote the field it is about (its fielderr.Error's Path):
-// a fielderr.Error at the file's line that wrote the field, or at the -set override that gave it,
-// else at the file (see atLine); err itself for a config built in code. Package setup reports the
+// a fielderr.Error at the -set override that gave it (setCulprit), else at the file's line that
+// wrote it (for a grid's cell, the sweep: line of the axis that gave it: g.yaml:7 for sweep:
+// {model.heads: [2, 3]}), else at the file; err itself for a config built in code. A cell's error
+// that a -set caused leads with the -set, which every cell shares. Package setup reports the
 // checks that need the model with it, as the reader reports its own.
 func (c Config) At(err error) error {
 	if err == nil || c.origin == nil {
 		return err
 	}
-	o := c.origin
-	var ce *CellError
-	if errors.As(err, &ce) && ce == err {
-		path := fielderr.PathOf(ce.Err)
-		if set := setCulprit(ce.Err, path, o.overrides, c.Sweep); set != "" {
+	o, inner, sweep := c.origin, err, Sweep(nil)
+	ce, cell := err.(*CellError)
+	if cell {
+		inner, sweep = ce.Err, c.Sweep
+	}
+	path := fielderr.PathOf(inner)
+	if set := setCulprit(inner, path, o.overrides, sweep); set != "" && (path != "" || cell) {
+		if cell {
 			return fmt.Errorf("-set %s: %w (found in %s; the -set applies to every cell: change or drop it)", set, ce.Err, ce.where())
 		}
-		file, line := cellLine(o, path, ce.Err, c.Sweep)
-		return &fielderr.Error{File: file, Line: line, Path: path, Err: err}
+		return &fielderr.Error{File: "-set " + set, Path: path, Err: err}
 	}
-	path := fielderr.PathOf(err)
-	file, line := atLine(o, path, err)
-	return &fielderr.Error{File: file, Line: line, Path: path, Err: err}
-}
-
-// cellLine is where the failing field (path) of a grid cell's error was written, as atLine for a
-// single run: the sweep: line of the axis that gave it (g.yaml, 7 for sweep: {model.heads: [2,
-// 3]}), else the file's line of the base value every cell shares, else the file alone.
-func cellLine(o *origin, path string, err error, sweep Sweep) (string, int) {
-	if path == "" {
-		return o.name, 0
+	line := 0
+	if path != "" {
+		line = keyLine(o.src, strings.Split(path, ".")...)
 	}
 	for _, ax := range sweep {
-		if within(path, ax.Path) {
-			return o.name, keyLine(o.src, "sweep", ax.Path) // 0 when a -set sweep=... gave the axis
+		if path != "" && within(path, ax.Path) {
+			line = keyLine(o.src, "sweep", ax.Path) // 0 when a -set sweep=... gave the axis
 		}
 	}
-	return atLine(o, path, err)
+	return &fielderr.Error{File: o.name, Line: line, Path: path, Err: err}
 }
 
 // checkNotSwept refuses an override (path=value) that writes a field every cell of a grid
@@ -171,19 +167,6 @@ func within(path, p string) bool {
 	return path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[")
 }
 
-// setGives tells whether an override wrote the field at path, or a value holding it (-set
-// eval.variants=[...] for eval.variants[0].when), not merely a key beside it in its section
-// (-set model={layers: 2} gives no model.heads).
-func setGives(override, path string) bool {
-	_, fields := overrideFields(override)
-	for _, f := range fields {
-		if within(path, f) {
-			return true
-		}
-	}
-	return false
-}
-
 // writtenFields are the dotted paths a value written at path sets: path itself, or for a
 // mapping (a section) the fields its keys set, each key merged into the section.
 func writtenFields(path string, n *yaml.Node) []string {
@@ -222,35 +205,32 @@ func everyValueSets(values []*yaml.Node, keys []string) bool {
 	return len(values) > 0
 }
 
-// setCulprit is the -set override (path=value) behind an error (of a run, or of a grid's cell): the last one
-// that gave the field the error leads with (or a section holding it), else the last whose path
-// the error names as a field (model.heads: 4 heads do not divide model.d_model 7, after -set
-// model.d_model=7); "" when none did, or when the failing field is swept (the cell's own value).
+// setCulprit is the -set override (path=value) behind an error (of a run, or of a grid's cell):
+// the last one that gave the field the error leads with, or a value holding it (-set
+// eval.variants=[...] for eval.variants[0].when; not a key beside it: -set model={layers: 2}
+// gives no model.heads), else the last whose dotted field the error names as a word (-set
+// model.d_model=7 for model.heads: 4 heads do not divide model.d_model 7; a one-word field such
+// as out or seed is too common a word to be read so); "" when none did, or when the failing
+// field is swept (the cell's own value).
 func setCulprit(err error, path string, overrides []string, sweep Sweep) string {
 	for _, ax := range sweep {
 		if path != "" && within(path, ax.Path) {
 			return ""
 		}
 	}
+	named := ""
 	for i := len(overrides) - 1; i >= 0; i-- { // the last override of a key is the one that holds
-		if path != "" && setGives(overrides[i], path) {
-			return overrides[i]
-		}
-	}
-	return namingSet(err.Error(), overrides)
-}
-
-// namingSet is the last override whose dotted field the message names as a word (model.d_model
-// in "model.heads: 2 heads do not divide model.d_model 7"), or "". Only dotted paths: a one-word
-// field (out, name, seed) is too common a word to be read as the message naming it.
-func namingSet(msg string, overrides []string) string {
-	for i := len(overrides) - 1; i >= 0; i-- {
 		_, fields := overrideFields(overrides[i])
-		if slices.ContainsFunc(fields, func(f string) bool { return strings.Contains(f, ".") && namesField(msg, f) }) {
-			return overrides[i]
+		for _, f := range fields {
+			if path != "" && within(path, f) {
+				return overrides[i]
+			}
+			if named == "" && strings.Contains(f, ".") && namesField(err.Error(), f) {
+				named = overrides[i]
+			}
 		}
 	}
-	return ""
+	return named
 }
 
 // namesField tells whether msg names the dotted field path as a word (model.d_model in "divide
@@ -711,21 +691,6 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 		return Config{}, nil, c.At(err)
 	}
 	return c, []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
-}
-
-// atLine is where the field at path was written: the file and the line that wrote it when no
-// override replaced it; "-set path=value" (line 0) when an override gave it, or a value
-// containing it (-set eval.variants=[...] for eval.variants[0].when), or a dotted field the
-// error names (-set model.d_model=7 for model.heads: 2 heads do not divide model.d_model 7), as
-// a grid's cell errors do (setCulprit); else the file alone.
-func atLine(o *origin, path string, err error) (string, int) {
-	if path == "" {
-		return o.name, 0
-	}
-	if s := setCulprit(err, path, o.overrides, nil); s != "" { // the value, or one beside it, came from the command line
-		return "-set " + s, 0
-	}
-	return o.name, keyLine(o.src, strings.Split(path, ".")...)
 }
 
 // keyLine is the line of the key reached by keys from the file's top (model, d_model; eval,

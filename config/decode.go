@@ -347,34 +347,34 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 		}
 		fields := yamlFields(v.Type())
 		h := holderOf(v, path, h)
+		od, options := v.Addr().Interface().(optionDecoder)
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
-			key := k.Value
-			where := "the config"
-			if path != "" {
-				where = "section " + path
+			at := func(err error) error {
+				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, k.Value), Err: err}
 			}
-			idx, ok := fields[key]
-			if od, isOD := v.Addr().Interface().(optionDecoder); !ok && isOD {
-				if err := od.DecodeOption(key, val); err != nil {
-					return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: err}
+			idx, ok := fields[k.Value]
+			switch {
+			case !ok && !options:
+				where := "the config"
+				if path != "" {
+					where = "section " + path
 				}
-				if seen[key] {
-					return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: errors.New("key given twice")}
+				return at(fmt.Errorf("unknown key %q in %s (known: %s)", k.Value, where, knownKeys(fields)))
+			case !ok:
+				if err := od.DecodeOption(k.Value, val); err != nil {
+					return at(err)
 				}
-				seen[key] = true
-				continue
 			}
-			if !ok {
-				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: fmt.Errorf("unknown key %q in %s (known: %s)", key, where, knownKeys(fields))}
+			if seen[k.Value] {
+				return at(errors.New("key given twice"))
 			}
-			if seen[key] {
-				return &fielderr.Error{File: file, Line: k.Line, Path: join(path, key), Err: errors.New("key given twice")}
-			}
-			seen[key] = true
-			if err := decodeNode(val, v.FieldByIndex(idx), join(path, key), file, h, legacy); err != nil {
-				return err
+			seen[k.Value] = true
+			if ok {
+				if err := decodeNode(val, v.FieldByIndex(idx), join(path, k.Value), file, h, legacy); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
