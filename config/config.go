@@ -679,18 +679,14 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 			return Config{}, nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	if len(c.Sweep) > 0 {
-		cells, err := Expand(c)
-		if err != nil {
-			return Config{}, nil, c.At(err)
-		}
-		return c, cells, nil
-	}
-	c = c.WithDefaults()
-	if _, err := c.Validate(); err != nil {
+	cells, err := Expand(c)
+	if err != nil {
 		return Config{}, nil, c.At(err)
 	}
-	return c, []Cell{{Index: 0, Name: c.Name, Config: c}}, nil
+	if len(c.Sweep) == 0 {
+		c = cells[0].Config // with its defaults
+	}
+	return c, cells, nil
 }
 
 // keyLine is the line of the key reached by keys from the file's top (model, d_model; eval,
