@@ -3,7 +3,6 @@ package setup
 import (
 	"fmt"
 	"runtime"
-	"strings"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
@@ -225,19 +224,6 @@ func ProcessRoom(mapped int64) (room int64, what string, ok bool) {
 		}
 	}
 	return room, what, ok
-}
-
-// checkSchemeParams refuses, before the scheme is built, a config whose position scheme's own
-// parameters (a learned table, T5's bucket biases: position.ParamCount) with their optimiser
-// state and checkpoint pass MaxMemoryBytes, naming the scheme's options.
-func checkSchemeParams(c config.Config, mc model.Config) error {
-	extra := int64(schemeParams(c, mc))
-	state := extra * (dtypeBytes(mc) + 16 + checkpointBytesPerParam)
-	if state <= MaxMemoryBytes || extra <= model.ParamCount(mc, 0) {
-		return nil
-	}
-	return fielderr.New("position", "the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
-		c.Position.Kind, extra, strings.Join(c.Position.OptionKeys(), ", "), mb(state), mb(MaxMemoryBytes))
 }
 
 // CheckJobs refuses to train jobs of the grid's runs at once (this shard's cells, or its tuning

@@ -74,11 +74,6 @@ func check(c config.Config, task data.Task) (*Checked, error) {
 	if err := checkSize(c, r.Model); err != nil {
 		return nil, err
 	}
-	// The scheme's own parameters are bounded before it is built: a table of 10^8 biases is
-	// refused, not allocated.
-	if err := checkSchemeParams(c, r.Model); err != nil {
-		return nil, err
-	}
 	if r.scheme, err = position.New(r.Spec, r.Model.SchemeDims()); err != nil {
 		return nil, err
 	}
@@ -189,32 +184,33 @@ func schemeParams(c config.Config, mc model.Config) int {
 	return position.ParamCount(c.Position.Spec, position.Dims{DModel: mc.DModel, Heads: mc.Heads, Layers: mc.Layers})
 }
 
-// checkSize estimates the parameter count from the sizes alone and rejects a model beyond
-// MaxParams, naming the sizes to lower.
+// checkSize refuses, from the sizes alone and before anything is built, a model whose parameter
+// count passes MaxParams, naming the sizes to lower, and a position scheme whose own parameters
+// (a learned table, T5's bucket biases: position.ParamCount) with their optimiser state and
+// checkpoint pass MaxMemoryBytes, naming its options: a table of 10^8 biases is refused, not
+// allocated.
 func checkSize(c config.Config, mc model.Config) error {
-	if mc.DModel < 1 || mc.DFF < 1 || mc.Layers < 1 {
-		return nil // model.Validate names the field
-	}
-	fix := "model.d_model, model.d_ff or model.layers"
 	p := schemeParams(c, mc)
-	n := model.Params(mc, float64(p))
-	if p > 0 {
+	if n := model.Params(mc, float64(p)); mc.DModel >= 1 && mc.DFF >= 1 && mc.Layers >= 1 && n > float64(MaxParams) {
+		fix := "model.d_model, model.d_ff or model.layers"
 		var sizes []string
 		for _, o := range schemes.Options(c.Position.Kind) {
-			if o.Type == "int" {
+			if o.Type == "int" && p > 0 {
 				sizes = append(sizes, "position."+o.Key)
 			}
 		}
 		if len(sizes) > 0 {
 			fix += " (or " + strings.Join(sizes, ", ") + ")"
 		}
-	}
-	if n > float64(MaxParams) {
 		layers := "layers"
 		if mc.Layers == 1 {
 			layers = "layer"
 		}
 		return fielderr.New("model", "d_model %d, d_ff %d and %d %s (vocabulary %d, position %s) make about %.3g parameters, more than posformer's limit of %d; lower %s", mc.DModel, mc.DFF, mc.Layers, layers, mc.Vocab, c.Position.Kind, n, MaxParams, fix)
+	}
+	if state := int64(p) * (dtypeBytes(mc) + 16 + checkpointBytesPerParam); state > MaxMemoryBytes && int64(p) > model.ParamCount(mc, 0) {
+		return fielderr.New("position", "the %s scheme's own %d parameters (a table or biases, sized by its options %s) need about %s with their optimiser state and checkpoint, more than posformer's limit of %s; lower the option that sizes them",
+			c.Position.Kind, p, strings.Join(c.Position.OptionKeys(), ", "), mb(state), mb(MaxMemoryBytes))
 	}
 	return nil
 }
