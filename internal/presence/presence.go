@@ -92,10 +92,3 @@ func Fill[T comparable](k Keys, path string, field *T, def T) {
 		*field = def
 	}
 }
-
-// Unset tells whether path was not written and value is its type's zero value, for defaults
-// Fill cannot express (a list, a value computed from other fields).
-func Unset[T comparable](k Keys, path string, value T) bool {
-	var zero T
-	return value == zero && !k.Has(path)
-}

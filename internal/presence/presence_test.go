@@ -34,7 +34,4 @@ func TestFill(t *testing.T) {
 	if a != 0 || b != 1.5 || c != 5 {
 		t.Fatalf("written zero %g (want 0), unwritten zero %g (want 1.5), unwritten value %g (want 5)", a, b, c)
 	}
-	if Unset(k, "written", 0) || !Unset(k, "other", "") || Unset(k, "other", "x") {
-		t.Fatal("Unset")
-	}
 }
