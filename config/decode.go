@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -252,13 +253,9 @@ func yamlName(f reflect.StructField) (string, bool) {
 	return cmp.Or(name, strings.ToLower(f.Name)), true
 }
 
+// knownKeys lists a section's keys, sorted, for an error.
 func knownKeys(fields map[string][]int) string {
-	ks := make([]string, 0, len(fields))
-	for k := range fields {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return strings.Join(ks, ", ")
+	return strings.Join(slices.Sorted(maps.Keys(fields)), ", ")
 }
 
 func join(path, key string) string {

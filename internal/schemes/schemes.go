@@ -20,6 +20,7 @@ package schemes
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -69,14 +70,7 @@ func Add(name, doc string, optType reflect.Type, randomizable bool) {
 }
 
 // Kinds lists the registered schemes, sorted.
-func Kinds() []string {
-	ks := make([]string, 0, len(registry))
-	for k := range registry {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func Kinds() []string { return slices.Sorted(maps.Keys(registry)) }
 
 // Known tells whether a kind is registered.
 func Known(name string) bool { _, ok := registry[name]; return ok }
