@@ -233,7 +233,7 @@ func unmatchedVariant(c Config, cells []Cell) error {
 		}
 		matched := false
 		for _, cell := range cells {
-			matched = matched || v.applies(cell.Config)
+			matched = matched || v.Applies(cell.Config)
 		}
 		if !matched {
 			return fielderr.New(fmt.Sprintf("eval.variants[%d].when", i), "%s holds for no run of the grid, so the variant %s would be evaluated nowhere; correct the values (they are the runs' resolved fields, e.g. position.kind=rope) or remove the variant", strings.Join(v.When, " and "), v.Name)

@@ -49,9 +49,9 @@ type EvalVariant struct {
 
 var variantName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// applies tells whether the variant is evaluated for a config (every condition of When holds;
+// Applies tells whether the variant is evaluated for a config (every condition of When holds;
 // a condition naming no field is an error, reported by Validate).
-func (v EvalVariant) applies(c Config) bool {
+func (v EvalVariant) Applies(c Config) bool {
 	for _, w := range v.When {
 		ok, err := holds(c, w)
 		if err != nil || !ok {
@@ -111,11 +111,11 @@ func (c Config) VariantConfig(v EvalVariant) Config {
 	return vc
 }
 
-// ActiveVariants lists the eval variants that apply to this config (see EvalVariant.Schemes).
+// ActiveVariants lists the eval variants that apply to this config (EvalVariant.Applies).
 func (c Config) ActiveVariants() []EvalVariant {
 	var out []EvalVariant
 	for _, v := range c.Eval.Variants {
-		if v.applies(c) {
+		if v.Applies(c) {
 			out = append(out, v)
 		}
 	}
@@ -147,7 +147,7 @@ func (c Config) validateVariants() error {
 				return fielderr.Wrap(fmt.Sprintf("%s.when[%d]", field, j), err)
 			}
 		}
-		if !v.applies(c) {
+		if !v.Applies(c) {
 			if err := c.unknownKindIn(v); err != nil {
 				return fielderr.Wrap(field+".when", err)
 			}

@@ -4,10 +4,10 @@
 // checked here, in one place, before anything is allocated: the parameter count and the scheme's
 // own parameters stay within posformer's limits, the scheme accepts its options and the positions
 // the run reaches, so does every eval variant's scheme, and the predicted peak memory fits
-// (Check). A Checked run carries its task, its model config and position spec, and its memory
-// prediction, each made once; Build builds its model, once: train.Train trains it (train.Run is
-// Check then Train), and a grid checks every cell (CheckGrid) before training any, each cell then
-// training from its Checked.
+// (Check). A Checked run carries its task, its model config (its position spec is its config's)
+// and its memory prediction, each made once; Build builds its model, once: train.Train trains it
+// (train.Run is Check then Train), and a grid checks every cell (CheckGrid) before training any,
+// each cell then training from its Checked.
 //
 // A separate package rather than train/'s entry: report, claims and inspect read configs and ask
 // for warnings and predictions without training, and the CLI checks a run or a grid before it
@@ -34,8 +34,6 @@ type Checked struct {
 	Task data.Task
 	// Model is the model: section typed, model.vocab defaulting to the task's vocabulary.
 	Model model.Config
-	// Spec is the position: section typed, the scheme's options in its options struct.
-	Spec position.Spec
 	// Memory is the run's predicted memory (PredictMemory).
 	Memory Memory
 
@@ -70,11 +68,11 @@ func checkCell(c config.Config) (*Checked, error) {
 // check is Check's body for a valid config and its task.
 func check(c config.Config, task data.Task) (*Checked, error) {
 	var err error
-	r := &Checked{Config: c, Task: task, Model: c.ModelFor(task), Spec: c.Position.Spec}
+	r := &Checked{Config: c, Task: task, Model: c.ModelFor(task)}
 	if err := checkSize(c, r.Model); err != nil {
 		return nil, err
 	}
-	if r.scheme, err = position.New(r.Spec, r.Model.SchemeDims()); err != nil {
+	if r.scheme, err = position.New(c.Position.Spec, r.Model.SchemeDims()); err != nil {
 		return nil, err
 	}
 	t, e := c.Task, c.Eval
@@ -99,7 +97,7 @@ func check(c config.Config, task data.Task) (*Checked, error) {
 
 // Build builds the run's model: the one build of a run.
 func (r *Checked) Build() (*model.Model, error) {
-	return model.New(r.Model, r.Spec)
+	return model.New(r.Model, r.Config.Position.Spec)
 }
 
 // NewModel builds the model of a config posformer wrote and checked before (a run's config.yaml,

@@ -12,18 +12,14 @@ import (
 )
 
 // checkVariants builds the position scheme of every eval variant that applies to the run
-// (config.Config.ActiveVariants) as its evaluation will (config.Config.VariantConfig), so that a
+// (config.EvalVariant.Applies) as its evaluation will (config.Config.VariantConfig), so that a
 // variant the scheme refuses (dynamic_ntk without rope_factor, yarn with randomized positions)
 // fails before training, not after it. An error names the variant's field,
 // eval.variants[i].<key>, not the run's position.<key>. longest is the run's longest sequence in
 // tokens.
 func checkVariants(c config.Config, task data.Task, longest int) error {
-	active := map[string]bool{}
-	for _, v := range c.ActiveVariants() {
-		active[v.Name] = true
-	}
 	for i, v := range c.Eval.Variants {
-		if !active[v.Name] {
+		if !v.Applies(c) {
 			continue
 		}
 		vc := c.VariantConfig(v)
