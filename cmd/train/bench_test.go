@@ -21,7 +21,7 @@ func TestBenchCommand(t *testing.T) {
 		t.Fatalf("bench: %v\n%s", err, errOut.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	kernels := regexp.MustCompile(`^KERNELS( \w+=(avx-512|avx2|generic)){7}$`)
+	kernels := regexp.MustCompile(`^KERNELS( \w+=(avx-512|avx2|generic|neon|go|go-fma|go-lanes)){7}$`)
 	peak := regexp.MustCompile(`^PEAK sgemm=48 GFLOP/s=\d+\.\d$`)
 	if len(lines) < 2 || !kernels.MatchString(lines[0]) || !peak.MatchString(lines[1]) {
 		t.Fatalf("want a KERNELS and a PEAK line first, got:\n%s", out.String())

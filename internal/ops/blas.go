@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -173,10 +174,14 @@ func Backend() string {
 }
 
 // Kernels names the code each op family runs on this CPU, as key=value words for benchmark
-// reports: avx-512, avx2 (with FMA) or generic (Go loops; the products in the BLAS variable).
+// reports: avx-512, avx2 (with FMA) or generic (Go loops; the products in the BLAS variable); on
+// arm64, neon for the float32 products and Go for the rest (with the AVX2 kernels' bits).
 // POSFORMER_AVX512=0 selects the AVX2 kernels on an AVX-512 CPU, POSFORMER_GEMM=blas the generic
 // code everywhere.
 func Kernels() string {
+	if useKernels && runtime.GOARCH == "arm64" { // the NEON product, the rest Go lanes (lanes.go)
+		return "gemm_f32=neon gemm_f64=go-fma attention_softmax=go-lanes gelu=go-lanes cross_entropy=go adam=go layernorm_add_colsum=go-lanes"
+	}
 	pick := func(avx512 bool) string {
 		switch {
 		case !useKernels:

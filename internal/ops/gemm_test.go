@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -315,22 +317,25 @@ func BenchmarkCrossEntropy(b *testing.B) {
 	})
 }
 
-// TestKernelsReport: ops.Kernels names one of avx-512, avx2 and generic for each op family,
-// matching the kernels this process selected, and SgemmPeak measures a positive rate.
+// TestKernelsReport: ops.Kernels names one of avx-512, avx2 and generic (on arm64: neon, and Go
+// for the rest) for each op family, matching the kernels this process selected, and SgemmPeak
+// measures a positive rate.
 func TestKernelsReport(t *testing.T) {
-	want := "generic"
+	want, wantAdam := "generic", "generic"
 	switch {
+	case useKernels && runtime.GOARCH == "arm64":
+		want, wantAdam = "neon", "go"
 	case useKernels && haveAVX512:
-		want = "avx-512"
+		want, wantAdam = "avx-512", "avx-512"
 	case useKernels:
-		want = "avx2"
+		want, wantAdam = "avx2", "avx2"
 	}
 	fields := strings.Fields(Kernels())
-	if len(fields) != 7 || fields[0] != "gemm_f32="+want || fields[5] != "adam="+want {
-		t.Errorf("Kernels() = %q, want 7 families with gemm_f32 and adam %s", Kernels(), want)
+	if len(fields) != 7 || fields[0] != "gemm_f32="+want || fields[5] != "adam="+wantAdam {
+		t.Errorf("Kernels() = %q, want 7 families with gemm_f32 %s and adam %s", Kernels(), want, wantAdam)
 	}
 	for _, f := range fields {
-		if _, v, _ := strings.Cut(f, "="); v != "avx-512" && v != "avx2" && v != "generic" {
+		if _, v, _ := strings.Cut(f, "="); !slices.Contains([]string{"avx-512", "avx2", "generic", "neon", "go", "go-fma", "go-lanes"}, v) {
 			t.Errorf("Kernels(): %q names no path", f)
 		}
 	}

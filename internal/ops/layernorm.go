@@ -117,7 +117,7 @@ func rowStats[F Float](row []F) (mean, rstd F) {
 	}
 	for _, x := range row[v:] {
 		d := x - mean
-		q += d * d
+		q += F(d * d) // the conversion keeps arm64 and GOAMD64=v3 builds from fusing it (sqdev8 fuses only its lanes)
 	}
 	return mean, F(1 / math.Sqrt(float64(q/F(len(row)))+LayerNormEps))
 }

@@ -1,0 +1,102 @@
+//go:build arm64 && !purego
+
+package ops
+
+import (
+	"math"
+	"unsafe"
+)
+
+// The arm64 kernels: the float32 products through a NEON 6×16 micro-kernel (gemm_arm64.s), the
+// float64 ones through a Go 6×8 kernel of fused multiply-adds (math.FMA), and the vector kernels
+// in Go, lane by lane (lanes.go). Each computes what the AVX2 kernel of the same name computes on
+// amd64, in its order, so that arm64 gives the amd64 builds' bits (TestKernelBitsGolden).
+
+// sgemmKernel6x16 and sgemmKernel6x16Bias are the AVX2 kernels' NEON counterparts (gemm_arm64.s);
+// see microKernel for their contract.
+//
+//go:noescape
+func sgemmKernel6x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, add bool)
+
+//go:noescape
+func sgemmKernel6x16Bias(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, bias *float32)
+
+var (
+	kernel32 = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16, fnBias: sgemmKernel6x16Bias}
+	kernel64 = microKernel[float64]{mr: 6, nr: 8, fn: fmaKernel64(6, 8)}
+
+	// The tests' names for the amd64 kernels: here the NEON one.
+	kernel32avx2   = kernel32
+	kernel32avx512 = kernel32
+	kernel32wide   = kernel32
+	haveWide       = false
+	haveAVX512     = false
+)
+
+const (
+	haveKernels  = true
+	haveAVX512DQ = false
+	kernelName   = "posformer neon (6x16 f32) + go fma (6x8 f64)"
+)
+
+// fmaKernel64 is dgemmKernel6x8's computation in Go: per element of the tile, acc = 0, then
+// acc = fma(a, b, acc) over k in order, stored as alpha·acc or fma(alpha, acc, C).
+func fmaKernel64(mr, nr int) func(k int, a *float64, rs, cs int, b *float64, bs int, c *float64, ldc int, alpha float64, add bool) {
+	return func(k int, a *float64, rs, cs int, b *float64, bs int, c *float64, ldc int, alpha float64, add bool) {
+		at := func(p *float64, off int) *float64 { return (*float64)(unsafe.Add(unsafe.Pointer(p), off*8)) }
+		for i := range mr {
+			for j := range nr {
+				var s float64
+				for p := range k {
+					s = math.FMA(*at(a, i*rs+p*cs), *at(b, p*bs+j), s)
+				}
+				if cp := at(c, i*ldc+j); add {
+					*cp = math.FMA(alpha, s, *cp)
+				} else {
+					*cp = alpha * s
+				}
+			}
+		}
+	}
+}
+
+// The vector kernels: lanes.go's Go code, the AVX2 kernels' operations lane by lane.
+
+func expShiftSum8(x []float32, m float32) float32           { return expShiftSum8Lanes(x, m) }
+func geluFwd8(x, y []float32)                               { geluFwd8Lanes(x, y) }
+func geluBwd8(x, g, y []float32)                            { geluBwd8Lanes(x, g, y) }
+func max8(x []float32) float32                              { return max8Lanes(x) }
+func scale8(x []float32, s float32)                         { scale8Lanes(x, s) }
+func sum8(x []float32) float32                              { return sum8Lanes(x) }
+func sqdev8(x []float32, m float32) float32                 { return sqdev8Lanes(x, m) }
+func addv8(y, a, b []float32)                               { addv8Lanes(y, a, b) }
+func subMul8(row, p []float32, d float32)                   { subMul8Lanes(row, p, d) }
+func colSum8(y, x []float32, rows, ld int)                  { colSum8Lanes(y, x, rows, ld) }
+func lnGammaCols8(o, g, x, st []float32, rows, ld int)      { lnGammaCols8Lanes(o, g, x, st, rows, ld) }
+func expFast4(y []float64)                                  { expFast4Lanes(y) }
+func adamStep4(w, g []float32, m, v []float64, c *AdamCoef) { adamStep4Lanes(w, g, m, v, c) }
+func copyRows16(dst, src []float32, ldb, kc int)            { copyRows16Lanes(dst, src, ldb, kc) }
+func copyRowsSum16(dst, src []float32, ldb, kc int, s []float32) {
+	copyRowsSum16Lanes(dst, src, ldb, kc, s)
+}
+
+func lnFwd8(y, x, gamma, beta []float32, mean, rstd float32) {
+	lnFwd8Lanes(y, x, gamma, beta, mean, rstd)
+}
+
+func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32) {
+	lnGradX8Lanes(dx, g, x, gamma, mean, rstd, sg, sgx)
+}
+
+// The AVX-512 kernels have no counterpart here: haveAVX512 and haveAVX512DQ are false, so they
+// are never called.
+
+func expShiftSum16(x []float32, m float32) float32                 { panic(noAVX512) }
+func geluFwd16(x, y []float32)                                     { panic(noAVX512) }
+func geluBwd16(x, g, y []float32)                                  { panic(noAVX512) }
+func expFast8(y []float64)                                         { panic(noAVX512) }
+func adamStep8(w, g []float32, m, v []float64, c *AdamCoef)        { panic(noAVX512) }
+func copyRows32(dst, src []float32, ldb, kc int)                   { panic(noAVX512) }
+func copyRowsSum32(dst, src []float32, ldb, kc int, sum []float32) { panic(noAVX512) }
+
+const noAVX512 = "ops: an AVX-512 kernel called on arm64"
