@@ -180,7 +180,7 @@ func Backend() string {
 // code everywhere.
 func Kernels() string {
 	if useKernels && runtime.GOARCH == "arm64" { // the NEON product, the rest Go lanes (lanes.go)
-		return "gemm_f32=neon gemm_f64=go-fma attention_softmax=go-lanes gelu=go-lanes cross_entropy=go adam=go layernorm_add_colsum=go-lanes"
+		return "gemm_f32=neon gemm_f64=neon attention_softmax=go-lanes gelu=go-lanes cross_entropy=go adam=go layernorm_add_colsum=go-lanes"
 	}
 	pick := func(avx512 bool) string {
 		switch {

@@ -2,15 +2,10 @@
 
 package ops
 
-import (
-	"math"
-	"unsafe"
-)
-
-// The arm64 kernels: the float32 products through a NEON 6×16 micro-kernel (gemm_arm64.s), the
-// float64 ones through a Go 6×8 kernel of fused multiply-adds (math.FMA), and the vector kernels
-// in Go, lane by lane (lanes.go). Each computes what the AVX2 kernel of the same name computes on
-// amd64, in its order, so that arm64 gives the amd64 builds' bits (TestKernelBitsGolden).
+// The arm64 kernels: the products through NEON micro-kernels (gemm_arm64.s: 6×16 float32, 6×8
+// float64) and the vector kernels in Go, lane by lane (lanes.go). Each computes what the AVX2
+// kernel of the same name computes on amd64, in its order, so that arm64 gives the amd64 builds'
+// bits (TestKernelBitsGolden).
 
 // sgemmKernel6x16 and sgemmKernel6x16Bias are the AVX2 kernels' NEON counterparts (gemm_arm64.s);
 // see microKernel for their contract.
@@ -21,9 +16,14 @@ func sgemmKernel6x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float
 //go:noescape
 func sgemmKernel6x16Bias(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, bias *float32)
 
+// dgemmKernel6x8 is the float64 kernel (gemm_arm64.s): dgemmKernel6x8's computation on amd64.
+//
+//go:noescape
+func dgemmKernel6x8(k int, a *float64, rs, cs int, b *float64, bs int, c *float64, ldc int, alpha float64, add bool)
+
 var (
 	kernel32 = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16, fnBias: sgemmKernel6x16Bias}
-	kernel64 = microKernel[float64]{mr: 6, nr: 8, fn: fmaKernel64(6, 8)}
+	kernel64 = microKernel[float64]{mr: 6, nr: 8, fn: dgemmKernel6x8}
 
 	// The tests' names for the amd64 kernels: here the NEON one.
 	kernel32avx2   = kernel32
@@ -36,29 +36,8 @@ var (
 const (
 	haveKernels  = true
 	haveAVX512DQ = false
-	kernelName   = "posformer neon (6x16 f32) + go fma (6x8 f64)"
+	kernelName   = "posformer neon (6x16 f32, 6x8 f64)"
 )
-
-// fmaKernel64 is dgemmKernel6x8's computation in Go: per element of the tile, acc = 0, then
-// acc = fma(a, b, acc) over k in order, stored as alpha·acc or fma(alpha, acc, C).
-func fmaKernel64(mr, nr int) func(k int, a *float64, rs, cs int, b *float64, bs int, c *float64, ldc int, alpha float64, add bool) {
-	return func(k int, a *float64, rs, cs int, b *float64, bs int, c *float64, ldc int, alpha float64, add bool) {
-		at := func(p *float64, off int) *float64 { return (*float64)(unsafe.Add(unsafe.Pointer(p), off*8)) }
-		for i := range mr {
-			for j := range nr {
-				var s float64
-				for p := range k {
-					s = math.FMA(*at(a, i*rs+p*cs), *at(b, p*bs+j), s)
-				}
-				if cp := at(c, i*ldc+j); add {
-					*cp = math.FMA(alpha, s, *cp)
-				} else {
-					*cp = alpha * s
-				}
-			}
-		}
-	}
-}
 
 // The vector kernels: lanes.go's Go code, the AVX2 kernels' operations lane by lane.
 

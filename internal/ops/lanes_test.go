@@ -62,51 +62,63 @@ func TestFMA32Exact(t *testing.T) {
 	}
 }
 
-// fmaKernel32 is the float32 micro-kernel's computation in Go, through fma32: per element, acc = 0,
-// then acc = fma(a, b, acc) over k in order, stored as alpha·acc, fma(alpha, acc, C) (add) or
-// fma(alpha, acc, bias) (bias not nil).
-func fmaKernel32(mr, nr int, k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, add bool, bias *float32) {
-	at := func(p *float32, off int) *float32 { return (*float32)(unsafe.Add(unsafe.Pointer(p), off*4)) }
+// fmaKernel is the micro-kernels' computation in Go: per element, acc = 0, then
+// acc = fma(a, b, acc) over k in order (fma32 in float32, math.FMA in float64), stored as
+// alpha·acc, fma(alpha, acc, C) (add) or fma(alpha, acc, bias) (bias not nil).
+func fmaKernel[F Float](mr, nr int, k int, a *F, rs, cs int, b *F, bs int, c *F, ldc int, alpha F, add bool, bias *F) {
+	var z F
+	size := int(unsafe.Sizeof(z))
+	at := func(p *F, off int) *F { return (*F)(unsafe.Add(unsafe.Pointer(p), off*size)) }
+	fma := func(x, y, s F) F {
+		if size == 4 {
+			return F(fma32(float32(x), float32(y), float32(s)))
+		}
+		return F(math.FMA(float64(x), float64(y), float64(s)))
+	}
 	for i := range mr {
 		for j := range nr {
-			var s float32
+			var s F
 			for p := range k {
-				s = fma32(*at(a, i*rs+p*cs), *at(b, p*bs+j), s)
+				s = fma(*at(a, i*rs+p*cs), *at(b, p*bs+j), s)
 			}
 			cp := at(c, i*ldc+j)
 			switch {
 			case bias != nil:
-				*cp = fma32(alpha, s, *at(bias, j))
+				*cp = fma(alpha, s, *at(bias, j))
 			case add:
-				*cp = fma32(alpha, s, *cp)
+				*cp = fma(alpha, s, *cp)
 			default:
-				*cp = alpha * s
+				*cp = F(alpha * s)
 			}
 		}
 	}
 }
 
-// TestMicroKernelFMAChain: the base float32 micro-kernel (AVX2's 6×16 on amd64, NEON's 6×16 on
-// arm64), its bias store included, computes each element of C as the chain of fused
-// multiply-adds of fmaKernel32, bit for bit, for A read by rows and by columns, k from 0 to
+// TestMicroKernelFMAChain: the base micro-kernels (AVX2's 6×16 float32 and 6×8 float64 on amd64,
+// NEON's on arm64), the float32 bias store included, compute each element of C as the chain of
+// fused multiply-adds of fmaKernel, bit for bit, for A read by rows and by columns, k from 0 to
 // beyond a block, alpha 1 and not, and C overwritten and added to.
 func TestMicroKernelFMAChain(t *testing.T) {
 	if !haveKernels {
 		t.Skip("no assembly kernels on this CPU")
 	}
-	kern := kernel32avx2
+	testFMAChain(t, kernel32avx2)
+	testFMAChain(t, kernel64)
+}
+
+func testFMAChain[F Float](t *testing.T, kern microKernel[F]) {
 	mr, nr := kern.mr, kern.nr
 	rng := rand.New(rand.NewPCG(39, 2))
-	vals := func(n int) []float32 {
-		v := make([]float32, n)
+	vals := func(n int) []F {
+		v := make([]F, n)
 		for i := range v {
-			v[i] = float32(rng.Float64()*4 - 2)
+			v[i] = F(rng.Float64()*4 - 2)
 		}
 		return v
 	}
 	for _, k := range []int{0, 1, 2, 7, 16, 33, 256, 300} {
 		for _, tA := range []bool{false, true} {
-			for _, alpha := range []float32{1, 0.37} {
+			for _, alpha := range []F{1, 0.37} {
 				lda := k + 3
 				rs, cs := lda, 1
 				if tA {
@@ -120,8 +132,8 @@ func TestMicroKernelFMAChain(t *testing.T) {
 				ldc := nr + 2
 				c0 := vals(mr * ldc)
 				for mode := range 3 {
-					got, want := append([]float32(nil), c0...), append([]float32(nil), c0...)
-					var bp *float32
+					got, want := append([]F(nil), c0...), append([]F(nil), c0...)
+					var bp *F
 					switch mode {
 					case 2:
 						if kern.fnBias == nil {
@@ -132,12 +144,8 @@ func TestMicroKernelFMAChain(t *testing.T) {
 					default:
 						kern.fn(k, &a[0], rs, cs, &b[0], bs, &got[0], ldc, alpha, mode == 1)
 					}
-					fmaKernel32(mr, nr, k, &a[0], rs, cs, &b[0], bs, &want[0], ldc, alpha, mode == 1, bp)
-					for i := range got {
-						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-							t.Fatalf("k=%d tA=%v alpha=%v mode %d: C[%d] = %v, want %v", k, tA, alpha, mode, i, got[i], want[i])
-						}
-					}
+					fmaKernel(mr, nr, k, &a[0], rs, cs, &b[0], bs, &want[0], ldc, alpha, mode == 1, bp)
+					sameBits(t, fmt.Sprintf("%T %d×%d kernel, k=%d tA=%v alpha=%v mode %d", F(0), mr, nr, k, tA, alpha, mode), got, want)
 				}
 			}
 		}
