@@ -3,7 +3,8 @@
 package ops
 
 // The arm64 kernels: the products through NEON micro-kernels (gemm_arm64.s: 6×16 float32, 6×8
-// float64) and the vector kernels in Go, lane by lane (lanes.go). Each computes what the AVX2
+// float64), the softmax's exponential and the row sums and maximum in NEON (vec_arm64.s), and the
+// other vector kernels in Go, lane by lane (lanes.go). Each computes what the AVX2
 // kernel of the same name computes on amd64, in its order, so that arm64 gives the amd64 builds'
 // bits (TestKernelBitsGolden).
 
@@ -39,15 +40,26 @@ const (
 	kernelName   = "posformer neon (6x16 f32, 6x8 f64)"
 )
 
-// The vector kernels: lanes.go's Go code, the AVX2 kernels' operations lane by lane.
+// The softmax's and the layer norm's row kernels in NEON (vec_arm64.s): the AVX2 kernels'
+// operations on eight lanes in two registers, sums reduced in AVX2's order.
 
-func expShiftSum8(x []float32, m float32) float32           { return expShiftSum8Lanes(x, m) }
+//go:noescape
+func expShiftSum8(x []float32, m float32) float32
+
+//go:noescape
+func max8(x []float32) float32
+
+//go:noescape
+func sum8(x []float32) float32
+
+//go:noescape
+func sqdev8(x []float32, m float32) float32
+
+// The other vector kernels: lanes.go's Go code, the AVX2 kernels' operations lane by lane.
+
 func geluFwd8(x, y []float32)                               { geluFwd8Lanes(x, y) }
 func geluBwd8(x, g, y []float32)                            { geluBwd8Lanes(x, g, y) }
-func max8(x []float32) float32                              { return max8Lanes(x) }
 func scale8(x []float32, s float32)                         { scale8Lanes(x, s) }
-func sum8(x []float32) float32                              { return sum8Lanes(x) }
-func sqdev8(x []float32, m float32) float32                 { return sqdev8Lanes(x, m) }
 func addv8(y, a, b []float32)                               { addv8Lanes(y, a, b) }
 func subMul8(row, p []float32, d float32)                   { subMul8Lanes(row, p, d) }
 func colSum8(y, x []float32, rows, ld int)                  { colSum8Lanes(y, x, rows, ld) }
