@@ -3,8 +3,8 @@
 package ops
 
 // The arm64 kernels: the products through NEON micro-kernels (gemm_arm64.s: 6×16 float32, 6×8
-// float64), the softmax's exponential and the row sums and maximum in NEON (vec_arm64.s), and the
-// other vector kernels in Go, lane by lane (lanes.go). Each computes what the AVX2
+// float64), GELU, the softmax's exponential and the row sums and maximum in NEON (vec_arm64.s),
+// and the other vector kernels in Go, lane by lane (lanes.go). Each computes what the AVX2
 // kernel of the same name computes on amd64, in its order, so that arm64 gives the amd64 builds'
 // bits (TestKernelBitsGolden).
 
@@ -55,10 +55,17 @@ func sum8(x []float32) float32
 //go:noescape
 func sqdev8(x []float32, m float32) float32
 
+// geluFwd8 and geluBwd8 are gelu_amd64.s's GELU and its gradient in NEON (vec_arm64.s), four
+// lanes at a time over len(x)&^7 values.
+//
+//go:noescape
+func geluFwd8(x, y []float32)
+
+//go:noescape
+func geluBwd8(x, g, y []float32)
+
 // The other vector kernels: lanes.go's Go code, the AVX2 kernels' operations lane by lane.
 
-func geluFwd8(x, y []float32)                               { geluFwd8Lanes(x, y) }
-func geluBwd8(x, g, y []float32)                            { geluBwd8Lanes(x, g, y) }
 func scale8(x []float32, s float32)                         { scale8Lanes(x, s) }
 func addv8(y, a, b []float32)                               { addv8Lanes(y, a, b) }
 func subMul8(row, p []float32, d float32)                   { subMul8Lanes(row, p, d) }
