@@ -38,11 +38,11 @@ func GradNorm(grads []*tensor.Dense) float64 {
 	for _, g := range grads {
 		if d, ok := ops.Slice[float32](g); ok {
 			for _, x := range d {
-				s += float64(x) * float64(x)
+				s += float64(float64(x) * float64(x)) // not fused on arm64 (or GOAMD64=v3): amd64's bits
 			}
 		} else if d, ok := ops.Slice[float64](g); ok {
 			for _, x := range d {
-				s += x * x
+				s += float64(x * x)
 			}
 		}
 	}

@@ -125,7 +125,7 @@ func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, 
 			for _, x := range e {
 				z += x
 			}
-			lse := float64(mx) + math.Log(z)
+			lse := float64(mx) + logAMD64(z) // amd64's bits on every CPU
 			rowLoss[r] = float64(w[r]) * (lse - float64(row[t]))
 			if dl != nil {
 				scale := g * F(float64(w[r])/wsum)

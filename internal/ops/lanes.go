@@ -1,6 +1,9 @@
 package ops
 
-import "math"
+import (
+	"math"
+	"runtime"
+)
 
 // This file holds the vector kernels of gemm_amd64.go written out in portable Go, lane by lane:
 // each performs the AVX2 kernel's operations in its order, its fused multiply-adds included
@@ -289,4 +292,58 @@ func copyRowsSum16Lanes(dst, src []float32, ldb, kc int, sum []float32) {
 			sum[j] += v
 		}
 	}
+}
+
+// logAMD64 is math.Log with the bits of amd64's assembly (math/log_amd64.s): math.Log itself on
+// amd64, logPortable elsewhere (arm64's math.Log is Go code that the compiler fuses into other
+// bits).
+func logAMD64(x float64) float64 {
+	if runtime.GOARCH == "amd64" {
+		return math.Log(x)
+	}
+	return logPortable(x)
+}
+
+// logPortable is math/log_amd64.s in Go, each operation rounded as the assembly rounds it (the
+// conversions keep the products from fusing): x = f1·2^k with f1 from the exponent bits (so a
+// subnormal x is taken as the assembly takes it), f1 doubled below √2/2, and the fdlibm
+// polynomial in the assembly's order.
+func logPortable(x float64) float64 {
+	const (
+		hSqrt2 = 7.07106781186547524401e-01
+		ln2Hi  = 6.93147180369123816490e-01
+		ln2Lo  = 1.90821492927058770002e-10
+		l1     = 6.666666666666735130e-01
+		l2     = 3.999999999940941908e-01
+		l3     = 2.857142874366239149e-01
+		l4     = 2.222219843214978396e-01
+		l5     = 1.818357216161805012e-01
+		l6     = 1.531383769920937332e-01
+		l7     = 1.479819860511658591e-01
+	)
+	b := math.Float64bits(x)
+	switch {
+	case b&^(1<<63) == 0:
+		return math.Inf(-1)
+	case int64(b) < 0:
+		return math.Float64frombits(0x7FF8000000000001)
+	case b >= 0x7FF0000000000000:
+		return x
+	}
+	f1 := math.Float64frombits(b&0x000FFFFFFFFFFFFF | 0x3FE0000000000000)
+	k := float64(int32(b>>52&0x7FF) - 0x3FE)
+	if !(hSqrt2 < f1) {
+		k--
+		f1 *= 2
+	}
+	f := f1 - 1
+	s := f / (2 + f)
+	s2 := float64(s * s)
+	s4 := float64(s2 * s2)
+	t1 := float64(s2 * (l1 + float64(s4*(l3+float64(s4*(l5+float64(l7*s4)))))))
+	t2 := float64(s4 * (l2 + float64(s4*(l4+float64(l6*s4)))))
+	hfsq := float64(float64(0.5*f) * f)
+	r := t1 + t2
+	u := float64(s*(r+hfsq)) + float64(ln2Lo*k)
+	return float64(k*ln2Hi) - ((hfsq - u) - f)
 }

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -258,6 +259,19 @@ func kernelBitsSuite() map[string]string {
 		put("adam", w, m, v)
 	}
 	{
+		n, v := 300, 11
+		logits, targets, w := vals(n*v, 4, 0), make([]float32, n), make([]float32, n)
+		for r := range targets {
+			targets[r], w[r] = float32(r%v), float32(1+r%3)
+		}
+		dl := make([]float32, n*v)
+		loss, err := crossEntropy(logits, targets, w, dl, 0.5, n, v)
+		if err != nil {
+			panic(err)
+		}
+		put("cross entropy", loss, dl)
+	}
+	{
 		ys := make([]float64, 999)
 		for i := range ys {
 			ys[i] = -rng.Float64() * 30
@@ -396,4 +410,30 @@ func TestLanesMatchKernels(t *testing.T) {
 	copyRowsSum16(d1, src, 20, 30, sum1)
 	copyRowsSum16Lanes(d2, src, 20, 30, sum2)
 	same("copyRowsSum16", append(d1, sum1...), append(d2, sum2...))
+}
+
+// TestLogPortable: logPortable gives amd64's math.Log (its assembly) bit for bit, on random
+// arguments of every magnitude, the sums of exponentials cross-entropy takes it of, the values
+// around √2/2·2^k where the reduction switches, and the special cases. On other CPUs math.Log
+// rounds otherwise, and the test checks logAMD64 against amd64's hashes in TestKernelBitsGolden.
+func TestLogPortable(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("math.Log is amd64's assembly only on amd64")
+	}
+	rng := rand.New(rand.NewPCG(39, 5))
+	xs := []float64{0, math.Copysign(0, -1), -1, 1, 2, 0.5, math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, 2.2e-308, math.MaxFloat64}
+	h := 7.07106781186547524401e-01
+	for k := -1000; k <= 1000; k += 7 {
+		c := math.Ldexp(h, k)
+		xs = append(xs, c, math.Nextafter(c, 0), math.Nextafter(c, math.Inf(1)), math.Ldexp(1, k))
+	}
+	for range 200000 {
+		xs = append(xs, math.Float64frombits(rng.Uint64()&^(1<<63)), 1+rng.Float64()*100, rng.Float64())
+	}
+	for _, x := range xs {
+		got, want := logPortable(x), math.Log(x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("logPortable(%v) = %v, math.Log = %v", x, got, want)
+		}
+	}
 }
