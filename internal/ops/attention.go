@@ -481,7 +481,7 @@ func softmaxRow[F Float](row []F) {
 	}
 	var z F
 	for j, x := range row {
-		e := F(math.Exp(float64(x - mx)))
+		e := F(expAMD64(float64(x - mx))) // amd64's bits on every CPU
 		row[j] = e
 		z += e
 	}

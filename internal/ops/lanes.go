@@ -347,3 +347,65 @@ func logPortable(x float64) float64 {
 	u := float64(s*(r+hfsq)) + float64(ln2Lo*k)
 	return float64(k*ln2Hi) - ((hfsq - u) - f)
 }
+
+// expAMD64 is math.Exp with the bits of amd64's assembly on a CPU with FMA (math/exp_amd64.s,
+// the path every AVX2 CPU takes): math.Exp itself on amd64, expPortable elsewhere.
+func expAMD64(x float64) float64 {
+	if runtime.GOARCH == "amd64" {
+		return math.Exp(x)
+	}
+	return expPortable(x)
+}
+
+// expPortable is math/exp_amd64.s's FMA path in Go, each operation rounded as there: k =
+// round(x·log2e), r = ((x − k·ln2U) − k·ln2L)/16 by fused multiply-adds, a degree-8 Taylor
+// polynomial in r, squared four times as y·(y + 2), and 2^k through the exponent bits.
+func expPortable(x float64) float64 {
+	const (
+		log2e    = 1.4426950408889634073599246810018920
+		ln2U     = 0.69314718055966295651160180568695068359375
+		ln2L     = 0.28235290563031577122588448175013436025525412068e-12
+		overflow = 7.09782712893384e+02
+	)
+	b := math.Float64bits(x)
+	switch {
+	case b&^(1<<63) >= 0x7FF0000000000000: // ±Inf or NaN
+		if x == math.Inf(-1) {
+			return 0
+		}
+		return x
+	case x > overflow:
+		return math.Inf(1)
+	}
+	t := float64(log2e * x)
+	e := int32(math.MinInt32) // CVTSD2SL's answer out of range
+	if r := math.RoundToEven(t); r >= math.MinInt32 && r <= math.MaxInt32 {
+		e = int32(r)
+	}
+	k := float64(e)
+	r := math.FMA(-k, ln2U, x)
+	r = math.FMA(-k, ln2L, r)
+	r = float64(r * 0.0625)
+	p := 2.4801587301587301587e-5
+	for _, c := range [...]float64{1.9841269841269841270e-4, 1.3888888888888888889e-3, 8.3333333333333333333e-3,
+		4.1666666666666666667e-2, 1.6666666666666666667e-1, 0.5, 1} {
+		p = math.FMA(r, p, c)
+	}
+	y := float64(r * p)
+	for range 3 {
+		y = float64(y * (y + 2))
+	}
+	y = math.FMA(y+2, y, 1)
+	bx := int64(e) + 0x3FF
+	switch {
+	case bx <= 0:
+		if bx < -52 {
+			return 0
+		}
+		y = float64(y * math.Float64frombits(uint64(bx+0x3FE)<<52))
+		bx = 1
+	case bx >= 0x7FF:
+		return math.Inf(1)
+	}
+	return float64(y * math.Float64frombits(uint64(bx)<<52))
+}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/cpu"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/kernel_bits.golden from this CPU's kernels")
@@ -154,13 +156,13 @@ func testFMAChain[F Float](t *testing.T, kern microKernel[F]) {
 }
 
 // kernelBitsSuite runs the kernels' callers (gemm, the softmax, GELU, layer norm, the column sums,
-// Adam, the float64 exponential) on fixed inputs and returns a SHA-256 of each result's bits.
+// Adam, the float64 exponentials, amd64's math.Exp and math.Log) on fixed inputs and returns a SHA-256 of each result's bits.
 func kernelBitsSuite() map[string]string {
 	rng := rand.New(rand.NewPCG(39, 3))
 	vals := func(n int, scale, off float64) []float32 {
 		v := make([]float32, n)
 		for i := range v {
-			v[i] = float32((rng.Float64()*2-1)*scale + off)
+			v[i] = float32(float64((rng.Float64()*2-1)*scale) + off) // not fused on arm64 or GOAMD64=v3
 		}
 		return v
 	}
@@ -270,6 +272,15 @@ func kernelBitsSuite() map[string]string {
 			panic(err)
 		}
 		put("cross entropy", loss, dl)
+	}
+	{
+		ys, ls := make([]float64, 20000), make([]float64, 20000)
+		for i := range ys {
+			ys[i] = expAMD64(-rng.Float64() * 40)
+			ls[i] = logAMD64(1 + float64(rng.Float64()*100))
+		}
+		put("math.Exp of amd64", ys)
+		put("math.Log of amd64", ls)
 	}
 	{
 		ys := make([]float64, 999)
@@ -434,6 +445,30 @@ func TestLogPortable(t *testing.T) {
 		got, want := logPortable(x), math.Log(x)
 		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Fatalf("logPortable(%v) = %v, math.Log = %v", x, got, want)
+		}
+	}
+}
+
+// TestExpPortable: expPortable gives amd64's math.Exp (its assembly's FMA path) bit for bit, on
+// the softmax's arguments (x − max ≤ 0), random arguments of every magnitude, the edges of
+// overflow and of the subnormal results, and the special cases.
+func TestExpPortable(t *testing.T) {
+	if runtime.GOARCH != "amd64" || !cpu.X86.HasFMA {
+		t.Skip("math.Exp is amd64's FMA assembly only on amd64 with FMA")
+	}
+	rng := rand.New(rand.NewPCG(39, 6))
+	xs := []float64{0, math.Copysign(0, -1), 1, -1, 709.78, 709.79, -708, -708.4, -709, -720, -744.4, -745.2, -746, -1e10, 1e10,
+		math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, -5e-324}
+	for range 200000 {
+		xs = append(xs, -rng.Float64()*30, (rng.Float64()*2-1)*750, math.Float64frombits(rng.Uint64()))
+	}
+	for x := -750.0; x < 710; x += 0.37 {
+		xs = append(xs, x)
+	}
+	for _, x := range xs {
+		got, want := expPortable(x), math.Exp(x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("expPortable(%v) = %v, math.Exp = %v", x, got, want)
 		}
 	}
 }
