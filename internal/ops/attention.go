@@ -406,10 +406,10 @@ func rowDots[F Float](dots []F, y, dy []F, D, dh int) {
 		d0, d1, d2, d3 := dy[r*D:r*D+dh], dy[(r+1)*D:(r+1)*D+dh], dy[(r+2)*D:(r+2)*D+dh], dy[(r+3)*D:(r+3)*D+dh]
 		var s0, s1, s2, s3 F
 		for j := range y0 {
-			s0 += y0[j] * d0[j]
-			s1 += y1[j] * d1[j]
-			s2 += y2[j] * d2[j]
-			s3 += y3[j] * d3[j]
+			s0 += F(y0[j] * d0[j]) // F(): not fused on arm64, as on amd64
+			s1 += F(y1[j] * d1[j])
+			s2 += F(y2[j] * d2[j])
+			s3 += F(y3[j] * d3[j])
 		}
 		dots[r], dots[r+1], dots[r+2], dots[r+3] = s0, s1, s2, s3
 	}
@@ -417,7 +417,7 @@ func rowDots[F Float](dots []F, y, dy []F, D, dh int) {
 		yr, dr := y[r*D:r*D+dh], dy[r*D:r*D+dh]
 		var s F
 		for j := range yr {
-			s += yr[j] * dr[j]
+			s += F(yr[j] * dr[j])
 		}
 		dots[r] = s
 	}

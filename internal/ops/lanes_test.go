@@ -274,6 +274,12 @@ func kernelBitsSuite() map[string]string {
 		put("cross entropy", loss, dl)
 	}
 	{
+		rows, D, H := 37, 64, 4
+		y, dy, dots := vals(rows*D, 1, 0), vals(rows*D, 1, 0), make([]float32, rows*H)
+		headDots(dots, y, dy, rows, D, H)
+		put("attention row dots", dots)
+	}
+	{
 		ys, ls := make([]float64, 20000), make([]float64, 20000)
 		for i := range ys {
 			ys[i] = expAMD64(-rng.Float64() * 40)
