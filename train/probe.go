@@ -12,6 +12,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/interrupt"
+	"github.com/posformer/posformer/internal/ops"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 )
@@ -291,7 +292,7 @@ func attentionStats(ctx context.Context, m *model.Model, task data.Task, example
 						for j, w := range row {
 							if w > 0 {
 								dist += w * math.Abs(float64(i-j))
-								ent -= w * math.Log(w)
+								ent -= float64(w * ops.Log(w)) // amd64's bits on arm64 too
 							}
 						}
 						st.Distance[l][h][i] += dist

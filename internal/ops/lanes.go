@@ -294,6 +294,10 @@ func copyRowsSum16Lanes(dst, src []float32, ldb, kc int, sum []float32) {
 	}
 }
 
+// Log is math.Log with amd64's bits on every CPU (logAMD64), for code outside this package
+// whose results must not depend on the CPU.
+func Log(x float64) float64 { return logAMD64(x) }
+
 // logAMD64 is math.Log with the bits of amd64's assembly (math/log_amd64.s): math.Log itself on
 // amd64, logPortable elsewhere (arm64's math.Log is Go code that the compiler fuses into other
 // bits).
