@@ -179,8 +179,8 @@ func Backend() string {
 // POSFORMER_AVX512=0 selects the AVX2 kernels on an AVX-512 CPU, POSFORMER_GEMM=blas the generic
 // code everywhere.
 func Kernels() string {
-	if useKernels && runtime.GOARCH == "arm64" { // the NEON product, the rest Go lanes (lanes.go)
-		return "gemm_f32=neon gemm_f64=neon attention_softmax=go-lanes gelu=go-lanes cross_entropy=go adam=go layernorm_add_colsum=go-lanes"
+	if useKernels && runtime.GOARCH == "arm64" { // NEON (gemm_arm64.s, vec_arm64.s), the rest Go lanes (lanes.go)
+		return "gemm_f32=neon gemm_f64=neon attention_softmax=neon gelu=neon cross_entropy=go adam=go layernorm_add_colsum=go-lanes"
 	}
 	pick := func(avx512 bool) string {
 		switch {
