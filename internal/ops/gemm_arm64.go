@@ -98,3 +98,23 @@ func copyRows32(dst, src []float32, ldb, kc int)                   { panic(noAVX
 func copyRowsSum32(dst, src []float32, ldb, kc int, sum []float32) { panic(noAVX512) }
 
 const noAVX512 = "ops: an AVX-512 kernel called on arm64"
+
+// geluFwd8x2 and geluBwd8x2 are geluFwd8 and geluBwd8 over len(x)&^15 values (on amd64 two
+// blocks of eight interleaved; each value gets the same operations either way).
+func geluFwd8x2(x, y []float32)    { n := len(x) &^ 15; geluFwd8(x[:n], y[:n]) }
+func geluBwd8x2(x, g, y []float32) { n := len(x) &^ 15; geluBwd8(x[:n], g[:n], y[:n]) }
+
+// transposeRows writes dst[r·ldd + p] = src[p·lds + r] for r < rows, p < cols (in Go: a copy,
+// no arithmetic) and reports that it did.
+func transposeRows(dst []float32, ldd int, src []float32, lds, rows, cols int) bool {
+	if rows <= 0 || cols <= 0 {
+		return false
+	}
+	for r := 0; r < rows; r++ {
+		d := dst[r*ldd : r*ldd+cols]
+		for p := range d {
+			d[p] = src[p*lds+r]
+		}
+	}
+	return true
+}
