@@ -68,3 +68,27 @@ func TestFanoutPanic(t *testing.T) {
 		}
 	})
 }
+
+// TestTakeBack: a posted job that its helper has not started runs on the caller, once, and
+// the helper then runs the next job it is given (its own goroutine started late, as a helper
+// whose thread the system had descheduled).
+func TestTakeBack(t *testing.T) {
+	h := &helper{wake: make(chan struct{}, 1), done: make(chan struct{}, 1)}
+	var ran [3]atomic.Int32
+	h.busy.Store(true)
+	h.post(func(i int) { ran[i].Add(1) }, 1)
+	h.takeBack()
+	h.wait()
+	if ran[1].Load() != 1 {
+		t.Fatalf("the job taken back ran %d times, want 1", ran[1].Load())
+	}
+	go h.loop()
+	for i := 0; i < 100; i++ {
+		h.busy.Store(true)
+		h.post(func(i int) { ran[i].Add(1) }, 2)
+		h.wait()
+	}
+	if ran[1].Load() != 1 || ran[2].Load() != 100 {
+		t.Fatalf("jobs ran %d and %d times, want 1 and 100", ran[1].Load(), ran[2].Load())
+	}
+}
