@@ -146,7 +146,7 @@ func rowsOf(g *report.Grid, naming string) []Row {
 		}
 		for _, l := range lengths {
 			scores := map[string]float64{}
-			for _, m := range metric.Of(data.KindSequence) {
+			for _, m := range metric.Scored() {
 				scores[m.Name] = l.Score(m.Name)
 			}
 			for _, m := range metric.For(c.Task.Name) {

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
@@ -264,7 +263,7 @@ func (x *judging) side(c Cell, path string) (*side, error) {
 	}
 	// a cell's rows have the unbounded metrics' scores (no chance level) or the others' alone
 	if un := slices.ContainsFunc(cl.rows, Row.unbounded); !un && !hasChance(st.Metric) {
-		return nil, f.errAt(path, "cell %s · %s of table %s has no %s (a language model's score, task lm): judge it in %s", k.Task, k, t.Name, st.Metric, metric.Names(metric.Of(data.KindSequence), "or"))
+		return nil, f.errAt(path, "cell %s · %s of table %s has no %s (a language model's score, task lm): judge it in %s", k.Task, k, t.Name, st.Metric, metric.Names(metric.Scored(), "or"))
 	} else if un && hasChance(st.Metric) {
 		return nil, f.errAt(path, "cell %s · %s of table %s is a language model's (task lm): it has no %s; judge it in %s", k.Task, k, t.Name, st.Metric, metric.Names(metric.Unbounded(), "or"))
 	}

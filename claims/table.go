@@ -61,7 +61,7 @@ func (r Row) unbounded() bool {
 // its other rows); so are best_val_score and diverged_step.
 func Header() []string {
 	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
-	h = append(h, names(metric.Of(data.KindSequence))...)
+	h = append(h, names(metric.Scored())...)
 	h = append(h, "n", "lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step")
 	return append(h, names(metric.Unbounded())...)
 }
@@ -188,7 +188,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		if x.N == 0 && x.DivergedStep == 0 { // a diverged run's rows have none
 			return nil, fmt.Errorf("%s:%d: n is 0 in a run that did not diverge, so its scores were measured on no example: export the table again from a grid whose eval.examples is at least 1", path, line)
 		}
-		for _, h := range append(names(metric.Of(data.KindSequence)), "chance_exact", "chance_token") {
+		for _, h := range append(names(metric.Scored()), "chance_exact", "chance_token") {
 			v := math.NaN() // a language model has no chance level
 			if x.unbounded() && strings.HasPrefix(h, "chance_") && get(h) != "" {
 				return nil, fmt.Errorf("%s:%d: %s is %q in a language model's row (it has bits per byte), which has no chance level: leave it empty", path, line, h, get(h))
@@ -307,7 +307,7 @@ func checkRuns(path string, rows []Row, lines []int) error {
 // TableCSV renders rows with Header (without the text tasks' columns when no row is a language
 // model's, so that other tables keep their bits).
 func TableCSV(rows []Row) []byte {
-	header, seq := Header(), metric.Of(data.KindSequence)
+	header, seq := Header(), metric.Scored()
 	if !slices.ContainsFunc(rows, Row.unbounded) {
 		header = header[:len(header)-len(metric.Unbounded())]
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
@@ -381,7 +380,7 @@ func markdown(g *Grid, r *Report, curves []Curve) string {
 }
 
 func summaryCSV(sums []GroupSummary) []byte {
-	ms := metric.Of(data.KindSequence)
+	ms := metric.Scored()
 	head := []string{"task", "scheme", "variant", "seeds", "min_len", "max_len", "in_range_mean", "in_range_std", "in_range_min", "in_range_max",
 		"beyond_mean", "beyond_std", "beyond_min", "beyond_max", "extrapolation_length", "extrapolation_ratio", "metric"}
 	for _, m := range ms {
@@ -403,7 +402,7 @@ func summaryCSV(sums []GroupSummary) []byte {
 }
 
 func byLengthCSV(rows []LengthStat) []byte {
-	ms := metric.Of(data.KindSequence)
+	ms := metric.Scored()
 	head := []string{"task", "scheme", "variant", "length", "in_range", "n"}
 	for _, m := range ms {
 		x := m.Short

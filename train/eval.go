@@ -26,7 +26,7 @@ type LengthResult struct {
 // Score is the length's score in a metric (0 when the run has none).
 func (l LengthResult) Score(name string) float64 { return l.Scores[name] }
 
-// MarshalJSON writes length, in_range, the sequence tasks' metrics (0 where they do not apply),
+// MarshalJSON writes length, in_range, the metrics scored from answers (0 where they do not apply),
 // n, then any other metric the length has, each followed by its paired value (perplexity after
 // bits per byte): the order results.json always had.
 func (l LengthResult) MarshalJSON() ([]byte, error) {
@@ -39,7 +39,7 @@ func (l LengthResult) MarshalJSON() ([]byte, error) {
 	}
 	var rest []metric.Metric
 	for _, m := range metric.All() {
-		if !m.Applies(data.KindSequence) {
+		if m.Score == nil { // not scored from answers (bits per byte): written after n, when the length has it
 			rest = append(rest, m)
 		} else if err := field(m.Name, l.Scores[m.Name]); err != nil {
 			return nil, err
@@ -140,7 +140,7 @@ func evaluate(ctx context.Context, m *model.Model, task data.Task, next func(k i
 		return pass{}, fmt.Errorf("evaluate: no examples")
 	}
 	rnd, randomized := samplerOf(m)
-	ms := metric.Where(func(x metric.Metric) bool { return x.Score != nil && x.Applies(data.KindSequence) })
+	ms := metric.Where(func(x metric.Metric) bool { return x.Score != nil && x.Applies(data.KindOf(task.Name())) })
 	right, of := make([]int, len(ms)), make([]int, len(ms))
 	graphs := model.NewCache(m, evalBuildOptions(m), config.GraphCacheBytes)
 	defer graphs.Close()

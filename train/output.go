@@ -24,7 +24,7 @@ import (
 // CSVHeader is the column list of results.csv: a column per metric of the sequence tasks.
 func CSVHeader() []string {
 	h := []string{"task", "scheme", "seed", "length", "in_range"}
-	for _, m := range metric.Of(data.KindSequence) {
+	for _, m := range metric.Scored() {
 		h = append(h, m.Name)
 	}
 	return append(h, "n")
@@ -35,7 +35,7 @@ func (r *Result) CSVRows() [][]string {
 	var rows [][]string
 	for _, l := range r.Lengths {
 		row := []string{r.Task, r.Scheme, strconv.FormatUint(r.Seed, 10), strconv.Itoa(l.Length), strconv.FormatBool(l.InRange)}
-		for _, m := range metric.Of(data.KindSequence) {
+		for _, m := range metric.Scored() {
 			row = append(row, formatFloat(l.Score(m.Name)))
 		}
 		rows = append(rows, append(row, strconv.Itoa(l.N)))
@@ -62,7 +62,7 @@ func resultJSON(r *Result) ([]byte, error) {
 		return nil, err
 	}
 	b := bytes.NewBuffer(js[:len(js)-1])
-	for _, m := range metric.Of(data.KindSequence) {
+	for _, m := range metric.Scored() {
 		in, beyond := r.Summary(m.Name)
 		for i, x := range []float64{in, beyond} {
 			v := []byte("null")
