@@ -112,26 +112,5 @@ func BenchmarkTrainStepLarge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const B, T = 32, 128
-	g, err := m.Build(B, T, model.BuildOptions{Grad: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
-	in := benchInput(B * T)
-	adam := NewAdam(m.Params(), 0.9, 0.999, 1e-8, 0)
-	if _, err := g.Run(in); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := g.Run(in); err != nil {
-			b.Fatal(err)
-		}
-		if err := adam.Update(m.Params(), g.Grads(), 1e-3, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(B*T)*float64(b.N)/b.Elapsed().Seconds(), "tok/s")
+	benchStep(b, m, 32, 128)
 }
