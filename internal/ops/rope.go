@@ -153,8 +153,8 @@ func rotateRows[F Float](x, y []F, cs, sn []float64, lo, hi, d int, cfg RopeConf
 			for i := 0; i < half; i++ {
 				x0, x1 := x[off+2*i], x[off+2*i+1]
 				ci, si := F(c[i]), F(s[i])
-				y[off+2*i] = x0*ci - x1*si
-				y[off+2*i+1] = x0*si + x1*ci
+				y[off+2*i] = F(x0*ci) - F(x1*si) // F(): not fused on arm64, as on amd64
+				y[off+2*i+1] = F(x0*si) + F(x1*ci)
 			}
 		}
 	}
