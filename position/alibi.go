@@ -7,6 +7,7 @@ import (
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -91,7 +92,7 @@ func ALiBiSlopes(h int) []float64 {
 	pow2 := func(n int) []float64 {
 		m := make([]float64, n)
 		for k := range m {
-			m[k] = math.Pow(2, -8*float64(k+1)/float64(n))
+			m[k] = pmath.Pow(2, -8*float64(k+1)/float64(n))
 		}
 		return m
 	}
@@ -129,9 +130,9 @@ func (a *ALiBi) Bias(h, i, j int) float64 {
 // distanceBias is the bias of head h for the (possibly randomized) signed distance δ = i − j.
 func (a *ALiBi) distanceBias(h int, delta float64) float64 {
 	if a.Bidirectional {
-		b := -a.Slopes[h] * math.Abs(delta)
+		b := -float64(a.Slopes[h] * math.Abs(delta)) // float64(): not fused on arm64
 		if delta > 0 && !a.Symmetric {
-			b += 0.5 * a.Slopes[h]
+			b += float64(0.5 * a.Slopes[h])
 		}
 		return b
 	}

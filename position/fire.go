@@ -8,6 +8,7 @@ import (
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -38,7 +39,7 @@ func init() {
 			// threshold L = |L_multiplier·init_L| with L_multiplier = 1 learnable and init_L fixed.
 			rng := rand.New(rand.NewPCG(d.Seed, 0x66697265))
 			th := make([]float64, f.size())
-			u := func(bound float64) float64 { return bound * (2*rng.Float64() - 1) }
+			u := func(bound float64) float64 { return bound * (float64(2*rng.Float64()) - 1) }
 			w2 := 1 / math.Sqrt(float64(o.MLPWidth))
 			for k := 0; k < o.MLPWidth; k++ {
 				th[f.w1()+k] = u(1)
@@ -140,8 +141,8 @@ func (f *FIRE) L() float64 { return math.Abs(nn.Float64s(f.theta.Value)[f.m()]) 
 func (f *FIRE) input(th []float64, i, j int) (x, a, bn, n float64) {
 	c := math.Abs(th[f.c()])
 	n = max(float64(i), math.Abs(th[f.m()])*f.L0)
-	a = math.Log1p(c * float64(i-j))
-	bn = math.Log1p(c*n) + FIREEps
+	a = pmath.Log1p(c * float64(i-j))
+	bn = pmath.Log1p(c*n) + FIREEps
 	return a / bn, a, bn, n
 }
 
@@ -156,13 +157,13 @@ func (f fireFunc) Bias(th []float64, i, j int, out []float64) {
 	x, _, _, _ := f.input(th, i, j)
 	copy(out, th[f.b2():f.b2()+f.FIRE.Heads])
 	for k := 0; k < f.Width; k++ {
-		z := th[f.w1()+k]*x + th[f.b1()+k]
+		z := float64(th[f.w1()+k]*x) + th[f.b1()+k] // float64(): not fused on arm64, as on amd64
 		if z <= 0 {
 			continue
 		}
 		row := th[f.w2()+k*f.FIRE.Heads : f.w2()+(k+1)*f.FIRE.Heads]
 		for h := range out {
-			out[h] += row[h] * z
+			out[h] += float64(row[h] * z)
 		}
 	}
 }
@@ -173,12 +174,12 @@ func (f fireFunc) Bias(th []float64, i, j int, out []float64) {
 func (f fireFunc) BiasRow(th []float64, i, n int, out []float64, stride int) {
 	H := f.FIRE.Heads
 	c := math.Abs(th[f.c()])
-	bn := math.Log1p(c*max(float64(i), math.Abs(th[f.m()])*f.L0)) + FIREEps
+	bn := pmath.Log1p(c*max(float64(i), math.Abs(th[f.m()])*f.L0)) + FIREEps
 	var buf [256]float64
 	for j0 := 0; j0 < n; j0 += len(buf) {
 		xs := buf[:min(len(buf), n-j0)] // the MLP's inputs of keys j0, j0 + 1, ...
 		for j := range xs {
-			xs[j] = math.Log1p(c*float64(i-j0-j)) / bn
+			xs[j] = pmath.Log1p(c*float64(i-j0-j)) / bn
 		}
 		for h := 0; h < H; h++ {
 			o := out[h*stride+j0 : h*stride+j0+len(xs)]
@@ -190,12 +191,12 @@ func (f fireFunc) BiasRow(th []float64, i, n int, out []float64, stride int) {
 			w1, b1 := th[f.w1()+k], th[f.b1()+k]
 			row := th[f.w2()+k*H : f.w2()+(k+1)*H]
 			for j, x := range xs {
-				z := w1*x + b1
+				z := float64(w1*x) + b1
 				if z <= 0 {
 					continue
 				}
 				for h, w := range row {
-					out[h*stride+j0+j] += w * z
+					out[h*stride+j0+j] += float64(w * z)
 				}
 			}
 		}
@@ -212,29 +213,29 @@ func (f fireFunc) BiasGrad(th []float64, i, j int, g, dth []float64) {
 	}
 	dx := 0.0
 	for k := 0; k < f.Width; k++ {
-		z := th[f.w1()+k]*x + th[f.b1()+k]
+		z := float64(th[f.w1()+k]*x) + th[f.b1()+k]
 		if z <= 0 {
 			continue
 		}
 		row, drow := th[f.w2()+k*H:f.w2()+(k+1)*H], dth[f.w2()+k*H:f.w2()+(k+1)*H]
 		dz := 0.0
 		for h := range g {
-			drow[h] += g[h] * z
-			dz += g[h] * row[h]
+			drow[h] += float64(g[h] * z)
+			dz += float64(g[h] * row[h])
 		}
-		dth[f.w1()+k] += dz * x
+		dth[f.w1()+k] += float64(dz * x)
 		dth[f.b1()+k] += dz
-		dx += dz * th[f.w1()+k]
+		dx += float64(dz * th[f.w1()+k])
 	}
 	c, m := th[f.c()], th[f.m()]
 	sc, ac := math.Copysign(1, c), math.Abs(c)
 	d := float64(i - j)
-	dAdc := sc * d / (ac*d + 1)
-	dBdc := sc * n / (ac*n + 1)
-	dth[f.c()] += dx * (dAdc*bn - a*dBdc) / (bn * bn)
+	dAdc := sc * d / (float64(ac*d) + 1)
+	dBdc := sc * n / (float64(ac*n) + 1)
+	dth[f.c()] += float64(dx * (float64(dAdc*bn) - float64(a*dBdc)) / (bn * bn))
 	if math.Abs(m)*f.L0 > float64(i) {
-		dBdn := ac / (ac*n + 1)
-		dth[f.m()] += dx * -a / (bn * bn) * dBdn * math.Copysign(1, m) * f.L0
+		dBdn := ac / (float64(ac*n) + 1)
+		dth[f.m()] += float64(dx * -a / (bn * bn) * dBdn * math.Copysign(1, m) * f.L0)
 	}
 }
 

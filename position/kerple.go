@@ -7,6 +7,7 @@ import (
 
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -87,14 +88,14 @@ func softplus(x float64) float64 {
 	if x > 30 {
 		return x
 	}
-	return math.Log1p(math.Exp(x))
+	return pmath.Log1p(pmath.Exp(x))
 }
 
-func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+func sigmoid(x float64) float64 { return 1 / (1 + pmath.Exp(-x)) }
 
 // kerpleRho is ρ for a starting value r (kept at least 2ε, so ρ is finite).
 func kerpleRho(r float64) float64 {
-	return math.Log(math.Expm1(max(r, 2*KerpleFloor) - KerpleFloor))
+	return pmath.Log(pmath.Expm1(max(r, 2*KerpleFloor) - KerpleFloor))
 }
 
 // R returns the current r₁ and r₂ of every head.
@@ -127,7 +128,7 @@ func (f kerpleFunc) Bias(rho []float64, i, j int, out []float64) {
 	d := f.dist(i, j)
 	for h := range out {
 		r1, r2 := KerpleFloor+softplus(rho[h]), KerpleFloor+softplus(rho[f.heads+h])
-		out[h] = -r1 * math.Log1p(r2*d)
+		out[h] = -r1 * pmath.Log1p(r2*d)
 	}
 }
 
@@ -136,8 +137,8 @@ func (f kerpleFunc) BiasGrad(rho []float64, i, j int, g, drho []float64) {
 	d := f.dist(i, j)
 	for h, gh := range g {
 		r1, r2 := KerpleFloor+softplus(rho[h]), KerpleFloor+softplus(rho[f.heads+h])
-		drho[h] += gh * -math.Log1p(r2*d) * sigmoid(rho[h])
-		drho[f.heads+h] += gh * -r1 * d / (1 + r2*d) * sigmoid(rho[f.heads+h])
+		drho[h] += float64(gh * -pmath.Log1p(r2*d) * sigmoid(rho[h])) // float64(): not fused on arm64
+		drho[f.heads+h] += float64(gh * -r1 * d / (1 + float64(r2*d)) * sigmoid(rho[f.heads+h]))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -170,9 +171,9 @@ func (r *RoPE) ScaledFor(evalLen, trainLen int) (base, scale float64) {
 	case "interpolate":
 		return r.Base, 1 / s
 	case "ntk":
-		return r.Base * math.Pow(s, d/(d-2)), 1
+		return r.Base * pmath.Pow(s, d/(d-2)), 1
 	case "dynamic_ntk":
-		return r.Base * math.Pow(r.Factor*s-(r.Factor-1), d/(d-2)), 1
+		return r.Base * pmath.Pow(float64(r.Factor*s)-(r.Factor-1), d/(d-2)), 1
 	}
 	return r.Base, 1
 }
@@ -224,7 +225,7 @@ func (r *RoPE) Rotation(evalLen, trainLen int) ops.RopeConfig {
 	th := ops.Theta(r.Base, r.Rot)
 	switch r.Scaling {
 	case "yarn":
-		cfg.Freqs, cfg.Mscale = r.yarn(th, s, L), 0.1*math.Log(s)+1
+		cfg.Freqs, cfg.Mscale = r.yarn(th, s, L), float64(0.1*pmath.Log(s))+1
 	case "llama3":
 		cfg.Freqs = llama3(th, s, L)
 	case "longrope":
@@ -233,7 +234,7 @@ func (r *RoPE) Rotation(evalLen, trainLen int) ops.RopeConfig {
 			cfg.Freqs[i] = t / r.Long[i]
 		}
 		if trainLen > 1 {
-			cfg.Mscale = math.Sqrt(1 + math.Log(s)/math.Log(L))
+			cfg.Mscale = math.Sqrt(1 + pmath.Log(s)/pmath.Log(L))
 		}
 	}
 	return r.keep(cfg)
@@ -257,7 +258,7 @@ func (r *RoPE) keep(cfg ops.RopeConfig) ops.RopeConfig {
 func (r *RoPE) yarn(th []float64, s, L float64) []float64 {
 	d := float64(r.Rot)
 	dim := func(k float64) float64 {
-		return d * math.Log(L/(k*2*math.Pi)) / (2 * math.Log(r.Base))
+		return d * pmath.Log(L/(k*2*math.Pi)) / (2 * pmath.Log(r.Base))
 	}
 	low := max(math.Floor(dim(yarnBetaFast)), 0)
 	high := min(math.Ceil(dim(yarnBetaSlow)), d-1)
@@ -268,7 +269,7 @@ func (r *RoPE) yarn(th []float64, s, L float64) []float64 {
 	for i, t := range th {
 		ramp := min(max((float64(i)-low)/(high-low), 0), 1)
 		e := 1 - ramp
-		out[i] = t/s*(1-e) + t*e
+		out[i] = float64(t/s*(1-e)) + float64(t*e) // float64(): not fused on arm64
 	}
 	return out
 }
@@ -292,7 +293,7 @@ func llama3(th []float64, s, L float64) []float64 {
 			out[i] = t / s
 		default:
 			a := (L/wl - llama3LowFreqFactor) / (llama3HighFreqFactor - llama3LowFreqFactor)
-			out[i] = (1-a)*t/s + a*t
+			out[i] = (1-a)*t/s + float64(a*t)
 		}
 	}
 	return out
@@ -343,8 +344,8 @@ func (r *RoPE) Table(n int) (Table, error) {
 func (r *RoPE) Rotate(x []float64, p float64) []float64 {
 	y := append([]float64(nil), x...)
 	for i, w := range r.Theta() {
-		s, c := math.Sincos(p * w)
-		y[2*i], y[2*i+1] = x[2*i]*c-x[2*i+1]*s, x[2*i]*s+x[2*i+1]*c
+		s, c := pmath.Sincos(p * w)
+		y[2*i], y[2*i+1] = float64(x[2*i]*c)-float64(x[2*i+1]*s), float64(x[2*i]*s)+float64(x[2*i+1]*c)
 	}
 	return y
 }

@@ -2,11 +2,11 @@ package position
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -77,7 +77,7 @@ func (s *Sinusoidal) Name() string { return "sinusoidal" }
 func Omega(base float64, d int) []float64 {
 	w := make([]float64, d/2)
 	for i := range w {
-		w[i] = math.Pow(base, -2*float64(i)/float64(d))
+		w[i] = pmath.Pow(base, -2*float64(i)/float64(d))
 	}
 	return w
 }
@@ -86,7 +86,7 @@ func Omega(base float64, d int) []float64 {
 func SinusoidalPE(p float64, d int, base float64) []float64 {
 	pe := make([]float64, d)
 	for i, w := range Omega(base, d) {
-		pe[2*i], pe[2*i+1] = math.Sincos(p * w)
+		pe[2*i], pe[2*i+1] = pmath.Sincos(p * w)
 	}
 	return pe
 }

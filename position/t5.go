@@ -2,12 +2,12 @@ package position
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -113,7 +113,7 @@ func T5Bucket(rel int, bidirectional bool, numBuckets, maxDistance int) int {
 	if n < exact {
 		return ret + n
 	}
-	large := exact + int(math.Log(float64(n)/float64(exact))/math.Log(float64(maxDistance)/float64(exact))*float64(numBuckets-exact))
+	large := exact + int(pmath.Log(float64(n)/float64(exact))/pmath.Log(float64(maxDistance)/float64(exact))*float64(numBuckets-exact))
 	return ret + min(large, numBuckets-1)
 }
 

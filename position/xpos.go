@@ -6,6 +6,7 @@ import (
 
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -113,7 +114,7 @@ func (x *XPos) Table(n int) (Table, error) {
 			row = append(row, float64(p)*w)
 		}
 		for _, zi := range z {
-			row = append(row, math.Pow(zi, float64(p)/x.ScaleBase))
+			row = append(row, pmath.Pow(zi, float64(p)/x.ScaleBase))
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	"gorgonia.org/tensor"
 )
 
@@ -85,7 +86,7 @@ func (a *Adam) Update(params []nn.Param, grads []*tensor.Dense, lr, gradScale fl
 	}
 	a.Step++
 	c := ops.AdamCoef{Beta1: a.Beta1, OneMinusBeta1: 1 - a.Beta1, Beta2: a.Beta2, OneMinusBeta2: 1 - a.Beta2,
-		Scale: gradScale, BC1: 1 - math.Pow(a.Beta1, float64(a.Step)), BC2: 1 - math.Pow(a.Beta2, float64(a.Step)),
+		Scale: gradScale, BC1: 1 - pmath.Pow(a.Beta1, float64(a.Step)), BC2: 1 - pmath.Pow(a.Beta2, float64(a.Step)),
 		Eps: a.Eps, LR: lr}
 	cd := c // the coefficients of the parameters that decay
 	cd.WD = a.WeightDecay
@@ -142,5 +143,5 @@ func LR(step, steps, warmup int, peak, minRatio float64) float64 {
 		return peak
 	}
 	frac := float64(step-warmup) / float64(span-1)
-	return peak * (minRatio + (1-minRatio)*0.5*(1+math.Cos(math.Pi*frac)))
+	return peak * (minRatio + float64(float64((1-minRatio)*0.5)*(1+pmath.Cos(math.Pi*frac)))) // pmath, float64(): amd64's bits on arm64
 }

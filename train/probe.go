@@ -12,7 +12,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/interrupt"
-	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 )
@@ -291,8 +291,8 @@ func attentionStats(ctx context.Context, m *model.Model, task data.Task, example
 						var dist, ent float64
 						for j, w := range row {
 							if w > 0 {
-								dist += w * math.Abs(float64(i-j))
-								ent -= float64(w * ops.Log(w)) // amd64's bits on arm64 too
+								dist += float64(w * math.Abs(float64(i-j))) // float64(): not fused on arm64
+								ent -= float64(w * pmath.Log(w))            // amd64's bits on arm64 too
 							}
 						}
 						st.Distance[l][h][i] += dist

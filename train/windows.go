@@ -9,6 +9,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/pmath"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
 )
@@ -25,7 +26,7 @@ type lmScore struct {
 func (s lmScore) BitsPerByte() float64 { return s.Nats / float64(s.N) / math.Ln2 }
 
 // Perplexity is the per-byte perplexity, exp of the mean negative log-likelihood.
-func (s lmScore) Perplexity() float64 { return math.Exp(s.Nats / float64(s.N)) }
+func (s lmScore) Perplexity() float64 { return pmath.Exp(s.Nats / float64(s.N)) }
 
 // scoreWindows runs m over windows of a split (data.WindowReader), batchSize windows of one length
 // at a time in their order, and sums the negative log-likelihood of every scored prediction from
@@ -69,9 +70,9 @@ func scoreWindows(ctx context.Context, m *model.Model, task data.WindowReader, s
 			}
 			sum := 0.0
 			for _, v := range row {
-				sum += math.Exp(v - best)
+				sum += pmath.Exp(v - best)
 			}
-			sc.Nats += best + math.Log(sum) - row[b.Targets[r]]
+			sc.Nats += best + pmath.Log(sum) - row[b.Targets[r]]
 			sc.N++
 			if arg == b.Targets[r] {
 				sc.Correct++

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -481,7 +482,7 @@ func softmaxRow[F Float](row []F) {
 	}
 	var z F
 	for j, x := range row {
-		e := F(expAMD64(float64(x - mx))) // amd64's bits on every CPU
+		e := F(pmath.Exp(float64(x - mx))) // amd64's bits on every CPU
 		row[j] = e
 		z += e
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -148,15 +149,15 @@ func (d copeDims) forward(r *copeRow, q, k, e []float64, b, h, i int) {
 		kj := k[(b*d.T+j)*d.D+h*d.dh:][:d.dh]
 		s := 0.0
 		for x, qv := range qi {
-			s += qv * kj[x]
+			s += float64(qv * kj[x]) // float64(): not fused on arm64, as on amd64
 		}
 		r.z[j] = d.scale * s
-		r.g[j] = 1 / (1 + math.Exp(-r.z[j]))
+		r.g[j] = 1 / (1 + pmath.Exp(-r.z[j]))
 	}
 	for m := range d.npos {
 		s := 0.0
 		for x, qv := range qi {
-			s += qv * e[m*d.dh+x]
+			s += float64(qv * e[m*d.dh+x])
 		}
 		r.l[m] = s
 	}
@@ -169,12 +170,12 @@ func (d copeDims) forward(r *copeRow, q, k, e []float64, b, h, i int) {
 	for j := 0; j <= i; j++ {
 		f, c := math.Floor(r.p[j]), math.Ceil(r.p[j])
 		w := r.p[j] - f
-		r.pr[j] = r.z[j] + r.l[int(c)]*w + r.l[int(f)]*(1-w)
+		r.pr[j] = r.z[j] + float64(r.l[int(c)]*w) + float64(r.l[int(f)]*(1-w))
 		mx = max(mx, r.pr[j])
 	}
 	tot := 0.0
 	for j := 0; j <= i; j++ {
-		r.pr[j] = math.Exp(r.pr[j] - mx)
+		r.pr[j] = pmath.Exp(r.pr[j] - mx)
 		tot += r.pr[j]
 	}
 	for j := 0; j <= i; j++ {
@@ -213,7 +214,7 @@ func (op *copeOp) Do(vs ...G.Value) (G.Value, error) {
 				for j := 0; j <= i; j++ {
 					vj := v[(b*T+j)*d.D+h*d.dh:][:d.dh]
 					for x := range yi {
-						yi[x] += r.pr[j] * vj[x]
+						yi[x] += float64(r.pr[j] * vj[x])
 					}
 				}
 				for j, w := range r.pr[:i+1] {
@@ -310,33 +311,33 @@ func (op *copeGradOp) Do(vs ...G.Value) (G.Value, error) {
 					vj, dvj := v[at:][:d.dh], dv[at:][:d.dh]
 					s := 0.0
 					for x, g := range dyi {
-						s += g * vj[x]
-						dvj[x] += r.pr[j] * g
+						s += float64(g * vj[x])
+						dvj[x] += float64(r.pr[j] * g)
 					}
 					dP[j] = s
-					dot += r.pr[j] * s
+					dot += float64(r.pr[j] * s)
 				}
 				clear(dl)
 				clear(dz[:i+1])
 				dgSum := 0.0 // Σ_{j ≤ t} dp_ij, accumulated as t grows
 				for j := 0; j <= i; j++ {
-					da := r.pr[j] * (dP[j] - dot)
+					da := float64(r.pr[j] * (dP[j] - dot))
 					fl, c := math.Floor(r.p[j]), math.Ceil(r.p[j])
 					w := r.p[j] - fl
-					dl[int(fl)] += da * (1 - w)
-					dl[int(c)] += da * w
+					dl[int(fl)] += float64(da * (1 - w))
+					dl[int(c)] += float64(da * w)
 					dp := 0.0
 					if r.raw[j] <= float64(d.npos-1) { // the clamp passes the gradient up to its bound (torch.clamp's)
-						dp = da * (r.l[int(c)] - r.l[int(fl)])
+						dp = float64(da * (r.l[int(c)] - r.l[int(fl)]))
 					}
 					dgSum += dp
-					dz[j] = da + dgSum*r.g[j]*(1-r.g[j]) // dg_ij = Σ_{j' ≤ j} dp_ij'
+					dz[j] = da + float64(float64(dgSum*r.g[j])*(1-r.g[j])) // dg_ij = Σ_{j' ≤ j} dp_ij'
 				}
 				for m, g := range dl {
 					em := e[m*d.dh:][:d.dh]
 					for x := range dqi {
-						dqi[x] += g * em[x]
-						de[m*d.dh+x] += g * qi[x]
+						dqi[x] += float64(g * em[x])
+						de[m*d.dh+x] += float64(g * qi[x])
 					}
 				}
 				for j := 0; j <= i; j++ {
@@ -344,8 +345,8 @@ func (op *copeGradOp) Do(vs ...G.Value) (G.Value, error) {
 					kj, dkj := k[at:][:d.dh], dk[at:][:d.dh]
 					g := d.scale * dz[j]
 					for x := range dqi {
-						dqi[x] += g * kj[x]
-						dkj[x] += g * qi[x]
+						dqi[x] += float64(g * kj[x])
+						dkj[x] += float64(g * qi[x])
 					}
 				}
 			}

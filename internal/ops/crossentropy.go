@@ -2,9 +2,9 @@ package ops
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -125,10 +125,10 @@ func crossEntropy[F Float](logits, targets, w, dl []F, g F, n, v int) (float64, 
 			for _, x := range e {
 				z += x
 			}
-			lse := float64(mx) + logAMD64(z) // amd64's bits on every CPU
+			lse := float64(mx) + pmath.Log(z) // amd64's bits on every CPU
 			rowLoss[r] = float64(w[r]) * (lse - float64(row[t]))
 			if dl != nil {
-				scale := g * F(float64(w[r])/wsum)
+				scale := F(g * F(float64(w[r])/wsum)) // F(): d[t] -= scale does not fuse on arm64
 				d := dl[r*v : (r+1)*v]
 				for j, x := range row {
 					e[j] = float64(x) - lse
@@ -160,7 +160,7 @@ func expRow[F Float](y []float64) {
 	var z F
 	if _, ok := any(z).(float32); !ok {
 		for i, v := range y {
-			y[i] = math.Exp(v)
+			y[i] = pmath.Exp(v)
 		}
 		return
 	}

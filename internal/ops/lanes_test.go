@@ -9,13 +9,12 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"unsafe"
 
-	"golang.org/x/sys/cpu"
+	"github.com/posformer/posformer/internal/pmath"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/kernel_bits.golden from this CPU's kernels")
@@ -282,8 +281,8 @@ func kernelBitsSuite() map[string]string {
 	{
 		ys, ls := make([]float64, 20000), make([]float64, 20000)
 		for i := range ys {
-			ys[i] = expAMD64(-rng.Float64() * 40)
-			ls[i] = logAMD64(1 + float64(rng.Float64()*100))
+			ys[i] = pmath.Exp(-rng.Float64() * 40)
+			ls[i] = pmath.Log(1 + float64(rng.Float64()*100))
 		}
 		put("math.Exp of amd64", ys)
 		put("math.Log of amd64", ls)
@@ -427,54 +426,4 @@ func TestLanesMatchKernels(t *testing.T) {
 	copyRowsSum16(d1, src, 20, 30, sum1)
 	copyRowsSum16Lanes(d2, src, 20, 30, sum2)
 	same("copyRowsSum16", append(d1, sum1...), append(d2, sum2...))
-}
-
-// TestLogPortable: logPortable gives amd64's math.Log (its assembly) bit for bit, on random
-// arguments of every magnitude, the sums of exponentials cross-entropy takes it of, the values
-// around √2/2·2^k where the reduction switches, and the special cases. On other CPUs math.Log
-// rounds otherwise, and the test checks logAMD64 against amd64's hashes in TestKernelBitsGolden.
-func TestLogPortable(t *testing.T) {
-	if runtime.GOARCH != "amd64" {
-		t.Skip("math.Log is amd64's assembly only on amd64")
-	}
-	rng := rand.New(rand.NewPCG(39, 5))
-	xs := []float64{0, math.Copysign(0, -1), -1, 1, 2, 0.5, math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, 2.2e-308, math.MaxFloat64}
-	h := 7.07106781186547524401e-01
-	for k := -1000; k <= 1000; k += 7 {
-		c := math.Ldexp(h, k)
-		xs = append(xs, c, math.Nextafter(c, 0), math.Nextafter(c, math.Inf(1)), math.Ldexp(1, k))
-	}
-	for range 200000 {
-		xs = append(xs, math.Float64frombits(rng.Uint64()&^(1<<63)), 1+rng.Float64()*100, rng.Float64())
-	}
-	for _, x := range xs {
-		got, want := logPortable(x), math.Log(x)
-		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
-			t.Fatalf("logPortable(%v) = %v, math.Log = %v", x, got, want)
-		}
-	}
-}
-
-// TestExpPortable: expPortable gives amd64's math.Exp (its assembly's FMA path) bit for bit, on
-// the softmax's arguments (x − max ≤ 0), random arguments of every magnitude, the edges of
-// overflow and of the subnormal results, and the special cases.
-func TestExpPortable(t *testing.T) {
-	if runtime.GOARCH != "amd64" || !cpu.X86.HasFMA {
-		t.Skip("math.Exp is amd64's FMA assembly only on amd64 with FMA")
-	}
-	rng := rand.New(rand.NewPCG(39, 6))
-	xs := []float64{0, math.Copysign(0, -1), 1, -1, 709.78, 709.79, -708, -708.4, -709, -720, -744.4, -745.2, -746, -1e10, 1e10,
-		math.Inf(1), math.Inf(-1), math.NaN(), 5e-324, -5e-324}
-	for range 200000 {
-		xs = append(xs, -rng.Float64()*30, (rng.Float64()*2-1)*750, math.Float64frombits(rng.Uint64()))
-	}
-	for x := -750.0; x < 710; x += 0.37 {
-		xs = append(xs, x)
-	}
-	for _, x := range xs {
-		got, want := expPortable(x), math.Exp(x)
-		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
-			t.Fatalf("expPortable(%v) = %v, math.Exp = %v", x, got, want)
-		}
-	}
 }

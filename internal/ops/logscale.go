@@ -2,9 +2,9 @@ package ops
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -34,9 +34,9 @@ func LogScale(q, s *G.Node, cfg LogScaleConfig) (*G.Node, error) {
 // logN is ln n of row r.
 func (c LogScaleConfig) logN(r int) float64 {
 	if c.Causal {
-		return math.Log(float64(r%c.Len + 1))
+		return pmath.Log(float64(r%c.Len + 1))
 	}
-	return math.Log(float64(c.Len))
+	return pmath.Log(float64(c.Len))
 }
 
 type logScaleOp struct {
@@ -133,9 +133,9 @@ func logScaleGrad[F Float](q, dy, ds []F, d int, cfg LogScaleConfig) {
 		for h := range ds {
 			var t F
 			for x := h * dh; x < (h+1)*dh; x++ {
-				t += q[r*d+x] * dy[r*d+x]
+				t += F(q[r*d+x] * dy[r*d+x]) // F(): not fused on arm64, as on amd64
 			}
-			ds[h] += ln * t
+			ds[h] += F(ln * t)
 		}
 	}
 }

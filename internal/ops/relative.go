@@ -2,9 +2,9 @@ package ops
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -100,7 +100,7 @@ func (op *relSinOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 func SinusoidFreqs(base float64, dim int) []float64 {
 	w := make([]float64, dim/2)
 	for k := range w {
-		w[k] = math.Pow(base, -2*float64(k)/float64(dim))
+		w[k] = pmath.Pow(base, -2*float64(k)/float64(dim))
 	}
 	return w
 }
@@ -109,7 +109,7 @@ func SinusoidFreqs(base float64, dim int) []float64 {
 // (see RelativeSinusoid).
 func SinusoidRow(row []float64, delta float64, omega []float64) {
 	for k, w := range omega {
-		row[k], row[len(omega)+k] = math.Sincos(delta * w)
+		row[k], row[len(omega)+k] = pmath.Sincos(delta * w)
 	}
 }
 

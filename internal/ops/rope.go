@@ -2,10 +2,10 @@ package ops
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -35,7 +35,7 @@ func (c RopeConfig) theta() []float64 {
 func Theta(base float64, rot int) []float64 {
 	th := make([]float64, rot/2)
 	for i := range th {
-		th[i] = math.Pow(base, -2*float64(i)/float64(rot))
+		th[i] = pmath.Pow(base, -2*float64(i)/float64(rot))
 	}
 	return th
 }
@@ -90,7 +90,7 @@ func (op *ropeOp) angles(pos []float64) (cs, sn []float64) {
 	for n, p := range pos {
 		for i, t := range th {
 			a := p * op.cfg.Scale * t
-			sn[n*half+i], cs[n*half+i] = math.Sincos(a)
+			sn[n*half+i], cs[n*half+i] = pmath.Sincos(a)
 			if m != 0 && m != 1 { // the gradient's too: (m·R)ᵀ = m·Rᵀ
 				sn[n*half+i], cs[n*half+i] = m*sn[n*half+i], m*cs[n*half+i]
 			}

@@ -2,9 +2,9 @@ package ops
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -71,8 +71,8 @@ func (op *xposOp) tables(pos []float64) (cs, sn []float64) {
 			e = -e
 		}
 		for i, t := range op.cfg.Theta {
-			m := math.Pow(op.cfg.Zeta[i], e)
-			s, c := math.Sincos(p * t)
+			m := pmath.Pow(op.cfg.Zeta[i], e)
+			s, c := pmath.Sincos(p * t)
 			sn[n*half+i], cs[n*half+i] = m*s, m*c
 			if op.inverse {
 				sn[n*half+i] = -sn[n*half+i]
