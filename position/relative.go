@@ -8,6 +8,7 @@ import (
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -211,9 +212,9 @@ func (r *Relative) Table(n int) (Table, error) {
 func truncNormal(rng *rand.Rand, n int, std float64) []float64 {
 	x := make([]float64, n)
 	for i := range x {
-		v := rng.NormFloat64()
+		v := pmath.NormFloat64(rng) // amd64's draws on every CPU
 		for v < -2 || v > 2 {
-			v = rng.NormFloat64()
+			v = pmath.NormFloat64(rng)
 		}
 		x[i] = std * v
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -61,7 +62,7 @@ func Float64s(t *tensor.Dense) []float64 {
 
 // Normal is a tensor of N(0, std²) values drawn from rng.
 func Normal(dt tensor.Dtype, rng *rand.Rand, std float64, shape ...int) *tensor.Dense {
-	return filled(dt, func() float64 { return rng.NormFloat64() * std }, shape)
+	return filled(dt, func() float64 { return pmath.NormFloat64(rng) * std }, shape) // amd64's draws on every CPU
 }
 
 // Full is a tensor with every value v.
