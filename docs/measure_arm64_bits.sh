@@ -54,8 +54,21 @@ sweep:
     - {kind: abacus, max_offset: 10}
     - {kind: coupled, max_position: 12}
 YAML
+# float64 models: their GELU, exponentials and products are other code.
+cat >"$out/float64.yaml" <<'YAML'
+name: float64
+seed: 1
+task: {name: copy, min_len: 1, max_len: 8}
+model: {d_model: 32, heads: 2, layers: 2, d_ff: 64, dtype: float64}
+train: {steps: 10, batch_size: 8, lr: 0.003}
+eval: {lengths: "1..12", examples: 16}
+sweep:
+  position:
+    - {kind: rope}
+    - {kind: kerple}
+YAML
 
-for grid in copy addition; do
+for grid in copy addition float64; do
 	"$out/train-amd64" -config "$out/$grid.yaml" -out "$out/avx512" -force -jobs 2 >/dev/null 2>&1
 	POSFORMER_AVX512=0 "$out/train-amd64" -config "$out/$grid.yaml" -out "$out/avx2" -force -jobs 2 >/dev/null 2>&1
 	qemu-aarch64-static "$out/train-arm64" -config "$out/$grid.yaml" -out "$out/arm64" -force -jobs 1 >/dev/null 2>&1

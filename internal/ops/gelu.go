@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
+	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -119,11 +120,11 @@ func geluKernel[F Float](x, g, y []F) {
 	parallel(len(x), 20, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := float64(x[i])
-			cdf := float64(0.5 * (1 + math.Erf(v*invSqrt2)))
+			cdf := float64(0.5 * (1 + pmath.Erf(v*invSqrt2))) // pmath, float64(): amd64's bits on arm64
 			if g == nil {
 				y[i] = F(v * cdf)
 			} else {
-				y[i] = g[i] * F(cdf+float64(float64(v*invSqrt2Pi)*math.Exp(-0.5*v*v)))
+				y[i] = g[i] * F(cdf+float64(float64(v*invSqrt2Pi)*pmath.Exp(float64(-0.5*v)*v)))
 			}
 		}
 	})

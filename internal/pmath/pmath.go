@@ -2,7 +2,7 @@
 //
 // Go's math functions are not the same code on every architecture: Exp and Log are assembly on
 // amd64 (math/exp_amd64.s, math/log_amd64.s) and other code elsewhere, and the functions written
-// in Go (Sincos, Cos, Pow, Log1p, Expm1) are compiled on arm64 with products and sums fused into
+// in Go (Sincos, Cos, Pow, Log1p, Expm1, Erf) are compiled on arm64 with products and sums fused into
 // FMAs, which amd64's default build never does. Each function here is the math function itself
 // on amd64, and elsewhere a portable version: Go's code (or amd64's assembly) with every product
 // converted to float64, so that no compiler fuses it, which gives amd64's bits (the tests check

@@ -67,6 +67,9 @@ var fns = []fn{
 	{"Log1p", one(math.Log1p), one(log1pPortable), one(Log1p), func(r *rand.Rand) (float64, float64) {
 		return []float64{r.Float64() * 1e4, float64(r.Float64()*2) - 1, (r.Float64() - 0.5) * 1e-8, anyBits(r)}[r.IntN(4)], 0
 	}},
+	{"Erf", one(math.Erf), one(erfPortable), one(Erf), func(r *rand.Rand) (float64, float64) {
+		return []float64{(float64(r.Float64()*2) - 1) * 7, (float64(r.Float64()*2) - 1) * 1.3, (r.Float64() - 0.5) * 1e-8, anyBits(r)}[r.IntN(4)], 0
+	}},
 	{"Expm1", one(math.Expm1), one(expm1Portable), one(Expm1), func(r *rand.Rand) (float64, float64) {
 		return []float64{(float64(r.Float64()*2) - 1) * 3, (float64(r.Float64()*2) - 1) * 60, (r.Float64() - 0.5) * 1e-8, anyBits(r)}[r.IntN(4)], 0
 	}},
