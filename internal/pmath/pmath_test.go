@@ -48,7 +48,9 @@ var fns = []fn{
 		return []float64{-r.Float64() * 30, (float64(r.Float64()*2) - 1) * 750, anyBits(r)}[r.IntN(3)], 0
 	}},
 	{"Log", one(math.Log), one(logPortable), one(Log), func(r *rand.Rand) (float64, float64) {
-		return []float64{math.Abs(anyBits(r)), 1 + float64(r.Float64()*100), r.Float64()}[r.IntN(3)], 0
+		// √2/2·2^k and its neighbours: where the reduction switches.
+		c := math.Ldexp(7.07106781186547524401e-01, r.IntN(2001)-1000)
+		return []float64{math.Abs(anyBits(r)), 1 + float64(r.Float64()*100), r.Float64(), c, math.Nextafter(c, 0), math.Nextafter(c, 2)}[r.IntN(6)], 0
 	}},
 	{"Sin", sinOf(math.Sincos), sinOf(sincosPortable), sinOf(Sincos), trigArg},
 	{"Cos", cosOf(math.Sincos), cosOf(sincosPortable), cosOf(Sincos), trigArg},
@@ -90,7 +92,8 @@ func trigArg(r *rand.Rand) (float64, float64) {
 
 // edges are special and boundary arguments every function is checked on.
 var edges = []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 2, 3, -3, math.Inf(1), math.Inf(-1), math.NaN(),
-	5e-324, -5e-324, 2.2e-308, math.MaxFloat64, -math.MaxFloat64, 709.78, 709.79, -745.2, 1 << 29, 1<<29 - 1,
+	5e-324, -5e-324, 2.2e-308, math.MaxFloat64, -math.MaxFloat64, 709.78, 709.79, -708, -708.4, -709, -720, -744.4,
+	-745.2, -746, 1e10, -1e10, 1 << 29, 1<<29 - 1,
 	0.34657359027997264, 1.0397207708399179, 38.816242111356935, 0.41421356237309503, -0.2928932188134525, 1e-9, 1 << 53}
 
 // args is n arguments (x, y) of f: the edges crossed with themselves, then random ones.
