@@ -29,6 +29,7 @@ import (
 	"github.com/posformer/posformer/export"
 	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/internal/nn"
+	"github.com/posformer/posformer/internal/pmath"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/model"
@@ -309,7 +310,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 	diverged := func(step int, reason string) error {
 		return &DivergedError{Dir: dir, Divergence: Divergence{Step: step, Reason: reason, Fix: divergenceFix(cfg, step)}}
 	}
-	explodes := DivergedLossFactor * math.Log(float64(max(task.Vocab(), 2)))
+	explodes := DivergedLossFactor * pmath.Log(float64(max(task.Vocab(), 2))) // amd64's bits on every CPU
 	es := tc.EarlyStop
 	for ; st.Step < tc.Steps && !st.Stopped; st.Step++ {
 		step := st.Step
