@@ -169,6 +169,9 @@ type attentionOp struct {
 	r64    scratch[float64]
 	kt32   []bPacker[float32] // one per worker: the head's Kᵀ, packed once for its row blocks
 	kt64   []bPacker[float64]
+	// one per worker: the per-head tiles' scratch (attn_tiles.go), of the forward and backward
+	t32, bt32 []headTiles[float32]
+	t64, bt64 []headTiles[float64]
 }
 
 // packers returns w packers of Bᵀ kept in *ps across runs.
@@ -334,6 +337,15 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPac
 			}
 		}
 		gemm1(false, false, i1-i0, dh, nk, 1, pb, T, v[off:], D, 0, y[off+i0*D:], D)
+	}
+	if attnTiles(op, T, dh) {
+		ts := tilesOf(tilesFor[F](&op.t32, &op.t64), w)
+		parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
+			for bh := lo; bh < hi; bh++ {
+				headFwd(op, &ts[worker], q, k, v, bias, y, p[bh*T*T:(bh+1)*T*T], bh/H, bh%H, D, scale)
+			}
+		})
+		return
 	}
 	if op.bias != biasRows {
 		kt := packers(kts, w)
@@ -636,82 +648,104 @@ func attnBwd[F Float](fwd *attentionOp, p []F, dbuf, gbuf, rbuf *scratch[F], vts
 		clear(dkeys)
 	}
 	scale := F(c.scale(dh))
-	ds := dbuf.get(B * H * T * T)
+	// dS of every head [B, H, T, T], which the bias's gradient sums; without a bias the tiles
+	// keep one head's [T, T] per worker (in cache, not streamed through memory)
+	tiles := attnTiles(fwd, T, dh)
+	var ds []F
+	if tiles && fwd.bias == biasNone {
+		ds = dbuf.get(w * T * T)
+	} else {
+		ds = dbuf.get(B * H * T * T)
+	}
 	// dYᵢ·Yᵢ for every row i and head, [B·T, H]: in one pass over whole rows (contiguous), not
 	// head by head (rows of dh values D apart, a cache miss or two each).
 	dots := gbuf.get(B * T * H)
 	parallel(B*T, 2*D, func(_, lo, hi int) { headDots(dots[lo*H:hi*H], y[lo*D:], dy[lo*D:], hi-lo, D, H) })
-	vt := packers(vts, w)
-	parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
-		for bh := lo; bh < hi; bh++ {
-			b, h := bh/H, bh%H
-			off := b*T*D + h*dh
-			vt[worker].pack(v[off:], D, T, dh) // Vᵀ of the head [dh, T], for every row block
-			pb, dsb := p[bh*T*T:(bh+1)*T*T], ds[bh*T*T:(bh+1)*T*T]
-			blk := attnBlock(T, c.Causal)
-			for i0 := 0; i0 < T; i0 += blk { // row blocks: dP, dS and dQ need keys [0, i1) only
-				i1 := min(i0+blk, T)
-				// dP = dY·Vᵀ
-				vt[worker].mul(false, i1-i0, i1, 1, dy[off+i0*D:], D, v[off:], D, dsb[i0*T:], T)
-				// dS = P∘(dP − Σⱼ Pᵢⱼ·dPᵢⱼ); Σⱼ Pᵢⱼ·dPᵢⱼ = dYᵢ·Yᵢ (row i of this head); 0 after key n
-				for i := i0; i < i1; i++ {
-					dot := dots[(b*T+i)*H+h]
-					n := T
-					if c.Causal {
-						n = i + 1
-					}
-					row, pr := dsb[i*T:i*T+n], pb[i*T:i*T+n]
-					j := 0
-					if r32, ok := any(row).([]float32); ok && useKernels {
-						subMul8(r32, any(pr).([]float32), float32(dot))
-						j = n &^ 7
-					}
-					for ; j < n; j++ {
-						row[j] = pr[j] * (row[j] - dot)
-					}
-					if fwd.bias == biasPairs || fwd.whole { // the bias gradient sums all of dS
-						clear(dsb[i*T+n : (i+1)*T])
-					} else { // dS·K and dSᵀ·Q read keys below i1 only
-						clear(dsb[i*T+n : i*T+max(n, i1)])
-					}
+	if tiles {
+		ts := tilesOf(tilesFor[F](&fwd.bt32, &fwd.bt64), w)
+		parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
+			for bh := lo; bh < hi; bh++ {
+				b, h := bh/H, bh%H
+				dsb := ds[worker*T*T : (worker+1)*T*T]
+				if fwd.bias != biasNone {
+					dsb = ds[bh*T*T : (bh+1)*T*T]
 				}
-				// dQ = scale·dS·K
-				gemm1(false, false, i1-i0, dh, i1, scale, dsb[i0*T:], T, k[off:], D, 0, dq[off+i0*D:], D)
-				if fwd.rel {
-					nk := T
-					if c.Causal {
-						nk = i1
-					}
-					dlo, nd, r0 := relBlock(T, i0, i1, nk)
-					g := gb[worker*mlen : worker*mlen+(i1-i0)*nd]
-					clear(g)
-					for i := i0; i < i1; i++ { // G[i, (i − j) − dlo] = dS[i, j]
-						gr, nj := g[(i-i0)*nd:(i-i0+1)*nd], nk
+				headBwd(fwd, &ts[worker], q, k, v, dy, dots[b*T*H+h:], dq, dk, dv, p[bh*T*T:(bh+1)*T*T], dsb, b, h, D, scale)
+			}
+		})
+	} else {
+		vt := packers(vts, w)
+		parallelW(w, B*H, 1<<20, func(worker, lo, hi int) {
+			for bh := lo; bh < hi; bh++ {
+				b, h := bh/H, bh%H
+				off := b*T*D + h*dh
+				vt[worker].pack(v[off:], D, T, dh) // Vᵀ of the head [dh, T], for every row block
+				pb, dsb := p[bh*T*T:(bh+1)*T*T], ds[bh*T*T:(bh+1)*T*T]
+				blk := attnBlock(T, c.Causal)
+				for i0 := 0; i0 < T; i0 += blk { // row blocks: dP, dS and dQ need keys [0, i1) only
+					i1 := min(i0+blk, T)
+					// dP = dY·Vᵀ
+					vt[worker].mul(false, i1-i0, i1, 1, dy[off+i0*D:], D, v[off:], D, dsb[i0*T:], T)
+					// dS = P∘(dP − Σⱼ Pᵢⱼ·dPᵢⱼ); Σⱼ Pᵢⱼ·dPᵢⱼ = dYᵢ·Yᵢ (row i of this head); 0 after key n
+					for i := i0; i < i1; i++ {
+						dot := dots[(b*T+i)*H+h]
+						n := T
 						if c.Causal {
-							nj = i + 1
+							n = i + 1
 						}
-						for j, x := range dsb[i*T : i*T+nj] {
-							gr[i-j-dlo] = x
+						row, pr := dsb[i*T:i*T+n], pb[i*T:i*T+n]
+						j := 0
+						if r32, ok := any(row).([]float32); ok && useKernels {
+							subMul8(r32, any(pr).([]float32), float32(dot))
+							j = n &^ 7
+						}
+						for ; j < n; j++ {
+							row[j] = pr[j] * (row[j] - dot)
+						}
+						if fwd.bias == biasPairs || fwd.whole { // the bias gradient sums all of dS
+							clear(dsb[i*T+n : (i+1)*T])
+						} else { // dS·K and dSᵀ·Q read keys below i1 only
+							clear(dsb[i*T+n : i*T+max(n, i1)])
 						}
 					}
-					ko := relOffset(fwd.relSeq, b, nr, D) + r0*D + h*dh
-					// dQuery = scale·G·Keys[dlo..] ; dKeys[dlo..] += scale·Gᵀ·Query
-					gemm1(false, false, i1-i0, dh, nd, scale, g, nd, rk[ko:], D, 0, dqr[off+i0*D:], D)
-					gemm1(true, false, nd, dh, i1-i0, scale, g, nd, qr[off+i0*D:], D, 1, dkeys[b*nr*D+r0*D+h*dh:], D)
+					// dQ = scale·dS·K
+					gemm1(false, false, i1-i0, dh, i1, scale, dsb[i0*T:], T, k[off:], D, 0, dq[off+i0*D:], D)
+					if fwd.rel {
+						nk := T
+						if c.Causal {
+							nk = i1
+						}
+						dlo, nd, r0 := relBlock(T, i0, i1, nk)
+						g := gb[worker*mlen : worker*mlen+(i1-i0)*nd]
+						clear(g)
+						for i := i0; i < i1; i++ { // G[i, (i − j) − dlo] = dS[i, j]
+							gr, nj := g[(i-i0)*nd:(i-i0+1)*nd], nk
+							if c.Causal {
+								nj = i + 1
+							}
+							for j, x := range dsb[i*T : i*T+nj] {
+								gr[i-j-dlo] = x
+							}
+						}
+						ko := relOffset(fwd.relSeq, b, nr, D) + r0*D + h*dh
+						// dQuery = scale·G·Keys[dlo..] ; dKeys[dlo..] += scale·Gᵀ·Query
+						gemm1(false, false, i1-i0, dh, nd, scale, g, nd, rk[ko:], D, 0, dqr[off+i0*D:], D)
+						gemm1(true, false, nd, dh, i1-i0, scale, g, nd, qr[off+i0*D:], D, 1, dkeys[b*nr*D+r0*D+h*dh:], D)
+					}
+				}
+				for j0 := 0; j0 < T; j0 += blk { // key blocks: dV, dK need queries [j0, T) only (causal)
+					j1 := min(j0+blk, T)
+					i0 := 0
+					if c.Causal {
+						i0 = j0
+					}
+					// dV = Pᵀ·dY ; dK = scale·dSᵀ·Q
+					gemm1(true, false, j1-j0, dh, T-i0, 1, pb[i0*T+j0:], T, dy[off+i0*D:], D, 0, dv[off+j0*D:], D)
+					gemm1(true, false, j1-j0, dh, T-i0, scale, dsb[i0*T+j0:], T, q[off+i0*D:], D, 0, dk[off+j0*D:], D)
 				}
 			}
-			for j0 := 0; j0 < T; j0 += blk { // key blocks: dV, dK need queries [j0, T) only (causal)
-				j1 := min(j0+blk, T)
-				i0 := 0
-				if c.Causal {
-					i0 = j0
-				}
-				// dV = Pᵀ·dY ; dK = scale·dSᵀ·Q
-				gemm1(true, false, j1-j0, dh, T-i0, 1, pb[i0*T+j0:], T, dy[off+i0*D:], D, 0, dv[off+j0*D:], D)
-				gemm1(true, false, j1-j0, dh, T-i0, scale, dsb[i0*T+j0:], T, q[off+i0*D:], D, 0, dk[off+j0*D:], D)
-			}
-		}
-	})
+		})
+	}
 	switch fwd.bias {
 	case biasPairs: // dbias[h] = Σ_b dS[b, h], summed in a fixed order
 		clear(db)
