@@ -28,9 +28,16 @@ var attnTilesOff = false
 
 // headTiles is one worker's scratch for the per-head tiles.
 type headTiles[F Float] struct {
-	b1, b2 []F // packed operands: panels of nr columns, each its whole inner dimension long
-	apad   []F // a partial tile's rows of A, zero-padded to mr: [k, mr]
-	tile   []F // a partial tile's output [mr, nr]
+	b1, b2 []F       // packed operands: panels of nr columns, each its whole inner dimension long
+	apad   []F       // a partial tile's rows of A, zero-padded to mr: [k, mr]
+	padded padKey[F] // what apad holds (the panels of a row block reuse it); reset per head
+	tile   []F       // a partial tile's output [mr, nr]
+}
+
+// padKey names a partial tile's A: where it starts, its steps and strides, its rows.
+type padKey[F Float] struct {
+	a            *F
+	k, rs, cs, m int
 }
 
 // tilesOf returns w workers' scratch kept in *ts across runs.
@@ -85,16 +92,15 @@ func (t *headTiles[F]) mul(kern microKernel[F], k int, a []F, rs, cs int, b []F,
 	_ = b[k*nr-1] // bounds, for the assembly
 	ap, ars, acs := &a[0], rs, cs
 	if m < mr {
-		t.apad = grow(t.apad, k*mr)
-		for p := 0; p < k; p++ { // [k, mr]: step p's mr values together
-			row := t.apad[p*mr : p*mr+mr]
-			for r := range row {
-				if r < m {
-					row[r] = a[r*rs+p*cs]
-				} else {
-					row[r] = 0
+		if key := (padKey[F]{&a[0], k, rs, cs, m}); key != t.padded { // [k, mr]: step p's mr values together
+			t.apad = grow(t.apad, k*mr)
+			clear(t.apad)
+			for r := 0; r < m; r++ {
+				for p := 0; p < k; p++ {
+					t.apad[p*mr+r] = a[r*rs+p*cs]
 				}
 			}
+			t.padded = key
 		}
 		ap, ars, acs = &t.apad[0], 1, mr
 	} else {
@@ -123,6 +129,7 @@ func headFwd[F Float](op *attentionOp, t *headTiles[F], q, k, v, bias, y, pb []F
 	kern := kernelOf[F]()
 	mr, nr := kern.mr, kern.nr
 	off := b*T*D + h*dh
+	t.padded = padKey[F]{}
 	kt := packRowsT(&t.b1, k[off:], D, T, dh, nr) // Kᵀ: panels of nr keys, [dh, nr] each
 	vp := packCols(&t.b2, v[off:], D, T, dh, nr)  // V: panels of nr columns, [T, nr] each
 	blk := tileBlock(T, c.Causal, mr)
@@ -199,6 +206,7 @@ func headBwd[F Float](fwd *attentionOp, t *headTiles[F], q, k, v, dy, dots, dq, 
 	kern := kernelOf[F]()
 	mr, nr := kern.mr, kern.nr
 	off := b*T*D + h*dh
+	t.padded = padKey[F]{}
 	vt := packRowsT(&t.b1, v[off:], D, T, dh, nr) // Vᵀ: panels of nr keys, [dh, nr] each
 	kp := packCols(&t.b2, k[off:], D, T, dh, nr)  // K: panels of nr columns, [T, nr] each
 	blk := tileBlock(T, c.Causal, mr)
