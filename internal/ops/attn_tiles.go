@@ -87,9 +87,9 @@ func packRowsT[F Float](dst *[]F, b []F, ldb, rows, cols, nr int) []F {
 // when wide is set (C's rows have nr columns to spare from the first, which may be overwritten);
 // otherwise it goes through t.tile, and rows of A past m through t.apad, zero-padded, as
 // gemmSerial does.
-func (t *headTiles[F]) mul(kern microKernel[F], k int, a []F, rs, cs int, b []F, c []F, ldc int, alpha F, m, n int, wide bool) {
+func (t *headTiles[F]) mul(kern microKernel[F], k int, a []F, rs, cs int, b []F, bs int, c []F, ldc int, alpha F, m, n int, wide bool) {
 	mr, nr := kern.mr, kern.nr
-	_ = b[k*nr-1] // bounds, for the assembly
+	_ = b[(k-1)*bs+nr-1] // bounds, for the assembly
 	ap, ars, acs := &a[0], rs, cs
 	if m < mr {
 		if key := (padKey[F]{&a[0], k, rs, cs, m}); key != t.padded { // [k, mr]: step p's mr values together
@@ -108,11 +108,11 @@ func (t *headTiles[F]) mul(kern microKernel[F], k int, a []F, rs, cs int, b []F,
 	}
 	if m == mr && (n == nr || wide) {
 		_ = c[(mr-1)*ldc+nr-1]
-		kern.fn(k, ap, ars, acs, &b[0], nr, &c[0], ldc, alpha, false)
+		kern.fn(k, ap, ars, acs, &b[0], bs, &c[0], ldc, alpha, false)
 		return
 	}
 	t.tile = grow(t.tile, mr*nr)
-	kern.fn(k, ap, ars, acs, &b[0], nr, &t.tile[0], nr, alpha, false)
+	kern.fn(k, ap, ars, acs, &b[0], bs, &t.tile[0], nr, alpha, false)
 	for r := 0; r < m; r++ {
 		copy(c[r*ldc:r*ldc+n], t.tile[r*nr:r*nr+n])
 	}
@@ -131,7 +131,12 @@ func headFwd[F Float](op *attentionOp, t *headTiles[F], q, k, v, bias, y, pb []F
 	off := b*T*D + h*dh
 	t.padded = padKey[F]{}
 	kt := packRowsT(&t.b1, k[off:], D, T, dh, nr) // Kᵀ: panels of nr keys, [dh, nr] each
-	vp := packCols(&t.b2, v[off:], D, T, dh, nr)  // V: panels of nr columns, [T, nr] each
+	// V: read in place (row stride D) when its columns fill the panels, else packed into panels
+	// of nr columns, [T, nr] each (the backward packs its operands: there it measured faster)
+	vp, vs, vpanel := v[off:], D, 1
+	if dh%nr != 0 {
+		vp, vs, vpanel = packCols(&t.b2, v[off:], D, T, dh, nr), nr, T
+	}
 	blk := tileBlock(T, c.Causal, mr)
 	for i0 := 0; i0 < T; i0 += blk {
 		i1 := min(i0+blk, T)
@@ -139,7 +144,7 @@ func headFwd[F Float](op *attentionOp, t *headTiles[F], q, k, v, bias, y, pb []F
 			for r0 := i0; r0 < i1; r0 += mr {
 				m, nk := min(mr, i1-r0), tileKeys(c.Causal, r0, mr, T)
 				if j0 < nk {
-					t.mul(kern, dh, q[off+r0*D:], D, 1, kt[j0*dh:], pb[r0*T+j0:], T, scale, m, min(nr, nk-j0), j0+nr <= T)
+					t.mul(kern, dh, q[off+r0*D:], D, 1, kt[j0*dh:], nr, pb[r0*T+j0:], T, scale, m, min(nr, nk-j0), j0+nr <= T)
 				}
 			}
 		}
@@ -170,7 +175,7 @@ func headFwd[F Float](op *attentionOp, t *headTiles[F], q, k, v, bias, y, pb []F
 		for c0 := 0; c0 < dh; c0 += nr { // Y = P·V, each tile over its keys
 			for r0 := i0; r0 < i1; r0 += mr {
 				m, nk := min(mr, i1-r0), tileKeys(c.Causal, r0, mr, T)
-				t.mul(kern, nk, pb[r0*T:], T, 1, vp[c0*T:], y[off+r0*D+c0:], D, 1, m, min(nr, dh-c0), c0+nr <= dh)
+				t.mul(kern, nk, pb[r0*T:], T, 1, vp[c0*vpanel:], vs, y[off+r0*D+c0:], D, 1, m, min(nr, dh-c0), c0+nr <= dh)
 			}
 		}
 	}
@@ -216,7 +221,7 @@ func headBwd[F Float](fwd *attentionOp, t *headTiles[F], q, k, v, dy, dots, dq, 
 			for r0 := i0; r0 < i1; r0 += mr {
 				m, nk := min(mr, i1-r0), tileKeys(c.Causal, r0, mr, T)
 				if j0 < nk {
-					t.mul(kern, dh, dy[off+r0*D:], D, 1, vt[j0*dh:], dsb[r0*T+j0:], T, 1, m, min(nr, nk-j0), j0+nr <= T)
+					t.mul(kern, dh, dy[off+r0*D:], D, 1, vt[j0*dh:], nr, dsb[r0*T+j0:], T, 1, m, min(nr, nk-j0), j0+nr <= T)
 				}
 			}
 		}
@@ -236,7 +241,7 @@ func headBwd[F Float](fwd *attentionOp, t *headTiles[F], q, k, v, dy, dots, dq, 
 		for c0 := 0; c0 < dh; c0 += nr { // dQ = scale·dS·K
 			for r0 := i0; r0 < i1; r0 += mr {
 				m, nk := min(mr, i1-r0), tileKeys(c.Causal, r0, mr, T)
-				t.mul(kern, nk, dsb[r0*T:], T, 1, kp[c0*T:], dq[off+r0*D+c0:], D, scale, m, min(nr, dh-c0), c0+nr <= dh)
+				t.mul(kern, nk, dsb[r0*T:], T, 1, kp[c0*T:], nr, dq[off+r0*D+c0:], D, scale, m, min(nr, dh-c0), c0+nr <= dh)
 			}
 		}
 	}
@@ -250,8 +255,8 @@ func headBwd[F Float](fwd *attentionOp, t *headTiles[F], q, k, v, dy, dots, dq, 
 		}
 		for c0 := 0; c0 < dh; c0 += nr { // dV = Pᵀ·dY ; dK = scale·dSᵀ·Q
 			n, wide := min(nr, dh-c0), c0+nr <= dh
-			t.mul(kern, T-i0, pb[i0*T+j0:], 1, T, dyp[c0*T+i0*nr:], dv[off+j0*D+c0:], D, 1, m, n, wide)
-			t.mul(kern, T-i0, dsb[i0*T+j0:], 1, T, qp[c0*T+i0*nr:], dk[off+j0*D+c0:], D, scale, m, n, wide)
+			t.mul(kern, T-i0, pb[i0*T+j0:], 1, T, dyp[c0*T+i0*nr:], nr, dv[off+j0*D+c0:], D, 1, m, n, wide)
+			t.mul(kern, T-i0, dsb[i0*T+j0:], 1, T, qp[c0*T+i0*nr:], nr, dk[off+j0*D+c0:], D, scale, m, n, wide)
 		}
 	}
 }
