@@ -74,7 +74,8 @@ const (
 // to the last bit. Each row's softmax subtracts its own maximum.
 //
 // The heads are read in place with strided matrix products (row stride D), so nothing is
-// reshaped or copied. The forward pass of a training graph keeps the attention weights P
+// reshaped; the training path goes head by head, tile by tile, on operands packed once per head
+// (attn_tiles.go). The forward pass of a training graph keeps the attention weights P
 // [B, H, T, T] for the backward pass; an evaluation graph keeps only one block of rows
 // (AttentionEvalRows × T) per worker, so its memory grows linearly with T.
 func Attention(q, k, v, bias *G.Node, cfg AttentionConfig) (*G.Node, error) {
