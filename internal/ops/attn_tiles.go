@@ -16,11 +16,12 @@ package ops
 // blocked code's bits whenever V, dY, K and Q are finite (TestAttentionTilesSameBits).
 
 // attnTiles reports whether attention of length T and head size dh goes through the per-head
-// tiles: the training path (P kept, no bias by rows, no relative keys) on the kernels, every
-// product within one block of the inner dimension (T, dh ≤ gemmKC) and none sent to the BLAS.
+// tiles: the training path (P kept, no bias by rows, no relative keys) on the kernels, heads of
+// at least one value, every product within one block of the inner dimension (T, dh ≤ gemmKC)
+// and none sent to the BLAS.
 func attnTiles(op *attentionOp, T, dh int) bool {
 	return op.keepP && !op.rel && op.bias != biasRows && !attnTilesOff && useKernels &&
-		T <= gemmKC && dh <= gemmKC && !usesBLAS(T, T, max(T, dh))
+		dh > 0 && T <= gemmKC && dh <= gemmKC && !usesBLAS(T, T, max(T, dh))
 }
 
 // attnTilesOff turns the per-head tiles off (the tests compare both paths).
