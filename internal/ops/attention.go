@@ -313,22 +313,13 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPac
 					row[j] += mr[i-j-dlo]
 				}
 			}
-			switch op.bias {
-			case biasPairs, biasRows:
-				var br []F
-				if op.bias == biasPairs {
-					br = bias[h*T*T+i*T : h*T*T+i*T+n]
-				} else {
-					br = rb[(h*(i1-i0)+i-i0)*T : (h*(i1-i0)+i-i0)*T+n]
-				}
+			if op.bias == biasRows {
+				br := rb[(h*(i1-i0)+i-i0)*T : (h*(i1-i0)+i-i0)*T+n]
 				for j := range row {
 					row[j] += br[j]
 				}
-			case biasDist, biasDistSeq:
-				tab := bias[relOffset(op.bias == biasDistSeq, b, H, nr)+h*nr:]
-				for j := range row {
-					row[j] += tab[i-j+T-1]
-				}
+			} else {
+				addBias(op, row, bias, b, h, i)
 			}
 			softmaxRow(row)
 			if op.whole {
@@ -387,6 +378,23 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPac
 			}
 		}
 	})
+}
+
+// addBias adds to row (query i of head h of sequence b, its first len(row) keys) the op's bias:
+// entry [h, i, j] of a bias per pair, or entry i − j + T − 1 of head h's table by distance.
+func addBias[F Float](op *attentionOp, row, bias []F, b, h, i int) {
+	T, H, nr := op.cfg.Len, op.cfg.Heads, 2*op.cfg.Len-1
+	switch op.bias {
+	case biasPairs:
+		for j, x := range bias[h*T*T+i*T : h*T*T+i*T+len(row)] {
+			row[j] += x
+		}
+	case biasDist, biasDistSeq:
+		tab := bias[relOffset(op.bias == biasDistSeq, b, H, nr)+h*nr:]
+		for j := range row {
+			row[j] += tab[i-j+T-1]
+		}
+	}
 }
 
 // rowBias writes f's bias of the rows [i0, i1) into rb, [H, i1−i0, T] (row stride T): entry

@@ -126,7 +126,6 @@ func headFwd[F Float](op *attentionOp, t *headTiles[F], q, k, v, bias, y, pb []F
 	c := op.cfg
 	T, H := c.Len, c.Heads
 	dh := D / H
-	nr2 := 2*T - 1
 	kern := kernelOf[F]()
 	mr, nr := kern.mr, kern.nr
 	off := b*T*D + h*dh
@@ -155,17 +154,7 @@ func headFwd[F Float](op *attentionOp, t *headTiles[F], q, k, v, bias, y, pb []F
 				n = i + 1
 			}
 			row := pb[i*T : i*T+n]
-			switch op.bias {
-			case biasPairs:
-				for j, x := range bias[h*T*T+i*T : h*T*T+i*T+n] {
-					row[j] += x
-				}
-			case biasDist, biasDistSeq:
-				tab := bias[relOffset(op.bias == biasDistSeq, b, H, nr2)+h*nr2:]
-				for j := range row {
-					row[j] += tab[i-j+T-1]
-				}
-			}
+			addBias(op, row, bias, b, h, i)
 			softmaxRow(row)
 			if op.whole {
 				clear(pb[i*T+n : (i+1)*T])
