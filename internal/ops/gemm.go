@@ -37,7 +37,19 @@ type microKernel[F Float] struct {
 	// row's column j with the rounding of fn's alpha·acc + C (one fused multiply-add): what fn
 	// gives on a C filled with bias rows, without reading C.
 	fnBias func(k int, a *F, rs, cs int, b *F, bs int, c *F, ldc int, alpha F, bias *F)
+	// rows, when not nil, computes r < mr rows of a tile (r ≥ 1, all nr columns), each element
+	// by fn's operations, storing by mode: tileSet C = alpha·acc, tileAdd C = alpha·acc + C,
+	// tileBias C = alpha·acc + bias as fnBias (bias is read only then). A partial row of tiles
+	// then needs neither A's rows copied into a padded panel nor a whole tile computed aside.
+	rows func(r, k int, a *F, rs, cs int, b *F, bs int, c *F, ldc int, alpha F, mode int, bias *F)
 }
+
+// The stores of microKernel.rows.
+const (
+	tileSet = iota
+	tileAdd
+	tileBias
+)
 
 // packPool keeps the packing buffers across calls: a sync.Pool, whose per-P caches avoid a
 // lock shared by the workers (attention calls gemm from every worker at once), and whose victim
@@ -200,6 +212,12 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 		rs, cs = 1, lda
 	}
 	mFull := m / mr * mr
+	// edge reports whether a partial row of whole-width tiles goes through kern.rows, in place:
+	// it stores alpha·acc + C (or + bias) fused, which the copy of a tile computed aside gives
+	// only when alpha is 1 (the tile then holds acc).
+	edge := func(addC, biasC bool) bool { return kern.rows != nil && (alpha == 1 || !addC && !biasC) }
+	// padA reports whether the block of k at pc needs A's last rows in the padded panel apad.
+	padA := func(pc int) bool { return mFull < m && (n%nr != 0 || !edge(add || pc > 0, bias != nil && pc == 0)) }
 
 	// packPanels returns the panels of op(B)[pc:pc+kc, jc:jc+nc] in dst (packing what is packed).
 	packPanels := func(jc, nc, pc, kc int, dst []F) []F {
@@ -233,15 +251,27 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 				mrr := min(mr, mc-ir)
 				var aPanel *F
 				ars, acs := rs, cs
+				rowsEdge := mrr < mr && nrr == nr && edge(addC, biasC)
 				switch {
 				case mrr == mr && copying: // rows, ald apart
 					aPanel, ars, acs = &ablk[ir*ald], ald, 1
-				case mrr == mr:
+				case mrr == mr || rowsEdge:
 					aPanel = &a[i*rs+pc*cs]
 				default:
 					aPanel, ars, acs = &apad[0], 1, mr
 				}
 				ci := i*ldc + jc + jr
+				if rowsEdge {
+					mode, bp := tileSet, (*F)(nil)
+					switch {
+					case biasC:
+						mode, bp = tileBias, &bias[jc+jr]
+					case addC:
+						mode = tileAdd
+					}
+					kern.rows(mrr, kc, aPanel, ars, acs, bPanel, bs, &c[ci], ldc, alpha, mode, bp)
+					continue
+				}
 				if mrr == mr && nrr == nr {
 					switch {
 					case !biasC:
@@ -282,7 +312,7 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 				mc := min(gemmMC, m-ic)
 				for pc := 0; pc < k; pc += gemmKC {
 					kc := min(gemmKC, k-pc)
-					if ic+mc > mFull {
+					if ic+mc > mFull && padA(pc) {
 						packA(tA, a, lda, mFull, pc, m-mFull, kc, mr, apad)
 					}
 					rows(jc, nc, pc, kc, ic, mc, bAll[pc*ncMax:])
@@ -293,7 +323,7 @@ func gemmSerial[F Float](kern microKernel[F], tA, tB bool, m, n, k int, alpha F,
 		for pc := 0; pc < k; pc += gemmKC {
 			kc := min(gemmKC, k-pc)
 			bp := packPanels(jc, nc, pc, kc, bAll)
-			if mFull < m {
+			if padA(pc) {
 				packA(tA, a, lda, mFull, pc, m-mFull, kc, mr, apad)
 			}
 			for ic := 0; ic < m; ic += gemmMC {
@@ -395,6 +425,8 @@ func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F, sums []
 		case nrr == 32 && nr == 32: // two blocks of 16 columns
 			packBT16(b[(jc+jr)*ldb+pc:], ldb, kc, panel, 32)
 			packBT16(b[(jc+jr+16)*ldb+pc:], ldb, kc, panel[16:], 32)
+		case nrr < nr && transposeRowsOf(panel, nr, b[(jc+jr)*ldb+pc:], ldb, kc, nrr):
+			// a partial panel of a transposed B (attention's Kᵀ of a short sequence): 8×8 blocks
 		default:
 			for j := 0; j < nrr; j++ {
 				col := b[(jc+jr+j)*ldb+pc : (jc+jr+j)*ldb+pc+kc]
@@ -412,6 +444,13 @@ func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F, sums []
 			}
 		}
 	}
+}
+
+// transposeRowsOf is transposeRows for a float32 F (dst[r·ldd + p] = src[p·lds + r] for r < rows,
+// p < cols), reporting false for float64 or where transposeRows has no vector code.
+func transposeRowsOf[F Float](dst []F, ldd int, src []F, lds, rows, cols int) bool {
+	d, ok := any(dst).([]float32)
+	return ok && transposeRows(d, ldd, any(src).([]float32), lds, rows, cols)
 }
 
 // bPacker packs Bᵀ once for several products that share it (attention's Kᵀ and Vᵀ of a head,

@@ -4,6 +4,7 @@ package ops
 
 import (
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -39,10 +40,64 @@ func sgemmKernel12x32(k int, a *float32, rs, cs int, b *float32, bs int, c *floa
 //go:noescape
 func sgemmKernel12x32Bias(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, bias *float32)
 
+// sgemmKernel4x16, sgemmKernel2x16 and sgemmKernel1x16 compute 4, 2 or 1 rows by 16 columns with
+// sgemmKernel6x16's operations per element, storing by mode (tileSet, tileAdd, tileBias; bias
+// is read only for tileBias) (gemm_amd64.s): the rows of a partial tile.
+//
+//go:noescape
+func sgemmKernel4x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, mode int, bias *float32)
+
+//go:noescape
+func sgemmKernel2x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, mode int, bias *float32)
+
+//go:noescape
+func sgemmKernel1x16(k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, mode int, bias *float32)
+
+// sgemmRows16 computes r rows by 16 columns of C (the rows micro-kernel of the float32 kernels
+// whose panels are 16 wide): six rows at a time through sgemmKernel6x16, the rest by the edge
+// kernels. Every kernel computes an element by the same chain of fused multiply-adds and
+// stores it the same way, so the bits are those of any one of them computing the whole tile.
+func sgemmRows16(r, k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, mode int, bias *float32) {
+	for r > 0 {
+		n := 1
+		switch {
+		case r >= 6 && mode == tileBias:
+			n = 6
+			sgemmKernel6x16Bias(k, a, rs, cs, b, bs, c, ldc, alpha, bias)
+		case r >= 6:
+			n = 6
+			sgemmKernel6x16(k, a, rs, cs, b, bs, c, ldc, alpha, mode == tileAdd)
+		case r >= 4:
+			n = 4
+			sgemmKernel4x16(k, a, rs, cs, b, bs, c, ldc, alpha, mode, bias)
+		case r >= 2:
+			n = 2
+			sgemmKernel2x16(k, a, rs, cs, b, bs, c, ldc, alpha, mode, bias)
+		default:
+			sgemmKernel1x16(k, a, rs, cs, b, bs, c, ldc, alpha, mode, bias)
+		}
+		if r -= n; r > 0 { // rows n.. exist: the pointers stay inside A and C
+			a = (*float32)(unsafe.Add(unsafe.Pointer(a), n*rs*4))
+			c = (*float32)(unsafe.Add(unsafe.Pointer(c), n*ldc*4))
+		}
+	}
+}
+
+// sgemmRows32 is sgemmRows16 for panels 32 wide (the 12×32 kernel's): its two halves of 16.
+func sgemmRows32(r, k int, a *float32, rs, cs int, b *float32, bs int, c *float32, ldc int, alpha float32, mode int, bias *float32) {
+	sgemmRows16(r, k, a, rs, cs, b, bs, c, ldc, alpha, mode, bias)
+	b = (*float32)(unsafe.Add(unsafe.Pointer(b), 16*4))
+	c = (*float32)(unsafe.Add(unsafe.Pointer(c), 16*4))
+	if mode == tileBias {
+		bias = (*float32)(unsafe.Add(unsafe.Pointer(bias), 16*4))
+	}
+	sgemmRows16(r, k, a, rs, cs, b, bs, c, ldc, alpha, mode, bias)
+}
+
 var (
-	kernel32wide   = microKernel[float32]{mr: 12, nr: 32, fn: sgemmKernel12x32, fnBias: sgemmKernel12x32Bias}
-	kernel32avx2   = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16, fnBias: sgemmKernel6x16Bias}
-	kernel32avx512 = microKernel[float32]{mr: 12, nr: 16, fn: sgemmKernel12x16}
+	kernel32wide   = microKernel[float32]{mr: 12, nr: 32, fn: sgemmKernel12x32, fnBias: sgemmKernel12x32Bias, rows: sgemmRows32}
+	kernel32avx2   = microKernel[float32]{mr: 6, nr: 16, fn: sgemmKernel6x16, fnBias: sgemmKernel6x16Bias, rows: sgemmRows16}
+	kernel32avx512 = microKernel[float32]{mr: 12, nr: 16, fn: sgemmKernel12x16, rows: sgemmRows16}
 	kernel64       = microKernel[float64]{mr: 6, nr: 8, fn: dgemmKernel6x8}
 
 	// haveKernels reports whether this CPU runs the assembly kernels.

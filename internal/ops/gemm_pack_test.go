@@ -405,3 +405,80 @@ func testTNSums[F Float](t *testing.T) {
 		sameBits(t, what+": column sums", sums, wantS)
 	}
 }
+
+// TestGemmEdgeRowsSameBits: a partial row of tiles computed in place by the kernel's rows
+// (the 4-, 2- and 1-row edge kernels, and the 6-row one for the 12-row kernels' edges) gives the
+// bits of the tile computed aside from a padded copy of A's last rows (the kernel without rows),
+// for every kernel that has them: m not a multiple of mr (1 to 2·mr+5 rows), n with and without
+// a partial panel, one and several blocks of k, A and B transposed or not, alpha 1, 0.3, −0.7 and 0.17,
+// C added to or not, a bias, rows of A a multiple of 2 KiB apart (copied blocks), B packed once
+// (bpre) and the blocks of rows outermost.
+func TestGemmEdgeRowsSameBits(t *testing.T) {
+	var kerns []microKernel[float32]
+	for _, k := range []microKernel[float32]{kernel32avx2, kernel32avx512, kernel32wide} {
+		if k.rows != nil && haveKernels && (k.mr == 6 || haveAVX512) {
+			kerns = append(kerns, k)
+		}
+	}
+	if len(kerns) == 0 {
+		t.Skip("no kernel with edge rows on this CPU")
+	}
+	defer func(c int) { gemmRowsOuterC = c }(gemmRowsOuterC)
+	rng := rand.New(rand.NewPCG(17, 18))
+	type cs struct {
+		tA, tB    bool
+		n, k, lda int // lda of A as stored: 0 for its width
+		alpha     float64
+		add, bias bool
+		pre       bool // B packed once (bPacker's panels; tB, k ≤ gemmKC)
+		outer     bool // blocks of rows outermost
+	}
+	cases := []cs{
+		{n: 64, k: 128, alpha: 1, bias: true}, {n: 64, k: 300, alpha: 1, bias: true}, {n: 70, k: 7, alpha: 1, bias: true},
+		{n: 128, k: 128, lda: 512, alpha: 1, bias: true}, {n: 128, k: 512, lda: 512, alpha: 1, bias: true},
+		{tB: true, n: 64, k: 128, alpha: 1}, {tB: true, n: 64, k: 300, alpha: 1, add: true}, {tB: true, n: 40, k: 32, alpha: 0.3},
+		{tA: true, n: 64, k: 416, alpha: 1}, {tA: true, n: 96, k: 300, lda: 512, alpha: 1}, {tA: true, tB: true, n: 48, k: 70, alpha: -0.7, add: true},
+		{n: 64, k: 300, alpha: 0.3, add: true}, {n: 64, k: 300, alpha: 0.3}, {n: 80, k: 260, alpha: -0.7, add: true, outer: true},
+		{n: 64, k: 600, alpha: 1, bias: true, outer: true},
+		{tB: true, n: 13, k: 32, alpha: 0.17, pre: true}, {tB: true, n: 48, k: 32, alpha: 1, pre: true}, {tA: true, tB: true, n: 32, k: 16, alpha: 1, pre: true},
+	}
+	for _, kern := range kerns {
+		aside := kern
+		aside.rows = nil
+		for m := 1; m <= 2*kern.mr+5; m++ {
+			if m%kern.mr == 0 {
+				continue
+			}
+			for _, c := range cases {
+				ar, ac := m, c.k // A as stored
+				if c.tA {
+					ar, ac = c.k, m
+				}
+				lda := max(c.lda, ac)
+				br, ldb := c.k, c.n
+				if c.tB {
+					br, ldb = c.n, c.k
+				}
+				a, b := randSlice[float32](rng, ar*lda), randSlice[float32](rng, br*ldb)
+				var bias []float32
+				if c.bias {
+					bias = randSlice[float32](rng, c.n)
+				}
+				var pre []float32
+				if c.pre {
+					pre = make([]float32, (c.n+kern.nr-1)/kern.nr*kern.nr*c.k)
+					packB(true, b, ldb, 0, 0, c.k, c.n, kern.nr, pre, nil)
+				}
+				gemmRowsOuterC = 1 << 17
+				if c.outer {
+					gemmRowsOuterC = 0
+				}
+				c0 := randSlice[float32](rng, m*c.n)
+				got, want := append([]float32(nil), c0...), append([]float32(nil), c0...)
+				gemmSerial(aside, c.tA, c.tB, m, c.n, c.k, float32(c.alpha), a, lda, b, ldb, want, c.n, c.add, pre, bias, nil)
+				gemmSerial(kern, c.tA, c.tB, m, c.n, c.k, float32(c.alpha), a, lda, b, ldb, got, c.n, c.add, pre, bias, nil)
+				sameBits(t, fmt.Sprintf("%d×%d kernel, edge rows, m=%d %+v", kern.mr, kern.nr, m, c), got, want)
+			}
+		}
+	}
+}

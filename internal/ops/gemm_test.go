@@ -238,6 +238,62 @@ func BenchmarkGemmStep(b *testing.B) {
 	}
 }
 
+// BenchmarkGemmSmall is the default experiment's dense products (configs/default.yaml: d_model
+// 128, d_ff 512, batch 32 of length 13, so m = 416 rows) as one step calls them, on the calling
+// goroutine (run it with -test.cpu 1, as a run of the grid gets one core): the forward products
+// with their bias (x·W + b, gemmBias1), the input gradients (g·Wᵀ, NT) and the weight gradients
+// with their bias sums (xᵀ·g, TN, gemmTNSums). The _m420 shapes have whole 6-row tiles: beside
+// their m = 416 twins they show what the last, partial row of tiles costs.
+func BenchmarkGemmSmall(b *testing.B) {
+	type shape struct {
+		name    string
+		kind    byte // 'b' bias (NN), 't' NT, 's' TN with sums
+		m, n, k int
+	}
+	var shapes []shape
+	for _, m := range []int{416, 420} {
+		sfx := ""
+		if m != 416 {
+			sfx = fmt.Sprintf("_m%d", m)
+		}
+		for _, s := range [][2]int{{128, 128}, {512, 128}, {128, 512}} { // n, k of x·W
+			n, k := s[0], s[1]
+			shapes = append(shapes,
+				shape{fmt.Sprintf("NNbias_%dx%dx%d%s", m, n, k, sfx), 'b', m, n, k},
+				shape{fmt.Sprintf("NT_%dx%dx%d%s", m, k, n, sfx), 't', m, k, n},
+				shape{fmt.Sprintf("TN_%dx%dx%d%s", k, n, m, sfx), 's', k, n, m})
+		}
+	}
+	for _, s := range shapes {
+		m, n, k := s.m, s.n, s.k
+		x, y, z := make([]float32, m*k), make([]float32, k*n), make([]float32, (m+1)*n)
+		bias := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i%7) - 3
+		}
+		for i := range y {
+			y[i] = float32(i%5) - 2
+		}
+		b.Run(s.name, func(b *testing.B) {
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				switch s.kind {
+				case 'b':
+					gemmBias1(m, n, k, x, k, y, n, bias, z, n)
+				case 't':
+					gemm1(false, true, m, n, k, 1, x, k, y, k, 0, z, n)
+				default:
+					gemmTNSums(m, n, k, x, m, y, n, z[:m*n], n, z[m*n:])
+				}
+			}
+			flops := 2 * float64(m*n*k) * float64(b.N)
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+			}
+		})
+	}
+}
+
 // BenchmarkAttention is the reference model's causal attention (B = 32, T = 64, 4 heads of 16),
 // forward and forward + backward, in float32.
 func BenchmarkAttention(b *testing.B) {
