@@ -20,7 +20,18 @@ type geluOp struct {
 	base
 	grad bool // when set, the op is the gradient: (x, g) ↦ g·GELU'(x)
 	out  buffer
+	// phi holds the forward's Φ(x) where the gradient reads it (keepPhi, set when the gradient
+	// is built, on CPUs with geluBwdPhi); the gradient's fwd is its forward op.
+	keepPhi bool
+	phi     scratch[float32]
+	fwd     *geluOp
 }
+
+// geluFwdPhi, geluFwdPhiX2 and geluBwdPhi, when set (the AVX2 kernels), are the GELU kernels that
+// keep Φ(x) from the forward for the gradient: geluFwd8, geluFwd8x2 writing Φ(x) to phi, and
+// geluBwd8 reading it there instead of computing it (the same bits).
+var geluFwdPhi, geluFwdPhiX2 func(x, y, phi []float32)
+var geluBwdPhi func(x, phi, g, y []float32)
 
 func (op *geluOp) Type() hm.Type {
 	if op.grad {
@@ -44,7 +55,16 @@ func (op *geluOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	out := op.out.get(dt, vs[0].Shape()...)
 	if dt == tensor.Float32 {
-		geluKernel(sl[float32](vs[0]), op.gradOf32(vs), sl[float32](out))
+		x := sl[float32](vs[0])
+		var phi []float32
+		switch {
+		case geluBwdPhi == nil:
+		case op.keepPhi:
+			phi = op.phi.get(len(x))
+		case op.grad && op.fwd != nil && op.fwd.keepPhi && len(op.fwd.phi.s) >= len(x):
+			phi = op.fwd.phi.s[:len(x)]
+		}
+		geluKernelPhi(x, op.gradOf32(vs), sl[float32](out), phi)
 	} else {
 		geluKernel(sl[float64](vs[0]), op.gradOf64(vs), sl[float64](out))
 	}
@@ -72,7 +92,12 @@ const invSqrt2Pi = 0.39894228040143267794
 // math.Erf/math.Exp (the gradient checks need it); float32 uses an AVX2 kernel (gelu_amd64.s)
 // and geluFast32 for the rest, whose relative errors stay below 5e-7 (about 4 float32 ulps;
 // TestGELUFloat32Accuracy).
-func geluKernel[F Float](x, g, y []F) {
+func geluKernel[F Float](x, g, y []F) { geluKernelPhi(x, g, y, nil) }
+
+// geluKernelPhi is geluKernel keeping Φ(x) in a non-nil phi (float32, len(x) values; only where
+// geluBwdPhi is set): the forward writes it for every value of x[:len(x)&^7] (the vector
+// kernels' values, whatever the split over the workers), and the gradient reads it there.
+func geluKernelPhi[F Float](x, g, y []F, phi []float32) {
 	if x32, ok := any(x).([]float32); ok {
 		g32, y32 := any(g).([]float32), any(y).([]float32)
 		// Split in blocks of eight, so that which values take the assembly path (and so every
@@ -85,6 +110,14 @@ func geluKernel[F Float](x, g, y []F) {
 				done = lo + (hi-lo)&^7
 				v := lo // sixteen at a time first: AVX-512, or two blocks of eight at once
 				switch {
+				case phi != nil && g32 == nil: // Φ kept for the gradient
+					v = lo + (hi-lo)&^15
+					geluFwdPhiX2(x32[lo:v], y32[lo:v], phi[lo:v])
+					geluFwdPhi(x32[v:hi], y32[v:hi], phi[v:hi])
+					v = hi
+				case phi != nil: // Φ read from the forward's
+					geluBwdPhi(x32[lo:hi], phi[lo:hi], g32[lo:hi], y32[lo:hi])
+					v = hi
 				case haveAVX512DQ:
 					v = lo + (hi-lo)&^15
 					if g32 == nil {
@@ -99,9 +132,11 @@ func geluKernel[F Float](x, g, y []F) {
 					v = lo + (hi-lo)&^15
 					geluBwd8x2(x32[lo:v], g32[lo:v], y32[lo:v])
 				}
-				if g32 == nil {
+				switch {
+				case v == hi:
+				case g32 == nil:
 					geluFwd8(x32[v:hi], y32[v:hi])
-				} else {
+				default:
 					geluBwd8(x32[v:hi], g32[v:hi], y32[v:hi])
 				}
 			}
@@ -216,7 +251,8 @@ func (op *geluOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	if op.grad {
 		return nil, fmt.Errorf("ops: GELUGrad has no gradient of its own")
 	}
-	dx, err := apply(&geluOp{base: newBase("GELUGrad", 2), grad: true}, in[0], grad)
+	op.keepPhi = geluBwdPhi != nil // the gradient reads Φ(x) from this op's forward
+	dx, err := apply(&geluOp{base: newBase("GELUGrad", 2), grad: true, fwd: op}, in[0], grad)
 	if err != nil {
 		return nil, err
 	}

@@ -507,6 +507,276 @@ fwdx2done:
 	VZEROUPPER
 	RET
 
+// func geluFwdPhi8(x, y, phi []float32)
+// geluFwd8 that also stores each value's Φ(x) to phi (the same operations, so the same y).
+TEXT ·geluFwdPhi8(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ y_base+24(FP), DI
+	MOVQ phi_base+48(FP), R8
+	SHRQ $3, CX
+	JE fwdphidone
+fwdphiloop:
+	VMOVUPS (SI), Y0
+	VANDPS geluconst<>+0(SB), Y0, Y1
+	VCMPPS $0x1e, geluconst<>+128(SB), Y1, Y14
+	VMINPS geluconst<>+128(SB), Y1, Y1
+	VMULPS geluconst<>+32(SB), Y1, Y2
+	VMULPS geluconst<>+64(SB), Y2, Y2
+	VADDPS geluconst<>+96(SB), Y2, Y2
+	VMOVUPS geluconst<>+96(SB), Y3
+	VDIVPS Y2, Y3, Y3
+	VMOVUPS geluconst<>+576(SB), Y4
+	VFMADD213PS geluconst<>+544(SB), Y3, Y4
+	VFMADD213PS geluconst<>+512(SB), Y3, Y4
+	VFMADD213PS geluconst<>+480(SB), Y3, Y4
+	VFMADD213PS geluconst<>+448(SB), Y3, Y4
+	VFMADD213PS geluconst<>+416(SB), Y3, Y4
+	VFMADD213PS geluconst<>+384(SB), Y3, Y4
+	VFMADD213PS geluconst<>+352(SB), Y3, Y4
+	VFMADD213PS geluconst<>+320(SB), Y3, Y4
+	VFMADD213PS geluconst<>+288(SB), Y3, Y4
+	VMULPS Y1, Y1, Y5
+	VMOVAPS Y5, Y6
+	VFMSUB231PS Y1, Y1, Y6
+	VXORPS Y7, Y7, Y7
+	VMULPS geluconst<>+64(SB), Y5, Y5
+	VSUBPS Y5, Y7, Y5
+	VMULPS geluconst<>+64(SB), Y6, Y6
+	VSUBPS Y6, Y7, Y6
+	VADDPS Y6, Y4, Y4
+	VADDPS Y4, Y5, Y7
+	VMULPS geluconst<>+192(SB), Y7, Y7
+	VROUNDPS $0, Y7, Y7
+	VMOVAPS Y5, Y8
+	VFNMADD231PS geluconst<>+224(SB), Y7, Y8
+	VADDPS Y4, Y8, Y8
+	VFNMADD231PS geluconst<>+256(SB), Y7, Y8
+	VMOVUPS geluconst<>+608(SB), Y9
+	VFMADD213PS geluconst<>+640(SB), Y8, Y9
+	VFMADD213PS geluconst<>+672(SB), Y8, Y9
+	VFMADD213PS geluconst<>+704(SB), Y8, Y9
+	VFMADD213PS geluconst<>+736(SB), Y8, Y9
+	VFMADD213PS geluconst<>+768(SB), Y8, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS geluconst<>+96(SB), Y8, Y11
+	VFMADD231PS Y10, Y9, Y11
+	VCVTPS2DQ Y7, Y7
+	VPSLLD $23, Y7, Y7
+	VPADDD Y7, Y11, Y11
+	VMULPS Y3, Y11, Y11
+	VMULPS geluconst<>+64(SB), Y11, Y11
+	VANDNPS Y11, Y14, Y11
+	VMOVUPS geluconst<>+96(SB), Y12
+	VSUBPS Y11, Y12, Y12
+	VBLENDVPS Y0, Y11, Y12, Y13
+	VMOVUPS Y13, (R8)
+	VMULPS Y13, Y0, Y13
+	VMOVUPS Y13, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNE fwdphiloop
+fwdphidone:
+	VZEROUPPER
+	RET
+
+// func geluFwdPhi8x2(x, y, phi []float32)
+// geluFwd8x2 that also stores each value's Φ(x) (the factor it multiplies x by) to phi, for
+// geluBwdPhi8: the same operations, so the same y.
+TEXT ·geluFwdPhi8x2(SB), NOSPLIT, $0-72
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ y_base+24(FP), DI
+	MOVQ phi_base+48(FP), R8
+	SHRQ $4, CX
+	JE fwdphix2done
+	VXORPS Y15, Y15, Y15
+fwdphix2loop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y7
+	VANDPS geluconst<>+0(SB), Y0, Y0
+	VANDPS geluconst<>+0(SB), Y7, Y7
+	VMINPS geluconst<>+128(SB), Y0, Y0
+	VMINPS geluconst<>+128(SB), Y7, Y7
+	VMULPS geluconst<>+32(SB), Y0, Y1
+	VMULPS geluconst<>+32(SB), Y7, Y8
+	VMULPS geluconst<>+64(SB), Y1, Y1
+	VMULPS geluconst<>+64(SB), Y8, Y8
+	VADDPS geluconst<>+96(SB), Y1, Y1
+	VADDPS geluconst<>+96(SB), Y8, Y8
+	VMOVUPS geluconst<>+96(SB), Y2
+	VMOVUPS geluconst<>+96(SB), Y9
+	VDIVPS Y1, Y2, Y2
+	VDIVPS Y8, Y9, Y9
+	VMOVUPS geluconst<>+576(SB), Y3
+	VMOVUPS geluconst<>+576(SB), Y10
+	VFMADD213PS geluconst<>+544(SB), Y2, Y3
+	VFMADD213PS geluconst<>+544(SB), Y9, Y10
+	VFMADD213PS geluconst<>+512(SB), Y2, Y3
+	VFMADD213PS geluconst<>+512(SB), Y9, Y10
+	VFMADD213PS geluconst<>+480(SB), Y2, Y3
+	VFMADD213PS geluconst<>+480(SB), Y9, Y10
+	VFMADD213PS geluconst<>+448(SB), Y2, Y3
+	VFMADD213PS geluconst<>+448(SB), Y9, Y10
+	VFMADD213PS geluconst<>+416(SB), Y2, Y3
+	VFMADD213PS geluconst<>+416(SB), Y9, Y10
+	VFMADD213PS geluconst<>+384(SB), Y2, Y3
+	VFMADD213PS geluconst<>+384(SB), Y9, Y10
+	VFMADD213PS geluconst<>+352(SB), Y2, Y3
+	VFMADD213PS geluconst<>+352(SB), Y9, Y10
+	VFMADD213PS geluconst<>+320(SB), Y2, Y3
+	VFMADD213PS geluconst<>+320(SB), Y9, Y10
+	VFMADD213PS geluconst<>+288(SB), Y2, Y3
+	VFMADD213PS geluconst<>+288(SB), Y9, Y10
+	VMULPS Y0, Y0, Y4
+	VMULPS Y7, Y7, Y11
+	VMOVAPS Y4, Y5
+	VMOVAPS Y11, Y12
+	VFMSUB231PS Y0, Y0, Y5
+	VFMSUB231PS Y7, Y7, Y12
+	VMULPS geluconst<>+64(SB), Y4, Y4
+	VMULPS geluconst<>+64(SB), Y11, Y11
+	VSUBPS Y4, Y15, Y4
+	VSUBPS Y11, Y15, Y11
+	VMULPS geluconst<>+64(SB), Y5, Y5
+	VMULPS geluconst<>+64(SB), Y12, Y12
+	VSUBPS Y5, Y15, Y5
+	VSUBPS Y12, Y15, Y12
+	VADDPS Y5, Y3, Y3
+	VADDPS Y12, Y10, Y10
+	VADDPS Y3, Y4, Y1
+	VADDPS Y10, Y11, Y8
+	VMULPS geluconst<>+192(SB), Y1, Y1
+	VMULPS geluconst<>+192(SB), Y8, Y8
+	VROUNDPS $0, Y1, Y1
+	VROUNDPS $0, Y8, Y8
+	VFNMADD231PS geluconst<>+224(SB), Y1, Y4
+	VFNMADD231PS geluconst<>+224(SB), Y8, Y11
+	VADDPS Y3, Y4, Y4
+	VADDPS Y10, Y11, Y11
+	VFNMADD231PS geluconst<>+256(SB), Y1, Y4
+	VFNMADD231PS geluconst<>+256(SB), Y8, Y11
+	VMOVUPS geluconst<>+608(SB), Y5
+	VMOVUPS geluconst<>+608(SB), Y12
+	VFMADD213PS geluconst<>+640(SB), Y4, Y5
+	VFMADD213PS geluconst<>+640(SB), Y11, Y12
+	VFMADD213PS geluconst<>+672(SB), Y4, Y5
+	VFMADD213PS geluconst<>+672(SB), Y11, Y12
+	VFMADD213PS geluconst<>+704(SB), Y4, Y5
+	VFMADD213PS geluconst<>+704(SB), Y11, Y12
+	VFMADD213PS geluconst<>+736(SB), Y4, Y5
+	VFMADD213PS geluconst<>+736(SB), Y11, Y12
+	VFMADD213PS geluconst<>+768(SB), Y4, Y5
+	VFMADD213PS geluconst<>+768(SB), Y11, Y12
+	VMULPS Y4, Y4, Y0
+	VMULPS Y11, Y11, Y7
+	VADDPS geluconst<>+96(SB), Y4, Y3
+	VADDPS geluconst<>+96(SB), Y11, Y10
+	VFMADD231PS Y0, Y5, Y3
+	VFMADD231PS Y7, Y12, Y10
+	VCVTPS2DQ Y1, Y1
+	VCVTPS2DQ Y8, Y8
+	VPSLLD $23, Y1, Y1
+	VPSLLD $23, Y8, Y8
+	VPADDD Y1, Y3, Y3
+	VPADDD Y8, Y10, Y10
+	VMULPS Y2, Y3, Y3
+	VMULPS Y9, Y10, Y10
+	VMULPS geluconst<>+64(SB), Y3, Y3
+	VMULPS geluconst<>+64(SB), Y10, Y10
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y7
+	VANDPS geluconst<>+0(SB), Y0, Y5
+	VANDPS geluconst<>+0(SB), Y7, Y12
+	VCMPPS $0x1e, geluconst<>+128(SB), Y5, Y5
+	VCMPPS $0x1e, geluconst<>+128(SB), Y12, Y12
+	VANDNPS Y3, Y5, Y3
+	VANDNPS Y10, Y12, Y10
+	VMOVUPS geluconst<>+96(SB), Y1
+	VMOVUPS geluconst<>+96(SB), Y8
+	VSUBPS Y3, Y1, Y1
+	VSUBPS Y10, Y8, Y8
+	VBLENDVPS Y0, Y3, Y1, Y6
+	VBLENDVPS Y7, Y10, Y8, Y13
+	VMOVUPS Y6, 0(R8)
+	VMOVUPS Y13, 32(R8)
+	VMULPS Y6, Y0, Y6
+	VMULPS Y13, Y7, Y13
+	VMOVUPS Y6, 0(DI)
+	VMOVUPS Y13, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R8
+	DECQ CX
+	JNE fwdphix2loop
+fwdphix2done:
+	VZEROUPPER
+	RET
+
+
+// func geluBwdPhi8(x, phi, g, y []float32)
+// geluBwd8 with Φ(x) read from phi (as geluFwdPhi8x2 stored it) instead of computed: the rest of
+// geluBwd8's operations in its order (−x²/2 and its low part, the density's exponential, the
+// sum and the product by g), so its bits; len(x)&^7 values.
+TEXT ·geluBwdPhi8(SB), NOSPLIT, $0-96
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ phi_base+24(FP), R8
+	MOVQ g_base+48(FP), DX
+	MOVQ y_base+72(FP), DI
+	SHRQ $3, CX
+	JE bwdphidone
+bwdphiloop:
+	VMOVUPS (SI), Y0
+	VANDPS geluconst<>+0(SB), Y0, Y1
+	VCMPPS $0x1e, geluconst<>+128(SB), Y1, Y14
+	VMINPS geluconst<>+128(SB), Y1, Y1
+	VMULPS Y1, Y1, Y5
+	VMOVAPS Y5, Y6
+	VFMSUB231PS Y1, Y1, Y6
+	VXORPS Y7, Y7, Y7
+	VMULPS geluconst<>+64(SB), Y5, Y5
+	VSUBPS Y5, Y7, Y5
+	VMULPS geluconst<>+64(SB), Y6, Y6
+	VSUBPS Y6, Y7, Y6
+	VMOVUPS (R8), Y13
+	VADDPS Y6, Y5, Y7
+	VMULPS geluconst<>+192(SB), Y7, Y7
+	VROUNDPS $0, Y7, Y7
+	VMOVAPS Y5, Y8
+	VFNMADD231PS geluconst<>+224(SB), Y7, Y8
+	VADDPS Y6, Y8, Y8
+	VFNMADD231PS geluconst<>+256(SB), Y7, Y8
+	VMOVUPS geluconst<>+608(SB), Y9
+	VFMADD213PS geluconst<>+640(SB), Y8, Y9
+	VFMADD213PS geluconst<>+672(SB), Y8, Y9
+	VFMADD213PS geluconst<>+704(SB), Y8, Y9
+	VFMADD213PS geluconst<>+736(SB), Y8, Y9
+	VFMADD213PS geluconst<>+768(SB), Y8, Y9
+	VMULPS Y8, Y8, Y10
+	VADDPS geluconst<>+96(SB), Y8, Y11
+	VFMADD231PS Y10, Y9, Y11
+	VCVTPS2DQ Y7, Y7
+	VPSLLD $23, Y7, Y7
+	VPADDD Y7, Y11, Y11
+	VANDNPS Y11, Y14, Y11
+	VMULPS geluconst<>+160(SB), Y11, Y11
+	VMULPS Y0, Y11, Y11
+	VADDPS Y11, Y13, Y13
+	VMULPS (DX), Y13, Y13
+	VMOVUPS Y13, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNE bwdphiloop
+bwdphidone:
+	VZEROUPPER
+	RET
+
 // func geluBwd8x2(x, g, y []float32)
 // geluBwd8 on sixteen values a step (len(x)&^15 of them), two blocks of eight interleaved as in
 // geluFwd8x2, each value through geluBwd8's operations in its order; −x²/2 and its low part are

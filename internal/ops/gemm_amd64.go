@@ -116,6 +116,9 @@ var (
 )
 
 func init() {
+	if useKernels && !haveAVX512DQ { // the eight-lane GELU: its gradient takes Φ from the forward
+		geluFwdPhi, geluFwdPhiX2, geluBwdPhi = geluFwdPhi8, geluFwdPhi8x2, geluBwdPhi8
+	}
 	if haveAVX512 {
 		kernel32, haveWide = kernel32avx512, true
 		kernelName = "posformer avx-512 (12x32 and 12x16 f32) + avx2+fma (6x8 f64)"
@@ -153,6 +156,19 @@ func geluFwd8x2(x, y []float32)
 //
 //go:noescape
 func geluBwd8x2(x, g, y []float32)
+
+// geluFwdPhi8 and geluFwdPhi8x2 are geluFwd8 and geluFwd8x2 that also write Φ(x) to phi[i] (the
+// factor y = x·Φ(x) takes; the same y); geluBwdPhi8 is geluBwd8 reading that Φ(x) from phi
+// rather than computing it again (its bits), for i < len(x)&^7 (gelu_amd64.s).
+//
+//go:noescape
+func geluFwdPhi8(x, y, phi []float32)
+
+//go:noescape
+func geluFwdPhi8x2(x, y, phi []float32)
+
+//go:noescape
+func geluBwdPhi8(x, phi, g, y []float32)
 
 // geluFwd16 and geluBwd16 are geluFwd8 and geluBwd8 on sixteen values at a time, for
 // i < len(x)&^15 (AVX512F + DQ; same operations per value, so the same bits).

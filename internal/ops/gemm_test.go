@@ -326,7 +326,7 @@ func BenchmarkAttention(b *testing.B) {
 }
 
 // BenchmarkGELU is the reference model's MLP activation, [2048, 256] float32, forward and
-// gradient.
+// gradient; where the CPU has them (AVX2), also the kernels that keep Φ(x) for the gradient.
 func BenchmarkGELU(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	x, g, y := make([]float32, 2048*256), make([]float32, 2048*256), make([]float32, 2048*256)
@@ -341,6 +341,21 @@ func BenchmarkGELU(b *testing.B) {
 	b.Run("backward", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			geluKernel(x, g, y)
+		}
+	})
+	if geluBwdPhi == nil {
+		return
+	}
+	phi := make([]float32, len(x)) // the kernels that keep Φ(x) from the forward for the gradient
+	b.Run("forward_phi", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			geluKernelPhi(x, nil, y, phi)
+		}
+	})
+	b.Run("backward_phi", func(b *testing.B) {
+		geluKernelPhi(x, nil, y, phi)
+		for i := 0; i < b.N; i++ {
+			geluKernelPhi(x, g, y, phi)
 		}
 	})
 }
