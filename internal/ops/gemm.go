@@ -9,7 +9,8 @@ import (
 // is packed into panels of nr columns (or read in place, or packed once by the caller: bPacker),
 // an A whose rows are a multiple of 2 KiB apart is copied block by block into padded rows of
 // op(A) (transposed first when op transposes it) when enough columns reuse it (copyA), and otherwise read in place through its strides (its last rows, when
-// m is not a multiple of mr, copied into a zero-padded panel), and an assembly micro-kernel
+// m is not a multiple of mr, computed in place by the kernel's rows, or copied into a
+// zero-padded panel for a kernel without them), and an assembly micro-kernel
 // accumulates one mr×nr tile of C over a kc-long slice of the inner dimension. It is used on CPUs that have a kernel (see gemm_amd64.go); elsewhere gemm
 // falls back to the BLAS variable.
 
