@@ -116,6 +116,9 @@ var (
 )
 
 func init() {
+	if useKernels {
+		lnSumsT = lnSumsT8
+	}
 	if useKernels && !haveAVX512DQ { // the eight-lane GELU: its gradient takes Φ from the forward
 		geluFwdPhi, geluFwdPhiX2, geluBwdPhi = geluFwdPhi8, geluFwdPhi8x2, geluBwdPhi8
 	}
@@ -210,6 +213,12 @@ func lnFwd8(y, x, gamma, beta []float32, mean, rstd float32)
 
 //go:noescape
 func lnGradX8(dx, g, x, gamma []float32, mean, rstd, sg, sgx float32)
+
+// lnSumsT8 is lnRowSums for eight rows in eight lanes, from g and x transposed
+// (layernorm_amd64.s; see lnRowSums8).
+//
+//go:noescape
+func lnSumsT8(out, gt, xt, gamma, ms []float32)
 
 // subMul8 writes p[j]·(row[j] − d) to row[j] for j < len(row)&^7 (exp_amd64.s).
 //

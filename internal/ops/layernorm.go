@@ -254,14 +254,27 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 		return
 	}
 	parallel(n, 6*d, func(_, lo, hi int) {
-		var sums [8]F // Σ g·gamma and Σ g·gamma·xhat of up to four rows
+		var sums [16]F // Σ g·gamma and Σ g·gamma·xhat of up to eight rows, from row base
+		var tb *[]float32
+		if vec && lnSumsT != nil && hi-lo >= 8 { // eight rows at a time, transposed into tb
+			tb = poolOf[float32]().get(16*d + 16)
+			defer poolOf[float32]().put(tb)
+		}
+		base, next := lo, lo
 		for r := lo; r < hi; r++ {
 			xr, gr, dx := x[r*d:(r+1)*d], g[r*d:(r+1)*d], out[r*d:(r+1)*d]
 			mean, rstd := st[2*r], st[2*r+1]
-			if (r-lo)%4 == 0 { // the sums of the next four rows (or fewer, at the end) at once
-				lnRowSums(sums[:], x, g, gamma, st, r, min(4, hi-r), d)
+			if r == next { // the sums of the next eight or four rows (or fewer, at the end) at once
+				base = r
+				if tb != nil && hi-r >= 8 {
+					lnRowSums8(any(sums[:]).([]float32), any(x).([]float32), any(g).([]float32), any(gamma).([]float32), any(st).([]float32), r, d, *tb)
+					next = r + 8
+				} else {
+					lnRowSums(sums[:], x, g, gamma, st, r, min(4, hi-r), d)
+					next = r + min(4, hi-r)
+				}
 			}
-			sg, sgx := sums[2*((r-lo)%4)], sums[2*((r-lo)%4)+1]
+			sg, sgx := sums[2*(r-base)], sums[2*(r-base)+1]
 			sg /= F(d)
 			sgx /= F(d)
 			j := 0
@@ -280,6 +293,26 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 func (op *layerNormGradOp) DiffWRT(int) []bool { return []bool{false, false, false} }
 func (op *layerNormGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, fmt.Errorf("ops: %s is a gradient and has no gradient of its own", op.name)
+}
+
+// lnSumsT, when set (amd64 with the kernels), is lnSumsT8.
+var lnSumsT func(out, gt, xt, gamma, ms []float32)
+
+// lnRowSums8 is lnRowSums for the eight rows r0..r0+7 of float32 (lnSumsT set): g's and x's rows
+// are transposed into buf (at least 16·d + 16 values) so that each row is a lane, and lnSumsT
+// adds each row's values in column order with lnRowSums' operations: the same bits.
+func lnRowSums8(sums, x, g, gamma, st []float32, r0, d int, buf []float32) {
+	gt, xt, ms := buf[:8*d], buf[8*d:16*d], buf[16*d:16*d+16]
+	transposeRows(gt, 8, g[r0*d:], d, d, 8) // gt[j·8 + q] = g[(r0+q)·d + j]: [d, 8]
+	transposeRows(xt, 8, x[r0*d:], d, d, 8) // [d, 8]
+	for q := range 8 {
+		ms[q], ms[8+q] = st[2*(r0+q)], st[2*(r0+q)+1]
+	}
+	var out [16]float32
+	lnSumsT(out[:], gt, xt, gamma[:d], ms)
+	for q := range 8 {
+		sums[2*q], sums[2*q+1] = out[q], out[8+q]
+	}
 }
 
 // lnRowSums writes, for the rows r0..r0+k−1 (k ≤ 4), Σⱼ gy and Σⱼ gy·(x − mean)·rstd with

@@ -211,3 +211,42 @@ lg1store:
 lgdone:
 	VZEROUPPER
 	RET
+
+// func lnSumsT8(out, gt, xt, gamma, ms []float32)
+// The layer-norm gradient's row sums of eight rows, one row a lane: gt and xt hold g and x
+// transposed (row j: the eight rows' values of column j), ms the eight means then the eight
+// rstds. out[0:8] gets Σⱼ gy and out[8:16] Σⱼ (gy·(x − mean))·rstd, gy = g·gamma[j], added in
+// column order from zero with lnRowSums' operations (no fused multiply-add), over len(gamma)
+// columns.
+TEXT ·lnSumsT8(SB), NOSPLIT, $0-120
+	MOVQ out_base+0(FP), DI
+	MOVQ gt_base+24(FP), SI
+	MOVQ xt_base+48(FP), DX
+	MOVQ gamma_base+72(FP), BX
+	MOVQ gamma_len+80(FP), CX
+	MOVQ ms_base+96(FP), R8
+	VMOVUPS 0(R8), Y6
+	VMOVUPS 32(R8), Y7
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ CX, CX
+	JE lnsumsdone
+lnsumsloop:
+	VBROADCASTSS (BX), Y2
+	VMULPS (SI), Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VMOVUPS (DX), Y3
+	VSUBPS Y6, Y3, Y3
+	VMULPS Y3, Y2, Y3
+	VMULPS Y7, Y3, Y3
+	VADDPS Y3, Y1, Y1
+	ADDQ $4, BX
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNE lnsumsloop
+lnsumsdone:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VZEROUPPER
+	RET

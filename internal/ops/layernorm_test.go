@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -111,10 +112,28 @@ func TestLayerNormKeptStats(t *testing.T) {
 }
 
 // TestLNRowSumsBits: the layer-norm gradient's row sums taken four rows at a time have the bits
-// of the one-row loop (float32 and float64).
+// of the one-row loop (float32 and float64), and so do eight rows in lanes (lnRowSums8, float32
+// where the CPU has lnSumsT) at widths with and without a tail past a multiple of 8.
 func TestLNRowSumsBits(t *testing.T) {
 	testLNRowSums[float32](t)
 	testLNRowSums[float64](t)
+	if lnSumsT == nil {
+		return
+	}
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, d := range []int{1, 7, 8, 37, 128, 512} {
+		const n = 11
+		x, g, gamma, st := randSlice[float32](rng, n*d), randSlice[float32](rng, n*d), randSlice[float32](rng, d), randSlice[float32](rng, 2*n)
+		buf := make([]float32, 16*d+16)
+		for r0 := 0; r0+8 <= n; r0++ {
+			var eight, one [16]float32
+			lnRowSums8(eight[:], x, g, gamma, st, r0, d, buf)
+			for q := 0; q < 8; q++ {
+				lnRowSums(one[2*q:], x, g, gamma, st, r0+q, 1, d)
+			}
+			sameBits(t, fmt.Sprintf("d=%d rows %d..%d eight at a time", d, r0, r0+7), eight[:], one[:])
+		}
+	}
 }
 
 func testLNRowSums[F Float](t *testing.T) {
@@ -132,5 +151,36 @@ func testLNRowSums[F Float](t *testing.T) {
 				t.Fatalf("%T rows %d..%d: sum %d is %v four at a time, %v one at a time", F(0), r0, r0+3, i, four[i], one[i])
 			}
 		}
+	}
+}
+
+// BenchmarkLayerNormGrad is the default model's layer-norm input gradient ([416, 128] float32,
+// one step's batch), its row sums four rows at a time (rows4: lnSumsT off) and, where the CPU
+// has lnSumsT, eight rows in lanes (rows8), in wall and CPU (cpu-ns/op) time; run it with
+// -test.cpu 1.
+func BenchmarkLayerNormGrad(b *testing.B) {
+	const n, d = 416, 128
+	rng := rand.New(rand.NewPCG(27, 28))
+	x, gamma, beta, g := randSlice[float32](rng, n*d), randSlice[float32](rng, d), randSlice[float32](rng, d), randSlice[float32](rng, n*d)
+	y, dx, st := make([]float32, n*d), make([]float32, n*d), make([]float32, 2*n)
+	layerNormFwd(x, gamma, beta, y, st, n, d)
+	var sc scratch[float32]
+	kern := lnSumsT
+	defer func() { lnSumsT = kern }()
+	for _, v := range []string{"rows4", "rows8"} {
+		if lnSumsT = nil; v == "rows8" {
+			if lnSumsT = kern; kern == nil {
+				continue
+			}
+		}
+		b.Run(v, func(b *testing.B) {
+			cpu0 := cpuTime()
+			for i := 0; i < b.N; i++ {
+				layerNormBwd(x, gamma, g, dx, st, n, d, false, &sc)
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+		})
 	}
 }
