@@ -257,7 +257,7 @@ func layerNormBwd[F Float](x, gamma, g, out, st []F, n, d int, wantGamma bool, s
 		var sums [16]F // Σ g·gamma and Σ g·gamma·xhat of up to eight rows, from row base
 		var tb *[]float32
 		if vec && lnSumsT != nil && hi-lo >= 8 { // eight rows at a time, transposed into tb
-			tb = poolOf[float32]().get(16*d + 16)
+			tb = poolOf[float32]().get(16*d + 32)
 			defer poolOf[float32]().put(tb)
 		}
 		base, next := lo, lo
@@ -299,17 +299,17 @@ func (op *layerNormGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 var lnSumsT func(out, gt, xt, gamma, ms []float32)
 
 // lnRowSums8 is lnRowSums for the eight rows r0..r0+7 of float32 (lnSumsT set): g's and x's rows
-// are transposed into buf (at least 16·d + 16 values) so that each row is a lane, and lnSumsT
-// adds each row's values in column order with lnRowSums' operations: the same bits.
+// are transposed into buf (at least 16·d + 32 values; its end also takes the sums, since an
+// array handed to lnSumsT, a function value, would be allocated) so that each row is a lane,
+// and lnSumsT adds each row's values in column order with lnRowSums' operations: the same bits.
 func lnRowSums8(sums, x, g, gamma, st []float32, r0, d int, buf []float32) {
-	gt, xt, ms := buf[:8*d], buf[8*d:16*d], buf[16*d:16*d+16]
+	gt, xt, ms, out := buf[:8*d], buf[8*d:16*d], buf[16*d:16*d+16], buf[16*d+16:16*d+32]
 	transposeRows(gt, 8, g[r0*d:], d, d, 8) // gt[j·8 + q] = g[(r0+q)·d + j]: [d, 8]
 	transposeRows(xt, 8, x[r0*d:], d, d, 8) // [d, 8]
 	for q := range 8 {
 		ms[q], ms[8+q] = st[2*(r0+q)], st[2*(r0+q)+1]
 	}
-	var out [16]float32
-	lnSumsT(out[:], gt, xt, gamma[:d], ms)
+	lnSumsT(out, gt, xt, gamma[:d], ms)
 	for q := range 8 {
 		sums[2*q], sums[2*q+1] = out[q], out[8+q]
 	}

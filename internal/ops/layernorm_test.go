@@ -124,7 +124,7 @@ func TestLNRowSumsBits(t *testing.T) {
 	for _, d := range []int{1, 7, 8, 37, 128, 512} {
 		const n = 11
 		x, g, gamma, st := randSlice[float32](rng, n*d), randSlice[float32](rng, n*d), randSlice[float32](rng, d), randSlice[float32](rng, 2*n)
-		buf := make([]float32, 16*d+16)
+		buf := make([]float32, 16*d+32)
 		for r0 := 0; r0+8 <= n; r0++ {
 			var eight, one [16]float32
 			lnRowSums8(eight[:], x, g, gamma, st, r0, d, buf)
