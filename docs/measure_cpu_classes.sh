@@ -5,8 +5,9 @@
 #
 #   avx512   posformer's default kernels; PyTorch's OpenBLAS as it picks its kernels itself
 #   avx2     POSFORMER_AVX512=0 (the AVX2 + FMA kernels); OPENBLAS_CORETYPE=Haswell
-#   generic  POSFORMER_GEMM=blas (Go loops and gonum's pure-Go products, the arm64 path today);
-#            PyTorch as in avx2
+#   generic  POSFORMER_GEMM=blas (Go loops and gonum's pure-Go products: an x86 CPU without AVX2);
+#            PyTorch without AVX too: OPENBLAS_CORETYPE=Nehalem (SSE kernels) and
+#            ATEN_CPU_CAPABILITY=default (ATen's vector code without AVX)
 #
 # Every round runs, per class: `train bench` on the research-scale model (which measures the
 # float32 product peak of posformer's kernels first, PEAK), PyTorch's step on it, then the
@@ -53,7 +54,7 @@ fi
 
 # env CLASS: the environment of posformer (go) and of PyTorch (torch) on class CLASS.
 go_env() { case $1 in avx512) echo ;; avx2) echo POSFORMER_AVX512=0 ;; generic) echo POSFORMER_GEMM=blas ;; esac; }
-torch_env() { case $1 in avx512) echo ;; *) echo OPENBLAS_CORETYPE=Haswell ;; esac; }
+torch_env() { case $1 in avx512) echo ;; avx2) echo OPENBLAS_CORETYPE=Haswell ;; generic) echo OPENBLAS_CORETYPE=Nehalem ATEN_CPU_CAPABILITY=default ;; esac; }
 tag() { sed -u "s/^/$1 /" | tee -a "$LOG" >&2; }
 stamp() { echo "# $1 $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$LOG" >&2; }
 
