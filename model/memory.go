@@ -34,7 +34,7 @@ type Shape struct {
 // bias built in float64: by distance [H, 2T−1] for a DistanceBiaser, in an evaluation per worker
 // a block of rows [H, rows, T] and every head's packed Kᵀ for a RowBiaser, else [H, T, T];
 // relative keys), and for a training graph the gradient of every parameter and
-// of every activation. The coefficients count the buffers of internal/ops; memory_test.go checks
+// of every activation, and the GELU's Φ(x), which the AVX2 kernels keep for its gradient. The coefficients count the buffers of internal/ops; memory_test.go checks
 // the prediction against the measured heap for every scheme (never below it, at most 1.6 times
 // it). c must have its vocabulary set.
 func GraphBytes(c Config, s Shape) int64 {
@@ -100,7 +100,7 @@ func GraphBytes(c Config, s Shape) int64 {
 		pc := c
 		pc.Vocab = int(V)
 		params := int64(Params(pc, 0)) + maxPos*D + H*T + s.Extra // the model's, at most a scheme's table and biases, and its own parameters
-		elems = N*(7*D+4*V+L*(24*D+5*F)) + 2*L*B*H*T*T + 2*pos + 2*params
+		elems = N*(7*D+4*V+L*(24*D+6*F)) + 2*L*B*H*T*T + 2*pos + 2*params
 	}
 	if s.Capture {
 		elems += L*B*H*T*T + B*H*T*T*8/bytes
