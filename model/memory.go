@@ -33,10 +33,11 @@ type Shape struct {
 // per worker and layer, ops.AttentionEvalRows), the position scheme's share (rotated q and k, an added embedding, a table, a logit
 // bias built in float64: by distance [H, 2T−1] for a DistanceBiaser, in an evaluation per worker
 // a block of rows [H, rows, T] and every head's packed Kᵀ for a RowBiaser, else [H, T, T];
-// relative keys), and for a training graph the gradient of every parameter and
-// of every activation, and the GELU's Φ(x), which the AVX2 kernels keep for its gradient. The coefficients count the buffers of internal/ops; memory_test.go checks
-// the prediction against the measured heap for every scheme (never below it, at most 1.6 times
-// it). c must have its vocabulary set.
+// relative keys), and for a training graph the gradient of every parameter and of every
+// activation, and the GELU's Φ(x), which the AVX2 kernels keep for its gradient. The
+// coefficients count the buffers of internal/ops; memory_test.go checks the prediction against
+// the measured heap for every scheme (never below it, at most 1.6 times it). c must have its
+// vocabulary set.
 func GraphBytes(c Config, s Shape) int64 {
 	c = c.WithDefaults()
 	bytes := int64(4)
