@@ -402,7 +402,11 @@ func packA[F Float](tA bool, a []F, lda, ic, pc, mc, kc, mr int, ap []F) {
 // like op(B)) gets each packed value added, sums[jc+j] += op(B)[p, jc+j] for p in order, so
 // that packing the blocks of k in order leaves the column sums, rows in order.
 func packB[F Float](tB bool, b []F, ldb, pc, jc, kc, nc, nr int, bp []F, sums []F) {
-	for jr := 0; jr < nc; jr += nr {
+	jr0 := 0
+	if !tB && nr == 16 && sums == nil && packRowsWide(b, ldb, pc, jc, kc, nc/nr, bp) {
+		jr0 = nc / nr * nr
+	}
+	for jr := jr0; jr < nc; jr += nr {
 		nrr := min(nr, nc-jr)
 		panel := bp[jr*kc : jr*kc+nr*kc]
 		if nrr < nr {

@@ -142,6 +142,10 @@ func gemmTNSums[F Float](m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc
 	}
 	switch a := any(a).(type) {
 	case []float32:
+		if tnTransposed(m, n, k) {
+			gemmTNSumsT(kernel32, m, n, k, a, lda, any(b).([]float32), ldb, any(c).([]float32), ldc, any(sums).([]float32))
+			return
+		}
 		kern := kernel32
 		if useWide(true, m, n, k, 1) {
 			kern = kernel32wide
@@ -150,6 +154,25 @@ func gemmTNSums[F Float](m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc
 	case []float64:
 		gemmTNSumsKern(kernel64, m, n, k, a, lda, any(b).([]float64), ldb, any(c).([]float64), ldc, any(sums).([]float64))
 	}
+}
+
+// gemmTNSumsT is gemmTNSums computing Cᵀ = Bᵀ·A [n, m] with the kernel kern and transposing it
+// into C, the column sums of B taken by colSum. Each element of C is the same chain of fused
+// multiply-adds over k as in gemmTNSumsKern (the two factors of each swapped, which changes no
+// bit), added by the same blocks of k, and the sums add B's rows in order: the same bits. For a
+// C with more rows than columns (the second MLP layer's weight gradient, A [4096, 1024]), B is
+// then read in place down its columns and A packed by columns, split over the workers by
+// columns of A: no worker packs all of B or transposes blocks of A.
+func gemmTNSumsT(kern microKernel[float32], m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int, sums []float32) {
+	pool := poolOf[float32]()
+	ctp := pool.get(n * m)
+	defer pool.put(ctp)
+	ct := *ctp // Cᵀ [n, m]
+	splitGemm(n, m, k, kern.mr, kern.nr, func(i0, i1, j0, j1 int) {
+		gemmSerial(kern, true, false, i1-i0, j1-j0, k, 1, b[i0:], ldb, a[j0:], lda, ct[i0*m+j0:], m, false, nil, nil, nil)
+	})
+	parallel(m, n, func(_, lo, hi int) { transposeRows(c[lo*ldc:], ldc, ct[lo:], m, hi-lo, n) }) // Cᵀ [n, m] -> C [m, n]
+	colSum(b[:k*ldb], sums, k, n)
 }
 
 // gemmTNSumsKern is gemmTNSums with the kernel kern, split over the workers by rows when C has

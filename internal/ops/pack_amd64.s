@@ -184,3 +184,42 @@ transpose8_cols:
 transpose8_done:
 	VZEROUPPER
 	RET
+
+// func copyRowsWide16(dst, src []float32, ldb, kc, np int)
+// dst[q·kc·16 + p·16 + j] = src[p·ldb + q·16 + j] for q < np, p < kc, j < 16: np panels of 16
+// columns packed row by row (each row of src read once, left to right), for a B whose rows are
+// far apart, where copyRows16's walk down one panel's column strip reads a line per row.
+// The caller checks the bounds.
+TEXT ·copyRowsWide16(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ ldb+48(FP), DX
+	SHLQ $2, DX
+	MOVQ kc+56(FP), CX
+	MOVQ np+64(FP), R9
+	MOVQ CX, R8
+	SHLQ $6, R8
+	TESTQ CX, CX
+	JE copyRowsWide16_done
+	TESTQ R9, R9
+	JE copyRowsWide16_done
+copyRowsWide16_p:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R9, R12
+copyRowsWide16_q:
+	VMOVUPS (R10), Y0
+	VMOVUPS 32(R10), Y1
+	VMOVUPS Y0, (R11)
+	VMOVUPS Y1, 32(R11)
+	ADDQ $64, R10
+	ADDQ R8, R11
+	DECQ R12
+	JNE copyRowsWide16_q
+	ADDQ DX, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNE copyRowsWide16_p
+copyRowsWide16_done:
+	VZEROUPPER
+	RET
