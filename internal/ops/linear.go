@@ -133,7 +133,8 @@ func (op *linearOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 
 // gemmTNSums computes C = Aᵀ·B (A [k, m], B [k, n], row-major) and sums[j] = Σ_p B[p, j] (rows
 // in order, so ColSum's bits), the sums taken while the product packs B. Where the product
-// does not go through posformer's kernels (the BLAS variable) the sums are a separate colSum.
+// does not go through posformer's kernels (the BLAS variable), or goes as its transpose
+// (tnTransposed: gemmTNSumsT), the sums are a separate colSum.
 func gemmTNSums[F Float](m, n, k int, a []F, lda int, b []F, ldb int, c []F, ldc int, sums []F) {
 	if usesBLAS(m, n, k) || m <= 0 || n <= 0 || k <= 0 || ldb != n {
 		gemm(true, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
