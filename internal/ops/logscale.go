@@ -28,21 +28,27 @@ func LogScale(q, s *G.Node, cfg LogScaleConfig) (*G.Node, error) {
 	if !s.Shape().Eq(tensor.Shape{cfg.Heads}) {
 		return nil, fmt.Errorf("ops: LogScale: s is %v, want [%d]", s.Shape(), cfg.Heads)
 	}
-	return apply(&logScaleOp{base: newBase("LogScale", 2), cfg: cfg}, q, s)
+	return apply(&logScaleOp{base: newBase("LogScale", 2), cfg: cfg, logs: cfg.logs()}, q, s)
 }
 
-// logN is ln n of row r.
-func (c LogScaleConfig) logN(r int) float64 {
-	if c.Causal {
-		return pmath.Log(float64(r%c.Len + 1))
+// logs is ln n of the rows at each position t < Len: row r's is logs[r % Len].
+func (c LogScaleConfig) logs() []float64 {
+	ln := make([]float64, c.Len)
+	for t := range ln {
+		if c.Causal {
+			ln[t] = pmath.Log(float64(t + 1))
+		} else {
+			ln[t] = pmath.Log(float64(c.Len))
+		}
 	}
-	return pmath.Log(float64(c.Len))
+	return ln
 }
 
 type logScaleOp struct {
 	base
-	cfg LogScaleConfig
-	out buffer
+	cfg  LogScaleConfig
+	logs []float64 // cfg.logs()
+	out  buffer
 }
 
 func (op *logScaleOp) Type() hm.Type { return fnType(2, 1, 2) }
@@ -63,17 +69,17 @@ func (op *logScaleOp) Do(vs ...G.Value) (G.Value, error) {
 	sh := vs[0].Shape()
 	out := op.out.get(dt, sh...)
 	if dt == tensor.Float32 {
-		logScaleRows(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](out), sh[1], op.cfg)
+		logScaleRows(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](out), sh[1], op.logs)
 	} else {
-		logScaleRows(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](out), sh[1], op.cfg)
+		logScaleRows(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](out), sh[1], op.logs)
 	}
 	return out, nil
 }
 
-func logScaleRows[F Float](q, s, y []F, d int, cfg LogScaleConfig) {
-	dh := d / cfg.Heads
+func logScaleRows[F Float](q, s, y []F, d int, logs []float64) {
+	dh := d / len(s)
 	for r := range len(q) / d {
-		ln := F(cfg.logN(r))
+		ln := F(logs[r%len(logs)])
 		for h, sh := range s {
 			f := sh * ln
 			for x := h * dh; x < (h+1)*dh; x++ {
@@ -86,11 +92,11 @@ func logScaleRows[F Float](q, s, y []F, d int, cfg LogScaleConfig) {
 func (op *logScaleOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *logScaleOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	dq, err := apply(&logScaleOp{base: newBase("LogScaleGradQ", 2), cfg: op.cfg}, grad, in[1])
+	dq, err := apply(&logScaleOp{base: newBase("LogScaleGradQ", 2), cfg: op.cfg, logs: op.logs}, grad, in[1])
 	if err != nil {
 		return nil, err
 	}
-	ds, err := apply(&logScaleGradS{base: newBase("LogScaleGradS", 2), cfg: op.cfg}, in[0], grad)
+	ds, err := apply(&logScaleGradS{base: newBase("LogScaleGradS", 2), cfg: op.cfg, logs: op.logs}, in[0], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +106,9 @@ func (op *logScaleOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 // logScaleGradS is ds_h = Σ_r ln n_r·Σ_x q[r, h·dh + x]·dy[r, h·dh + x].
 type logScaleGradS struct {
 	base
-	cfg LogScaleConfig
-	out buffer
+	cfg  LogScaleConfig
+	logs []float64 // cfg.logs()
+	out  buffer
 }
 
 func (op *logScaleGradS) Type() hm.Type { return fnType(2, 2, 1) }
@@ -118,18 +125,18 @@ func (op *logScaleGradS) Do(vs ...G.Value) (G.Value, error) {
 	out := op.out.get(dt, op.cfg.Heads)
 	d := vs[0].Shape()[1]
 	if dt == tensor.Float32 {
-		logScaleGrad(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](out), d, op.cfg)
+		logScaleGrad(sl[float32](vs[0]), sl[float32](vs[1]), sl[float32](out), d, op.logs)
 	} else {
-		logScaleGrad(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](out), d, op.cfg)
+		logScaleGrad(sl[float64](vs[0]), sl[float64](vs[1]), sl[float64](out), d, op.logs)
 	}
 	return out, nil
 }
 
-func logScaleGrad[F Float](q, dy, ds []F, d int, cfg LogScaleConfig) {
-	dh := d / cfg.Heads
+func logScaleGrad[F Float](q, dy, ds []F, d int, logs []float64) {
+	dh := d / len(ds)
 	clear(ds)
 	for r := range len(q) / d {
-		ln := F(cfg.logN(r))
+		ln := F(logs[r%len(logs)])
 		for h := range ds {
 			var t F
 			for x := h * dh; x < (h+1)*dh; x++ {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/posformer/posformer/internal/pmath"
+
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -53,4 +55,72 @@ func TestLogScaleValues(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLogScaleSameBits: the scaling and its gradient with ln n taken from a table by position give
+// the bits of ln n computed row by row, causal or not, in float32 and float64.
+func TestLogScaleSameBits(t *testing.T) {
+	const B, T, H, dh = 3, 7, 2, 5
+	rng := rand.New(rand.NewPCG(10, 13))
+	q64, dy64, s64 := randn(rng, B*T*H*dh, 1), randn(rng, B*T*H*dh, 1), []float64{0.5, -1.5}
+	for _, causal := range []bool{true, false} {
+		cfg := LogScaleConfig{Batch: B, Len: T, Heads: H, Causal: causal}
+		logN := func(r int) float64 { // the code the table replaced
+			if causal {
+				return pmath.Log(float64(r%T + 1))
+			}
+			return pmath.Log(float64(T))
+		}
+		check := func(what string, got, want []float64) {
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("causal %v %s: element %d is %v, want %v (same bits)", causal, what, i, got[i], want[i])
+				}
+			}
+		}
+		{
+			y, ds := make([]float64, len(q64)), make([]float64, H)
+			logScaleRows(q64, s64, y, H*dh, cfg.logs())
+			logScaleGrad(q64, dy64, ds, H*dh, cfg.logs())
+			wy, wds := make([]float64, len(q64)), make([]float64, H)
+			for r := range B * T {
+				for h := range H {
+					var acc float64
+					for x := h * dh; x < (h+1)*dh; x++ {
+						wy[r*H*dh+x] = q64[r*H*dh+x] * (s64[h] * logN(r))
+						acc += q64[r*H*dh+x] * dy64[r*H*dh+x]
+					}
+					wds[h] += logN(r) * acc
+				}
+			}
+			check("float64 forward", y, wy)
+			check("float64 gradient of s", ds, wds)
+		}
+		q, dy, s := narrow(q64), narrow(dy64), narrow(s64)
+		y, ds := make([]float32, len(q)), make([]float32, H)
+		logScaleRows(q, s, y, H*dh, cfg.logs())
+		logScaleGrad(q, dy, ds, H*dh, cfg.logs())
+		wy, wds := make([]float32, len(q)), make([]float32, H)
+		for r := range B * T {
+			ln := float32(logN(r))
+			for h := range H {
+				var acc float32
+				for x := h * dh; x < (h+1)*dh; x++ {
+					wy[r*H*dh+x] = q[r*H*dh+x] * (s[h] * ln)
+					acc += float32(q[r*H*dh+x] * dy[r*H*dh+x])
+				}
+				wds[h] += float32(ln * acc)
+			}
+		}
+		check("float32 forward", widen(y), widen(wy))
+		check("float32 gradient of s", widen(ds), widen(wds))
+	}
+}
+
+func narrow(x []float64) []float32 {
+	y := make([]float32, len(x))
+	for i, v := range x {
+		y[i] = float32(v)
+	}
+	return y
 }

@@ -88,6 +88,8 @@ type relSinOp struct {
 	batch, t, dim int
 	omega         []float64
 	out           buffer
+	deltas, row   scratch[float64]
+	rows          posRows // by distance δ: the sines and the cosines
 }
 
 func (op *relSinOp) Type() hm.Type { return fnType(1, 2) }
@@ -119,16 +121,29 @@ func (op *relSinOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	pos := float64s(vs[0])
-	T, nr := op.t, 2*op.t-1
-	out := op.out.get(dt, op.batch*nr, op.dim)
-	row := make([]float64, op.dim)
+	T, nr, half := op.t, 2*op.t-1, op.dim/2
+	deltas := op.deltas.get(op.batch * nr) // [batch, 2T−1]
 	for b := 0; b < op.batch; b++ {
 		for d := -(T - 1); d < T; d++ {
-			SinusoidRow(row, signedDistance(pos, b, T, d), op.omega)
-			setFrom64(out, (b*nr+d+T-1)*op.dim, row)
+			deltas[b*nr+d+T-1] = signedDistance(pos, b, T, d)
 		}
 	}
+	cs, sn, idx := op.rows.get(deltas, half, op.fill)
+	out := op.out.get(dt, op.batch*nr, op.dim)
+	row := op.row.get(op.dim)
+	for i, k := range idx {
+		copy(row[:half], sn[int(k)*half:])
+		copy(row[half:], cs[int(k)*half:(int(k)+1)*half])
+		setFrom64(out, i*op.dim, row)
+	}
 	return out, nil
+}
+
+// fill writes the cosines and sines of δ·ω_k into cs and sn: SinusoidRow's values.
+func (op *relSinOp) fill(delta float64, cs, sn []float64) {
+	for k, w := range op.omega {
+		sn[k], cs[k] = pmath.Sincos(delta * w)
+	}
 }
 
 func (op *relSinOp) DiffWRT(int) []bool { return []bool{false} }

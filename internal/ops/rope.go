@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/chewxy/hm"
@@ -56,19 +57,17 @@ func Rope(x, pos *G.Node, cfg RopeConfig) (*G.Node, error) {
 	if cfg.Freqs != nil && len(cfg.Freqs) != cfg.Rot/2 {
 		return nil, fmt.Errorf("ops: Rope: %d frequencies for %d rotated pairs", len(cfg.Freqs), cfg.Rot/2)
 	}
-	return apply(&ropeOp{base: newBase("Rope", 2), cfg: cfg}, x, pos)
+	return apply(&ropeOp{base: newBase("Rope", 2), cfg: cfg, theta: cfg.theta()}, x, pos)
 }
 
 type ropeOp struct {
 	base
 	cfg     RopeConfig
-	inverse bool // rotate by −angle: the gradient
+	theta   []float64 // cfg.theta()
+	inverse bool      // rotate by −angle: the gradient
 	out     buffer
-	cos64   scratch[float64]
-	sin64   scratch[float64]
 	pos64   scratch[float64]
-	lastPos []float64 // the positions the cos/sin tables hold (they usually repeat from run to run)
-	tables  bool
+	rows    posRows
 }
 
 func (op *ropeOp) Type() hm.Type { return fnType(2, 1, 2) }
@@ -81,25 +80,66 @@ func (op *ropeOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s.Clone(), nil
 }
 
-// angles fills cos/sin tables [N, Rot/2] for the positions.
-func (op *ropeOp) angles(pos []float64) (cs, sn []float64) {
-	half := op.cfg.Rot / 2
-	th := op.cfg.theta()
-	cs, sn = op.cos64.get(len(pos)*half), op.sin64.get(len(pos)*half)
+// fill writes the cos and sin of position p's angles p·Scale·θᵢ (times Mscale) into cs and sn.
+func (op *ropeOp) fill(p float64, cs, sn []float64) {
 	m := op.cfg.Mscale
-	for n, p := range pos {
-		for i, t := range th {
-			a := p * op.cfg.Scale * t
-			sn[n*half+i], cs[n*half+i] = pmath.Sincos(a)
-			if m != 0 && m != 1 { // the gradient's too: (m·R)ᵀ = m·Rᵀ
-				sn[n*half+i], cs[n*half+i] = m*sn[n*half+i], m*cs[n*half+i]
-			}
-			if op.inverse {
-				sn[n*half+i] = -sn[n*half+i]
-			}
+	for i, t := range op.theta {
+		a := p * op.cfg.Scale * t
+		sn[i], cs[i] = pmath.Sincos(a)
+		if m != 0 && m != 1 { // the gradient's too: (m·R)ᵀ = m·Rᵀ
+			sn[i], cs[i] = m*sn[i], m*cs[i]
+		}
+		if op.inverse {
+			sn[i] = -sn[i]
 		}
 	}
-	return cs, sn
+}
+
+// posRows holds cos and sin tables [rows, half] with one row per distinct position: each row is
+// computed once and reused by every later run with that position (a graph's rows repeat the
+// positions 0..T−1 of each sequence, and runs repeat them).
+type posRows struct {
+	at     map[uint64]int32 // a position's bits → its row
+	cs, sn []float64
+	last   []float64 // the positions of the last run
+	idx    []int32   // [len(last)]: the row of each
+}
+
+// get returns the tables and the row of each position in them, filling the rows of positions not
+// seen before with fill (half values each). The tables may move when rows are added.
+func (t *posRows) get(pos []float64, half int, fill func(p float64, cs, sn []float64)) (cs, sn []float64, idx []int32) {
+	if t.at != nil && equalBits(pos, t.last) {
+		return t.cs, t.sn, t.idx
+	}
+	if t.at == nil || len(t.at) > 2*len(pos)+4096 { // bounded: start again
+		t.at, t.cs, t.sn = map[uint64]int32{}, t.cs[:0], t.sn[:0]
+	}
+	t.idx = slices.Grow(t.idx[:0], len(pos))[:len(pos)]
+	for r, p := range pos {
+		i, ok := t.at[math.Float64bits(p)]
+		if !ok {
+			i = int32(len(t.at))
+			t.at[math.Float64bits(p)] = i
+			t.cs, t.sn = append(t.cs, make([]float64, half)...), append(t.sn, make([]float64, half)...)
+			fill(p, t.cs[int(i)*half:], t.sn[int(i)*half:])
+		}
+		t.idx[r] = i
+	}
+	t.last = append(t.last[:0], pos...)
+	return t.cs, t.sn, t.idx
+}
+
+// equalBits reports whether a and b hold the same float64 bits.
+func equalBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // positionsOf copies a position vector, float32 or float64, into pos as float64.
@@ -123,31 +163,26 @@ func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
 	pos := positionsOf(vs[1], op.pos64.get(s[0]))
-	var cs, sn []float64
-	if half := op.cfg.Rot / 2; op.tables && slices.Equal(pos, op.lastPos) {
-		cs, sn = op.cos64.s[:len(pos)*half], op.sin64.s[:len(pos)*half]
-	} else {
-		cs, sn = op.angles(pos)
-		op.lastPos = append(op.lastPos[:0], pos...)
-		op.tables = true
-	}
+	cs, sn, idx := op.rows.get(pos, op.cfg.Rot/2, op.fill)
 	if dt == tensor.Float32 {
-		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, s[0], s[1], op.cfg)
+		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, idx, s[1], op.cfg)
 	} else {
-		rotate(sl[float64](vs[0]), sl[float64](out), cs, sn, s[0], s[1], op.cfg)
+		rotate(sl[float64](vs[0]), sl[float64](out), cs, sn, idx, s[1], op.cfg)
 	}
 	return out, nil
 }
 
-func rotate[F Float](x, y []F, cs, sn []float64, n, d int, cfg RopeConfig) {
-	parallel(n, 2*d, func(_, lo, hi int) { rotateRows(x, y, cs, sn, lo, hi, d, cfg) })
+// rotate rotates the rows of x [len(idx), d] into y, row r by the cos/sin row idx[r] of cs, sn.
+func rotate[F Float](x, y []F, cs, sn []float64, idx []int32, d int, cfg RopeConfig) {
+	parallel(len(idx), 2*d, func(_, lo, hi int) { rotateRows(x, y, cs, sn, idx, lo, hi, d, cfg) })
 }
 
-func rotateRows[F Float](x, y []F, cs, sn []float64, lo, hi, d int, cfg RopeConfig) {
+func rotateRows[F Float](x, y []F, cs, sn []float64, idx []int32, lo, hi, d int, cfg RopeConfig) {
 	copy(y[lo*d:hi*d], x[lo*d:hi*d])
 	dh, half := d/cfg.Heads, cfg.Rot/2
 	for r := lo; r < hi; r++ {
-		c, s := cs[r*half:(r+1)*half], sn[r*half:(r+1)*half]
+		k := int(idx[r]) * half
+		c, s := cs[k:k+half], sn[k:k+half]
 		for h := 0; h < cfg.Heads; h++ {
 			off := r*d + h*dh
 			for i := 0; i < half; i++ {
@@ -163,7 +198,7 @@ func rotateRows[F Float](x, y []F, cs, sn []float64, lo, hi, d int, cfg RopeConf
 func (op *ropeOp) DiffWRT(int) []bool { return []bool{true, false} }
 
 func (op *ropeOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	inv := &ropeOp{base: newBase("RopeGrad", 2), cfg: op.cfg, inverse: !op.inverse}
+	inv := &ropeOp{base: newBase("RopeGrad", 2), cfg: op.cfg, theta: op.theta, inverse: !op.inverse}
 	d, err := apply(inv, grad, in[1])
 	if err != nil {
 		return nil, err

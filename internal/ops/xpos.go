@@ -47,8 +47,8 @@ type xposOp struct {
 	cfg     XPosConfig
 	inverse bool // rotate by −angle: the gradient
 	out     buffer
-	cos64   scratch[float64]
-	sin64   scratch[float64]
+	pos64   scratch[float64]
+	rows    posRows
 }
 
 func (op *xposOp) Type() hm.Type { return fnType(2, 1, 2) }
@@ -61,25 +61,20 @@ func (op *xposOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s.Clone(), nil
 }
 
-// tables fills the scaled cos/sin tables [N, Rot/2] for the positions.
-func (op *xposOp) tables(pos []float64) (cs, sn []float64) {
-	half := op.cfg.Rot / 2
-	cs, sn = op.cos64.get(len(pos)*half), op.sin64.get(len(pos)*half)
-	for n, p := range pos {
-		e := (p - op.cfg.Center) / op.cfg.ScaleBase
-		if op.cfg.Key {
-			e = -e
-		}
-		for i, t := range op.cfg.Theta {
-			m := pmath.Pow(op.cfg.Zeta[i], e)
-			s, c := pmath.Sincos(p * t)
-			sn[n*half+i], cs[n*half+i] = m*s, m*c
-			if op.inverse {
-				sn[n*half+i] = -sn[n*half+i]
-			}
+// fill writes position p's scaled cos and sin, ζᵢ^(±(p − c)/γ)·(cos, sin)(p·θᵢ), into cs and sn.
+func (op *xposOp) fill(p float64, cs, sn []float64) {
+	e := (p - op.cfg.Center) / op.cfg.ScaleBase
+	if op.cfg.Key {
+		e = -e
+	}
+	for i, t := range op.cfg.Theta {
+		m := pmath.Pow(op.cfg.Zeta[i], e)
+		s, c := pmath.Sincos(p * t)
+		sn[i], cs[i] = m*s, m*c
+		if op.inverse {
+			sn[i] = -sn[i]
 		}
 	}
-	return cs, sn
 }
 
 func (op *xposOp) Do(vs ...G.Value) (G.Value, error) {
@@ -89,13 +84,13 @@ func (op *xposOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
-	pos := positionsOf(vs[1], make([]float64, s[0]))
-	cs, sn := op.tables(pos)
+	pos := positionsOf(vs[1], op.pos64.get(s[0]))
+	cs, sn, idx := op.rows.get(pos, op.cfg.Rot/2, op.fill)
 	rc := RopeConfig{Heads: op.cfg.Heads, Rot: op.cfg.Rot}
 	if dt == tensor.Float32 {
-		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, s[0], s[1], rc)
+		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, idx, s[1], rc)
 	} else {
-		rotate(sl[float64](vs[0]), sl[float64](out), cs, sn, s[0], s[1], rc)
+		rotate(sl[float64](vs[0]), sl[float64](out), cs, sn, idx, s[1], rc)
 	}
 	return out, nil
 }
