@@ -101,8 +101,11 @@ func (op *ropeOp) fill(p float64, cs, sn []float64) {
 type posRows struct {
 	at     map[uint64]int32 // a position's bits → its row
 	cs, sn []float64
-	last   []float64 // the positions of the last run
-	idx    []int32   // [len(last)]: the row of each
+	// cs32, sc32 [rows, 2·half] are the rows rounded to float32 as the vector rotation reads
+	// them: c₀ s₀ c₁ s₁ … and s₀ c₀ s₁ c₁ …
+	cs32, sc32 []float32
+	last       []float64 // the positions of the last run
+	idx        []int32   // [len(last)]: the row of each
 }
 
 // get returns the tables and the row of each position in them, filling the rows of positions not
@@ -112,7 +115,7 @@ func (t *posRows) get(pos []float64, half int, fill func(p float64, cs, sn []flo
 		return t.cs, t.sn, t.idx
 	}
 	if t.at == nil || len(t.at) > 2*len(pos)+4096 { // bounded: start again
-		t.at, t.cs, t.sn = map[uint64]int32{}, t.cs[:0], t.sn[:0]
+		t.at, t.cs, t.sn, t.cs32, t.sc32 = map[uint64]int32{}, t.cs[:0], t.sn[:0], t.cs32[:0], t.sc32[:0]
 	}
 	t.idx = slices.Grow(t.idx[:0], len(pos))[:len(pos)]
 	for r, p := range pos {
@@ -121,7 +124,12 @@ func (t *posRows) get(pos []float64, half int, fill func(p float64, cs, sn []flo
 			i = int32(len(t.at))
 			t.at[math.Float64bits(p)] = i
 			t.cs, t.sn = append(t.cs, make([]float64, half)...), append(t.sn, make([]float64, half)...)
-			fill(p, t.cs[int(i)*half:], t.sn[int(i)*half:])
+			c, sn := t.cs[int(i)*half:], t.sn[int(i)*half:]
+			fill(p, c, sn)
+			for j := range half {
+				t.cs32 = append(t.cs32, float32(c[j]), float32(sn[j]))
+				t.sc32 = append(t.sc32, float32(sn[j]), float32(c[j]))
+			}
 		}
 		t.idx[r] = i
 	}
@@ -163,29 +171,45 @@ func (op *ropeOp) Do(vs ...G.Value) (G.Value, error) {
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
 	pos := positionsOf(vs[1], op.pos64.get(s[0]))
-	cs, sn, idx := op.rows.get(pos, op.cfg.Rot/2, op.fill)
+	_, _, idx := op.rows.get(pos, op.cfg.Rot/2, op.fill)
 	if dt == tensor.Float32 {
-		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, idx, s[1], op.cfg)
+		rotate(sl[float32](vs[0]), sl[float32](out), &op.rows, idx, s[1], op.cfg)
 	} else {
-		rotate(sl[float64](vs[0]), sl[float64](out), cs, sn, idx, s[1], op.cfg)
+		rotate(sl[float64](vs[0]), sl[float64](out), &op.rows, idx, s[1], op.cfg)
 	}
 	return out, nil
 }
 
-// rotate rotates the rows of x [len(idx), d] into y, row r by the cos/sin row idx[r] of cs, sn.
-func rotate[F Float](x, y []F, cs, sn []float64, idx []int32, d int, cfg RopeConfig) {
-	parallel(len(idx), 2*d, func(_, lo, hi int) { rotateRows(x, y, cs, sn, idx, lo, hi, d, cfg) })
+// rotate rotates the rows of x [len(idx), d] into y, row r by the row idx[r] of t's tables.
+func rotate[F Float](x, y []F, t *posRows, idx []int32, d int, cfg RopeConfig) {
+	parallel(len(idx), 2*d, func(_, lo, hi int) { rotateRows(x, y, t, idx, lo, hi, d, cfg) })
 }
 
-func rotateRows[F Float](x, y []F, cs, sn []float64, idx []int32, lo, hi, d int, cfg RopeConfig) {
-	copy(y[lo*d:hi*d], x[lo*d:hi*d])
+// rotateRows rotates rows lo..hi: each pair (x0, x1) to (F(x0·c) − F(x1·s), F(x0·s) + F(x1·c)),
+// c and s rounded to F; in float32, the first Rot&^7 values of each head eight at a time
+// (rotPairs8: the same operations), when rotVector.
+func rotateRows[F Float](x, y []F, t *posRows, idx []int32, lo, hi, d int, cfg RopeConfig) {
 	dh, half := d/cfg.Heads, cfg.Rot/2
+	if cfg.Rot < dh { // the values past Rot pass through
+		copy(y[lo*d:hi*d], x[lo*d:hi*d])
+	}
+	x32, is32 := any(x).([]float32)
+	y32, _ := any(y).([]float32)
+	vec := 0
+	if is32 && rotVector {
+		vec = cfg.Rot &^ 7
+	}
 	for r := lo; r < hi; r++ {
 		k := int(idx[r]) * half
-		c, s := cs[k:k+half], sn[k:k+half]
+		if vec > 0 {
+			_, _ = x32[r*d+d-1], y32[r*d+d-1] // bounds, for the assembly
+			_, _ = t.cs32[2*k+vec-1], t.sc32[2*k+vec-1]
+			rotPairs8(&x32[r*d], &y32[r*d], &t.cs32[2*k], &t.sc32[2*k], cfg.Heads, dh, vec)
+		}
+		c, s := t.cs[k:k+half], t.sn[k:k+half]
 		for h := 0; h < cfg.Heads; h++ {
 			off := r*d + h*dh
-			for i := 0; i < half; i++ {
+			for i := vec / 2; i < half; i++ {
 				x0, x1 := x[off+2*i], x[off+2*i+1]
 				ci, si := F(c[i]), F(s[i])
 				y[off+2*i] = F(x0*ci) - F(x1*si) // F(): not fused on arm64, as on amd64

@@ -93,6 +93,10 @@ func checkRotation(t *testing.T, name string, mk func() doer, n, d int, cfg Rope
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, uint64(n)))
 	x64 := randn(rng, n*d, 1)
+	for i, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0, 1e-40, math.MaxFloat32, math.Float64frombits(0x7ff8_0000_dead_0000)} {
+		x64[(i*131+7)%len(x64)] = v // special values, some paired with each other
+		x64[(i*131+8)%len(x64)] = -v
+	}
 	x32 := make([]float32, len(x64))
 	for i, v := range x64 {
 		x32[i] = float32(v)
@@ -154,36 +158,107 @@ func widen(x []float32) []float64 {
 	return y
 }
 
-// TestRopeSameBits: RoPE's rotation with its tables kept by position gives the bits of the
-// rotation with a table row per row, forward and gradient (the inverse rotation), for plain rope,
-// a rotary fraction, a position scale, and per-pair frequencies with a cos/sin factor, over
-// position runs that repeat, change and outgrow the tables, at 1 and 2 workers.
+// TestRopeSameBits: RoPE's rotation with its tables kept by position, and in float32 eight values
+// at a time (rotPairs8, when the CPU has it), gives the bits of the rotation with a table row per
+// row in Go, forward and gradient (the inverse rotation), for plain rope at head sizes 8, 16 and
+// 32, a rotary fraction (past Rot: copied; Rot not a multiple of 8: the Go tail), a position
+// scale, and per-pair frequencies with a cos/sin factor, over position runs that repeat, change
+// and outgrow the tables, special values of x included, at 1 and 2 workers.
 func TestRopeSameBits(t *testing.T) {
-	for _, cfg := range []RopeConfig{
-		{Heads: 2, Rot: 8, Base: 10000, Scale: 1},
-		{Heads: 3, Rot: 4, Base: 100, Scale: 1},
-		{Heads: 2, Rot: 8, Base: 10000, Scale: 0.37},
-		{Heads: 2, Rot: 6, Base: 10000, Scale: 1, Freqs: []float64{1, 0.3, 0}, Mscale: 1.07},
+	for _, c := range []struct {
+		cfg RopeConfig
+		d   int
+	}{
+		{RopeConfig{Heads: 2, Rot: 8, Base: 10000, Scale: 1}, 16},
+		{RopeConfig{Heads: 4, Rot: 16, Base: 10000, Scale: 1}, 64},
+		{RopeConfig{Heads: 3, Rot: 32, Base: 10000, Scale: 1}, 96},
+		{RopeConfig{Heads: 3, Rot: 4, Base: 100, Scale: 1}, 24},
+		{RopeConfig{Heads: 2, Rot: 12, Base: 10000, Scale: 1}, 40},
+		{RopeConfig{Heads: 2, Rot: 8, Base: 10000, Scale: 0.37}, 24},
+		{RopeConfig{Heads: 2, Rot: 6, Base: 10000, Scale: 1, Freqs: []float64{1, 0.3, 0}, Mscale: 1.07}, 24},
+		{RopeConfig{Heads: 1, Rot: 16, Base: 10000, Scale: 1, Freqs: []float64{1, 0.3, 0.1, 0.03, 0.01, 0.003, 0, 0}, Mscale: 1.07}, 16},
 	} {
 		for _, inv := range []bool{false, true} {
-			for _, w := range []int{1, 2} {
-				withWorkers(t, w, func() {
-					mk := func() doer { return &ropeOp{base: newBase("Rope", 2), cfg: cfg, theta: cfg.theta(), inverse: inv} }
-					checkRotation(t, "rope", mk, 700, 3*8, cfg, ropeAngleRef(cfg, inv))
-				})
+			for _, vec := range []bool{false, true} {
+				if vec && !rotVector {
+					continue
+				}
+				for _, w := range []int{1, 2} {
+					withRotVector(vec, func() {
+						withWorkers(t, w, func() {
+							cfg := c.cfg
+							mk := func() doer { return &ropeOp{base: newBase("Rope", 2), cfg: cfg, theta: cfg.theta(), inverse: inv} }
+							checkRotation(t, "rope", mk, 700, c.d, cfg, ropeAngleRef(cfg, inv))
+						})
+					})
+				}
 			}
 		}
 	}
 }
 
+// withRotVector runs f with rotVector set to on.
+func withRotVector(on bool, f func()) {
+	defer func(v bool) { rotVector = v }(rotVector)
+	rotVector = on
+	f()
+}
+
 // TestXPosSameBits: xPos's rotation and scale with its tables kept by position give the bits of a
-// table row per row, queries and keys, forward and gradient.
+// table row per row, queries and keys, forward and gradient, at head size 7 (Go) and 16 (eight
+// values at a time where the CPU has it).
 func TestXPosSameBits(t *testing.T) {
 	for _, key := range []bool{false, true} {
 		for _, inv := range []bool{false, true} {
 			cfg := xposConfig(key)
 			mk := func() doer { return &xposOp{base: newBase("XPos", 2), cfg: cfg, inverse: inv} }
 			checkRotation(t, "xpos", mk, 700, 14, RopeConfig{Heads: cfg.Heads, Rot: cfg.Rot}, xposAngleRef(cfg, inv))
+			cfg.Heads, cfg.Rot, cfg.Theta, cfg.Zeta = 4, 16, Theta(100, 16), []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
+			checkRotation(t, "xpos", mk, 700, 64, RopeConfig{Heads: cfg.Heads, Rot: cfg.Rot}, xposAngleRef(cfg, inv))
+		}
+	}
+}
+
+// BenchmarkRope is RoPE's forward on q at the research model's shape (B·T = 32·128 rows of 8
+// heads of 32) and the reference model's (32·64 rows of 4 heads of 16), float32, positions 0..T−1,
+// with the rotation in Go ("go") and eight values at a time ("vector", where the CPU has it).
+func BenchmarkRope(b *testing.B) {
+	for _, s := range []struct {
+		name       string
+		B, T, H, D int
+	}{{"research", 32, 128, 8, 256}, {"reference", 32, 64, 4, 64}} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		n := s.B * s.T
+		x := tensor.New(tensor.WithShape(n, s.D), tensor.WithBacking(narrow(randn(rng, n*s.D, 1))))
+		pos := make([]float32, n)
+		for i := range pos {
+			pos[i] = float32(i % s.T)
+		}
+		pv := tensor.New(tensor.WithShape(n), tensor.WithBacking(pos))
+		cfg := RopeConfig{Heads: s.H, Rot: s.D / s.H, Base: 10000, Scale: 1}
+		op := &ropeOp{base: newBase("Rope", 2), cfg: cfg, theta: cfg.theta()}
+		for _, vec := range []bool{false, true} {
+			if vec && !rotVector {
+				continue
+			}
+			name := map[bool]string{false: "go", true: "vector"}[vec]
+			b.Run(s.name+"/"+name, func(b *testing.B) {
+				withRotVector(vec, func() {
+					if _, err := op.Do(x, pv); err != nil {
+						b.Fatal(err)
+					}
+					cpu0 := cpuTime()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if _, err := op.Do(x, pv); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if cpu := cpuTime() - cpu0; cpu > 0 {
+						b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+					}
+				})
+			})
 		}
 	}
 }

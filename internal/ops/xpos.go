@@ -85,12 +85,12 @@ func (op *xposOp) Do(vs ...G.Value) (G.Value, error) {
 	s := vs[0].Shape()
 	out := op.out.get(dt, s...)
 	pos := positionsOf(vs[1], op.pos64.get(s[0]))
-	cs, sn, idx := op.rows.get(pos, op.cfg.Rot/2, op.fill)
+	_, _, idx := op.rows.get(pos, op.cfg.Rot/2, op.fill)
 	rc := RopeConfig{Heads: op.cfg.Heads, Rot: op.cfg.Rot}
 	if dt == tensor.Float32 {
-		rotate(sl[float32](vs[0]), sl[float32](out), cs, sn, idx, s[1], rc)
+		rotate(sl[float32](vs[0]), sl[float32](out), &op.rows, idx, s[1], rc)
 	} else {
-		rotate(sl[float64](vs[0]), sl[float64](out), cs, sn, idx, s[1], rc)
+		rotate(sl[float64](vs[0]), sl[float64](out), &op.rows, idx, s[1], rc)
 	}
 	return out, nil
 }
