@@ -88,9 +88,9 @@ func TestLogScaleSameBits(t *testing.T) {
 					var acc float64
 					for x := h * dh; x < (h+1)*dh; x++ {
 						wy[r*H*dh+x] = q64[r*H*dh+x] * (s64[h] * logN(r))
-						acc += q64[r*H*dh+x] * dy64[r*H*dh+x]
+						acc += float64(q64[r*H*dh+x] * dy64[r*H*dh+x]) // float64(): not fused on arm64
 					}
-					wds[h] += logN(r) * acc
+					wds[h] += float64(logN(r) * acc)
 				}
 			}
 			check("float64 forward", y, wy)
