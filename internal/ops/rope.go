@@ -205,6 +205,9 @@ func rotateRows[F Float](x, y []F, t *posRows, idx []int32, lo, hi, d int, cfg R
 			_, _ = x32[r*d+d-1], y32[r*d+d-1] // bounds, for the assembly
 			_, _ = t.cs32[2*k+vec-1], t.sc32[2*k+vec-1]
 			rotPairs8(&x32[r*d], &y32[r*d], &t.cs32[2*k], &t.sc32[2*k], cfg.Heads, dh, vec)
+			if vec == cfg.Rot {
+				continue
+			}
 		}
 		c, s := t.cs[k:k+half], t.sn[k:k+half]
 		for h := 0; h < cfg.Heads; h++ {
