@@ -81,12 +81,15 @@ claims:
 		}
 	}
 	// kerple − alibi past 8 up to 16: 0.15; each side's per-seed means are m−0.01, m, m+0.01
-	// (sd 0.01, 3 seeds), so Welch's half-width is t(0.975, 4)·√(2·0.01²/3) = 2.776·0.00816 =
-	// 0.0227; the paper's 0.6 − 0.4.
+	// (sd 0.01, 3 seeds), but each run's score is a fraction of 32 answers a length, whose
+	// binomial variance over the 8 lengths (about 5e-4) exceeds the seeds' 1e-4: the interval
+	// counts it (design.diff), half-width 0.063 instead of Welch's 0.0227 on the spread alone.
+	// In range every seed scores the same: the floor alone, not a zero-width interval. The
+	// paper's 0.6 − 0.4.
 	for text, want := range map[string]string{
-		"copy: kerple > alibi":         "+0.200 | +0.150 [+0.127, +0.173] | reproduced",
+		"copy: kerple > alibi":         "+0.200 | +0.150 [+0.087, +0.213] | reproduced",
 		"copy: kerple > none":          "– | ",
-		"copy: kerple ≈ alibi (±0.05)": "– | +0.000 [+0.000, +0.000] | reproduced",
+		"copy: kerple ≈ alibi (±0.05)": "– | +0.000 [-0.017, +0.017] | reproduced",
 	} {
 		if !strings.HasPrefix(got[text], want) {
 			t.Errorf("%s: got %q, want it to start with %q", text, got[text], want)
@@ -95,10 +98,11 @@ claims:
 	if !strings.HasSuffix(got["copy: kerple > none"], "untested (none not learned in range: 0.600)") {
 		t.Errorf("kerple > none: %q", got["copy: kerple > none"])
 	}
-	// kerple stays clearly above chance to 16 (0.2 at 16, ±0.01 by seed); alibi (0.05 at 16)
-	// drops below chance + 0.05 there: 15, still ≥ 1.5·8.
-	for text, want := range map[string]string{"copy: kerple extrapolates to ≥ 1.5·8": "16 (2.00×) | reproduced",
-		"copy: alibi extrapolates to ≥ 1.5·8": "15 (1.88×) | reproduced"} {
+	// kerple stays clearly above chance to 15 (0.3 at 15, 0.2 at 16, ±0.01 by seed: at 16 the
+	// binomial error of 32 answers puts the interval's low end within 0.05 of chance); alibi
+	// (0.05 at 16) to 14, both still ≥ 1.5·8.
+	for text, want := range map[string]string{"copy: kerple extrapolates to ≥ 1.5·8": "15 (1.88×) | reproduced",
+		"copy: alibi extrapolates to ≥ 1.5·8": "14 (1.75×) | reproduced"} {
 		if !strings.HasSuffix(got[text], want) {
 			t.Errorf("%s: got %q, want suffix %q", text, got[text], want)
 		}
@@ -122,10 +126,13 @@ func abs(t *testing.T, p string) string {
 // interval is a printed mean or difference with its 95% interval.
 var interval = regexp.MustCompile(`[+-]?\d\.\d{3} \[[+-]?\d\.\d{3}, [+-]?\d\.\d{3}\]`)
 
-// TestMigrationKeepsNumbers: every mean with its interval and every verdict that docs/claims.md
-// printed before the claims engine (testdata/claims_before.md, commit d2194a5) for the sections
-// the shipped claims files now hold is printed again, to the last digit, by the documents the
-// engine renders from the committed per-seed CSVs.
+// TestMigrationKeepsNumbers: every mean and difference that docs/claims.md printed before the
+// claims engine (testdata/claims_before.md, commit d2194a5) for the sections the shipped claims
+// files now hold is printed again, to the last digit, by the documents the engine renders from
+// the committed per-seed CSVs, with an interval; and every verdict is printed again, or is now
+// inconclusive: the intervals count each run's sampling error and stay within the score's range
+// (the fixed-n rules of design.go), so they are no narrower than the old ones but where clamped,
+// and a verdict they move can only lose its decision (moved reports which).
 func TestMigrationKeepsNumbers(t *testing.T) {
 	before, err := os.ReadFile(filepath.Join("testdata", "claims_before.md"))
 	if err != nil {
@@ -151,8 +158,8 @@ func TestMigrationKeepsNumbers(t *testing.T) {
 		}
 		for _, iv := range interval.FindAllString(sec, -1) {
 			checked++
-			if !strings.Contains(all, iv) {
-				t.Errorf("§%s printed %q; the new documents do not", name, iv)
+			if m := printedMean(iv); !strings.Contains(all, m) {
+				t.Errorf("§%s printed %q; the new documents do not print %q", name, iv, m)
 			}
 		}
 		// verdicts: each claim row "| A > B | ... | verdict |" of the old section
@@ -164,8 +171,12 @@ func TestMigrationKeepsNumbers(t *testing.T) {
 			for _, c := range cols[1:] { // a follow-up's cells: "diff [interval], verdict"
 				if iv, v, ok := strings.Cut(c, "], "); ok && interval.MatchString(iv+"]") {
 					checked++
-					if !strings.Contains(all, iv+"], "+v) {
-						t.Errorf("§%s: %s was %s], %s; the new documents do not say so", name, cols[0], iv, v)
+					found := false
+					for _, w := range []string{v, Inconclusive} {
+						found = found || regexp.MustCompile(regexp.QuoteMeta(printedMean(iv+"]"))+`\[[^]]*\], `+regexp.QuoteMeta(w)).MatchString(all)
+					}
+					if !found {
+						t.Errorf("§%s: %s was %s], %s; the new documents do not say so (nor inconclusive)", name, cols[0], iv, v)
 					}
 				}
 			}
@@ -180,10 +191,10 @@ func TestMigrationKeepsNumbers(t *testing.T) {
 			pair := strings.TrimSpace(cols[0])
 			found := false
 			for _, row := range strings.Split(all, "\n") {
-				if strings.Contains(row, ": "+pair+" |") && strings.Contains(row, "| "+diff+" | ") {
+				if strings.Contains(row, ": "+pair+" |") && strings.Contains(row, "| "+printedMean(diff)) {
 					found = true
 					if got := classOf(strings.Trim(row[strings.LastIndex(strings.TrimSuffix(row, " |"), "| ")+2:], "| ")); got != verdict {
-						t.Errorf("§%s: %s %s was %s, now %s", name, pair, diff, verdict, got)
+						moved(t, "§%s: %s %s was %s, now %s", got, name, pair, diff, verdict, got)
 					}
 					break
 				}
@@ -207,6 +218,23 @@ func TestMigrationKeepsNumbers(t *testing.T) {
 	if checked < 60 {
 		t.Errorf("only %d numbers and verdicts compared", checked)
 	}
+}
+
+// printedMean is the mean or difference of a printed "m [lo, hi]", with the space before its interval.
+func printedMean(iv string) string {
+	m, _, _ := strings.Cut(iv, "[")
+	return m
+}
+
+// moved reports a verdict the fixed-n rules moved: in the log when it is now inconclusive (the
+// rules decide less), as an error otherwise.
+func moved(t *testing.T, format, now string, a ...any) {
+	t.Helper()
+	if now == Inconclusive {
+		t.Logf("moved: "+format, a...)
+		return
+	}
+	t.Errorf(format, a...)
 }
 
 // sectionsOf splits the old document at its "## N." headings.
@@ -323,7 +351,7 @@ func checkShapes(t *testing.T, sections map[string]string, migrated []string, al
 			}
 			n++
 			if got != want {
-				t.Errorf("§%s %s: was %s (%s), now %s", sec, strings.Join(cols[:2], " "), want, cols[len(cols)-1], got)
+				moved(t, "§%s %s: was %s (%s), now %s", got, sec, strings.Join(cols[:2], " "), want, cols[len(cols)-1], got)
 			}
 		}
 	}
@@ -350,8 +378,11 @@ func checkSummaries(t *testing.T, sections map[string]string, migrated []string,
 				continue
 			}
 			rows++
-			n += 7
-			if !slices.Contains(strings.Split(byName[name], "\n"), line) {
+			n += 5
+			// the means, spreads and ranges; extrapolates to and its ratio count each run's
+			// sampling error now (design.aboveChance)
+			head := "| " + strings.Join(cols[:8], " | ") + " | "
+			if !slices.ContainsFunc(strings.Split(byName[name], "\n"), func(l string) bool { return strings.HasPrefix(l, head) }) {
 				t.Errorf("§%s's summary row %q is not in %s.md", sec, line, name)
 			}
 		}
@@ -394,6 +425,13 @@ func checkAheadOfAll(t *testing.T, old, doc string) int {
 				return x
 			}
 			a, b := items(was[i+1]), items(now[i])
+			if i == 0 { // the ranked cells with their means (the intervals are the new rules')
+				for _, x := range [][]string{a, b} {
+					for k := range x {
+						x[k] = strings.TrimSpace(printedMean(x[k]))
+					}
+				}
+			}
 			n += len(a)
 			if !slices.Equal(a, b) {
 				t.Errorf("§8 %s, %s: was %q, now %q", was[0], what, was[i+1], now[i])
@@ -402,7 +440,8 @@ func checkAheadOfAll(t *testing.T, old, doc string) int {
 		want, got := oldClass(was[4]), classOf(now[3])
 		n++
 		if want != got {
-			t.Errorf("§8 %s: NoPE ahead of all was %s (%s), now %s", was[0], want, was[4], now[3])
+			moved(t, "§8 %s: NoPE ahead of all was %s (%s), now %s", got, was[0], want, was[4], now[3])
+			continue
 		}
 		// the cell ahead of NoPE, or NoPE's in-range mean, as the old verdict named it
 		var detail string
@@ -632,7 +671,7 @@ func TestNoNegativeZero(t *testing.T) {
 	for i := -2000; i <= 2000; i++ {
 		x := float64(i) * 1e-6 // -0.002 .. 0.002, across the rounding edge at ±0.0005
 		d := fmtDiff(stats.Interval{Diff: x, Lo: x - 1e-4, Hi: x + 1e-4})
-		c := fmtCI([]float64{x, x, x})
+		c := fmtCI(fixedN, "exact_match", []float64{x, x + 1e-5, x - 1e-5}, []float64{1e-9, 1e-9, 1e-9})
 		if strings.Contains(d, "-0.000") || strings.Contains(c, "-0.000") {
 			t.Fatalf("x = %g: fmtDiff %q, fmtCI %q", x, d, c)
 		}

@@ -35,6 +35,9 @@ type File struct {
 	Statistic Statistic  `yaml:"statistic"`
 	Claims    []Claim    `yaml:"claims"`
 	FollowUps []FollowUp `yaml:"follow_ups"`
+	// Sequential, when given, judges the claims after each seed a cell (design.go) and lets
+	// `claims -decide` train the seeds they need.
+	Sequential Sequential `yaml:"sequential"`
 	// Notes are free sections printed after the claims' detail (set-up differences, context).
 	Notes []Note `yaml:"notes"`
 	// Plots are images (paths relative to the document) shown at the end.
@@ -198,6 +201,9 @@ func Load(path string) (*File, error) {
 		f.Tables[i].chooseKey = hasKey(nodeAt(f.root, fmt.Sprintf("tables[%d]", i)), "choose")
 	}
 	if err := f.check(); err != nil {
+		return nil, err
+	}
+	if err := f.Sequential.check(f); err != nil {
 		return nil, err
 	}
 	if err := f.checkWritten(); err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/report"
 )
 
 // Judged is a claims file with its tables read and every claim judged.
@@ -23,11 +22,15 @@ type Judged struct {
 	Tables map[string]*loaded
 	Claims []*Outcome
 	Follow []*FollowOutcome
+	// seq: the tables are a look of the file's sequential design (replay.go): its claims are
+	// judged with the design's intervals.
+	seq bool
 }
 
 // loaded is one table read.
 type loaded struct {
 	Table
+	d     design // the design its cells' summary is judged in
 	rows  []Row
 	cells map[string]map[key]*cell // by metric
 	order []key
@@ -52,6 +55,8 @@ type Outcome struct {
 	Rows     []Comparison
 	LeftOut  []Comparison
 	Headline *Comparison
+	// Seq is how a sequential design reached the outcome (nil with a fixed n).
+	Seq *Stopped
 }
 
 // Comparison is one judged comparison, the opening table's row.
@@ -64,6 +69,9 @@ type Comparison struct {
 	A, B *side
 	gain float64 // a family pair's A − B in the paper's statistic
 	more any     // the kind's own numbers for its detail
+	// decides tells whether an interval of A − B decides the comparison (a sequential design's
+	// estimate of the seeds it needs); nil for a comparison without one.
+	decides func(stats.Bounds) bool
 }
 
 // side is one cell of a comparison with its numbers.
@@ -72,6 +80,10 @@ type side struct {
 	k      key
 	scores []float64 // per run, in the claim's range
 	in     []float64 // per run, in range
+	// floors and inFloors are the runs' sampling variances there (cell.runStats)
+	floors, inFloors []float64
+	d                design // how its intervals are computed
+	metric           string
 	chance float64
 	paper  float64 // NaN without
 	lo, hi int
@@ -145,25 +157,41 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			}
 		}
 	}
+	d := fixedN
+	if f.Sequential.On() {
+		d = design{seq: true, alpha: f.Sequential.Alpha}
+	}
+	for _, t := range j.Tables {
+		t.d = d
+	}
+	if f.Sequential.On() {
+		return j.replay()
+	}
+	return j, j.judgeAll()
+}
+
+// judgeAll judges every claim and follow-up of the file on the tables loaded.
+func (j *Judged) judgeAll() error {
+	f := j.File
 	paper, err := readPaper(f)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for i := range f.Claims {
 		o, err := j.judge(&f.Claims[i], fmt.Sprintf("claims[%d]", i), paper, nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		j.Claims = append(j.Claims, o)
 	}
 	for i := range f.FollowUps {
 		fo, err := j.followUp(&f.FollowUps[i], fmt.Sprintf("follow_ups[%d]", i), paper)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		j.Follow = append(j.Follow, fo)
 	}
-	return j, nil
+	return nil
 }
 
 func orWord(s, w string) string {
@@ -287,10 +315,10 @@ func (x *judging) side(c Cell, path string) (*side, error) {
 			return nil, f.errAt(path, "the range %d..%d is outside the lengths table %s tested for %s · %s (%d..%d): give a range within them", lo, hi, t.Name, k.Task, k, ls[0], ls[len(ls)-1])
 		}
 	}
-	s := &side{name: k.String(), k: k, lo: lo, hi: hi, c: cl, paper: math.NaN(), diverged: cl.diverged()}
-	s.scores, s.chance = cl.scores(lo, hi, inRange)
-	s.in, _ = cl.scores(0, 0, true)
-	s.extrap = cl.extrapolatesTo()
+	s := &side{name: k.String(), k: k, lo: lo, hi: hi, c: cl, paper: math.NaN(), diverged: cl.diverged(), d: x.design(), metric: st.Metric}
+	s.scores, s.floors, s.chance = cl.runStats(lo, hi, inRange)
+	s.in, s.inFloors, _ = cl.runStats(0, 0, true)
+	s.extrap = cl.extrapolatesTo(s.d)
 	switch {
 	case c.Written.Has("paper_value"):
 		s.paper = c.PaperValue
@@ -451,12 +479,27 @@ func (j *Judged) followUp(fu *FollowUp, path string, paper paperNumbers) (*Follo
 	return fo, nil
 }
 
-func fmtCI(xs []float64) string {
-	m, lo, hi := stats.MeanInterval(xs, report.Level)
+// fmtCI is a mean over runs with its interval in the design (xs the runs' scores in the
+// metric, fs their sampling floors).
+func fmtCI(d design, metric string, xs, fs []float64) string {
+	m, lo, hi := d.scoreMean(metric, xs, fs)
 	if len(xs) < 2 {
 		return fmt.Sprintf("%.3f (1 run)", z(m))
 	}
+	if math.IsNaN(lo) {
+		return fmt.Sprintf("%.3f (no spread)", z(m))
+	}
 	return fmt.Sprintf("%.3f [%.3f, %.3f]", z(m), z(lo), z(hi))
+}
+
+// ci is fmtCI of the side's scores in its range; inCI in range.
+func (s *side) ci() string   { return fmtCI(s.d, s.metric, s.scores, s.floors) }
+func (s *side) inCI() string { return fmtCI(s.d, s.metric, s.in, s.inFloors) }
+
+// cellCI is fmtCI of a cell's scores over [lo, hi] (or in range).
+func cellCI(d design, c *cell, lo, hi int, inRange bool) string {
+	xs, fs, _ := c.runStats(lo, hi, inRange)
+	return fmtCI(d, c.metric, xs, fs)
 }
 
 // z is x, or 0 when x rounds to zero at three decimals, so that it prints as 0.000 (+0.000),

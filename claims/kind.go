@@ -178,6 +178,15 @@ type judging struct {
 	in    *arm
 }
 
+// design is how the claim's intervals are computed: the file's sequential design's when the
+// tables are one of its looks and the design judges the claim, else with a fixed n.
+func (x *judging) design() design {
+	if x.seq && x.File.Sequential.judges(x.c) {
+		return design{seq: true, alpha: x.File.Sequential.Alpha}
+	}
+	return fixedN
+}
+
 // arm is where a follow-up re-judges a claim: another table, optionally another variant for
 // every cell, only some comparisons; pairs whose cells the table lacks are skipped there.
 type arm struct {
@@ -205,14 +214,15 @@ func (x *judging) wanted(text string) bool {
 
 // ranking is the ranking A > B (rules: Ranking).
 func (x *judging) ranking(A, B *side) Comparison {
-	iv, v := rank(x.st.Metric, A.name, B.name, A.scores, B.scores, A.in, B.in, A.chance, x.st.Learned)
+	iv, v := rank(x.st.Metric, A, B, x.st.Learned)
 	return x.compare(A, B, fmt.Sprintf("%s: %s > %s", A.k.Task, A.name, B.name), iv, v)
 }
 
 // compare is the comparison of two sides with its interval of A − B and its verdict: untested
 // when a side diverged, the paper's A − B beside it, and the gain in the paper's statistic.
 func (x *judging) compare(A, B *side, text string, iv stats.Interval, verdict string) Comparison {
-	cmp := Comparison{A: A, B: B, Paper: "–", Text: text, Ours: fmtDiff(iv), Verdict: orWord(divergedVerdict(A, B), verdict)}
+	cmp := Comparison{A: A, B: B, Paper: "–", Text: text, Ours: fmtDiff(iv), Verdict: orWord(divergedVerdict(A, B), verdict),
+		decides: func(b stats.Bounds) bool { return b.Lo > 0 || b.Hi < 0 }}
 	if !math.IsNaN(A.paper) && !math.IsNaN(B.paper) {
 		cmp.Paper = fmt.Sprintf("%+.3f", z(A.paper-B.paper))
 	}

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/posformer/posformer/report"
 )
 
 // An ahead_of_all claim: cell A ahead of every other cell of its task that learned it.
@@ -39,7 +38,7 @@ func (k *aheadOfAllKind) judge(x *judging, o *Outcome) error {
 		rivals = append(rivals, s)
 	}
 	o.Rows = append(o.Rows, Comparison{Text: orWord(x.c.Text, fmt.Sprintf("%s: %s ahead of every other cell that learned the task", A.k.Task, A.name)),
-		Paper: orWord(x.c.Paper, "–"), Ours: orWord(divergedOf(A), fmtCI(A.scores)), A: A, more: rivals,
+		Paper: orWord(x.c.Paper, "–"), Ours: orWord(divergedOf(A), A.ci()), A: A, more: rivals,
 		Verdict: orWord(divergedVerdict(append([]*side{A}, rivals...)...), aheadOfAll(x.st, A, rivals))}) // a rival that diverged leaves it untested too
 	return nil
 }
@@ -50,14 +49,14 @@ func aheadOfAll(st Statistic, A *side, rivals []*side) string {
 	if notLearned(st.Metric, meanOf(A.in), st.Learned) {
 		return unlearned(A.name, A.in)
 	}
-	allChance, isAhead, behind, behindMean, n := hasChance(st.Metric) && report.AtChance(A.scores, A.chance), true, "", 0.0, 0
+	allChance, isAhead, behind, behindMean, n := hasChance(st.Metric) && A.d.atChance(A.scores, A.floors, A.chance), true, "", 0.0, 0
 	for _, o := range rivals {
 		if notLearned(st.Metric, meanOf(o.in), st.Learned) {
 			continue
 		}
 		n++
-		_, v := rank(st.Metric, A.name, o.name, A.scores, o.scores, A.in, o.in, A.chance, st.Learned)
-		if !report.AtChance(o.scores, A.chance) {
+		_, v := rank(st.Metric, A, o, st.Learned)
+		if !A.d.atChance(o.scores, o.floors, A.chance) {
 			allChance = false
 		}
 		if v != Reproduced {
@@ -94,7 +93,7 @@ func (k *aheadOfAllKind) detail(b *strings.Builder, o *Outcome) {
 			unlearned = append(unlearned, fmt.Sprintf("%s (%.3f)", s.name, meanOf(s.in)))
 			continue
 		}
-		ranked = append(ranked, s.name+" "+fmtCI(s.scores))
+		ranked = append(ranked, s.name+" "+s.ci())
 		ls := s.c.lengths()
 		if top := ls[len(ls)-1]; top > s.hi {
 			fs, _ := s.c.scores(s.hi+1, top, false)

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/report"
 )
 
 // A change_from_training claim: a cell against itself, its score at each length past training
@@ -79,18 +79,20 @@ func (k *changeKind) judge(x *judging, o *Outcome) error {
 	if k.Written.Has("at_least") {
 		bound, rel = k.AtLeast, "≥"
 	}
-	base, _ := A.c.at(L).scores(L, L, false)
+	base, baseFl, _ := A.c.at(L).runStats(L, L, false)
 	var changes []change
 	for _, n := range ls {
 		if n < A.lo || n > A.hi {
 			continue
 		}
-		at, _ := A.c.at(n).scores(n, n, false)
+		at, atFl, _ := A.c.at(n).runStats(n, n, false)
 		ch := change{length: n, score: meanOf(at)}
+		var fl []float64 // a change's sampling variance: its two scores'
 		for i := range at {
 			ch.d = append(ch.d, at[i]-base[i])
+			fl = append(fl, atFl[i]+baseFl[i])
 		}
-		ch.iv, ch.verdict = changeAt(ch.d, bound, rel == "≤")
+		ch.iv, ch.verdict = changeAt(A.d, x.st.Metric, ch.d, fl, bound, rel == "≤")
 		changes = append(changes, ch)
 	}
 	last := changes[len(changes)-1]
@@ -109,8 +111,12 @@ func (k *changeKind) judge(x *judging, o *Outcome) error {
 // changes d (score there minus score at the training length): with atMost, *reproduced* when
 // the t interval of their mean lies below the bound, *contradicted* when it lies above it; else
 // (at least) the other way round; *inconclusive* when it holds the bound.
-func changeAt(d []float64, bound float64, atMost bool) (stats.Interval, string) {
-	m, lo, hi := stats.MeanInterval(d, report.Level)
+func changeAt(des design, metric string, d, fl []float64, bound float64, atMost bool) (stats.Interval, string) {
+	lo, hi := -1.0, 1.0 // a change of a score in [0, 1]
+	if !hasChance(metric) {
+		lo, hi = math.Inf(-1), math.Inf(1)
+	}
+	m, lo, hi := des.mean(d, fl, lo, hi)
 	iv := stats.Interval{Diff: m, Lo: lo, Hi: hi}
 	below, above := hi < bound, lo > bound
 	switch {
@@ -156,7 +162,7 @@ func (k *changeKind) detail(b *strings.Builder, o *Outcome) {
 	}
 	base, _ := r.A.c.scores(L, L, false)
 	fmt.Fprintf(b, "%s · %s at the training length %d: %s (mean [95%% interval] over %s; in range: %s). Each length past it, the change per run (seed, then rate) from its own score at %d:\n\n",
-		r.A.k.Task, r.A.name, L, fmtCI(base), count(len(base), "run"), fmtCI(r.A.in), L)
+		r.A.k.Task, r.A.name, L, cellCI(r.A.d, r.A.c, L, L, false), count(len(base), "run"), r.A.inCI(), L)
 	fmt.Fprintf(b, "| length | ×%d | %s (mean) | change per run | change: mean [95%% interval] | verdict |\n| ---: | ---: | ---: | --- | --- | --- |\n", L, metric.Words(o.Stat.Metric))
 	for _, ch := range r.more.([]change) {
 		var per []string

@@ -7,7 +7,6 @@ import (
 
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/report"
 )
 
 // An equivalence claim: cells A and B within a margin of each other.
@@ -38,8 +37,10 @@ func (k *equivalenceKind) judge(x *judging, o *Outcome) error {
 	if A == nil || err != nil {
 		return err
 	}
-	iv, v := equivalence(x.st.Metric, A.name, B.name, A.scores, B.scores, A.in, B.in, k.Margin, x.st.Learned)
+	iv, v := equivalence(x.st.Metric, A, B, k.Margin, x.st.Learned)
 	if cmp := x.compare(A, B, fmt.Sprintf("%s: %s ≈ %s (±%g)", A.k.Task, A.name, B.name, k.Margin), iv, v); x.wanted(cmp.Text) {
+		m := k.Margin
+		cmp.decides = func(b stats.Bounds) bool { return b.Lo > -m && b.Hi < m || b.Lo >= m || b.Hi <= -m }
 		o.Rows = append(o.Rows, cmp)
 	}
 	return nil
@@ -47,17 +48,24 @@ func (k *equivalenceKind) judge(x *judging, o *Outcome) error {
 
 func (k *equivalenceKind) detail(b *strings.Builder, o *Outcome) { pairTable(b, o.Rows, o.Stat) }
 
-// equivalence judges "A ≈ B within ±margin".
-func equivalence(metric, nameA, nameB string, a, b, inA, inB []float64, margin, learned float64) (stats.Interval, string) {
-	iv := stats.Welch(a, b, report.Level)
+// equivalence judges "A ≈ B within ±margin": reproduced when the interval of A − B lies within
+// ±margin; contradicted, with a fixed n, when it excludes 0 and |A − B| ≥ margin, and in a
+// sequential design when it lies wholly outside ±margin (so that a contradiction's error rate is
+// the design's too).
+func equivalence(metric string, A, B *side, margin, learned float64) (stats.Interval, string) {
+	iv := A.d.diff(metric, A.scores, B.scores, A.floors, B.floors)
+	out := iv.Lo >= margin || iv.Hi <= -margin
+	if !A.d.seq {
+		out = iv.Excludes0() && math.Abs(iv.Diff) >= margin
+	}
 	switch {
-	case notLearned(metric, meanOf(inA), learned):
-		return iv, unlearned(nameA, inA)
-	case notLearned(metric, meanOf(inB), learned):
-		return iv, unlearned(nameB, inB)
+	case notLearned(metric, meanOf(A.in), learned):
+		return iv, unlearned(A.name, A.in)
+	case notLearned(metric, meanOf(B.in), learned):
+		return iv, unlearned(B.name, B.in)
 	case iv.Lo > -margin && iv.Hi < margin:
 		return iv, Reproduced
-	case iv.Excludes0() && math.Abs(iv.Diff) >= margin:
+	case out:
 		return iv, Contradicted
 	}
 	return iv, Inconclusive

@@ -3,13 +3,15 @@ package claims
 import (
 	"fmt"
 	"strings"
+
+	"github.com/posformer/posformer/report"
 )
 
 // A shape claim: each cell stays clearly above chance to at least k·L, or falls to chance by k·L
 // (L the longest training length).
 func init() {
 	register(kindDef{name: "shape", place: 30, ownPaper: true, new: func() Kind { return &shapeKind{} },
-		rule: "**Shape**: *stays above to k·L*: reproduced when the cell extrapolates to at least k·L (L the longest training length), contradicted otherwise; *falls by k·L*: reproduced when it extrapolates to at most k·L, contradicted otherwise."})
+		rule: "**Shape** (L the longest training length): *stays above to k·L*: *reproduced* when the cell extrapolates to at least k·L, *contradicted* when it is within noise of chance at a tested length up to k·L; *falls by k·L*: *reproduced* when it is within noise of chance at every tested length past k·L, *contradicted* when it is clearly above chance at one of them; *inconclusive* otherwise (a score not shown above chance is not thereby shown at chance); *untested* when k·L lies past the longest tested length (stays above) or no tested length lies past it (falls by)."})
 }
 
 type shapeKind struct {
@@ -48,20 +50,64 @@ func (k *shapeKind) judge(x *judging, o *Outcome) error {
 		}
 		o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s extrapolates to %s %g·%d", s.k.Task, s.name, rel, bound, L), Paper: orWord(x.c.Paper, "–"), A: s,
 			Ours:    orWord(divergedOf(s), fmt.Sprintf("%s (%s)", lengthOrDash(s.extrap), ratioOrDash(s.extrap, float64(s.extrap)/float64(L)))),
-			Verdict: orWord(divergedVerdict(s), k.verdict(x.st, s.name, s.extrap, L, s.in))})
+			Verdict: orWord(divergedVerdict(s), k.verdict(x.st, s, L))})
 	}
 	return nil
 }
 
-// verdict judges a cell's extrapolation length e against k·L.
-func (k *shapeKind) verdict(st Statistic, name string, e, L int, in []float64) string {
-	switch {
-	case notLearned(st.Metric, meanOf(in), st.Learned):
-		return unlearned(name, in)
-	case k.StaysAbove > 0 && float64(e) >= k.StaysAbove*float64(L), k.FallsBy > 0 && float64(e) <= k.FallsBy*float64(L):
+// verdict judges a cell against k·L (L its longest training length). Stays above to k·L:
+// reproduced when it extrapolates to at least k·L (clearly above chance at every tested length
+// up to k·L), contradicted when it is within noise of chance at a tested length up to k·L.
+// Falls by k·L: reproduced when it is within noise of chance at every tested length past k·L,
+// contradicted when it is clearly above chance at one of them. Inconclusive otherwise (not
+// shown above chance is not shown at chance); untested when no tested length lies up to k·L
+// (stays above) or past it (falls by), where nothing was measured.
+func (k *shapeKind) verdict(st Statistic, s *side, L int) string {
+	bound := k.StaysAbove
+	if k.FallsBy > 0 {
+		bound = k.FallsBy
+	}
+	kL := bound * float64(L)
+	ls := s.c.lengths()
+	if top := ls[len(ls)-1]; kL > float64(top) || k.FallsBy > 0 && kL >= float64(top) {
+		return fmt.Sprintf("%s (no tested length past %g·%d = %g: the longest is %d)", Untested, bound, L, kL, top)
+	}
+	if notLearned(st.Metric, meanOf(s.in), st.Learned) {
+		return unlearned(s.name, s.in)
+	}
+	at := func(n int) (atChance, above bool) {
+		xs, fs, ch := s.c.at(n).runStats(n, n, false)
+		if ch+report.ChanceMargin >= 1 { // no score can clear it: tells nothing
+			return false, false
+		}
+		return s.d.atChance(xs, fs, ch), s.d.aboveChance(xs, fs, ch)
+	}
+	if k.StaysAbove > 0 {
+		if float64(s.extrap) >= kL {
+			return Reproduced
+		}
+		for _, n := range ls {
+			if c, _ := at(n); float64(n) <= kL && c {
+				return fmt.Sprintf("%s (at chance at %d)", Contradicted, n)
+			}
+		}
+		return Inconclusive
+	}
+	all := true
+	for _, n := range ls {
+		if float64(n) <= kL {
+			continue
+		}
+		c, a := at(n)
+		if a {
+			return fmt.Sprintf("%s (above chance at %d)", Contradicted, n)
+		}
+		all = all && c
+	}
+	if all {
 		return Reproduced
 	}
-	return Contradicted
+	return Inconclusive
 }
 
 func (k *shapeKind) detail(b *strings.Builder, o *Outcome) {
@@ -70,12 +116,11 @@ func (k *shapeKind) detail(b *strings.Builder, o *Outcome) {
 		s := r.A
 		_, hi := s.c.trainRange()
 		ls := s.c.lengths()
-		bey, _ := s.c.scores(hi+1, ls[len(ls)-1], false)
 		if d := divergedOf(s); d != "" {
 			fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, d, d, d, d, r.Verdict)
 			continue
 		}
-		fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, fmtCI(s.in), fmtCI(bey), lengthOrDash(s.extrap),
+		fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, s.inCI(), cellCI(s.d, s.c, hi+1, ls[len(ls)-1], false), lengthOrDash(s.extrap),
 			strings.TrimSuffix(ratioOrDash(s.extrap, float64(s.extrap)/float64(hi)), "×"), r.Verdict)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/report"
 )
 
 // floorKind is a kind of claim declared in this test file alone, as a new kind's file would
@@ -33,7 +31,7 @@ func (k *floorKind) judge(x *judging, o *Outcome) error {
 	if err != nil {
 		return err
 	}
-	_, lo, hi := stats.MeanInterval(A.scores, report.Level)
+	_, lo, hi := A.d.scoreMean(A.metric, A.scores, A.floors)
 	v := Inconclusive
 	switch {
 	case lo > k.Floor:
@@ -41,7 +39,7 @@ func (k *floorKind) judge(x *judging, o *Outcome) error {
 	case hi < k.Floor:
 		v = Contradicted
 	}
-	o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s at least %g", A.k.Task, A.name, k.Floor), Paper: "–", Ours: fmtCI(A.scores), Verdict: v, A: A})
+	o.Rows = append(o.Rows, Comparison{Text: fmt.Sprintf("%s: %s at least %g", A.k.Task, A.name, k.Floor), Paper: "–", Ours: A.ci(), Verdict: v, A: A})
 	return nil
 }
 
@@ -76,24 +74,25 @@ func TestNewKindInOneFile(t *testing.T) {
 		}
 		return judgeFile(path)
 	}
-	// kerple past training (9..16): per-seed means 0.54, 0.55, 0.56; the 95% t interval of their
-	// mean is 0.55 ± 4.303·0.01/√3 = [0.525, 0.575].
-	j, err := load("id: lo, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.5",
-		"id: hi, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.6",
+	// kerple past training (9..16): per-seed means 0.54, 0.55, 0.56 (s² = 1e-4), each a mean of 8
+	// lengths' fractions of 32 answers, whose binomial variance (≈ 7.7e-4) is the floor of s²: the
+	// 95% t interval of their mean is 0.55 ± 4.303·√(7.7e-4/3) = [0.481, 0.619].
+	j, err := load("id: lo, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.45",
+		"id: hi, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.65",
 		"id: mid, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.55")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"lo": Reproduced, "hi": Contradicted, "mid": Inconclusive}
 	for _, o := range j.Claims {
-		if r := o.Rows[0]; r.Verdict != want[o.Claim.ID] || r.Ours != "0.550 [0.525, 0.575]" {
-			t.Errorf("%s: %s, %s; want 0.550 [0.525, 0.575], %s", o.Claim.ID, r.Ours, r.Verdict, want[o.Claim.ID])
+		if r := o.Rows[0]; r.Verdict != want[o.Claim.ID] || r.Ours != "0.550 [0.481, 0.619]" {
+			t.Errorf("%s: %s, %s; want 0.550 [0.481, 0.619], %s", o.Claim.ID, r.Ours, r.Verdict, want[o.Claim.ID])
 		}
 	}
 	doc := Render(j, "test")
 	for _, line := range []string{
-		"| copy: kerple at least 0.5 | – | 0.550 [0.525, 0.575] | reproduced |",
-		"### hi: floor\n\nFloor 0.6: 0.550 [0.525, 0.575] over 9..16; verdict **contradicted**.\n",
+		"| copy: kerple at least 0.45 | – | 0.550 [0.481, 0.619] | reproduced |",
+		"### hi: floor\n\nFloor 0.65: 0.550 [0.481, 0.619] over 9..16; verdict **contradicted**.\n",
 	} {
 		if !strings.Contains(doc, line) {
 			t.Errorf("the document lacks %q:\n%s", line, doc)

@@ -67,6 +67,9 @@ func Render(j *Judged, command string) string {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(f.About))
 	}
 	renderStatistic(&b, f)
+	if f.Sequential.On() {
+		renderSequential(&b, j)
+	}
 	renderTables(&b, j)
 	b.WriteString("## The claims\n\n")
 	for _, o := range j.Claims {
@@ -331,7 +334,7 @@ func renderSummary(b *strings.Builder, t *loaded, fileMetric string) {
 		inS, _ := c.scores(0, 0, true)
 		beyS, _ := c.scores(hi+1, ls[len(ls)-1], false)
 		in, bey := report.NewStat(inS), report.NewStat(beyS)
-		x := c.extrapolatesTo()
+		x := c.extrapolatesTo(t.d)
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d..%d | %.3f ± %.3f | %.3f ± %.3f | [%.3f, %.3f] | %s | %s |\n", k.Task, k.Scheme, orWord(k.Variant, "–"),
 			c.runs(), lo, hi, in.Mean, in.Std, bey.Mean, bey.Std, bey.Min, bey.Max, lengthOrDash(x), strings.TrimSuffix(ratioOrDash(x, float64(x)/float64(hi)), "×"))
 	}
@@ -387,7 +390,7 @@ func renderCells(b *strings.Builder, j *Judged) {
 			continue
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %.3f | %s | %.3f | %s |\n", r.table, s.k.Task, s.k, len(s.scores), span, f3(s.paper),
-			s.ours(r.st), fmtCI(s.scores), meanOf(s.in), lengthOrDash(s.extrap))
+			s.ours(r.st), s.ci(), meanOf(s.in), lengthOrDash(s.extrap))
 	}
 	b.WriteString("\n")
 }
@@ -485,7 +488,7 @@ func renderFollowUp(b *strings.Builder, j *Judged, fo *FollowOutcome) {
 // sideCI is a side's mean [95% interval] over seeds with its in-range mean, or what it shows
 // when it diverged.
 func sideCI(s *side) string {
-	return orWord(divergedOf(s), fmt.Sprintf("%s (%.3f)", fmtCI(s.scores), meanOf(s.in)))
+	return orWord(divergedOf(s), fmt.Sprintf("%s (%.3f)", s.ci(), meanOf(s.in)))
 }
 
 // shows says, per claim, whether each arm moves its verdict.
@@ -541,4 +544,47 @@ func counts(j *Judged) map[string]int {
 		}
 	}
 	return n
+}
+
+// renderSequential states the file's sequential design and how each claim it judges stopped.
+func renderSequential(b *strings.Builder, j *Judged) {
+	sq := j.File.Sequential
+	b.WriteString("## The sequential design\n\n")
+	fmt.Fprintf(b, "These claims are judged sequentially (the file's `sequential:`): after each new seed a cell (a *look*, seeds in ascending order), "+
+		"each claim is judged again and stops at the first look at which it is decided. Its intervals are valid at every look at once, so looking after every seed and "+
+		"stopping when decided keeps each comparison's error rate at α = %g: for scores in [0, 1] the betting confidence sequence of the paired per-seed differences "+
+		"(Waudby-Smith and Ramdas 2023), which assumes no normality and holds for bimodal scores; for bits per byte Welch's interval at α/(k(k+1)) at the k-th look. "+
+		"[docs/statistics.md](%s) states the rules and their simulated error rates. `claims -decide` trains the next seed of the open claims' cells, up to %d seeds a cell.\n\n",
+		sq.Alpha, relDoc(docName(j.File), "docs/statistics.md"), sq.MaxSeeds)
+	b.WriteString("| claim | seeds a cell | how it stopped | seeds a decision would need (estimate) |\n| --- | ---: | --- | ---: |\n")
+	for _, o := range j.Claims {
+		if o.Seq == nil {
+			continue
+		}
+		how, need := fmt.Sprintf("decided at look %d", o.Seq.Seeds-1), "–"
+		if !o.Seq.Decided {
+			how = "open"
+			if o.Seq.Seeds >= sq.MaxSeeds {
+				how = fmt.Sprintf("open at the budget (%d seeds a cell)", sq.MaxSeeds)
+			}
+			switch {
+			case o.Seq.Needed > MaxNeeded:
+				need = fmt.Sprintf("> %d", MaxNeeded)
+			case o.Seq.Needed > 0:
+				need = fmt.Sprintf("≈ %d", o.Seq.Needed)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", orWord(o.Claim.ID, o.Claim.Text), o.Seq.Seeds, how, need)
+	}
+	b.WriteString("\nThe estimate resamples the open comparison's per-seed differences and finds the median number of seeds at which the design would decide (stats.SeedsNeeded): a guide to the budget, not a promise.\n\n")
+}
+
+// relDoc is the path of the repository document target relative to doc's directory (target
+// itself when the two are not in one tree).
+func relDoc(doc, target string) string {
+	rel, err := filepath.Rel(filepath.Dir(doc), target)
+	if err != nil {
+		return target
+	}
+	return filepath.ToSlash(rel)
 }

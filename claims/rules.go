@@ -42,24 +42,25 @@ Each claim is judged on its own at %.0f%%, without a correction for the many cla
 `, report.Level*100, "- "+kinds[0].rule, report.ChanceMargin, report.ChanceMargin, report.ChanceMargin, strings.Join(rest, "\n"), report.Level*100)
 }
 
-// rank judges "A > B" (A ahead of B in the metric's direction) from the two cells' per-run
-// scores in the range (a, b, with the mean chance there) and in range (inA, inB) against the
-// learned bar. The interval is of A − B in the metric's units: A is ahead when it lies above 0,
-// or below 0 when lower is better.
-func rank(metric, nameA, nameB string, a, b, inA, inB []float64, chance, learned float64) (stats.Interval, string) {
-	iv := stats.Welch(a, b, report.Level)
+// rank judges "A > B" (A ahead of B in the metric's direction) from the two sides' per-run
+// scores in the range (with A's mean chance there) and in range against the learned bar, with
+// the sides' design (design.diff). The interval is of A − B in the metric's units: A is ahead
+// when it lies above 0, or below 0 when lower is better.
+func rank(metric string, A, B *side, learned float64) (stats.Interval, string) {
+	d := A.d
+	iv := d.diff(metric, A.scores, B.scores, A.floors, B.floors)
 	aheadLo, aheadHi := iv.Lo, iv.Hi // the interval of A's advantage over B
 	if lowerBetter(metric) {
 		aheadLo, aheadHi = -iv.Hi, -iv.Lo
 	}
 	switch {
-	case len(a) == 0 || len(b) == 0:
+	case len(A.scores) == 0 || len(B.scores) == 0:
 		return iv, Untested + " (no runs in the range)"
-	case notLearned(metric, meanOf(inA), learned):
-		return iv, unlearned(nameA, inA)
-	case notLearned(metric, meanOf(inB), learned):
-		return iv, unlearned(nameB, inB)
-	case hasChance(metric) && report.AtChance(a, chance) && report.AtChance(b, chance):
+	case notLearned(metric, meanOf(A.in), learned):
+		return iv, unlearned(A.name, A.in)
+	case notLearned(metric, meanOf(B.in), learned):
+		return iv, unlearned(B.name, B.in)
+	case hasChance(metric) && d.atChance(A.scores, A.floors, A.chance) && d.atChance(B.scores, B.floors, A.chance):
 		return iv, Inconclusive + " (chance)"
 	case aheadLo > 0:
 		return iv, Reproduced

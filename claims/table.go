@@ -405,9 +405,17 @@ func cellsOf(rows []Row, metric string) (map[key]*cell, []key) {
 // [lo, hi] (inRange: the training lengths instead), and the mean chance there (what guessing
 // scores in the metric; NaN for a metric without a chance level).
 func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float64) {
+	scores, _, chance = c.runStats(lo, hi, inRange)
+	return scores, chance
+}
+
+// runStats is scores with, per run, the sampling variance of its score (its floor): a score in
+// a bounded metric is a mean over the lengths of fractions of each length's n test answers, so
+// (1/m²)·Σ stats.BinomialVar(score at L, n at L) over its m lengths; 0 in an unbounded metric.
+func (c *cell) runStats(lo, hi int, inRange bool) (scores, floors []float64, chance float64) {
 	type acc struct {
-		s, ch float64
-		n     int
+		s, ch, v float64
+		n        int
 	}
 	m, _ := metric.Get(c.metric)
 	byRun := map[runID]*acc{}
@@ -427,6 +435,9 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 		}
 		byRun[id].s += r.Scores[c.metric]
 		byRun[id].ch += ch
+		if m.Bounded() && r.N > 0 {
+			byRun[id].v += stats.BinomialVar(r.Scores[c.metric], r.N)
+		}
 		byRun[id].n++
 	}
 	slices.SortFunc(ids, func(a, b runID) int { return cmp.Or(cmp.Compare(a.seed, b.seed), cmp.Compare(a.lr, b.lr)) })
@@ -434,9 +445,10 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 	for _, id := range ids {
 		a := byRun[id]
 		scores = append(scores, a.s/float64(a.n))
+		floors = append(floors, a.v/float64(a.n*a.n))
 		chs += a.ch / float64(a.n)
 	}
-	return scores, chs / float64(max(len(ids), 1))
+	return scores, floors, chs / float64(max(len(ids), 1))
 }
 
 // diverged names the cell's runs that diverged ("seed 2 at step 130"), none when none did.
@@ -466,11 +478,24 @@ func (c *cell) trainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].Ma
 
 // extrapolatesTo is report.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
 // for a metric without a chance level.
-func (c *cell) extrapolatesTo() int {
+// The rule is report.ExtrapolatesTo's, with the design's intervals (fixed n: each run's
+// sampling floor counted, so that seeds scoring alike do not make a zero-width interval).
+func (c *cell) extrapolatesTo(d design) int {
 	if !hasChance(c.metric) {
 		return 0 // no chance level to stay above
 	}
-	return report.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, float64) { return c.at(L).scores(L, L, false) })
+	best := 0
+	for _, L := range c.lengths() {
+		s, fl, ch := c.at(L).runStats(L, L, false)
+		if ch+report.ChanceMargin >= 1 {
+			continue
+		}
+		if !d.aboveChance(s, fl, ch) {
+			break
+		}
+		best = L
+	}
+	return best
 }
 
 // span is the range a statistic selects for this cell: [lo, hi], or in range.

@@ -1,0 +1,241 @@
+package claims
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/posformer/posformer/internal/stats"
+)
+
+// Stopped is how a sequential design judged a claim: the look it stopped at.
+type Stopped struct {
+	// Seeds is the claim's seeds per cell (the fewest of its cells') at the look it was decided
+	// at, or, when it is still open, with every seed its tables hold.
+	Seeds int
+	// Decided: the claim stopped at that look; false: it is still open.
+	Decided bool
+	// Needed estimates, for an open claim, the seeds per cell a decision would need at the
+	// observed differences and spread (stats.SeedsNeeded; 0 when there is no estimate,
+	// MaxNeeded+1 for more than MaxNeeded).
+	Needed int
+}
+
+// MaxNeeded is the most seeds a cell an open claim's estimate looks for.
+const MaxNeeded = 100
+
+// replay judges the file's claims as its sequential design does: a look after each seed a cell,
+// in ascending seed order (the cells' first 2 runs, then 3, ...), each claim stopping at the
+// first look at which it is decided (Decided) with that look's outcome; a claim still open
+// after every seed its tables hold keeps the last look's. Claims the design does not judge are
+// judged once on every seed (fixed n); follow-ups on every seed.
+func (j *Judged) replay() (*Judged, error) {
+	f := j.File
+	paper, err := readPaper(f)
+	if err != nil {
+		return nil, err
+	}
+	j.seq = true
+	most := 0 // the most runs a cell holds
+	for _, t := range j.Tables {
+		for _, n := range runsPerCell(t.rows) {
+			most = max(most, n)
+		}
+	}
+	j.Claims = make([]*Outcome, len(f.Claims))
+	for i := range f.Claims {
+		c := &f.Claims[i]
+		path := fmt.Sprintf("claims[%d]", i)
+		if !f.Sequential.judges(c) {
+			if j.Claims[i], err = j.judge(c, path, paper, nil); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for t := 2; t <= max(most, 2); t++ {
+			o, err := j.look(t).judge(c, path, paper, nil)
+			if err != nil {
+				return nil, err
+			}
+			j.Claims[i] = o
+			if o.Seq = (&Stopped{Seeds: seedsOf(o), Decided: decided(o)}); o.Seq.Decided {
+				break
+			}
+		}
+		if o := j.Claims[i]; !o.Seq.Decided {
+			o.Seq.Needed = needed(o, f.Sequential.Alpha)
+		}
+	}
+	for i := range f.FollowUps {
+		fo, err := j.followUp(&f.FollowUps[i], fmt.Sprintf("follow_ups[%d]", i), paper)
+		if err != nil {
+			return nil, err
+		}
+		j.Follow = append(j.Follow, fo)
+	}
+	return j, nil
+}
+
+// look is the tables with each cell's first t runs (seeds ascending, then rates).
+func (j *Judged) look(t int) *Judged {
+	c := &Judged{File: j.File, Tables: map[string]*loaded{}, seq: true}
+	for name, l := range j.Tables {
+		c.Tables[name] = &loaded{Table: l.Table, d: l.d, rows: firstRuns(l.rows, t), cells: map[string]map[key]*cell{}, twice: l.twice, choices: l.choices}
+	}
+	return c
+}
+
+// firstRuns keeps the rows of each cell's first t runs, seeds ascending (then rates).
+func firstRuns(rows []Row, t int) []Row {
+	ids := map[key][]runID{}
+	for _, r := range rows {
+		k := r.rowKey()
+		if !slices.Contains(ids[k.key], k.runID) {
+			ids[k.key] = append(ids[k.key], k.runID)
+		}
+	}
+	keep := map[key]map[runID]bool{}
+	for k, rs := range ids {
+		slices.SortFunc(rs, func(a, b runID) int { return cmp.Or(cmp.Compare(a.seed, b.seed), cmp.Compare(a.lr, b.lr)) })
+		keep[k] = map[runID]bool{}
+		for _, id := range rs[:min(t, len(rs))] {
+			keep[k][id] = true
+		}
+	}
+	var out []Row
+	for _, r := range rows {
+		if k := r.rowKey(); keep[k.key][k.runID] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// runsPerCell counts each cell's runs.
+func runsPerCell(rows []Row) map[key]int {
+	ids := map[key]map[runID]bool{}
+	for _, r := range rows {
+		k := r.rowKey()
+		if ids[k.key] == nil {
+			ids[k.key] = map[runID]bool{}
+		}
+		ids[k.key][k.runID] = true
+	}
+	out := map[key]int{}
+	for k, s := range ids {
+		out[k] = len(s)
+	}
+	return out
+}
+
+// RunsPerCell counts the runs of each cell (task · scheme (variant)) of a per-seed table.
+func RunsPerCell(rows []Row) map[string]int {
+	out := map[string]int{}
+	for k, n := range runsPerCell(rows) {
+		out[k.Task+" · "+k.String()] = n
+	}
+	return out
+}
+
+// open tells whether a verdict leaves its comparison open: inconclusive, but not for lack of
+// anything above chance.
+func open(v string) bool { return classOf(v) == Inconclusive && v != Inconclusive+" (chance)" }
+
+// decided tells whether a claim's outcome is decided: none of its comparisons is open, or its
+// headline is contradicted (one contradicted pair decides a family).
+func decided(o *Outcome) bool {
+	if o.Headline != nil && classOf(o.Headline.Verdict) == Contradicted {
+		return true
+	}
+	return !slices.ContainsFunc(o.Rows, func(r Comparison) bool { return open(r.Verdict) })
+}
+
+// seedsOf is the fewest runs a side of the outcome's comparisons has.
+func seedsOf(o *Outcome) int {
+	n := 0
+	for _, r := range o.Rows {
+		for _, s := range []*side{r.A, r.B} {
+			if s != nil && (n == 0 || len(s.scores) < n) {
+				n = len(s.scores)
+			}
+		}
+	}
+	return n
+}
+
+// needed estimates the seeds per cell the open claim's open comparisons need: the most any of
+// them needs (stats.SeedsNeeded on its paired differences), 0 when none has an estimate (one
+// with no pair of bounded scores).
+func needed(o *Outcome, alpha float64) int {
+	n := 0
+	for _, r := range o.Rows {
+		if !open(r.Verdict) || r.decides == nil || r.A == nil || r.B == nil || !hasChance(r.A.metric) {
+			continue
+		}
+		m := min(len(r.A.scores), len(r.B.scores))
+		d := make([]float64, m)
+		for i := range d {
+			d[i] = r.A.scores[i] - r.B.scores[i]
+		}
+		n = max(n, stats.SeedsNeeded(d, -1, 1, alpha, r.decides, MaxNeeded))
+	}
+	return n
+}
+
+// OpenCells lists, for the judged file's open claims (sequential design), the cells each needs
+// another seed of: the cells of its open comparisons, with the runs each holds. The map is by
+// table name.
+func (j *Judged) OpenCells() map[string][]CellRuns {
+	out := map[string][]CellRuns{}
+	seen := map[string]map[key]bool{}
+	for _, o := range j.Claims {
+		if o.Seq == nil || o.Seq.Decided {
+			continue
+		}
+		for _, r := range o.Rows {
+			if !open(r.Verdict) {
+				continue
+			}
+			sides := []*side{r.A, r.B}
+			if rv, ok := r.more.([]*side); ok { // ahead_of_all: its rivals
+				sides = append(sides, rv...)
+			}
+			for _, s := range sides {
+				if s == nil {
+					continue
+				}
+				t := o.Claim.Table
+				if seen[t] == nil {
+					seen[t] = map[key]bool{}
+				}
+				if !seen[t][s.k] {
+					seen[t][s.k] = true
+					out[t] = append(out[t], CellRuns{Task: s.k.Task, Scheme: s.k.Scheme, Variant: s.k.Variant, Runs: len(s.c.seeds()), Seeds: s.c.seeds()})
+				}
+			}
+		}
+	}
+	for _, t := range out {
+		slices.SortFunc(t, func(a, b CellRuns) int {
+			return cmp.Or(cmp.Compare(a.Task, b.Task), cmp.Compare(a.Scheme, b.Scheme), cmp.Compare(a.Variant, b.Variant))
+		})
+	}
+	return out
+}
+
+// CellRuns is a cell of a table with the seeds its runs have.
+type CellRuns struct {
+	Task, Scheme, Variant string
+	Runs                  int
+	Seeds                 []uint64
+}
+
+// seeds lists the cell's seeds, ascending.
+func (c *cell) seeds() []uint64 {
+	s := map[uint64]bool{}
+	for _, r := range c.rows {
+		s[r.Seed] = true
+	}
+	return slices.Sorted(maps.Keys(s))
+}
