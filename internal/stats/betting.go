@@ -84,9 +84,19 @@ func newBetting(lo, hi, alpha, c float64, capacity int) *betting {
 
 // add takes the next value and returns the set after it.
 func (s *betting) add(x float64) Bounds {
+	if !s.push(x) {
+		return Bounds{math.NaN(), math.NaN()}
+	}
+	s.narrow()
+	return Bounds{s.lo + s.a*s.w, s.lo + s.b*s.w}
+}
+
+// push takes the next value: its bet (from the values before it) and the running estimates. It
+// reports false, and marks the sequence bad, for a value outside [lo, hi] or NaN.
+func (s *betting) push(x float64) bool {
 	if s.bad || !(x >= s.lo && x <= s.lo+s.w) {
 		s.bad = true
-		return Bounds{math.NaN(), math.NaN()}
+		return false
 	}
 	n := float64(len(s.ys) + 1)                              // t, this value's index
 	v := (0.25 + s.sumSq) / n                                // σ̂²_{t−1} = (1/4 + Σ_{i<t})/t
@@ -98,7 +108,11 @@ func (s *betting) add(x float64) Bounds {
 	mu := (0.5 + s.sum) / (n + 1) // μ̂_t, this value included
 	d := y - mu
 	s.sumSq += float64(d * d)
+	return true
+}
 
+// narrow intersects [a, b] with the set after the values pushed so far.
+func (s *betting) narrow() {
 	// Lower end: θK⁺ is non-increasing in m, so the excluded m form [0, root]; move a up to root.
 	if s.kPlus(s.a) >= s.thr {
 		if s.kPlus(s.b) >= s.thr {
@@ -133,7 +147,6 @@ func (s *betting) add(x float64) Bounds {
 			s.b = r
 		}
 	}
-	return Bounds{s.lo + s.a*s.w, s.lo + s.b*s.w}
 }
 
 // kPlus is θK⁺_t(m). The explicit float64 conversions keep each product rounded on its own (no fused

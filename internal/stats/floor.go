@@ -27,9 +27,10 @@ func BinomialVar(p float64, N int) float64 {
 	if N < 1 || math.IsNaN(p) {
 		return math.NaN()
 	}
-	n := float64(N)
-	pt := (min(max(p, 0), 1)*n + 0.5) / (n + 1)
-	return pt * (1 - pt) / n
+	n, p := float64(N), min(max(p, 0), 1)
+	pt := (p*n + 0.5) / (n + 1)     // p̃
+	qt := ((1-p)*n + 0.5) / (n + 1) // 1 − p̃, without the cancellation of 1 − p̃ near p̃ = 1
+	return pt * qt / n
 }
 
 // MeanBinomialVar is the floor of a side: the mean of BinomialVar over its runs' scores (NaN for no

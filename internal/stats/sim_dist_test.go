@@ -82,3 +82,11 @@ func (c simCase) twin() simCase { return simCase{c.name, c.a, c.a, 0} }
 
 // mcSE is the Monte-Carlo standard error of a rate p over n experiments.
 func mcSE(p float64, n int) float64 { return math.Sqrt(p * (1 - p) / float64(n)) }
+
+// b2f is 1 for true, 0 for false.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
