@@ -205,13 +205,14 @@ func TestSimulation(t *testing.T) {
 		"null":        nullTable(null),
 		"alternative": altTable(alt, twin),
 		"c":           cTable(null, alt),
+		"bound":       boundTable(t),
 	}
 	doc, err := os.ReadFile(simDoc)
 	if err != nil {
 		t.Fatalf("%v (the simulation's tables live there)", err)
 	}
 	text := string(doc)
-	for _, name := range []string{"null", "alternative", "c"} {
+	for _, name := range []string{"null", "alternative", "c", "bound"} {
 		text, err = replaceBlock(text, name, tables[name])
 		if err != nil {
 			t.Fatal(err)
@@ -227,7 +228,7 @@ func TestSimulation(t *testing.T) {
 		if runtime.GOARCH != "amd64" {
 			t.Skipf("docs/statistics.md's tables were made on amd64; %s's math may differ in the last bits (the null bound above was checked)", runtime.GOARCH)
 		}
-		t.Errorf("docs/statistics.md's simulation tables are not what the simulation computes: run\n\tgo test ./internal/stats -run Simulation -update\nand commit the document. Computed:\n%s\n%s\n%s", tables["null"], tables["alternative"], tables["c"])
+		t.Errorf("docs/statistics.md's simulation tables are not what the simulation computes: run\n\tgo test ./internal/stats -run Simulation -update\nand commit the document. Computed:\n%s\n%s\n%s\n%s", tables["null"], tables["alternative"], tables["c"], tables["bound"])
 	}
 }
 
@@ -287,6 +288,39 @@ func cTable(null, alt []simResult) string {
 			fmt.Fprintf(&s, " | %.1f | %s", f.meanSeeds(simMaxSeeds), rate(f.by(simMaxSeeds)))
 		}
 		s.WriteString(" |\n")
+	}
+	return s.String()
+}
+
+// boundDeltas are the constant paired differences of the bound table.
+var boundDeltas = []float64{0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1}
+
+// boundTable compares, for paired differences that all equal δ, the first t at which the betting CS
+// excludes 0 with the least t that any rule valid for every distribution of differences in [−1, 1]
+// with mean 0 needs: under the null that puts 1/(1+δ) on δ and the rest on −1, all t differences equal
+// δ with probability (1+δ)^−t, which must be at most α for a rule that decides there, so
+// t ≥ log(1/α)/log(1+δ). It asserts that BettingCS never beats that bound (it would be invalid).
+func boundTable(t *testing.T) string {
+	var s strings.Builder
+	s.WriteString("| every paired difference equals | least seeds any valid rule needs | betting CS decides at |\n")
+	s.WriteString("|---|---|---|\n")
+	for _, d := range boundDeltas {
+		least := int(math.Ceil(math.Log(1/simAlpha) / math.Log(1+d)))
+		xs := make([]float64, 200)
+		for i := range xs {
+			xs[i] = d
+		}
+		first := 0
+		for i, b := range BettingCS(xs, -1, 1, simAlpha) {
+			if b.Excludes(0) {
+				first = i + 1
+				break
+			}
+		}
+		if first < least {
+			t.Errorf("difference %v: the betting CS decides after %d values, below the %d any valid rule needs", d, first, least)
+		}
+		fmt.Fprintf(&s, "| %.1f | %d | %d |\n", d, least, first)
 	}
 	return s.String()
 }
