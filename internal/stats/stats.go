@@ -47,17 +47,23 @@ func MeanVar(xs []float64) (mean, variance float64) {
 func Welch(a, b []float64, level float64) Interval {
 	ma, va := MeanVar(a)
 	mb, vb := MeanVar(b)
+	return welch(ma, va, len(a), mb, vb, len(b), level)
+}
+
+// welch is Welch's interval from each side's mean, variance and size (shared by Welch and WelchFloor,
+// so that the two give the same bits when the floors do not bind).
+func welch(ma, va float64, na int, mb, vb float64, nb int, level float64) Interval {
 	iv := Interval{Diff: ma - mb, Level: level, Lo: math.NaN(), Hi: math.NaN(), DF: math.NaN()}
-	if len(a) < 2 || len(b) < 2 {
+	if na < 2 || nb < 2 {
 		return iv
 	}
-	qa, qb := va/float64(len(a)), vb/float64(len(b))
+	qa, qb := va/float64(na), vb/float64(nb)
 	se2 := qa + qb
 	if se2 == 0 {
 		iv.Lo, iv.Hi, iv.DF = iv.Diff, iv.Diff, math.Inf(1)
 		return iv
 	}
-	iv.DF = se2 * se2 / (qa*qa/float64(len(a)-1) + qb*qb/float64(len(b)-1))
+	iv.DF = se2 * se2 / (qa*qa/float64(na-1) + qb*qb/float64(nb-1))
 	h := TQuantile((1+level)/2, iv.DF) * math.Sqrt(se2)
 	iv.Lo, iv.Hi = iv.Diff-h, iv.Diff+h
 	return iv
