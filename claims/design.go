@@ -26,10 +26,12 @@ type Sequential struct {
 	Claims []string `yaml:"claims"`
 
 	Written presence.Keys `yaml:"-"`
+	// on: the file writes sequential: (perhaps {}, every default)
+	on bool
 }
 
 // On tells whether the file has a sequential design.
-func (s Sequential) On() bool { return s.Written.Len() > 0 }
+func (s Sequential) On() bool { return s.on }
 
 // DefaultMaxSeeds is Sequential.MaxSeeds when the file does not give it.
 const DefaultMaxSeeds = 10

@@ -203,6 +203,7 @@ func Load(path string) (*File, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	f.Sequential.on = hasKey(f.root, "sequential")
 	if err := f.Sequential.check(f); err != nil {
 		return nil, err
 	}

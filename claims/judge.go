@@ -84,11 +84,11 @@ type side struct {
 	floors, inFloors []float64
 	d                design // how its intervals are computed
 	metric           string
-	chance float64
-	paper  float64 // NaN without
-	lo, hi int
-	extrap int
-	c      *cell
+	chance           float64
+	paper            float64 // NaN without
+	lo, hi           int
+	extrap           int
+	c                *cell
 	// diverged names the runs that diverged: their scores are no result, the side is untested.
 	diverged []string
 }
@@ -157,12 +157,8 @@ func Judge(f *File, overlay map[string][]byte) (*Judged, error) {
 			}
 		}
 	}
-	d := fixedN
-	if f.Sequential.On() {
-		d = design{seq: true, alpha: f.Sequential.Alpha}
-	}
 	for _, t := range j.Tables {
-		t.d = d
+		t.d = fixedN // the per-cell summary describes the seeds held, with the fixed-n rule
 	}
 	if f.Sequential.On() {
 		return j.replay()

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
 )
 
 // An ahead_of_all claim: cell A ahead of every other cell of its task that learned it.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // floorKind is a kind of claim declared in this test file alone, as a new kind's file would

@@ -554,14 +554,17 @@ func renderSequential(b *strings.Builder, j *Judged) {
 		"each claim is judged again and stops at the first look at which it is decided. Its intervals are valid at every look at once, so looking after every seed and "+
 		"stopping when decided keeps each comparison's error rate at α = %g: for scores in [0, 1] the betting confidence sequence of the paired per-seed differences "+
 		"(Waudby-Smith and Ramdas 2023), which assumes no normality and holds for bimodal scores; for bits per byte Welch's interval at α/(k(k+1)) at the k-th look. "+
-		"[docs/statistics.md](%s) states the rules and their simulated error rates. `claims -decide` trains the next seed of the open claims' cells, up to %d seeds a cell.\n\n",
-		sq.Alpha, relDoc(docName(j.File), "docs/statistics.md"), sq.MaxSeeds)
+		"%s states the rules and their simulated error rates. `claims -decide` trains the next seed of the open claims' cells, up to %d seeds a cell.\n\n",
+		sq.Alpha, statsLink(docName(j.File)), sq.MaxSeeds)
 	b.WriteString("| claim | seeds a cell | how it stopped | seeds a decision would need (estimate) |\n| --- | ---: | --- | ---: |\n")
 	for _, o := range j.Claims {
 		if o.Seq == nil {
 			continue
 		}
-		how, need := fmt.Sprintf("decided at look %d", o.Seq.Seeds-1), "–"
+		how, need := "decided", "–"
+		if v := claimVerdict(o); classOf(v) != Reproduced && classOf(v) != Contradicted {
+			how = "stopped: " + v
+		}
 		if !o.Seq.Decided {
 			how = "open"
 			if o.Seq.Seeds >= sq.MaxSeeds {
@@ -576,15 +579,28 @@ func renderSequential(b *strings.Builder, j *Judged) {
 		}
 		fmt.Fprintf(b, "| %s | %d | %s | %s |\n", orWord(o.Claim.ID, o.Claim.Text), o.Seq.Seeds, how, need)
 	}
-	b.WriteString("\nThe estimate resamples the open comparison's per-seed differences and finds the median number of seeds at which the design would decide (stats.SeedsNeeded): a guide to the budget, not a promise.\n\n")
+
+	b.WriteString("\nThe estimate resamples the open comparison's per-seed differences and finds the median number of seeds at which the design would decide (stats.SeedsNeeded): a guide to the budget, not a promise. The per-cell summary below describes every seed held, with the fixed-n rule.\n\n")
 }
 
-// relDoc is the path of the repository document target relative to doc's directory (target
-// itself when the two are not in one tree).
-func relDoc(doc, target string) string {
-	rel, err := filepath.Rel(filepath.Dir(doc), target)
-	if err != nil {
-		return target
+// statsLink links docs/statistics.md from the document at doc when the document lies in the
+// project (as rulesLink decides), else names it.
+func statsLink(doc string) string {
+	rules := rulesLink(doc)
+	if rules == "" {
+		return "posformer's docs/statistics.md"
 	}
-	return filepath.ToSlash(rel)
+	return fmt.Sprintf("[docs/statistics.md](%s)", filepath.ToSlash(filepath.Join(filepath.Dir(rules), "..", "statistics.md")))
+}
+
+// claimVerdict is a claim's overall verdict: its headline's, else its first comparison's with
+// the number of others when it has several.
+func claimVerdict(o *Outcome) string {
+	switch {
+	case o.Headline != nil:
+		return o.Headline.Verdict
+	case len(o.Rows) == 0:
+		return "–"
+	}
+	return o.Rows[0].Verdict
 }

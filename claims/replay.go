@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/report"
 )
 
 // Stopped is how a sequential design judged a claim: the look it stopped at.
@@ -183,47 +185,6 @@ func needed(o *Outcome, alpha float64) int {
 	return n
 }
 
-// OpenCells lists, for the judged file's open claims (sequential design), the cells each needs
-// another seed of: the cells of its open comparisons, with the runs each holds. The map is by
-// table name.
-func (j *Judged) OpenCells() map[string][]CellRuns {
-	out := map[string][]CellRuns{}
-	seen := map[string]map[key]bool{}
-	for _, o := range j.Claims {
-		if o.Seq == nil || o.Seq.Decided {
-			continue
-		}
-		for _, r := range o.Rows {
-			if !open(r.Verdict) {
-				continue
-			}
-			sides := []*side{r.A, r.B}
-			if rv, ok := r.more.([]*side); ok { // ahead_of_all: its rivals
-				sides = append(sides, rv...)
-			}
-			for _, s := range sides {
-				if s == nil {
-					continue
-				}
-				t := o.Claim.Table
-				if seen[t] == nil {
-					seen[t] = map[key]bool{}
-				}
-				if !seen[t][s.k] {
-					seen[t][s.k] = true
-					out[t] = append(out[t], CellRuns{Task: s.k.Task, Scheme: s.k.Scheme, Variant: s.k.Variant, Runs: len(s.c.seeds()), Seeds: s.c.seeds()})
-				}
-			}
-		}
-	}
-	for _, t := range out {
-		slices.SortFunc(t, func(a, b CellRuns) int {
-			return cmp.Or(cmp.Compare(a.Task, b.Task), cmp.Compare(a.Scheme, b.Scheme), cmp.Compare(a.Variant, b.Variant))
-		})
-	}
-	return out
-}
-
 // CellRuns is a cell of a table with the seeds its runs have.
 type CellRuns struct {
 	Task, Scheme, Variant string
@@ -238,4 +199,45 @@ func (c *cell) seeds() []uint64 {
 		s[r.Seed] = true
 	}
 	return slices.Sorted(maps.Keys(s))
+}
+
+// Replay judges a claims file sequentially over the seeds its tables hold, exactly as `claims
+// -decide` would have stopped each claim (a file without sequential: gets the default design,
+// every claim, α = 1 − report.Level), and returns its document and a summary: per claim, the
+// fixed-n verdict on every seed held beside the sequential one and the seeds a cell it used.
+func Replay(path, command string) (doc, summary string, err error) {
+	f, err := Load(path)
+	if err != nil {
+		return "", "", err
+	}
+	fixed := *f
+	fixed.Sequential = Sequential{}
+	fj, err := Judge(&fixed, nil)
+	if err != nil {
+		return "", "", err
+	}
+	if !f.Sequential.On() {
+		f.Sequential = Sequential{on: true, Alpha: 1 - report.Level, MaxSeeds: DefaultMaxSeeds}
+	}
+	j, err := Judge(f, nil)
+	if err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: replayed sequentially (α = %g):\n", path, f.Sequential.Alpha)
+	held, used := 0, 0
+	for i, o := range j.Claims {
+		if o.Seq == nil {
+			continue
+		}
+		n := seedsOf(fj.Claims[i])
+		held, used = held+n, used+o.Seq.Seeds
+		how := "decided"
+		if !o.Seq.Decided {
+			how = "open"
+		}
+		fmt.Fprintf(&b, "  %s: %s at %d of %d seeds a cell: %s (with a fixed n on all %d: %s)\n", orWord(o.Claim.ID, o.Claim.Text), how, o.Seq.Seeds, n, claimVerdict(o), n, claimVerdict(fj.Claims[i]))
+	}
+	fmt.Fprintf(&b, "  seeds a cell summed over the claims: %d used of %d held\n", used, held)
+	return Render(j, command+" "+path), b.String(), nil
 }

@@ -80,7 +80,7 @@ func Load(dir string) (*Grid, error) {
 	} else {
 		return nil, fmt.Errorf("%s holds neither %s (a grid) nor config.yaml (a run): give the directory a grid or a run wrote", dir, config.GridFile)
 	}
-	g.Cells = withEvalVariants(g.Cells)
+	g.Cells = WithEvalVariants(g.Cells)
 	for _, c := range g.Cells {
 		rd := filepath.Join(c.Config.Out, c.Name)
 		r, err := loadRun(rd)
@@ -192,10 +192,10 @@ func (g *Grid) Results() []*train.Result {
 	return out
 }
 
-// withEvalVariants adds, after each cell with eval variants (config.EvalVariant), one cell per
+// WithEvalVariants adds, after each cell with eval variants (config.EvalVariant), one cell per
 // variant that applies to it: named <cell>/eval-<name> (its results' directory), with the swept
 // value eval: <name> (so its group's variant reads "eval=<name>") and the variant's config.
-func withEvalVariants(cells []config.Cell) []config.Cell {
+func WithEvalVariants(cells []config.Cell) []config.Cell {
 	var out []config.Cell
 	for _, c := range cells {
 		out = append(out, c)

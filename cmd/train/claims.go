@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -30,8 +31,17 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	runs := fs.String("runs", config.DefaultOut, "`directory` holding the finished grids that -export reads (runs/<grid config name>); only read, never written")
 	export := fs.Bool("export", false, "first export each table whose grid is under -runs to the table's CSV (checked to be the grid its config describes, every run finished)")
+	replay := fs.Bool("replay", false, "judge each file sequentially over the seeds its tables hold, as -decide would have stopped, and print the document (docs/statistics.md); writes nothing")
+	decide := fs.Bool("decide", false, "train, under -runs, the next seed of the cells of the file's open claims (its sequential: design) and judge again, until every claim is decided, max_seeds or -budget is spent; then write its tables and document (docs/runs.md)")
+	var d decideOptions
+	fs.IntVar(&d.jobs, "jobs", runtime.NumCPU(), "with -decide: runs to train in parallel")
+	fs.IntVar(&d.maxSeeds, "max-seeds", 0, "with -decide: the most seeds a cell is trained to (default: the file's sequential.max_seeds)")
+	fs.DurationVar(&d.budget, "budget", 0, "with -decide: stop starting looks after this wall-clock `duration` (e.g. 2h; default: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *decide || *replay {
+		return sequentialClaims(ctx, fs, *decide, *export, d, *runs, stdout, stderr)
 	}
 	if *runs == "" {
 		return fmt.Errorf("claims: -runs is empty: give the directory holding the grids, e.g. -runs runs: %w", errUsage)
