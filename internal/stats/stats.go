@@ -1,6 +1,10 @@
 // Package stats holds the statistics of posformer's verdicts: the mean and variance over seeds,
 // the t interval of a mean and Welch's interval of a difference of means (stdlib and gonum only,
-// so that train's extrapolation rule and report's verdicts share them).
+// so that train's extrapolation rule and report's verdicts share them); their fixed-n fixes (a
+// binomial variance floor, clamping: floor.go); and the sequential rules, for claims looked at after
+// every seed: the betting confidence sequence for bounded scores (betting.go), Welch with the error
+// spent over the looks (spent.go), and an estimate of the seeds a decision needs (seeds.go).
+// docs/statistics.md states the rules and the simulation that checks them.
 package stats
 
 import (
