@@ -16,7 +16,7 @@ import (
 // minus its score at the training length, at most (or at least) a bound.
 func init() {
 	register(kindDef{name: "change_from_training", place: 70, ownPaper: true, new: func() Kind { return &changeKind{} },
-		rule: "**Change from training** (at_most m, or at_least m): a cell against itself. Per run, its score at each tested length past the longest training length L minus its own score at L; at each length the t interval of the mean of these changes over runs. At a length, at most m is *reproduced* when the interval lies below m, *contradicted* when it lies above m, *inconclusive* otherwise (at least m: the other way round). Over the lengths: *contradicted* when a length is, *reproduced* when every length is, *inconclusive* otherwise; *untested* when the cell did not learn in range."})
+		rule: "**Change from training** (at_most m, or at_least m): a cell against itself. Per run, its score at each tested length past the longest training length L minus its own score at L; at each length the interval of the mean of these changes over runs (its sampling floor the two scores' floors added; within [−1, 1] for a score in [0, 1]). At a length, at most m is *reproduced* when the interval lies below m, *contradicted* when it lies above m, *inconclusive* otherwise (at least m: the other way round). Over the lengths: *contradicted* when a length is, *reproduced* when every length is, *inconclusive* otherwise; *untested* when the cell did not learn in range."})
 }
 
 type changeKind struct {

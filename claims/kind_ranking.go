@@ -6,7 +6,7 @@ import "strings"
 // what a kind is).
 func init() {
 	register(kindDef{name: "ranking", place: 10, followed: true, new: func() Kind { return &rankingKind{} },
-		rule: "**Ranking A > B** (A ahead of B): Welch's t interval of mean(A) − mean(B). *Reproduced* when it lies wholly on A's side of 0 (above 0; below 0 when lower is better), *contradicted* when it lies wholly on B's side, *inconclusive* otherwise (with three seeds only large gaps pass). Seeds whose scores do not vary at all give a zero-width interval. A side with a run that diverged is *untested*, naming the run."})
+		rule: "**Ranking A > B** (A ahead of B): the interval of mean(A) − mean(B) (above). *Reproduced* when it lies wholly on A's side of 0 (above 0; below 0 when lower is better), *contradicted* when it lies wholly on B's side, *inconclusive* otherwise (with three seeds only large gaps pass). A side with a run that diverged is *untested*, naming the run."})
 }
 
 // rankingKind is a ranking's options: its two cells.

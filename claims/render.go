@@ -88,7 +88,7 @@ func Render(j *Judged, command string) string {
 		}
 	}
 	if rules == "" { // outside the project of the rules page: the document states them itself
-		fmt.Fprintf(&b, "## How verdicts are reached\n\n%s\n", strings.ReplaceAll(Rules(), "[docs/tasks.md](../tasks.md#baselines)", "posformer's docs/tasks.md"))
+		fmt.Fprintf(&b, "## How verdicts are reached\n\n%s\n", strings.NewReplacer("[docs/tasks.md](../tasks.md#baselines)", "posformer's docs/tasks.md", "[docs/statistics.md](../statistics.md)", "posformer's docs/statistics.md").Replace(Rules()))
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }
@@ -141,7 +141,7 @@ func renderStatistic(b *strings.Builder, f *File) {
 	if s.Ours == "best" {
 		ours = "the best over runs (seeds and learning rates)"
 	}
-	fmt.Fprintf(b, "- Ours in the paper's statistic: %s; beside it the mean over seeds with its %.0f%% t interval.\n", ours, report.Level*100)
+	fmt.Fprintf(b, "- Ours in the paper's statistic: %s; beside it the mean over seeds with its %.0f%% interval.\n", ours, report.Level*100)
 	if f.Paper.Statistic != "" {
 		fmt.Fprintf(b, "- The paper's statistic: %s", f.Paper.Statistic)
 		if f.Paper.Numbers != "" {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/posformer/posformer/data"
@@ -410,8 +411,9 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 }
 
 // runStats is scores with, per run, the sampling variance of its score (its floor): a score in
-// a bounded metric is a mean over the lengths of fractions of each length's n test answers, so
-// (1/m²)·Σ stats.BinomialVar(score at L, n at L) over its m lengths; 0 in an unbounded metric.
+// a bounded metric is a mean over the lengths of fractions of each length's answers, so
+// (1/m²)·Σ stats.BinomialVar(score at L, answers at L) over its m lengths (answersPer); 0 in an
+// unbounded metric.
 func (c *cell) runStats(lo, hi int, inRange bool) (scores, floors []float64, chance float64) {
 	type acc struct {
 		s, ch, v float64
@@ -436,7 +438,7 @@ func (c *cell) runStats(lo, hi int, inRange bool) (scores, floors []float64, cha
 		byRun[id].s += r.Scores[c.metric]
 		byRun[id].ch += ch
 		if m.Bounded() && r.N > 0 {
-			byRun[id].v += stats.BinomialVar(r.Scores[c.metric], r.N)
+			byRun[id].v += stats.BinomialVar(r.Scores[c.metric], r.N*answersPer(c.metric, r.Task, r.Length))
 		}
 		byRun[id].n++
 	}
@@ -520,3 +522,28 @@ func meanOf(xs []float64) float64 {
 	m, _ := stats.MeanVar(xs)
 	return m
 }
+
+// answersPer is how many answers a test example gives a metric's fraction at input length L:
+// exact match one (the example is right or not), token accuracy one per output token (the
+// task's output length, its tokens taken as independent: the floor is then the least sampling
+// variance the score can have, not the most); 1 when the task is not known here.
+func answersPer(name, task string, L int) int {
+	if name != metric.TokenAccuracy {
+		return 1
+	}
+	t, ok := tasks.Load(task)
+	if !ok {
+		nt, err := data.New(task, data.Options{})
+		if err != nil {
+			nt = nil
+		}
+		t, _ = tasks.LoadOrStore(task, nt)
+	}
+	if t == nil || t.(data.Task) == nil {
+		return 1
+	}
+	return max(t.(data.Task).OutputLen(L), 1)
+}
+
+// tasks are the tasks answersPer asks, built once (nil: not known here).
+var tasks sync.Map
