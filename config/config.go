@@ -396,7 +396,7 @@ func (c Config) WithDefaults() Config {
 	fill("train.val_every", &tr.ValEvery, max(tr.Steps/5, 1))
 	fill("train.val_examples", &tr.ValExamples, 64)
 	fill("train.checkpoint_every", &tr.CheckpointEvery, 500)
-	tr.EarlyStop = tr.EarlyStop.withDefaults()
+	tr.EarlyStop = tr.EarlyStop.withDefaults(w)
 	e, traits := &c.Eval, data.TraitsOf(t.Name)
 	if len(e.Lengths) == 0 && !w.Has("eval.lengths") && t.MaxLen > 0 && t.MaxLen <= MaxLength {
 		e.Lengths = traits.EvalLengths(t.MaxLen, MaxLength)
