@@ -440,6 +440,9 @@ func (c Config) Validate() (data.Task, error) {
 	}
 	task, err := c.NewTask()
 	if err != nil {
+		if err := c.endTokenRefused(err); err != nil {
+			return nil, err
+		}
 		if fielderr.PathOf(err) != "" {
 			return nil, err // it names its field already (task.symbols, task.format, task.end_token)
 		}
@@ -543,6 +546,21 @@ func (c Config) Validate() (data.Task, error) {
 // kind cannot do: a corpus, and the sliding window's stride, are read by the tasks that declare
 // them; without exact match, early stopping, select: and randomized positions (whose evaluation
 // draws positions per example) are refused.
+// endTokenRefused names task.end_token when it alone made the task refuse its format (err,
+// about task.format): a task scored in place (flip_flop, lm) takes no end token, and the user
+// who wrote only task.end_token must not be told of a task.format nobody wrote. Nil otherwise.
+func (c Config) endTokenRefused(err error) error {
+	if fielderr.PathOf(err) != "task.format" || !c.Task.EndToken || c.Written.Has("task.format") {
+		return nil
+	}
+	probe := c
+	probe.Task.EndToken = false
+	if _, perr := probe.NewTask(); perr != nil {
+		return nil
+	}
+	return fielderr.New("task.end_token", "the %s task takes no end token: its answers are scored where they stand in the sequence (the next-token format); remove task.end_token", c.Task.Name)
+}
+
 func (c Config) validateTraits() error {
 	traits, name := data.TraitsOf(c.Task.Name), c.Task.Name
 	switch {
