@@ -498,6 +498,8 @@ func (c Config) Validate() (data.Task, error) {
 		return nil, fielderr.New("train.log_every", "must be positive, got %d", tr.LogEvery)
 	case tr.ValExamples < 1:
 		return nil, fielderr.New("train.val_examples", "must be positive, got %d", tr.ValExamples)
+	case tr.ValExamples > MaxExamples:
+		return nil, fielderr.New("train.val_examples", "%d is more than %d (%s); use at most %d", tr.ValExamples, MaxExamples, maxExamplesWhy, MaxExamples)
 	}
 	if err := tr.EarlyStop.validate(tr, c.Written); err != nil {
 		return nil, err
@@ -523,6 +525,8 @@ func (c Config) Validate() (data.Task, error) {
 	switch {
 	case e.Examples < 1:
 		return nil, fielderr.New("eval.examples", "must be positive, got %d", e.Examples)
+	case e.Examples > MaxExamples:
+		return nil, fielderr.New("eval.examples", "%d is more than %d (%s); use at most %d", e.Examples, MaxExamples, maxExamplesWhy, MaxExamples)
 	case e.BatchSize < 1:
 		return nil, fielderr.New("eval.batch_size", "must be positive, got %d", e.BatchSize)
 	}
