@@ -162,16 +162,16 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var shard config.Shard
+	shard, err := config.ShardFromEnv(os.Getenv)
+	if *shardFlag != "" {
+		shard, err = config.ParseShard(*shardFlag)
+	}
+	if err != nil {
+		return err
+	}
 	if g != nil {
 		if *jobs < 1 {
 			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)
-		}
-		if shard, err = config.ShardFromEnv(os.Getenv); *shardFlag != "" {
-			shard, err = config.ParseShard(*shardFlag)
-		}
-		if err != nil {
-			return err
 		}
 		if err := g.CheckJobs(*jobs, shard); err != nil {
 			return err
@@ -179,6 +179,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
+	}
+	if g == nil && !shard.Has(0) { // a single run is a grid of one cell, index 0: the other shards have none
+		fmt.Fprintf(stderr, "train: %s has nothing to run: the config has no sweep:, so it is one run, which shard 0/%d trains\n", shard, shard.Count)
+		return nil
 	}
 	if err := checkWritable(cfg.OutDir()); err != nil {
 		return err
