@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/metric"
@@ -84,9 +85,26 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"pe": runPE, "report": runReport, "inspect": runInspect, "claims": runClaims, "bench": runBench, "export": runExport,
 }
 
+// ownStages are the commands that name their own stages (interrupt.Stage) for a signal's line;
+// the others are named by their command line (commandStage).
+var ownStages = map[string]bool{"inspect": true}
+
+// commandStage names a command for the line a signal prints: `train export runs/x`, its
+// arguments cut short past 120 characters.
+func commandStage(args []string) string {
+	line := "train " + strings.Join(args, " ")
+	if r := []rune(line); len(r) > 120 {
+		line = string(r[:119]) + "…"
+	}
+	return "`" + line + "`"
+}
+
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		if cmd, ok := commands[args[0]]; ok {
+			if !ownStages[args[0]] { // a signal's line names the command it stopped (U6)
+				defer interrupt.Stage(ctx, commandStage(args))()
+			}
 			return cmd(ctx, args[1:], stdout, stderr)
 		}
 		if slices.Contains([]string{"help", "-h", "-help", "--help"}, args[0]) {
