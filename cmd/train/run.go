@@ -14,9 +14,9 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
