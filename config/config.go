@@ -396,7 +396,7 @@ func (c Config) WithDefaults() Config {
 	fill("train.val_every", &tr.ValEvery, max(tr.Steps/5, 1))
 	fill("train.val_examples", &tr.ValExamples, 64)
 	fill("train.checkpoint_every", &tr.CheckpointEvery, 500)
-	tr.EarlyStop = tr.EarlyStop.withDefaults()
+	tr.EarlyStop = tr.EarlyStop.withDefaults(w)
 	e, traits := &c.Eval, data.TraitsOf(t.Name)
 	if len(e.Lengths) == 0 && !w.Has("eval.lengths") && t.MaxLen > 0 && t.MaxLen <= MaxLength {
 		e.Lengths = traits.EvalLengths(t.MaxLen, MaxLength)
@@ -440,6 +440,9 @@ func (c Config) Validate() (data.Task, error) {
 	}
 	task, err := c.NewTask()
 	if err != nil {
+		if err := c.endTokenRefused(err); err != nil {
+			return nil, err
+		}
 		if fielderr.PathOf(err) != "" {
 			return nil, err // it names its field already (task.symbols, task.format, task.end_token)
 		}
@@ -495,6 +498,8 @@ func (c Config) Validate() (data.Task, error) {
 		return nil, fielderr.New("train.log_every", "must be positive, got %d", tr.LogEvery)
 	case tr.ValExamples < 1:
 		return nil, fielderr.New("train.val_examples", "must be positive, got %d", tr.ValExamples)
+	case tr.ValExamples > MaxExamples:
+		return nil, fielderr.New("train.val_examples", "%d is more than %d (%s); use at most %d", tr.ValExamples, MaxExamples, maxExamplesWhy, MaxExamples)
 	}
 	if err := tr.EarlyStop.validate(tr, c.Written); err != nil {
 		return nil, err
@@ -520,6 +525,8 @@ func (c Config) Validate() (data.Task, error) {
 	switch {
 	case e.Examples < 1:
 		return nil, fielderr.New("eval.examples", "must be positive, got %d", e.Examples)
+	case e.Examples > MaxExamples:
+		return nil, fielderr.New("eval.examples", "%d is more than %d (%s); use at most %d", e.Examples, MaxExamples, maxExamplesWhy, MaxExamples)
 	case e.BatchSize < 1:
 		return nil, fielderr.New("eval.batch_size", "must be positive, got %d", e.BatchSize)
 	}
@@ -543,6 +550,21 @@ func (c Config) Validate() (data.Task, error) {
 // kind cannot do: a corpus, and the sliding window's stride, are read by the tasks that declare
 // them; without exact match, early stopping, select: and randomized positions (whose evaluation
 // draws positions per example) are refused.
+// endTokenRefused names task.end_token when it alone made the task refuse its format (err,
+// about task.format): a task scored in place (flip_flop, lm) takes no end token, and the user
+// who wrote only task.end_token must not be told of a task.format nobody wrote. Nil otherwise.
+func (c Config) endTokenRefused(err error) error {
+	if fielderr.PathOf(err) != "task.format" || !c.Task.EndToken || c.Written.Has("task.format") {
+		return nil
+	}
+	probe := c
+	probe.Task.EndToken = false
+	if _, perr := probe.NewTask(); perr != nil {
+		return nil
+	}
+	return fielderr.New("task.end_token", "the %s task takes no end token: its answers are scored where they stand in the sequence (the next-token format); remove task.end_token", c.Task.Name)
+}
+
 func (c Config) validateTraits() error {
 	traits, name := data.TraitsOf(c.Task.Name), c.Task.Name
 	switch {

@@ -28,7 +28,7 @@ import (
 // an uninterrupted one does.
 type EarlyStop struct {
 	// Patience is the number of validations in a row without improvement after which training
-	// stops; 0: no plateau rule (only target).
+	// stops, at least 1; absent: no plateau rule (only target).
 	Patience int `yaml:"patience,omitempty" json:"patience,omitempty"`
 	// MinDelta is the least increase of the score that counts as an improvement. Default: 0.
 	MinDelta float64 `yaml:"min_delta,omitempty" json:"min_delta,omitempty"`
@@ -36,7 +36,7 @@ type EarlyStop struct {
 	Target float64 `yaml:"target,omitempty" json:"target,omitempty"`
 	// Metric is the validation score: a metric computed from answers (metric.Scored:
 	// exact_match, token_accuracy), the mean over the training lengths' validation sets.
-	// Default: exact_match.
+	// Default (absent): exact_match; written empty it is refused.
 	Metric string `yaml:"metric,omitempty" json:"metric,omitempty"`
 }
 
@@ -46,9 +46,11 @@ func (e EarlyStop) On() bool { return e != EarlyStop{} }
 // offUnlessWritten makes EarlyStop a switchSection: `early_stop: {}` is refused, not read as off.
 func (EarlyStop) offUnlessWritten() {}
 
-func (e EarlyStop) withDefaults() EarlyStop {
-	if e.On() && e.Metric == "" {
-		e.Metric = metric.ExactMatch
+// withDefaults fills the metric when it was not written; a written empty metric is kept for
+// validate to refuse, as select.metric's is.
+func (e EarlyStop) withDefaults(written presence.Keys) EarlyStop {
+	if e.On() {
+		presence.Fill(written, "train.early_stop.metric", &e.Metric, metric.ExactMatch)
 	}
 	return e
 }
@@ -57,8 +59,10 @@ func (e EarlyStop) validate(tr TrainConfig, written presence.Keys) error {
 	// Zeros that would only mean "absent" are refused when written, so early_stop: {patience: 0}
 	// never silently turns early stopping off.
 	switch {
-	case written.Has("train.early_stop.patience") && e.Patience == 0:
-		return fielderr.New("train.early_stop.patience", "0 is not allowed: remove the key for no plateau rule (then give train.early_stop.target)")
+	case written.Has("train.early_stop.patience") && e.Patience <= 0:
+		return fielderr.New("train.early_stop.patience", "must be a positive number of validations, got %d; remove the key for no plateau rule (then give train.early_stop.target)", e.Patience)
+	case written.Has("train.early_stop.metric") && e.Metric == "":
+		return fielderr.New("train.early_stop.metric", "empty; want %s, or remove the key for %s", metric.Names(metric.Scored(), "or"), metric.ExactMatch)
 	case written.Has("train.early_stop.target") && e.Target == 0:
 		return fielderr.New("train.early_stop.target", "0 is not allowed: remove the key for no target")
 	case written.Has("train.early_stop") && !e.On():
@@ -70,8 +74,6 @@ func (e EarlyStop) validate(tr TrainConfig, written presence.Keys) error {
 		return nil
 	}
 	switch {
-	case e.Patience < 0:
-		return fielderr.New("train.early_stop.patience", "must be zero (no plateau rule) or positive, got %d", e.Patience)
 	case !(e.MinDelta >= 0) || math.IsInf(e.MinDelta, 0):
 		return fielderr.New("train.early_stop.min_delta", "must be zero or a positive number, got %g", e.MinDelta)
 	case !(e.Target >= 0 && e.Target <= 1):

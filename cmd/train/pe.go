@@ -38,24 +38,23 @@ func runPE(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	trainLen := fs.Int("train-len", 0, "rope with -rope-scaling: the longest training sequence in tokens; the table is then the rotation of a sequence of -positions tokens, scaled as rope_scaling scales it past training (yarn also multiplies cos and sin by 0.1·ln s + 1, s = positions/train-len, which the angles do not show)")
 	opts := map[string]*string{} // flag name → value as given
 	keyOf := map[string]string{} // flag name → option key
+	tabled := tabledKinds()
 	for _, key := range schemes.AllKeys() {
-		if !schemes.IsOption(key) {
+		if !schemes.IsOption(key) || peUnshown[key] {
 			continue
 		}
 		name := strings.ReplaceAll(key, "_", "-")
 		var help []string
-		for _, k := range position.Kinds() {
+		for _, k := range tabled { // only the options a table can show (U4)
 			for _, o := range position.Options(k) {
 				if o.Key == key {
-					def := o.Default
-					if def == "" {
-						def = "none"
-					}
-					help = append(help, fmt.Sprintf("%s: %s (default %s)", k, o.Doc, def))
+					help = append(help, fmt.Sprintf("%s: %s%s", k, o.Doc, defaultNote(o)))
 				}
 			}
 		}
-		opts[name], keyOf[name] = fs.String(name, "", strings.Join(help, "; ")), key
+		if len(help) > 0 {
+			opts[name], keyOf[name] = fs.String(name, "", strings.Join(help, "; ")), key
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -99,7 +98,7 @@ func runPE(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if ferr != nil {
 		return ferr
 	}
-	dims := position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir}
+	dims := position.Dims{DModel: *dim, Heads: *heads, Dtype: tensor.Float64, Seed: *seed, Bidirectional: *bidir, Digit0: peDigit0}
 	named := func(err error) error { // the flag that set the key the error names, if any
 		if key, ok := strings.CutPrefix(fielderr.PathOf(err), "position."); ok && flagOf[key] != "" {
 			return fmt.Errorf("pe: -%s: %w", flagOf[key], err)
@@ -111,24 +110,31 @@ func runPE(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		return named(err)
 	}
 	spec := sec.Spec
-	if p := position.ParamCount(spec, dims); p > 1<<26 {
+	p := position.ParamCount(spec, dims)
+	if p > 1<<26 {
 		return fmt.Errorf("pe: the %s options give a table of %d values, more than %d; lower them", *kind, p, 1<<26)
+	}
+	if !slices.Contains(tabled, *kind) {
+		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try %s", *kind, strings.Join(tabled, ", "))
+	}
+	budget := newPEBudget()
+	if err := budget.fits(fmt.Sprintf("the %s scheme's %d parameters", *kind, p), paramBytes(p), "lower -dim or the scheme's options"); err != nil {
+		return err
 	}
 	s, err := position.New(spec, dims)
 	if err != nil {
 		return named(err)
 	}
-	tb, ok := s.(position.Tabler)
-	if !ok {
-		var with []string
-		for _, k := range position.Kinds() {
-			if ks, err := position.New(position.Spec{Kind: k}, dims); err == nil {
-				if _, ok := ks.(position.Tabler); ok {
-					with = append(with, k)
-				}
-			}
-		}
-		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try %s", *kind, strings.Join(with, ", "))
+	budget.collect()
+	tb := s.(position.Tabler) // tabled
+	cols, err := columns(tb)
+	if err != nil {
+		return fmt.Errorf("pe: %w", err)
+	}
+	budget.collect()
+	what := fmt.Sprintf("the %s table of %d rows (-positions) × %d columns", *kind, *n, cols)
+	if err := budget.fits(what, paramBytes(p)+tableBytes(*n, cols), "print fewer -positions (or give fewer -heads or a smaller -dim)"); err != nil {
+		return err
 	}
 	r, isRoPE := s.(*position.RoPE)
 	scaled := isRoPE && r.Scaling != "" && r.Scaling != "none"
@@ -151,6 +157,9 @@ func runPE(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	for p, vals := range t.Rows {
 		row[0] = strconv.Itoa(p)
 		for j, v := range vals {
+			if v == 0 {
+				v = 0 // a bias −m·0 is −0, which would print as -0
+			}
 			row[j+1] = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 		w.Write(row)

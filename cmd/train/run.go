@@ -16,6 +16,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/configs"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/internal/interrupt"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
@@ -84,9 +85,26 @@ var commands = map[string]func(ctx context.Context, args []string, stdout, stder
 	"pe": runPE, "report": runReport, "inspect": runInspect, "claims": runClaims, "bench": runBench, "export": runExport,
 }
 
+// ownStages are the commands that name their own stages (interrupt.Stage) for a signal's line;
+// the others are named by their command line (commandStage).
+var ownStages = map[string]bool{"inspect": true}
+
+// commandStage names a command for the line a signal prints: `train export runs/x`, its
+// arguments cut short past 120 characters.
+func commandStage(args []string) string {
+	line := "train " + strings.Join(args, " ")
+	if r := []rune(line); len(r) > 120 {
+		line = string(r[:119]) + "…"
+	}
+	return "`" + line + "`"
+}
+
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		if cmd, ok := commands[args[0]]; ok {
+			if !ownStages[args[0]] { // a signal's line names the command it stopped (U6)
+				defer interrupt.Stage(ctx, commandStage(args))()
+			}
 			return cmd(ctx, args[1:], stdout, stderr)
 		}
 		if slices.Contains([]string{"help", "-h", "-help", "--help"}, args[0]) {
@@ -162,16 +180,16 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var shard config.Shard
+	shard, err := config.ShardFromEnv(os.Getenv)
+	if *shardFlag != "" {
+		shard, err = config.ParseShard(*shardFlag)
+	}
+	if err != nil {
+		return err
+	}
 	if g != nil {
 		if *jobs < 1 {
 			return fmt.Errorf("-jobs must be at least 1, got %d", *jobs)
-		}
-		if shard, err = config.ShardFromEnv(os.Getenv); *shardFlag != "" {
-			shard, err = config.ParseShard(*shardFlag)
-		}
-		if err != nil {
-			return err
 		}
 		if err := g.CheckJobs(*jobs, shard); err != nil {
 			return err
@@ -179,6 +197,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *force && *resume {
 		return fmt.Errorf("-force and -resume contradict each other: -force starts over, -resume continues")
+	}
+	if g == nil && !shard.Has(0) { // a single run is a grid of one cell, index 0: the other shards have none
+		fmt.Fprintf(stderr, "train: %s has nothing to run: the config has no sweep:, so it is one run, which shard 0/%d trains\n", shard, shard.Count)
+		return nil
 	}
 	if err := checkWritable(cfg.OutDir()); err != nil {
 		return err
