@@ -21,8 +21,9 @@ const (
 )
 
 // additionTask is "addition": decimal addition with the operands and the sum written least
-// significant digit first (reversed), as McLeish et al. 2024 (Abacus) and Cho et al. 2024
-// (position coupling) train it.
+// significant digit first (reversed), as McLeish et al. 2024 (Abacus) train it; Cho et al. 2024
+// (position coupling) reverse the sum only, writing the operands most significant digit first
+// (docs/tasks.md).
 //
 //   - Tokens: digit d is FirstSymbol + d (2 .. 11), + is FirstSymbol + 10 (12).
 //   - Input: a + b as L tokens: n_a = ⌈(L−1)/2⌉ digits of a, the + token, n_b = ⌊(L−1)/2⌋

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	specs["addition"] = taskSpec{wantDecimalSum, nil, func(L int) int { return L/2 + 1 }, fixedVocab(13), fixedSymbols}
+	specs["addition"] = taskSpec{want: wantDecimalSum, outLen: func(L int) int { return L/2 + 1 }, vocab: fixedVocab(13), symbols: fixedSymbols}
 }
 
 // Tokens of addition, spelled out: digit d = 2 + d, + = 12.

@@ -102,6 +102,8 @@ type Options struct {
 	// Depth is the passkey task's needle depth (nil: drawn per example); IgnoreProb the
 	// flip_flop task's probability of an ignore instruction (nil: its default). See their files.
 	Depth, IgnoreProb *float64
+	// Queries is the mqar task's number of queries (nil: every key once). See mqar.go.
+	Queries *int
 }
 
 // symbols returns the effective alphabet size or an error naming task.symbols.

@@ -45,9 +45,11 @@
 //	compute_sqrt        L bits, big-endian                ⌊√x⌋ in ⌈L/2⌉ bits          ⌈L/2⌉      CS
 //
 // Beside them: lm (next-byte prediction on a corpus), passkey (a key hidden in L bytes of filler
-// text, asked for at the end; L ≥ 239) and flip_flop (L tokens of write/ignore/read instructions,
-// scored at the reads, inside the input: no answer after SEP; L even). passkey and flip_flop
-// refuse the lengths they cannot build through the [LengthChecked] hook.
+// text, asked for at the end; L ≥ 239), flip_flop (L tokens of write/ignore/read instructions,
+// scored at the reads, inside the input: no answer after SEP; L even) and mqar (⌊L/4⌋ key–value
+// pairs, then every key queried with its value, scored at the queries inside the input; L ≥ 4).
+// passkey, flip_flop and mqar refuse the lengths they cannot build through the [LengthChecked]
+// hook.
 //
 // copy, reverse, sort, bucket_sort, duplicate and odds_first draw their symbols
 // uniformly from an alphabet of [Options.Symbols] symbols (default [DefaultSymbols]).

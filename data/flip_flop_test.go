@@ -1,12 +1,38 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 )
+
+func init() {
+	specs["flip_flop"] = taskSpec{check: checkFlipFlop, outLen: zero, vocab: fixedVocab(7), symbols: fixedSymbols}
+}
+
+// checkFlipFlop is flip_flop's reference: instruction-bit pairs (w i r = 2 3 4, bits 5 6), a
+// write first and a read last, every read's bit the last written one; no answer after SEP.
+func checkFlipFlop(e Example, _ int) error {
+	in := e.Input
+	if len(e.Output) != 0 || len(in)%2 != 0 || in[0] != 2 || in[len(in)-2] != 4 {
+		return fmt.Errorf("not a write ... read string of pairs with no answer")
+	}
+	last := -1
+	for j := 0; j < len(in); j += 2 {
+		switch op, bit := in[j], in[j+1]; {
+		case bit != 5 && bit != 6 || op < 2 || op > 4:
+			return fmt.Errorf("pair %d is %d %d", j/2, op, bit)
+		case op == 2:
+			last = bit
+		case op == 4 && bit != last:
+			return fmt.Errorf("the read at %d gives %d, the last write %d", j, bit, last)
+		}
+	}
+	return nil
+}
 
 // TestFlipFlopStrings: at many lengths and ignore probabilities, a string is L tokens of
 // instruction-bit pairs, a write first and a read last, every read's bit the last written one

@@ -27,9 +27,12 @@ func CheckLength(t Task, L int) error {
 	}
 }
 
-// readBy refuses the options only one task reads (task.depth, task.ignore_prob) on another.
+// readBy refuses the options only one task reads (task.depth, task.ignore_prob, task.queries) on
+// another.
 func (o Options) readBy(name string) error {
 	switch {
+	case o.Queries != nil && name != mqarName:
+		return fielderr.New("task.queries", "only the mqar task has queries (the task is %s); remove it", name)
 	case o.Depth != nil && name != passkeyName:
 		return fielderr.New("task.depth", "only the passkey task places a needle (the task is %s); remove it", name)
 	case o.IgnoreProb != nil && name != flipFlopName:

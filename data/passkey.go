@@ -56,10 +56,15 @@ func init() {
 //   - Vocab: FirstSymbol + 256.
 type passkeyTask struct{ depth *float64 }
 
-func (passkeyTask) Name() string       { return passkeyName }
-func (passkeyTask) Vocab() int         { return FirstSymbol + 256 }
-func (passkeyTask) OutputLen(int) int  { return PasskeyDigits }
-func (passkeyTask) OutputClasses() int { return 10 }
+func (passkeyTask) Name() string      { return passkeyName }
+func (passkeyTask) Vocab() int        { return FirstSymbol + 256 }
+func (passkeyTask) OutputLen(int) int { return PasskeyDigits }
+func (passkeyTask) OutputClasses() int {
+	if PasskeyDigits == 1 { // the key's one digit is never 0
+		return PasskeyMaxKey - PasskeyMinKey + 1
+	}
+	return 10
+}
 func (passkeyTask) CheckLength(L int) error {
 	if L < passkeyFixed {
 		return fmt.Errorf("the passkey prompt without filler has %d bytes; a length must be at least that", passkeyFixed)

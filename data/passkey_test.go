@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"regexp"
@@ -9,6 +10,31 @@ import (
 	"strings"
 	"testing"
 )
+
+func init() {
+	specs["passkey"] = taskSpec{check: checkPasskey, outLen: one, vocab: fixedVocab(258), symbols: fixedSymbols}
+}
+
+// passkeyPrompt parses a passkey prompt: the filler before the needle, its two keys, the filler
+// after it.
+var passkeyPrompt = regexp.MustCompile(`^There is an important info hidden inside a lot of irrelevant text\. Find it and memorize them\. I will quiz you about the important information there\.\n([^\n]*)\nThe pass key is (\d+)\. Remember it\. (\d+) is the pass key\.\n([^\n]*)\nWhat is the pass key\? The pass key is$`)
+
+// checkPasskey is passkey's reference: the input is the template (bytes as tokens 2 + b) with a
+// key of one digit 1..9 in its needle, and the answer is that key.
+func checkPasskey(e Example, _ int) error {
+	b := make([]byte, len(e.Input))
+	for i, tok := range e.Input {
+		b[i] = byte(tok - FirstSymbol)
+	}
+	m := passkeyPrompt.FindStringSubmatch(string(b))
+	if m == nil || m[2] != m[3] || len(m[2]) != 1 || m[2] == "0" {
+		return fmt.Errorf("the prompt does not parse into the template with a key 1..9: %q", b)
+	}
+	if len(e.Output) != 1 || e.Output[0] != FirstSymbol+int(m[2][0]) {
+		return fmt.Errorf("answer %v, the needle's key %s", e.Output, m[2])
+	}
+	return nil
+}
 
 func tokensToString(t *testing.T, toks []int) string {
 	t.Helper()
@@ -49,7 +75,7 @@ func TestPasskeyTemplate(t *testing.T) {
 // (⌊depth·n⌋ bytes of filler before it, n the filler's bytes); the depth drawn per example covers
 // the whole range.
 func TestPasskeyExamples(t *testing.T) {
-	re := regexp.MustCompile(`^There is an important info hidden inside a lot of irrelevant text\. Find it and memorize them\. I will quiz you about the important information there\.\n([^\n]*)\nThe pass key is (\d+)\. Remember it\. (\d+) is the pass key\.\n([^\n]*)\nWhat is the pass key\? The pass key is$`)
+	re := passkeyPrompt
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, depth := range []*float64{nil, ptr(0), ptr(0.25), ptr(0.5), ptr(0.75), ptr(1)} {
 		task := mustNew(t, "passkey", Options{Depth: depth})

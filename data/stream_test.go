@@ -9,7 +9,8 @@ import (
 func TestMakeBatchLayout(t *testing.T) {
 	for _, name := range generatedNames() {
 		task := mustNew(t, name, Options{})
-		for _, L := range []int{1, 2, 7, 33} {
+		ip, inside := task.(inPlace)
+		for _, L := range validOf(task, 1, 2, 7, 33) {
 			ex, err := TestSet(task, L, 5, 11)
 			if err != nil {
 				t.Fatal(err)
@@ -27,11 +28,16 @@ func TestMakeBatchLayout(t *testing.T) {
 			if len(b.Inputs) != b.B*b.T || len(b.Targets) != b.B*b.T || len(b.Weights) != b.B*b.T {
 				t.Fatalf("slice lengths %d/%d/%d, want %d", len(b.Inputs), len(b.Targets), len(b.Weights), b.B*b.T)
 			}
-			sum := 0.0
+			sum, want := 0.0, float64(b.B*task.OutputLen(L))
 			for _, w := range b.Weights {
 				sum += w
 			}
-			if want := float64(b.B * task.OutputLen(L)); sum != want {
+			for _, e := range ex {
+				if inside {
+					want += float64(len(ip.scoredAt(e.Input)))
+				}
+			}
+			if sum != want {
 				t.Errorf("%s L=%d: weights sum %v, want %v", name, L, sum, want)
 			}
 			for i, e := range ex {
@@ -46,18 +52,22 @@ func TestMakeBatchLayout(t *testing.T) {
 						t.Fatalf("row %d: target[%d]=%d != input[%d]=%d", i, j, tg[j], j+1, in[j+1])
 					}
 				}
-				if in[L] != SEP {
+				if b.T > L && in[L] != SEP { // (a task scored inside its input has no answer: T = L)
 					t.Errorf("row %d: input at position L=%d is %d, want SEP", i, L, in[L])
+				}
+				var inInput []int // the positions inside the input the task scores
+				if inside {
+					inInput = ip.scoredAt(e.Input)
 				}
 				for j := range b.T {
 					want := 0.0
-					if j >= L {
+					if j >= L || slices.Contains(inInput, j) {
 						want = 1
 					}
 					if w[j] != want {
 						t.Errorf("row %d: weight[%d] = %v, want %v", i, j, w[j], want)
 					}
-					if w[j] == 1 && !slices.Equal(tg[L:], e.Output) {
+					if w[j] == 1 && j >= L && !slices.Equal(tg[L:], e.Output) {
 						t.Fatalf("row %d: weighted targets %v != output %v", i, tg[L:], e.Output)
 					}
 				}
@@ -96,7 +106,9 @@ func TestMakeBatchErrors(t *testing.T) {
 
 func TestTrainDeterministic(t *testing.T) {
 	for _, name := range generatedNames() {
-		s := Train{Task: mustNew(t, name, Options{}), MinLen: 4, MaxLen: 12, BatchSize: 4, Seed: 42}
+		task := mustNew(t, name, Options{})
+		lo, hi := trainRange(task, 9)
+		s := Train{Task: task, MinLen: lo, MaxLen: hi, BatchSize: 4, Seed: 42}
 		prev := Batch{}
 		for i := range 50 {
 			a, err := s.Batch(i)
@@ -205,7 +217,7 @@ func TestTrainErrors(t *testing.T) {
 func TestTestSet(t *testing.T) {
 	for _, name := range generatedNames() {
 		task := mustNew(t, name, Options{})
-		for _, L := range []int{1, 5, 20, 64} {
+		for _, L := range validOf(task, 1, 5, 20, 64) {
 			a, err := TestSet(task, L, 30, 9)
 			if err != nil {
 				t.Fatal(err)
