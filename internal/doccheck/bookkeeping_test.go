@@ -56,13 +56,13 @@ func TestNoIssueNumbers(t *testing.T) {
 // TestIssueNumberPattern: the pattern finds the forms the documents used and spares the rest.
 func TestIssueNumberPattern(t *testing.T) {
 	for s, want := range map[string]bool{
-		"the questions of issue 38 judged":       true,
-		"Issue 39 point 1: attention":            true,
-		"(issues 15 and 39)":                     true,
-		"its GitHub issue #16":                   false,
-		"/work/grids/issue38/runs":               false,
-		"the issue's measure":                    false,
-		"tissue 3 layers":                        false,
+		"the questions of issue 38 judged":      true,
+		"Issue 39 point 1: attention":           true,
+		"(issues 15 and 39)":                    true,
+		"its GitHub issue #16":                  false,
+		"/work/grids/issue38/runs":              false,
+		"the issue's measure":                   false,
+		"tissue 3 layers":                       false,
 		"an open issue: 3 seeds are not enough": false,
 	} {
 		if got := issueNumber.MatchString(s); got != want {
