@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the research-scale and reference training steps on each CPU class this machine can
-# stand in for, side by side with PyTorch, in interleaved rounds (docs/performance.md, "CPU
-# classes"):
+# stand in for, side by side with PyTorch, in interleaved rounds (docs/performance.md, "Speed
+# per CPU class"):
 #
 #   avx512   posformer's default kernels; PyTorch's OpenBLAS as it picks its kernels itself
 #   avx2     POSFORMER_AVX512=0 (the AVX2 + FMA kernels); OPENBLAS_CORETYPE=Haswell

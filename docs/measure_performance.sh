@@ -50,7 +50,7 @@ fi
 tag() { sed -u "s/^/$1 /" | tee -a "$LOG" >&2; }
 stamp() { echo "# $1 $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$LOG" >&2; }
 
-# The research-scale model of issue 15 and the reference model (train bench's defaults).
+# The research-scale model (4 layers, d_model 256, T 128) and the reference model (train bench's defaults).
 BIG_GO=(-layers 4 -d-model 256 -heads 8 -d-ff 1024 -len 128 -schemes sinusoidal -eval-lens "")
 BIG_PT=(--layers 4 --d-model 256 --heads 8 --d-ff 1024 --seq 128 --pos sinusoidal)
 BIG_STEPS_GO=(-steps 15 -chunks 3 -warmup 3) BIG_STEPS_PT=(--steps 18 --warmup 3)

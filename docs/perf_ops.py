@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-op table of training steps from CPU profiles (docs/performance.md, "CPU classes").
+"""Per-op table of training steps from CPU profiles (docs/performance-log.md, "CPU classes").
 
     python3 docs/perf_ops.py STEPS NAME=BINARY:PROFILE[,PROFILE...] ...
 

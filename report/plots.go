@@ -36,9 +36,16 @@ func schemeBase(g *Grid, kind string) float64 {
 	return position.DefaultBase
 }
 
+// illustrations are the plots drawn from a scheme's formula at the grid's sizes, whatever schemes
+// the grid trains, not from any run's weights or scores; report.md says so above the first of them.
+var illustrations = map[string]bool{
+	"pe_sinusoidal_table": true, "pe_dot_vs_offset": true, "rope_score_vs_offset": true, "pe_similarity_matrix": true,
+}
+
 // writePlots draws a grid's plots in dir and returns their names (without extension), in order:
 // the curves, then per task its scores, loss and attended distance (a curve task: its loss),
-// then the encodings' own plots when some task is not a curve task.
+// then the encodings' own plots when some task is not a curve task: a trained learned table, then
+// the illustrations.
 func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat, curves []Curve) ([]string, error) {
 	type drawPlot func() (string, error) // a plot's name ("" when there is nothing to draw)
 	plots := []drawPlot{func() (string, error) { return curvePlot(dir, curves) }}
@@ -60,8 +67,8 @@ func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat, cur
 			longest = max(longest, 2*c.Config.Eval.Lengths[len(c.Config.Eval.Lengths)-1])
 		}
 		plots = append(plots,
+			func() (string, error) { return learnedHeatmap(dir, g) }, // trained weights; the illustrations follow
 			func() (string, error) { return sinusoidalHeatmap(dir, cfg.Model.DModel, sinBase, max(longest, 64)) },
-			func() (string, error) { return learnedHeatmap(dir, g) },
 			func() (string, error) { return dotVsOffset(dir, cfg.Model.DModel, sinBase, 2048) },
 			func() (string, error) {
 				return ropeScoreVsOffset(dir, cfg.Model.DModel/cfg.Model.Heads, ropeBase, 2048)

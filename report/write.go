@@ -317,6 +317,7 @@ func markdown(g *Grid, r *Report, curves []Curve) string {
 	if !curvesOnly {
 		b.WriteString("Exact match: every output token is the argmax under teacher forcing (= greedy decoding is right). " +
 			"*In range*: mean over the training lengths; *beyond*: mean over the tested lengths past the longest training length. " +
+			"*a ± s*: the mean over seeds and their sample standard deviation (one seed: its score alone); *[min, max]*: the lowest and highest seed. " +
 			extrapolationRule() + "\n\n")
 	}
 	if tableMetric(sums).Name == metric.TokenAccuracy {
@@ -366,7 +367,13 @@ func markdown(g *Grid, r *Report, curves []Curve) string {
 	if len(r.Plots) > 0 { // none when every curve group's run diverged: no heading over nothing
 		b.WriteString("\n## Plots\n\n")
 	}
+	labelled := false
 	for _, p := range r.Plots {
+		if illustrations[p] && !labelled {
+			b.WriteString("Illustrations, not results: the plots below are drawn from the sinusoidal and rope formulas at this grid's " +
+				"d_model, head size and base, whether or not it trains those schemes, not from any run's weights or scores.\n\n")
+			labelled = true
+		}
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", p, p)
 	}
 	if curvesOnly {
