@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/posformer/posformer/data"
@@ -412,7 +411,7 @@ func (c *cell) scores(lo, hi int, inRange bool) (scores []float64, chance float6
 
 // runStats is scores with, per run, the sampling variance of its score (its floor): a score in
 // a bounded metric is a mean over the lengths of fractions of each length's answers, so
-// (1/m²)·Σ stats.BinomialVar(score at L, answers at L) over its m lengths (answersPer); 0 in an
+// (1/m²)·Σ stats.BinomialVar(score at L, answers at L) over its m lengths (metric.AnswersPer); 0 in an
 // unbounded metric.
 func (c *cell) runStats(lo, hi int, inRange bool) (scores, floors []float64, chance float64) {
 	type acc struct {
@@ -437,8 +436,8 @@ func (c *cell) runStats(lo, hi int, inRange bool) (scores, floors []float64, cha
 		}
 		byRun[id].s += r.Scores[c.metric]
 		byRun[id].ch += ch
-		if m.Bounded() && r.N > 0 {
-			byRun[id].v += stats.BinomialVar(r.Scores[c.metric], r.N*answersPer(c.metric, r.Task, r.Length))
+		if m.Bounded() {
+			byRun[id].v += report.RunFloor(c.metric, r.Task, r.Length, r.N, r.Scores[c.metric])
 		}
 		byRun[id].n++
 	}
@@ -486,7 +485,10 @@ func (c *cell) extrapolatesTo(d design) int {
 	if !hasChance(c.metric) {
 		return 0 // no chance level to stay above
 	}
-	best := 0
+	if !d.seq {
+		return report.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, []float64, float64) { return c.at(L).runStats(L, L, false) })
+	}
+	best := 0 // the same rule with the sequential design's intervals
 	for _, L := range c.lengths() {
 		s, fl, ch := c.at(L).runStats(L, L, false)
 		if ch+report.ChanceMargin >= 1 {
@@ -523,27 +525,4 @@ func meanOf(xs []float64) float64 {
 	return m
 }
 
-// answersPer is how many answers a test example gives a metric's fraction at input length L:
-// exact match one (the example is right or not), token accuracy one per output token (the
-// task's output length, its tokens taken as independent: the floor is then the least sampling
-// variance the score can have, not the most); 1 when the task is not known here.
-func answersPer(name, task string, L int) int {
-	if name != metric.TokenAccuracy {
-		return 1
-	}
-	t, ok := tasks.Load(task)
-	if !ok {
-		nt, err := data.New(task, data.Options{})
-		if err != nil {
-			nt = nil
-		}
-		t, _ = tasks.LoadOrStore(task, nt)
-	}
-	if t == nil || t.(data.Task) == nil {
-		return 1
-	}
-	return max(t.(data.Task).OutputLen(L), 1)
-}
 
-// tasks are the tasks answersPer asks, built once (nil: not known here).
-var tasks sync.Map

@@ -1,6 +1,10 @@
 package metric
 
-import "github.com/posformer/posformer/data"
+import (
+	"sync"
+
+	"github.com/posformer/posformer/data"
+)
 
 // The built-in metrics' names.
 const (
@@ -43,3 +47,30 @@ func right(a Answer) int {
 	}
 	return n
 }
+
+// AnswersPer is how many answers a test example of a task at input length L gives the metric's
+// fraction: exact match one (the example is right or not), token accuracy one per output token
+// (the task's output length at its default options; 1 for a task not known); 1 for any other.
+// A score over n examples is then a fraction of n·AnswersPer answers, whose binomial variance is
+// the least sampling variance it can have when the answers are independent (the floor of the
+// intervals over seeds: internal/stats.BinomialVar).
+func AnswersPer(name, task string, L int) int {
+	if name != TokenAccuracy {
+		return 1
+	}
+	t, ok := tasks.Load(task)
+	if !ok {
+		nt, err := data.New(task, data.Options{})
+		if err != nil {
+			nt = nil
+		}
+		t, _ = tasks.LoadOrStore(task, nt)
+	}
+	if t == nil || t.(data.Task) == nil {
+		return 1
+	}
+	return max(t.(data.Task).OutputLen(L), 1)
+}
+
+// tasks are the tasks AnswersPer asks of, built once (nil: not known).
+var tasks sync.Map

@@ -208,9 +208,13 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			rows = append(rows, row)
 		}
 		if headline.Chance != nil {
-			s.ExtrapLength = ExtrapolatesTo(lengths, func(L int) ([]float64, float64) {
+			s.ExtrapLength = ExtrapolatesTo(lengths, func(L int) ([]float64, []float64, float64) {
 				exact, token := Chance(a.cfg, L)
-				return scores(L, headline.Name), headline.Chance(metric.Guess{Exact: exact, Token: token})
+				var floors []float64
+				for _, l := range byLen[L] {
+					floors = append(floors, RunFloor(headline.Name, a.cfg.Task.Name, L, l.N, l.Score(headline.Name)))
+				}
+				return scores(L, headline.Name), floors, headline.Chance(metric.Guess{Exact: exact, Token: token})
 			})
 		}
 		s.ExtrapRatio = float64(s.ExtrapLength) / float64(a.maxLen)

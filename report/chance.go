@@ -48,23 +48,46 @@ func Chance(c config.Config, L int) (exact, token float64) {
 }
 
 // AboveChance: the lower end of the Level interval of the mean over runs exceeds chance +
-// ChanceMargin (with one run, the score itself does).
-func AboveChance(xs []float64, chance float64) bool {
-	m, lo, _ := stats.MeanInterval(xs, Level)
-	if len(xs) < 2 {
-		lo = m
-	}
+// ChanceMargin (with one run, the score itself does). floors are the runs' sampling variances
+// (RunFloor; nil: none): a side's variance is at least their mean (stats.MeanIntervalFloor), so
+// runs that score alike never give a zero-width interval; the interval stays within [0, 1].
+func AboveChance(xs, floors []float64, chance float64) bool {
+	_, lo, _ := meanInterval(xs, floors)
 	return lo > chance+ChanceMargin
 }
 
-// AtChance: the upper end of the Level interval of the mean over runs is at most chance +
-// ChanceMargin (with one run, the score itself is): within noise of guessing.
-func AtChance(xs []float64, chance float64) bool {
-	m, _, hi := stats.MeanInterval(xs, Level)
-	if len(xs) < 2 || math.IsNaN(hi) {
+// AtChance: the upper end of the Level interval of the mean over runs (as AboveChance's) is at
+// most chance + ChanceMargin (with one run, the score itself is): within noise of guessing.
+func AtChance(xs, floors []float64, chance float64) bool {
+	_, _, hi := meanInterval(xs, floors)
+	return hi <= chance+ChanceMargin
+}
+
+// meanInterval is the interval of AboveChance and AtChance: with one run its score, else the t
+// interval with the runs' mean floor, within [0, 1].
+func meanInterval(xs, floors []float64) (m, lo, hi float64) {
+	if len(xs) < 2 {
+		m, _ = stats.MeanVar(xs)
+		return m, m, m
+	}
+	var f float64
+	for _, v := range floors {
+		f += v / float64(len(floors))
+	}
+	m, lo, hi = stats.MeanIntervalFloor(xs, f, 0, 1, Level)
+	if math.IsNaN(hi) {
 		hi = m
 	}
-	return hi <= chance+ChanceMargin
+	return m, lo, hi
+}
+
+// RunFloor is one run's sampling variance at a length: its score there is a fraction of n
+// examples' answers in the metric (metric.AnswersPer), stats.BinomialVar of it; 0 without examples.
+func RunFloor(name, task string, L, n int, score float64) float64 {
+	if n < 1 {
+		return 0
+	}
+	return stats.BinomialVar(score, n*metric.AnswersPer(name, task, L))
 }
 
 // ExtrapolatesTo is the rule of "extrapolates to", the one the run report and the claims engine
@@ -72,15 +95,16 @@ func AtChance(xs []float64, chance float64) bool {
 // above chance (AboveChance) at every tested length; 0 when it is not at the shortest. A length
 // whose chance is within ChanceMargin of 1, where no score can clear it (binary_addition's
 // lengths 1 to 3, whose answer is fixed), tells nothing and is skipped. at gives, at a length,
-// the per-run scores (one per seed) and the chance level, both in the metric being reported.
-func ExtrapolatesTo(lengths []int, at func(L int) (scores []float64, chance float64)) int {
+// the per-run scores (one per seed), their sampling floors (RunFloor) and the chance level, all
+// in the metric being reported.
+func ExtrapolatesTo(lengths []int, at func(L int) (scores, floors []float64, chance float64)) int {
 	best := 0
 	for _, L := range lengths {
-		s, ch := at(L)
+		s, fl, ch := at(L)
 		if ch+ChanceMargin >= 1 {
 			continue
 		}
-		if !AboveChance(s, ch) {
+		if !AboveChance(s, fl, ch) {
 			break
 		}
 		best = L

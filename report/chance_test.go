@@ -23,17 +23,38 @@ func TestExtrapolatesTo(t *testing.T) {
 		// three seeds 0.6 ± 0.1: the interval's lower end (0.6 − 4.303·0.1/√3 = 0.352) is not above 0.55.
 		{"noisy seeds", map[int][]float64{1: {1, 1, 1}, 2: {0.5, 0.6, 0.7}, 4: {1, 1, 1}, 8: {1, 1, 1}, 16: {1, 1, 1}}, 0.5, 1},
 		{"all above", map[int][]float64{1: {1, 1}, 2: {1, 1}, 4: {1, 1}, 8: {0.9, 0.9}, 16: {0.2, 0.2}}, 0.001, 16},
+		// two seeds scoring alike: no zero-width interval, the runs' sampling error counts. At
+		// 16, 0.2 of 100 examples each: floor 0.0016, so 0.2 − 12.71·√(0.0016/2) = −0.16.
+		{"alike seeds, their sampling error", map[int][]float64{1: {1, 1}, 2: {1, 1}, 4: {1, 1}, 8: {0.9, 0.9}, 16: {0.2, 0.2}}, 0.001, 8},
 	} {
-		got := ExtrapolatesTo(lengths, func(L int) ([]float64, float64) { return c.scores[L], c.chance })
+		got := ExtrapolatesTo(lengths, func(L int) ([]float64, []float64, float64) {
+			var fl []float64
+			if c.name == "alike seeds, their sampling error" {
+				for _, x := range c.scores[L] {
+					fl = append(fl, RunFloor("exact_match", "copy", L, 100, x))
+				}
+			}
+			return c.scores[L], fl, c.chance
+		})
 		if got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
+	}
+	// the floor never moves a one-seed verdict: the score itself
+	if !AboveChance([]float64{0.2}, []float64{0.5}, 0.1) || AtChance([]float64{0.2}, []float64{0.5}, 0.1) {
+		t.Error("one seed at 0.2 against chance 0.1: want clearly above, not at chance, whatever the floor")
+	}
+	// three seeds at 0 of 100 examples are within noise of chance 0 (0 + 4.303·√(4.9e-5/3) =
+	// 0.017); two are not (12.71·√(4.9e-5/2) = 0.063: t's one degree of freedom)
+	zero := RunFloor("exact_match", "copy", 4, 100, 0)
+	if !AtChance([]float64{0, 0, 0}, []float64{zero, zero, zero}, 0) || AtChance([]float64{0, 0}, []float64{zero, zero}, 0) {
+		t.Error("seeds at 0 of 100 examples: want within noise of chance 0 with three seeds, not with two")
 	}
 	// binary_addition: guessing is always right at lengths 1 to 3 (the answer is fixed), so no
 	// score clears chance there; those lengths are skipped, not the end of the run of lengths.
 	var c config.Config
 	c.Task.Name = "binary_addition"
-	perfect := func(L int) ([]float64, float64) { _, tok := Chance(c, L); return []float64{1, 1}, tok }
+	perfect := func(L int) ([]float64, []float64, float64) { _, tok := Chance(c, L); return []float64{1, 1}, nil, tok }
 	if got := ExtrapolatesTo([]int{1, 2, 3, 4, 5, 8}, perfect); got != 8 {
 		t.Errorf("binary_addition, perfect at lengths 1..8: extrapolates to %d, want 8", got)
 	}

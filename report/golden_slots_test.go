@@ -16,7 +16,7 @@ const slotsFixture = `name: slots
 task: {name: reverse, symbols: 2, min_len: 1, max_len: 4, format: slots}
 model: {d_model: 16, heads: 2, layers: 1, d_ff: 32, bidirectional: true}
 train: {steps: 10, batch_size: 4}
-eval: {lengths: "1..8", examples: 10}
+eval: {lengths: "1..8", examples: 100000}
 sweep:
   position:
     - {kind: sinusoidal}
