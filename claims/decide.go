@@ -32,6 +32,10 @@ type Want struct {
 	Table string
 	CellRuns
 	Need int // runs the cell needs for the next look (at most the design's max_seeds)
+	// Converge: the cell's runs are trained to convergence (converge.go): its seeds held again
+	// when Redo (it did not learn at the grid's steps), and its new seeds.
+	Converge bool
+	Redo     bool
 }
 
 // Wants lists the cells the open claims need another seed of: for each open claim of the
@@ -76,9 +80,41 @@ func (j *Judged) wants(maxSeeds int, worst bool) []Want {
 			}
 		}
 	}
+	if cv := j.File.Sequential.Converge; cv.On() { // cells that did not learn: trained again to convergence
+		for _, o := range j.Claims {
+			if o.Seq == nil || classOf(claimVerdict(o)) != Untested {
+				continue
+			}
+			for _, r := range o.Rows {
+				sides := []*side{r.A, r.B}
+				if rv, ok := r.more.([]*side); ok {
+					sides = append(sides, rv...)
+				}
+				for _, s := range sides {
+					if s == nil || !notLearned(o.Stat.Metric, meanOf(s.in), o.Stat.Learned) || len(s.diverged) > 0 {
+						continue
+					}
+					c := j.Tables[o.Claim.Table].cellsFor(s.metric)[s.k]
+					if cv.converged(c) {
+						continue // converged and still not learned: the claim's answer
+					}
+					id := o.Claim.Table + "\x00" + s.k.Task + "\x00" + s.k.String()
+					if need[id] == nil {
+						need[id] = &Want{Table: o.Claim.Table, CellRuns: CellRuns{Task: s.k.Task, Scheme: s.k.Scheme, Variant: s.k.Variant, Runs: len(c.seeds()), Seeds: c.seeds()}}
+						order = append(order, id)
+					}
+					need[id].Converge, need[id].Redo = true, true
+				}
+			}
+		}
+	}
 	var out []Want
 	for _, id := range order {
-		if w := need[id]; w.Need > w.Runs {
+		w := need[id]
+		if c := j.Tables[w.Table].cellsFor(j.File.Statistic.Metric)[key{w.Task, w.Scheme, w.Variant}]; c != nil && j.File.Sequential.Converge.converged(c) {
+			w.Converge = true // a converged cell's new seeds converge too
+		}
+		if w.Need > w.Runs || w.Redo {
 			out = append(out, *w)
 		}
 	}
@@ -96,7 +132,10 @@ func (w Want) NextSeeds() []uint64 {
 		last = w.Seeds[len(w.Seeds)-1]
 	}
 	var out []uint64
-	for s := last + 1; len(out) < w.Need-w.Runs; s++ {
+	if w.Redo {
+		out = slices.Clone(w.Seeds)
+	}
+	for s := last + 1; s <= last+uint64(max(w.Need-w.Runs, 0)); s++ {
 		out = append(out, s)
 	}
 	return out
@@ -131,16 +170,22 @@ func (l *Look) Runs() int {
 // trained under runs in the table's seeds directory. Every table with a wanted cell must name
 // its grid (grid:), sweep no select: and choose no rate (choose:): else an error naming the key.
 func (f *File) NextLook(wants []Want, runs string) (*Look, error) {
-	by := map[string][]Want{}
-	var names []string
+	type group struct {
+		table    string
+		converge bool
+	}
+	by := map[group][]Want{}
+	var names []group
 	for _, w := range wants {
-		if by[w.Table] == nil {
-			names = append(names, w.Table)
+		g := group{w.Table, w.Converge}
+		if by[g] == nil {
+			names = append(names, g)
 		}
-		by[w.Table] = append(by[w.Table], w)
+		by[g] = append(by[g], w)
 	}
 	look := &Look{}
-	for _, name := range names {
+	for _, gr := range names {
+		name := gr.table
 		ti := slices.IndexFunc(f.Tables, func(t Table) bool { return t.Name == name })
 		t := f.Tables[ti]
 		path := fmt.Sprintf("tables[%d]", ti)
@@ -158,7 +203,7 @@ func (f *File) NextLook(wants []Want, runs string) (*Look, error) {
 			return nil, f.errAt(path+".grid", "%s has select:, whose tuning runs -decide does not make: train its seeds with the grid itself", t.Grid)
 		}
 		var seeds []uint64
-		for _, w := range by[name] {
+		for _, w := range by[gr] {
 			for _, s := range w.NextSeeds() {
 				if !slices.Contains(seeds, s) {
 					seeds = append(seeds, s)
@@ -166,6 +211,12 @@ func (f *File) NextLook(wants []Want, runs string) (*Look, error) {
 			}
 		}
 		g, err := seedsGrid(cfg, seeds, runs)
+		if gr.converge {
+			if cv := f.Sequential.Converge; cfg.WithDefaults().Train.Steps == cv.MaxSteps {
+				return nil, f.errAt("sequential.converge.max_steps", "%d is the grid's own train.steps: a converged run must be told from a fixed-step one; give a larger cap", cv.MaxSteps)
+			}
+			g, err = f.convergeGrid(cfg, seeds, runs)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.Grid, err)
 		}
@@ -175,11 +226,11 @@ func (f *File) NextLook(wants []Want, runs string) (*Look, error) {
 		}
 		lt := LookTable{Table: t, Grid: g, Dir: config.GridDir(g)}
 		for _, c := range cells {
-			if trainsAny(c, t.Variants, by[name]) {
+			if trainsAny(c, t.Variants, by[gr]) {
 				lt.Cells = append(lt.Cells, c)
 			}
 		}
-		for _, w := range by[name] { // every wanted seed has its run
+		for _, w := range by[gr] { // every wanted seed has its run
 			for _, s := range w.NextSeeds() {
 				if !slices.ContainsFunc(lt.Cells, func(c config.Cell) bool { return c.Config.Seed == s && producesCell(c, t.Variants, w) }) {
 					return nil, f.errAt(path, "no cell of %s makes %s · %s with seed %d: the table's rows and its grid disagree; export the table from its grid again", t.Grid, w.Task, key{w.Task, w.Scheme, w.Variant}, s)
@@ -291,12 +342,24 @@ func (f *File) Collect(runs string) (map[string][]byte, map[string]int, error) {
 			return nil, nil, err
 		}
 		dir := filepath.Join(runs, cfg.GridName()+SeedsDir)
-		if _, err := os.Stat(filepath.Join(dir, config.GridFile)); errors.Is(err, os.ErrNotExist) {
-			continue
+		conv := filepath.Join(runs, cfg.GridName()+ConvergeDir)
+		var fresh, converged []Row // the finished runs' rows
+		for _, d := range []string{dir, conv} {
+			if _, err := os.Stat(filepath.Join(d, config.GridFile)); errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			g, err := report.Load(d)
+			if err != nil {
+				return nil, nil, err
+			}
+			if d == conv {
+				converged = rowsOf(g, t.Variants)
+			} else {
+				fresh = rowsOf(g, t.Variants)
+			}
 		}
-		g, err := report.Load(dir)
-		if err != nil {
-			return nil, nil, err
+		if fresh == nil && converged == nil {
+			continue
 		}
 		rows, err := ReadTable(t.CSV)
 		if errors.Is(err, os.ErrNotExist) { // Bootstrap's: the grid's own seeds
@@ -305,16 +368,20 @@ func (f *File) Collect(runs string) (map[string][]byte, map[string]int, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		rows, swapped := f.withConverged(rows, converged)
 		held := map[string]bool{}
 		for _, r := range rows {
 			held[runKey(r)] = true
 		}
 		n := map[string]bool{}
-		for _, r := range rowsOf(g, t.Variants) {
-			if !held[runKey(r)] {
-				rows = append(rows, r)
+		for _, r := range fresh {
+			if !held[runKey(r)] && !slices.ContainsFunc(rows, func(x Row) bool { return x.rowKey().key == r.rowKey().key && x.Steps != r.Steps }) {
+				rows = append(rows, r) // a cell's fixed-step seeds, unless it holds converged ones
 				n[runKey(r)] = true
 			}
+		}
+		for _, k := range swapped {
+			n[k] = true
 		}
 		if len(n) == 0 {
 			continue
@@ -366,4 +433,48 @@ func (f *File) Bootstrap(runs string) (*Look, error) {
 		return nil, nil
 	}
 	return look, nil
+}
+
+// withConverged puts the converged runs' rows (converge.go) in the table's rows: a cell all of
+// whose seeds held have a converged run holds the converged rows instead (and any further
+// converged seeds); a cell some of whose seeds have none yet keeps its rows. It returns the rows
+// and the runs put in.
+func (f *File) withConverged(rows, converged []Row) ([]Row, []string) {
+	by := map[key][]Row{}
+	for _, r := range converged {
+		by[r.rowKey().key] = append(by[r.rowKey().key], r)
+	}
+	var added []string
+	for k, conv := range by {
+		have := map[uint64]bool{}
+		for _, r := range conv {
+			have[r.Seed] = true
+		}
+		covered := true
+		for _, r := range rows {
+			if r.rowKey().key == k && !have[r.Seed] {
+				covered = false
+			}
+		}
+		if !covered {
+			continue
+		}
+		held := map[string]bool{}
+		rows = slices.DeleteFunc(rows, func(r Row) bool { // the fixed-step rows go
+			drop := r.rowKey().key == k && r.Steps != f.Sequential.Converge.MaxSteps
+			if !drop && r.rowKey().key == k {
+				held[runKey(r)] = true
+			}
+			return drop
+		})
+		for _, r := range conv {
+			if !held[runKey(r)] {
+				rows = append(rows, r)
+				if !slices.Contains(added, runKey(r)) {
+					added = append(added, runKey(r))
+				}
+			}
+		}
+	}
+	return rows, added
 }

@@ -24,6 +24,10 @@ type Sequential struct {
 	// Claims are the ids of the claims judged sequentially (default: every claim); the others
 	// are judged on all the seeds their tables hold, with the fixed-n rules.
 	Claims []string `yaml:"claims"`
+	// Converge, when given, has `claims -decide` train a cell that did not learn in range again
+	// to convergence instead of the grid's fixed steps: early stopping at the learned bar, at most
+	// max_steps (converge.go).
+	Converge Converge `yaml:"converge"`
 
 	Written presence.Keys `yaml:"-"`
 	// on: the file writes sequential: (perhaps {}, every default)
@@ -52,6 +56,9 @@ func (s *Sequential) check(f *File) error {
 	}
 	if s.MaxSeeds < 2 || s.MaxSeeds > 1000 {
 		return f.errAt("sequential.max_seeds", "%d: a cell needs at least 2 seeds to be judged; give 2 to 1000, e.g. max_seeds: 10", s.MaxSeeds)
+	}
+	if err := s.Converge.check(f); err != nil {
+		return err
 	}
 	var ids []string
 	for _, c := range f.Claims {

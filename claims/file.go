@@ -204,6 +204,7 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	f.Sequential.on = hasKey(f.root, "sequential")
+	f.Sequential.Converge.key = hasKey(nodeAt(f.root, "sequential"), "converge")
 	if err := f.Sequential.check(f); err != nil {
 		return nil, err
 	}
@@ -440,6 +441,15 @@ func (f *File) check() error {
 		}
 	}
 	return nil
+}
+
+// tableOrder lists the tables' names in the file's order.
+func (f *File) tableOrder() []string {
+	var ns []string
+	for _, t := range f.Tables {
+		ns = append(ns, t.Name)
+	}
+	return ns
 }
 
 func (f *File) tableNames() string {

@@ -556,6 +556,25 @@ func renderSequential(b *strings.Builder, j *Judged) {
 		"(Waudby-Smith and Ramdas 2023), which assumes no normality and holds for bimodal scores; for bits per byte Welch's interval at α/(k(k+1)) at the k-th look. "+
 		"%s states the rules and their simulated error rates. `claims -decide` trains the next seed of the open claims' cells, up to %d seeds a cell.\n\n",
 		sq.Alpha, statsLink(docName(j.File)), sq.MaxSeeds)
+	if cv := sq.Converge; cv.On() {
+		var conv []string
+		for _, name := range j.File.tableOrder() {
+			t := j.Tables[name]
+			cells := t.cellsFor(j.File.Statistic.Metric)
+			for _, k := range t.order {
+				if cv.converged(cells[k]) {
+					conv = append(conv, fmt.Sprintf("%s · %s (table %s; stopped at steps %s)", k.Task, k, name, stopSteps(cells[k])))
+				}
+			}
+		}
+		fmt.Fprintf(b, "A cell that did not learn in range at its grid's steps is trained again, seed for seed, to convergence: early stopping at the learned bar (%g %s on the in-range validation sets), at most %d steps; its table then holds those runs instead. ",
+			j.File.Statistic.Learned, metric.Words(j.File.Statistic.Metric), cv.MaxSteps)
+		if len(conv) == 0 {
+			b.WriteString("No cell was.\n\n")
+		} else {
+			fmt.Fprintf(b, "Trained so: %s.\n\n", strings.Join(conv, "; "))
+		}
+	}
 	b.WriteString("| claim | seeds a cell | how it stopped | seeds a decision would need (estimate) |\n| --- | ---: | --- | ---: |\n")
 	for _, o := range j.Claims {
 		if o.Seq == nil {
@@ -603,4 +622,18 @@ func claimVerdict(o *Outcome) string {
 		return "–"
 	}
 	return o.Rows[0].Verdict
+}
+
+// stopSteps lists the steps at which a cell's converged runs stopped (stop_step, else steps), by
+// seed.
+func stopSteps(c *cell) string {
+	seen := map[uint64]bool{}
+	var out []string
+	for _, r := range c.rows {
+		if !seen[r.Seed] {
+			seen[r.Seed] = true
+			out = append(out, strconv.Itoa(cmp.Or(r.StopStep, r.Steps)))
+		}
+	}
+	return strings.Join(out, ", ")
 }

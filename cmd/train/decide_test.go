@@ -169,3 +169,39 @@ func TestClaimsDecideBadUse(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsDecideConverge: with sequential.converge, a claim untested because its cells did not
+// learn in range at the grid's 2 steps has them trained again, seed for seed, to convergence
+// (early stopping at the learned bar, at most 300 steps, in <runs>/<grid>-converge); the table
+// then holds those runs (steps 300, stop_step where each stopped) and the claim is judged; the
+// cells' later seeds converge too, and the document names the cells so trained.
+func TestClaimsDecideConverge(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	writeFile(t, filepath.Join(dir, "mygrid.yaml"), strings.Replace(claimsGrid, "val_every: 0", "val_every: 10", 1))
+	file := writeFile(t, filepath.Join(dir, "c.yaml"), strings.Replace(claimsFile, "learned: 0}", "learned: 0.3}", 1)+
+		"sequential: {max_seeds: 3, converge: {max_steps: 300}}\n")
+	var log bytes.Buffer
+	if err := run(context.Background(), []string{"claims", "-decide", "-runs", runs, file}, io.Discard, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	for _, want := range []string{"look 1 trains 4 runs: copy · alibi seeds [1 2]; copy · none seeds [1 2]", "runs/mine-converge trained", "look 2 trains 2 runs: copy · alibi seeds [3]; copy · none seeds [3]"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, log.String())
+		}
+	}
+	table, _ := os.ReadFile(filepath.Join(dir, "mine.csv"))
+	lines := strings.Split(strings.TrimSpace(string(table)), "\n")
+	if len(lines) != 1+2*3*8 {
+		t.Errorf("the table has %d lines, want a header and 2 cells × 3 seeds × 8 lengths", len(lines))
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Split(l, ","); f[10] != "300" || f[12] == "0" || f[12] == "300" {
+			t.Errorf("a row not of a converged run that stopped early (steps, stop_step %s, %s): %s", f[10], f[12], l)
+		}
+	}
+	doc, _ := os.ReadFile(filepath.Join(dir, "c.md"))
+	if !bytes.Contains(doc, []byte("Trained so: copy · alibi (table t; stopped at steps")) || bytes.Contains(doc, []byte("not learned in range")) {
+		t.Errorf("the document:\n%s", doc)
+	}
+}
