@@ -524,5 +524,3 @@ func meanOf(xs []float64) float64 {
 	m, _ := stats.MeanVar(xs)
 	return m
 }
-
-
