@@ -37,10 +37,25 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&d.jobs, "jobs", runtime.NumCPU(), "with -decide: runs to train in parallel")
 	fs.IntVar(&d.maxSeeds, "max-seeds", 0, "with -decide: the most seeds a cell is trained to (default: the file's sequential.max_seeds)")
 	fs.DurationVar(&d.budget, "budget", 0, "with -decide: stop starting looks after this wall-clock `duration` (e.g. 2h; default: none)")
+	fs.BoolVar(&d.plan, "plan", false, "with -decide: collect the finished runs, judge, write the tables and the document, print the next look's runs and stop (a cluster's driver step: docs/runs.md)")
+	shardFlag := fs.String("shard", "", "with -decide: train only runs i, i+n, ... (`i/n`) of the next look as the tables stand, and stop (default: a Slurm array's or Indexed Job's task from the environment, else all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *decide || *replay {
+		var err error
+		switch {
+		case flagSet(fs, "shard") && *shardFlag == "":
+			return fmt.Errorf("claims: -shard: empty; give i/n, or leave the flag out to read the shard from the environment: %w", errUsage)
+		case *shardFlag != "":
+			d.shard, err = config.ParseShard(*shardFlag)
+			d.shard.Source = "-shard"
+		case *decide:
+			d.shard, err = config.ShardFromEnv(os.Getenv)
+		}
+		if err != nil {
+			return fmt.Errorf("claims: %w: %w", err, errUsage)
+		}
 		return sequentialClaims(ctx, fs, *decide, *export, d, *runs, stdout, stderr)
 	}
 	if *runs == "" {

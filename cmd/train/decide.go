@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/posformer/posformer/claims"
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
@@ -25,6 +26,11 @@ type decideOptions struct {
 	jobs     int
 	maxSeeds int           // 0: the file's sequential.max_seeds
 	budget   time.Duration // wall clock for the training of this invocation; 0: none
+	// plan: collect, judge, write the tables and the document, print the next look's runs and
+	// stop (a cluster's driver step); shard: train only this share of the next look, as the
+	// tables stand, and stop (a job array's task).
+	plan  bool
+	shard config.Shard
 }
 
 // decideClaims runs a claims file's sequential design to its end: it collects the finished runs
@@ -47,6 +53,9 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 		max = o.maxSeeds
 	}
 	start := time.Now()
+	if o.shard.Source != "" { // a job array's task
+		return decideShard(ctx, f, max, o, stderr)
+	}
 	for _, t := range f.Tables { // one process a seeds directory
 		if t.Grid == "" {
 			continue
@@ -134,6 +143,21 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 				return err
 			}
 		}
+		if o.plan {
+			n := 0
+			if len(wants) > 0 {
+				lk, err := f.NextLook(wants, o.runs)
+				if err != nil {
+					return fmt.Errorf("claims: %w", err)
+				}
+				n = lk.Runs()
+			}
+			if err := writeDoc(path, stdout); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "next look: %d runs\n", n)
+			return nil
+		}
 		if len(wants) == 0 {
 			break
 		}
@@ -154,6 +178,13 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 			return err
 		}
 	}
+	fmt.Fprintf(stderr, "claims -decide: %d runs trained here (%s of training and evaluation) in %s\n", trained, runTime.Round(time.Second), time.Since(start).Round(time.Second))
+	return writeDoc(path, stdout)
+}
+
+// writeDoc writes the claims file's document from its tables, as `claims FILE` does, and prints
+// its counts.
+func writeDoc(path string, stdout io.Writer) error {
 	docs, err := claims.Docs([]string{path}, "go run ./cmd/train claims", nil)
 	if err != nil {
 		return fmt.Errorf("claims: %w; nothing was written", err)
@@ -165,10 +196,77 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 	if err := claims.WriteAll(files); err != nil {
 		return fmt.Errorf("claims: %w", err)
 	}
-	fmt.Fprintf(stderr, "claims -decide: %d runs trained here (%s of training and evaluation) in %s\n", trained, runTime.Round(time.Second), time.Since(start).Round(time.Second))
 	for _, d := range docs {
 		c := d.Counts
 		fmt.Fprintf(stdout, "%s: %d reproduced, %d contradicted, %d inconclusive, %d untested\n", d.Path, c[claims.Reproduced], c[claims.Contradicted], c[claims.Inconclusive], c[claims.Untested])
+	}
+	return nil
+}
+
+// decideShard trains a job array task's share of the next look: the look the tables as they
+// stand call for (the first, the grids' own seeds, when a table is missing), its runs in a stable
+// order (table, then cell name), runs i, i+n, ... of it. It collects nothing and writes no table
+// or document: the driver's -plan does, after the array (docs/runs.md).
+func decideShard(ctx context.Context, f *claims.File, max int, o decideOptions, stderr io.Writer) error {
+	lk, err := f.Bootstrap(o.runs)
+	if err != nil {
+		return fmt.Errorf("claims: %w", err)
+	}
+	if lk == nil {
+		j, err := claims.Judge(f, nil)
+		if err != nil {
+			return fmt.Errorf("claims: %w", err)
+		}
+		wants := j.Wants(max)
+		if len(wants) == 0 {
+			fmt.Fprintf(stderr, "claims -decide: %s: nothing to train (every claim decided or at %d seeds a cell)\n", o.shard, max)
+			return nil
+		}
+		if lk, err = f.NextLook(wants, o.runs); err != nil {
+			return fmt.Errorf("claims: %w", err)
+		}
+	}
+	i := 0
+	for t := range lk.Tables {
+		lt := &lk.Tables[t]
+		if err := lt.WriteGrid(); err != nil {
+			return fmt.Errorf("claims: %w", err)
+		}
+		slices.SortFunc(lt.Cells, func(a, b config.Cell) int { return strings.Compare(a.Name, b.Name) })
+		var mine []config.Cell
+		for _, c := range lt.Cells {
+			if o.shard.Has(i) {
+				mine = append(mine, c)
+			}
+			i++
+		}
+		lt.Cells = mine
+	}
+	fmt.Fprintf(stderr, "claims -decide: %s: %d of the look's %d runs\n", o.shard, lk.Runs(), i)
+	for _, lt := range lk.Tables {
+		if len(lt.Cells) == 0 {
+			continue
+		}
+		checked, err := setup.CheckCells(lt.Cells, false)
+		if err != nil {
+			return fmt.Errorf("claims: %s: %w", lt.Table.Grid, err)
+		}
+		jobs := min(max1(o.jobs), len(checked))
+		var peak int64
+		for _, c := range checked {
+			peak = maxInt64(peak, c.Memory.Peak)
+		}
+		limitMemory(peak * int64(jobs))
+		if _, err := grid.TrainCells(ctx, checked, grid.CellOptions{Jobs: jobs, Resume: true,
+			Progress: func(done, total int, c *setup.Checked, r *train.Result, err error) {
+				if err != nil {
+					fmt.Fprintf(stderr, "claims -decide: [%d/%d] %s: %v\n", done, total, c.Config.Name, err)
+				} else {
+					fmt.Fprintf(stderr, "claims -decide: [%d/%d] %s\n", done, total, c.Config.Name)
+				}
+			}}); err != nil {
+			return fmt.Errorf("claims: %s: %w", lt.Table.Grid, err)
+		}
 	}
 	return nil
 }
@@ -277,8 +375,10 @@ func sequentialClaims(ctx context.Context, fs *flag.FlagSet, decide, export bool
 		return fmt.Errorf("claims: -decide takes one claims file, got %d: %w", len(paths), errUsage)
 	case len(paths) == 0:
 		return fmt.Errorf("claims: -replay needs claims files (e.g. docs/claims/literature_2024.yaml): %w", errUsage)
-	case !decide && (flagSet(fs, "max-seeds") || flagSet(fs, "budget") || flagSet(fs, "jobs")):
-		return fmt.Errorf("claims: -max-seeds, -budget and -jobs set -decide's training; -replay trains nothing: %w", errUsage)
+	case !decide && (flagSet(fs, "max-seeds") || flagSet(fs, "budget") || flagSet(fs, "jobs") || flagSet(fs, "plan") || flagSet(fs, "shard")):
+		return fmt.Errorf("claims: -max-seeds, -budget, -jobs, -plan and -shard set -decide's training; -replay trains nothing: %w", errUsage)
+	case d.plan && d.shard.Source != "":
+		return fmt.Errorf("claims: -plan with %s: the plan is the driver's step, a shard trains its share of the look: give one: %w", d.shard, errUsage)
 	case d.maxSeeds < 0 || flagSet(fs, "max-seeds") && d.maxSeeds < 2:
 		return fmt.Errorf("claims: -max-seeds %d: a cell needs at least 2 seeds to be judged; give 2 or more: %w", d.maxSeeds, errUsage)
 	case d.budget < 0:

@@ -148,7 +148,7 @@ func TestClaimsDecideBadUse(t *testing.T) {
 		"-decide -jobs 0 " + seq:                "-jobs 0: give at least 1",
 		"-decide -replay " + seq:                "-decide and -replay: give one",
 		"-decide -export " + seq:                "-export with -decide or -replay",
-		"-replay -budget 1h " + seq:             "-max-seeds, -budget and -jobs set -decide's training; -replay trains nothing",
+		"-replay -budget 1h " + seq:             "-max-seeds, -budget, -jobs, -plan and -shard set -decide's training; -replay trains nothing",
 		"-replay":                               "-replay needs claims files",
 		"-decide -runs " + fixed + " " + seq:    "not a directory",
 		"-decide " + filepath.Join(dir, "none"): "no such file",
