@@ -37,9 +37,6 @@ type events struct {
 	w *tfevents.Writer
 }
 
-// eventsNow is the event file's clock (tests set it).
-var eventsNow = time.Now
-
 // openEvents opens the event file of the run in dir, continued from step (the checkpoint's): a
 // new file in a fresh run; in a resumed one, the run's file with the events past step dropped
 // (as metrics.jsonl's lines are: truncateMetrics), and the evaluation's, which the run writes
@@ -56,7 +53,7 @@ func openEvents(cfg config.Config, dir string, step int) (*events, error) {
 	if last == "" {
 		w, err = createEvents(dir)
 	} else {
-		w, err = tfevents.Append(last, eventsNow)
+		w, err = tfevents.Append(last, time.Now)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run directory: %w (turn the event file off with -tfevents=false)", err)
@@ -70,11 +67,11 @@ func createEvents(dir string) (*tfevents.Writer, error) {
 	if err != nil || host == "" || strings.ContainsRune(host, '/') {
 		host = "localhost"
 	}
-	path := filepath.Join(dir, tfevents.Name(eventsNow(), host))
+	path := filepath.Join(dir, tfevents.Name(time.Now(), host))
 	if err := rundir.Inside(dir, path); err != nil {
 		return nil, err
 	}
-	return tfevents.Create(path, eventsNow)
+	return tfevents.Create(path, time.Now)
 }
 
 // isEval tells whether an event holds the evaluation's scores (by length).
