@@ -57,6 +57,11 @@ type Config struct {
 	Position Position     `yaml:"position" json:"position"`
 	Train    TrainConfig  `yaml:"train" json:"train"`
 	Eval     EvalConfig   `yaml:"eval" json:"eval"`
+	// TFEvents writes TensorBoard's event file (events.out.tfevents.*) into the run directory:
+	// the training curves, and the evaluation's scores by length (docs/runs.md). Default: true
+	// (written as absent). false: no event file. It chooses only what the run writes beside its
+	// results: a run resumed with the other value is the same run (rundir.SameConfig).
+	TFEvents *bool `yaml:"tfevents,omitempty" json:"tfevents,omitempty"`
 	// Sweep turns the config into a grid: every combination of the listed values of dotted
 	// fields is one run (see grid.go and configs/README.md). Default: none (a single run).
 	Sweep Sweep `yaml:"sweep,omitempty" json:"sweep,omitempty"`
@@ -286,6 +291,9 @@ type TaskConfig struct {
 	// Default: 0.8. flip_flop only.
 	IgnoreProb *float64 `yaml:"ignore_prob,omitempty" json:"ignore_prob,omitempty"`
 }
+
+// WritesEvents tells whether the run writes TensorBoard's event file (tfevents).
+func (c Config) WritesEvents() bool { return c.TFEvents == nil || *c.TFEvents }
 
 // NewTask builds the configured task in its format (task.format, task.end_token).
 func (c Config) NewTask() (data.Task, error) {

@@ -14,8 +14,9 @@ import (
 // the run; position.rope_scaling acts only beyond the training lengths, and so does
 // position.rope_factor and position.rope_long_factor (dynamic_ntk's α, longrope's factors; an
 // eval variant may set them). eval.seed and
-// position.eval_positions are not among them: validation reads them.
-var evalOnly = map[string]bool{"name": true, "out": true, "eval.lengths": true, "eval.examples": true, "eval.batch_size": true, "eval.variants": true,
+// position.eval_positions are not among them: validation reads them. tfevents is no setting of
+// training either: it only chooses whether the run writes an event file.
+var evalOnly = map[string]bool{"name": true, "out": true, "tfevents": true, "eval.lengths": true, "eval.examples": true, "eval.batch_size": true, "eval.variants": true,
 	"position.rope_scaling": true, "position.rope_factor": true, "position.rope_long_factor": true}
 
 // Fingerprint is the training-relevant part of a resolved config (config.yaml's bytes) as sorted

@@ -90,10 +90,16 @@ var Derived = map[string]bool{"inspect": true, ExportName: true, "report": true}
 func IsTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
 
 // IsRunFile tells whether posformer writes an entry of this name: runFiles, the tasks' scores
-// files (data.ScoresFiles) and the eval variants' result directories (VariantDir).
+// files (data.ScoresFiles), the eval variants' result directories (VariantDir) and TensorBoard's
+// event files (EventsPrefix).
 func IsRunFile(name string) bool {
-	return runFiles[name] || slices.Contains(data.ScoresFiles(), name) || strings.HasPrefix(name, VariantDir(""))
+	return runFiles[name] || slices.Contains(data.ScoresFiles(), name) || strings.HasPrefix(name, VariantDir("")) ||
+		strings.HasPrefix(name, EventsPrefix)
 }
+
+// EventsPrefix starts the names of a run's TensorBoard event files (events.out.tfevents.<time>.<host>,
+// package internal/tfevents).
+const EventsPrefix = "events.out.tfevents."
 
 // Clear removes what posformer wrote in a run directory (for -force), after checking that
 // it is one: a directory with other entries and no config.yaml is refused.
@@ -125,8 +131,9 @@ func Clear(dir string, entries []os.DirEntry) error {
 
 // SameConfig tells whether two resolved configs (a run's config.yaml, a grid's grid.yaml) are
 // the same but for the top-level out: field, which names the same directory spelled another way
-// (out/x/, ./out/x, an absolute path) when the files are found in it.
-func SameConfig(a, b []byte) bool { return SameBut(a, b, "out") }
+// (out/x/, ./out/x, an absolute path) when the files are found in it, and tfevents:, which only
+// chooses whether the run writes an event file beside its results.
+func SameConfig(a, b []byte) bool { return SameBut(a, b, "out", "tfevents") }
 
 // SameBut tells whether two resolved configs are equal once the top-level lines of the given
 // keys are left out.

@@ -191,10 +191,15 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	if err != nil || done != nil {
 		return done, err
 	}
+	ev, err := openEvents(cfg, dir, st.Step) // TensorBoard's event file (nil with tfevents: false)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.close()
 	res := &Result{Name: cfg.Name, Task: cfg.Task.Name, Scheme: cfg.Position.Kind, Seed: cfg.Seed,
 		MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, Params: m.NumParams(), Steps: cfg.Train.Steps, Dir: dir}
 	t0 := time.Now()
-	if err := trainLoop(ctx, cfg, task, m, adam, st, dir, opt); err != nil {
+	if err := trainLoop(ctx, cfg, task, m, adam, st, dir, ev, opt); err != nil {
 		var d *DivergedError
 		if !errors.As(err, &d) {
 			return nil, err
@@ -228,6 +233,12 @@ func Train(ctx context.Context, r *setup.Checked, opt Options) (*Result, error) 
 	}
 	res.EvalSeconds = time.Since(t1).Seconds()
 	if err := writeDiagnostics(dir, diag); err != nil {
+		return nil, err
+	}
+	if err := ev.lengths(lengths); err != nil {
+		return nil, err
+	}
+	if err := ev.close(); err != nil {
 		return nil, err
 	}
 	if err := finish(dir, res, st, cfg.ActiveVariants()); err != nil {
@@ -273,9 +284,9 @@ type trainState struct {
 }
 
 // trainLoop runs the optimisation from st.Step to the configured number of steps, appending to
-// metrics.jsonl and checkpointing every train.checkpoint_every steps, at the end, and when the
-// context is cancelled.
-func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, adam *Adam, st *trainState, dir string, opt Options) error {
+// metrics.jsonl and the event file (ev) and checkpointing every train.checkpoint_every steps, at
+// the end, and when the context is cancelled.
+func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.Model, adam *Adam, st *trainState, dir string, ev *events, opt Options) error {
 	defer interrupt.Saving(ctx)() // a signal waits for the checkpoint this loop saves when cancelled
 	tc := cfg.Train
 	stream := data.Train{Task: task, MinLen: cfg.Task.MinLen, MaxLen: cfg.Task.MaxLen, BatchSize: tc.BatchSize, Seed: cfg.Seed}
@@ -387,6 +398,9 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 			}
 			if err := enc.Encode(rec); err != nil {
 				return fmt.Errorf("writing metrics.jsonl: %w", err)
+			}
+			if err := ev.train(rec); err != nil {
+				return err
 			}
 			pr.Update(step+1, fmt.Sprintf("loss %.4f %.0f tok/s", st.LastLoss, rec.TokPerSec))
 		}

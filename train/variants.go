@@ -84,6 +84,9 @@ func evaluateVariants(ctx context.Context, cfg config.Config, task data.Task, m 
 		if err := writeDiagnostics(dir, diag); err != nil {
 			return err
 		}
+		if err := writeVariantEvents(cfg, dir, res.Lengths); err != nil {
+			return err
+		}
 		if err := WriteResults(dir, &res); err != nil {
 			return err
 		}

@@ -25,7 +25,7 @@ import (
 
 const usage = `usage:
   train [-config FILE] [-out DIR] [-set key=value ...] [-jobs N] [-shard i/n] [-force | -resume]
-                                      train and evaluate a run, or every cell of a grid (a config
+        [-tfevents=false]             train and evaluate a run, or every cell of a grid (a config
                                       with a sweep:) and write its report
   train report DIR                    regenerate the report of a grid or run directory
   train inspect RUN_DIR -length L [-examples N]
@@ -131,6 +131,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	resume := fs.Bool("resume", false, "continue an existing run (or grid) from its last checkpoint; finished runs are kept")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "grid runs to train in parallel")
 	shardFlag := fs.String("shard", "", "run only the grid cells i, i+n, i+2n, ... (`i/n`); default: from a Slurm array or Kubernetes Indexed Job environment, else all")
+	tfevents := fs.Bool("tfevents", true, "write TensorBoard's event file into each run directory (overrides the config's tfevents; docs/runs.md)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a config field: -set model.d_model=128 (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -149,6 +150,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if flagSet(fs, "out") {
 		sets = append(sets, "out="+*out)
+	}
+	if flagSet(fs, "tfevents") {
+		sets = append(sets, fmt.Sprintf("tfevents=%t", *tfevents))
 	}
 	var (
 		cfg   config.Config
