@@ -102,6 +102,12 @@ func copyVariant(src, dst, name string) error {
 	if err := copyFile(filepath.Join(src, rundir.DiagnosticsFile), filepath.Join(dst, rundir.DiagnosticsFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	events, _ := filepath.Glob(filepath.Join(src, rundir.EventsPrefix+"*")) // the variant's curves by length
+	for _, e := range events {
+		if err := copyFile(e, filepath.Join(dst, filepath.Base(e))); err != nil {
+			return err
+		}
+	}
 	res.Name, res.Dir = name, dst
 	return train.WriteResults(dst, res)
 }
