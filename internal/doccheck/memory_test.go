@@ -19,7 +19,7 @@ import (
 // experiment or the prediction that moves it fails here.
 func TestReadmePredictedMemory(t *testing.T) {
 	readme := string(readFile(t, "../../README.md"))
-	m := regexp.MustCompile(`([\d,]+) MB it predicted for (\w+) runs`).FindStringSubmatch(readme)
+	m := regexp.MustCompile(`([\d,]+) MB it\s+predicted for (\w+) runs`).FindStringSubmatch(readme)
 	if m == nil {
 		t.Fatal(`README.md has no "N MB it predicted for K runs": say what the default experiment predicts`)
 	}
