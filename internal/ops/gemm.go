@@ -355,7 +355,7 @@ const (
 
 // canTransposeA reports whether copyA can copy blocks of a transposed A of F: float32, on a CPU
 // with transposeRows' vector code. (Packed into panels of mr rows instead, the copy was slower
-// than reading A in place: docs/performance.md, seventh round.)
+// than reading A in place: docs/performance-log.md, seventh round.)
 func canTransposeA[F Float]() bool {
 	var z F
 	_, ok := any(z).(float32)
