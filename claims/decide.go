@@ -362,7 +362,10 @@ func (f *File) Collect(runs string) (map[string][]byte, map[string]int, error) {
 			continue
 		}
 		rows, err := ReadTable(t.CSV)
-		if errors.Is(err, os.ErrNotExist) { // Bootstrap's: the grid's own seeds
+		if errors.Is(err, os.ErrNotExist) { // Bootstrap's: the grid's own seeds, once every one is done
+			if g, err := report.Load(dir); err != nil || len(g.Missing) > 0 {
+				continue
+			}
 			rows, err = nil, nil
 		}
 		if err != nil {

@@ -106,6 +106,20 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 		}
 		return nil
 	}
+	if o.plan { // the first look, while a table is missing: its grid's own seeds
+		if csvs, _, err := f.Collect(o.runs); err != nil {
+			return fmt.Errorf("claims: %s: %w", path, err)
+		} else if err := claims.WriteAll(csvs); err != nil {
+			return fmt.Errorf("claims: %w", err)
+		}
+		if boot, err := f.Bootstrap(o.runs); err != nil || boot != nil {
+			if err != nil {
+				return fmt.Errorf("claims: %w", err)
+			}
+			fmt.Fprintf(stdout, "next look: %d runs\n", boot.Runs())
+			return nil
+		}
+	}
 	boot, err := f.Bootstrap(o.runs)
 	if err != nil {
 		return fmt.Errorf("claims: %w", err)

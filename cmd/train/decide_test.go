@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -203,5 +204,54 @@ func TestClaimsDecideConverge(t *testing.T) {
 	doc, _ := os.ReadFile(filepath.Join(dir, "c.md"))
 	if !bytes.Contains(doc, []byte("Trained so: copy · alibi (table t; stopped at steps")) || bytes.Contains(doc, []byte("not learned in range")) {
 		t.Errorf("the document:\n%s", doc)
+	}
+}
+
+// TestClaimsDecideSharded: the cluster's way (deploy/slurm/decide.sh): -plan prints each look's
+// runs, shards i/n of it train their share (collecting and writing nothing), and -plan again
+// collects them, until no run is left; the table and the document are the one-process -decide's.
+func TestClaimsDecideSharded(t *testing.T) {
+	one, sharded := t.TempDir(), t.TempDir()
+	for _, d := range []string{one, sharded} {
+		writeFile(t, filepath.Join(d, "mygrid.yaml"), claimsGrid)
+		writeFile(t, filepath.Join(d, "mine-claims.yaml"), decideFile)
+	}
+	if err := run(context.Background(), []string{"claims", "-decide", "-runs", filepath.Join(one, "runs"), filepath.Join(one, "mine-claims.yaml")}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	file, runs := filepath.Join(sharded, "mine-claims.yaml"), filepath.Join(sharded, "runs")
+	var looks []string
+	for look := 0; ; look++ {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"claims", "-decide", "-plan", "-runs", runs, file}, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if _, err := fmt.Sscanf(out.String()[strings.LastIndex(out.String(), "next look: "):], "next look: %d runs", &n); err != nil {
+			t.Fatalf("-plan printed %q", out.String())
+		}
+		looks = append(looks, fmt.Sprint(n))
+		if n == 0 || look > 5 {
+			break
+		}
+		for i := range n { // the array's tasks, in reverse: the order does not matter
+			if err := run(context.Background(), []string{"claims", "-decide", "-shard", fmt.Sprintf("%d/%d", n-1-i, n), "-runs", runs, file}, io.Discard, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(sharded, "mine.csv")); err == nil && look == 0 {
+				t.Fatal("a shard wrote the table")
+			}
+		}
+	}
+	if strings.Join(looks, ",") != "4,2,0" {
+		t.Errorf("the looks' runs: %s, want 4 (the grid's seeds), 2 (seed 3), 0", strings.Join(looks, ","))
+	}
+	for _, f := range []string{"mine.csv", "mine-claims.md"} {
+		a, _ := os.ReadFile(filepath.Join(one, f))
+		b, _ := os.ReadFile(filepath.Join(sharded, f))
+		a = bytes.ReplaceAll(a, []byte(one), []byte(sharded)) // the document names its file's path
+		if !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s differs between one process and the shards", f)
+		}
 	}
 }

@@ -4,7 +4,9 @@
 # (literature.sbatch as a 2-task array, then report.sbatch with --dependency), requeues one array
 # task in the middle of its training, and compares every run's results.csv and checkpoint.bin and
 # the merged report with the same grid run locally with -jobs 1, byte for byte; a job whose cell
-# does not fit its memory limit is refused in one line of its log. One line per check.
+# does not fit its memory limit is refused in one line of its log; a claims file's sequential
+# design run by decide.sh (one array a look) gives one local `claims -decide`'s table. One line
+# per check.
 #
 #   bash deploy/slurm/test.sh        # as root on Debian: installs slurm-wlm and munge if missing
 #
@@ -243,3 +245,38 @@ for f in "$tmp/local/$name/report"/*; do
   check "report/$(basename "$f") identical" same "$f" "$POSFORMER_OUT/$name/report/$(basename "$f")"
 done
 check "compared $runs runs and $n report files" test "$runs" = 4 -a "$n" -gt 0
+
+# A claims file's sequential design, one job array a look (decide.sh: `claims -decide -plan`
+# between arrays of decide.sbatch): the same table and document as one local `claims -decide`.
+mkdir -p "$tmp/dec-local" "$tmp/dec-cluster" "$work/deploy/slurm"
+cp "$repo/deploy/slurm/decide.sbatch" "$work/deploy/slurm/"
+for d in "$tmp/dec-local" "$tmp/dec-cluster"; do
+  cat >"$d/grid.yaml" <<'YAML'
+name: slurm-decide
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 16, heads: 2, layers: 1, d_ff: 32}
+train: {steps: 2, batch_size: 4, val_every: 0}
+eval: {lengths: "1..8", examples: 4}
+sweep:
+  position.kind: [alibi, none]
+  seed: [1, 2]
+YAML
+  cat >"$d/claims.yaml" <<'YAML'
+title: decide
+tables:
+  - {name: t, csv: t.csv, grid: grid.yaml}
+statistic: {metric: token_accuracy, past_training: 2, learned: 0}
+sequential: {max_seeds: 3}
+claims:
+  - {id: r, kind: ranking, a: {task: copy, scheme: alibi}, b: {task: copy, scheme: none}}
+YAML
+done
+"$work/bin/posformer" claims -decide -jobs 1 -runs "$tmp/dec-local/runs" "$tmp/dec-local/claims.yaml" >"$tmp/log/dec-local.out" 2>&1 ||
+  die "the local claims -decide failed: $(tail -1 "$tmp/log/dec-local.out")"
+(cd "$work" && POSFORMER_OUT=$tmp/dec-cluster/runs POSFORMER_SBATCH_ARGS=--cpus-per-task=1 timeout 300 bash "$repo/deploy/slurm/decide.sh" "$tmp/dec-cluster/claims.yaml") >"$tmp/log/dec-cluster.out" 2>&1 ||
+  die "decide.sh failed: $(tail -3 "$tmp/log/dec-cluster.out" | tr '\n' ' ')"
+plans=$(grep '^next look: ' "$tmp/log/dec-cluster.out" | sed 's/^next look: //' | tr '\n' ' ')
+check "decide.sh: plans of ${plans}(the grid's 4 seeds, then seed 3 of both cells, then none), one array a look" test "$plans" = "4 runs 2 runs 0 runs "
+check "its table identical to one local claims -decide's" same "$tmp/dec-local/t.csv" "$tmp/dec-cluster/t.csv"
+check "its document identical too (but for the paths it names)" \
+  same <(sed "s|$tmp/dec-local|DIR|g" "$tmp/dec-local/claims.md") <(sed "s|$tmp/dec-cluster|DIR|g" "$tmp/dec-cluster/claims.md")
