@@ -193,3 +193,23 @@ func (d design) rule() string {
 	}
 	return fmt.Sprintf("sequential, α = %g per comparison", d.alpha)
 }
+
+// FewestDecisive is the fewest seeds a cell at which the betting confidence sequence at alpha can
+// decide a comparison of scores in [0, 1] at all: every paired difference the largest it can be
+// (docs/statistics.md's bound table); a sequential design whose max_seeds is below it decides no
+// such claim.
+func FewestDecisive(alpha float64) int {
+	ones := make([]float64, 1000)
+	for i := range ones {
+		ones[i] = 1
+	}
+	for t, b := range stats.BettingCS(ones, -1, 1, alpha) {
+		if b.Lo > 0 {
+			return t + 1
+		}
+	}
+	return len(ones) + 1
+}
+
+// Bounded tells whether the file judges scores in [0, 1] (a metric with a chance level).
+func (f *File) Bounded() bool { return hasChance(f.Statistic.Metric) }

@@ -52,6 +52,10 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 	if o.maxSeeds > 0 {
 		max = o.maxSeeds
 	}
+	if least := claims.FewestDecisive(f.Sequential.Alpha); max < least && f.Bounded() {
+		fmt.Fprintf(stderr, "claims -decide: warning: at most %d seeds a cell: a comparison of scores in [0, 1] cannot be decided before %d seeds a cell at α = %g, even when every seed of one cell beats every seed of the other by the most it can (docs/statistics.md); give max_seeds ≥ %d\n",
+			max, least, f.Sequential.Alpha, least)
+	}
 	start := time.Now()
 	if o.shard.Source != "" { // a job array's task
 		return decideShard(ctx, f, max, o, stderr)

@@ -43,7 +43,8 @@ func TestClaimsDecide(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"look 0: no table yet: training the grid's own seeds (4 runs)", "look 1 trains 2 runs: copy · alibi seeds [3]; copy · none seeds [3]",
-		"the worst case from here: 2 runs to train", "1 open at 3 seeds a cell"} {
+		"the worst case from here: 2 runs to train", "1 open at 3 seeds a cell",
+		"warning: at most 3 seeds a cell: a comparison of scores in [0, 1] cannot be decided before 7 seeds a cell"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log.String())
 		}
