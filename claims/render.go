@@ -612,8 +612,7 @@ func statsLink(doc string) string {
 	return fmt.Sprintf("[docs/statistics.md](%s)", filepath.ToSlash(filepath.Join(filepath.Dir(rules), "..", "statistics.md")))
 }
 
-// claimVerdict is a claim's overall verdict: its headline's, else its first comparison's with
-// the number of others when it has several.
+// claimVerdict is a claim's overall verdict: its headline's, else its first comparison's.
 func claimVerdict(o *Outcome) string {
 	switch {
 	case o.Headline != nil:
