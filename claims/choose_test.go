@@ -72,7 +72,9 @@ func TestUnionRefusesDifferentBits(t *testing.T) {
 		}
 		mod := strings.Join(append([]string{lines[0], strings.Join(row, ",")}, lines[2:]...), "\n")
 		_, err := Judge(f, map[string][]byte{f.Tables[1].CSV: []byte(mod)})
-		if err == nil || !strings.Contains(err.Error(), "with different "+col+" (") {
+		// a column of the run's training differs from its other rows: the reader refuses it first (S3)
+		ofRun := err != nil && strings.Contains(err.Error(), ": "+col+" is ") && strings.Contains(err.Error(), " but "+v+" at line 2;")
+		if err == nil || !strings.Contains(err.Error(), "with different "+col+" (") && !ofRun {
 			t.Errorf("%s changed in long_lr's copy of seed 1: %v", col, err)
 		}
 	}

@@ -585,7 +585,7 @@ func TestDivergedRun(t *testing.T) {
 	for i := 1; i < len(lines); i++ {
 		step := "0"
 		if strings.HasPrefix(lines[i], "copy,alibi,,2,") {
-			step = "130"
+			step = "30"
 		}
 		lines[i] += "," + step
 	}
@@ -604,9 +604,9 @@ claims:
 	if err != nil {
 		t.Fatal(err)
 	}
-	const div = "diverged (seed 2 at step 130)"
+	const div = "diverged (seed 2 at step 30)"
 	for _, o := range j.Claims {
-		if v := o.Rows[0].Verdict; v != "untested (alibi diverged: seed 2 at step 130)" {
+		if v := o.Rows[0].Verdict; v != "untested (alibi diverged: seed 2 at step 30)" {
 			t.Errorf("%s: verdict %q", o.Claim.ID, v)
 		}
 		if o.Claim.ID != "all" && o.Rows[0].Ours != div {

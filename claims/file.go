@@ -234,6 +234,9 @@ func Load(path string) (*File, error) {
 // bounded in size.
 func readRegular(path string) ([]byte, error) {
 	src, err := regfile.ReadFile(path)
+	if errors.Is(err, regfile.ErrNotRegular) { // without regfile's fix: the caller says which file to give (U11)
+		return nil, errors.New(strings.TrimSuffix(err.Error(), ": give the path of a file")) // regfile.Open's fix
+	}
 	if err != nil {
 		return nil, err
 	}

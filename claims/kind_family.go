@@ -54,11 +54,16 @@ func (k *familyKind) check(f *File, c *Claim, p string) error {
 func (k *familyKind) judge(x *judging, o *Outcome) error {
 	where := strings.Split(k.Where, ",")
 	cells := x.t.cellsFor(x.st.Metric)
+	var holdsNone []key // A cells holding none of drop:'s options: their "twin" is themselves
 	for _, a := range x.t.order {
 		if !hasAll(a.Variant, where) || (k.A.Task != "" && a.Task != k.A.Task) {
 			continue
 		}
 		b := key{a.Task, a.Scheme, dropOptions(a.Variant, k.Drop)}
+		if b == a {
+			holdsNone = append(holdsNone, a)
+			continue
+		}
 		if cells[b] == nil {
 			continue
 		}
@@ -72,6 +77,10 @@ func (k *familyKind) judge(x *judging, o *Outcome) error {
 		if cmp := x.ranking(A, B); x.wanted(cmp.Text) {
 			o.Rows = append(o.Rows, cmp)
 		}
+	}
+	if len(o.Rows) == 0 && x.in == nil && len(holdsNone) > 0 {
+		return x.File.errAt(x.path+".drop", "none of %v is an option of the cells with %q (e.g. %s, variant %q), so each would be paired with itself: drop: names the options the A cells hold and their twins lack, e.g. drop: [%s]",
+			k.Drop, k.Where, holdsNone[0].Scheme, holdsNone[0].Variant, strings.Join(optionKeys(where), ", "))
 	}
 	if len(o.Rows) == 0 && x.in == nil {
 		return x.File.errAt(x.path+".where", "no cell of table %s has the options %q with a twin without %v: name options its variants hold", x.t.Name, k.Where, k.Drop)
@@ -95,6 +104,16 @@ func hasAll(variant string, opts []string) bool {
 		}
 	}
 	return true
+}
+
+// optionKeys are the keys of options written key=value.
+func optionKeys(opts []string) []string {
+	var keys []string
+	for _, o := range opts {
+		k, _, _ := strings.Cut(strings.TrimSpace(o), "=")
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // dropOptions removes the options named (key=... parts) from a variant.

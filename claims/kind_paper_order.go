@@ -49,7 +49,7 @@ func (k *paperOrderKind) judge(x *judging, o *Outcome) error {
 				continue
 			}
 			cmp := x.ranking(A, B)
-			switch gap := A.paper - B.paper; {
+			switch gap := ahead(x.st.Metric, A.paper, B.paper); { // the paper's advantage of A in the metric's direction
 			case !(gap > 0) || !x.wanted(cmp.Text):
 			case gap < k.MinGap:
 				o.LeftOut = append(o.LeftOut, cmp)

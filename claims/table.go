@@ -117,6 +117,9 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 	for i, r := range recs[1:] {
 		line := i + 2
 		get := func(h string) string { return r[col[h]] }
+		if h, ok := notDecimal(recs[0], r); ok {
+			return nil, fmt.Errorf("%s:%d: %s: %q is not a decimal number (hexadecimal and digit separators are not what posformer writes): correct the row, or export the table again", path, line, h, get(h))
+		}
 		bad := func(h, want string) error {
 			return fmt.Errorf("%s:%d: %s: %q is not %s", path, line, h, get(h), want)
 		}
@@ -136,7 +139,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			h   string
 			dst *int
 			min int
-		}{{"length", &x.Length, 1}, {"n", &x.N, 0}, {"steps", &x.Steps, 0}, {"best_step", &x.BestStep, 0}, {"stop_step", &x.StopStep, 0},
+		}{{"length", &x.Length, 1}, {"n", &x.N, 0}, {"steps", &x.Steps, 1}, {"best_step", &x.BestStep, 0}, {"stop_step", &x.StopStep, 0},
 			{"train_min_len", &x.MinLen, 1}, {"train_max_len", &x.MaxLen, 1}}
 		for _, c := range ints {
 			v, err := strconv.Atoi(get(c.h))
@@ -210,6 +213,9 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		if x.LR, err = strconv.ParseFloat(get("lr"), 64); err != nil || !(x.LR > 0) || math.IsInf(x.LR, 0) {
 			return nil, bad("lr", "a positive learning rate")
 		}
+		if err := checkRow(x); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w: correct the row, or export the table again", path, line, err)
+		}
 		rows = append(rows, x)
 		lines = append(lines, line)
 	}
@@ -246,6 +252,7 @@ func checkRuns(path string, rows []Row, lines []int) error {
 		runID
 		line    int
 		lengths map[int]bool
+		row     int // its first row's index
 	}
 	type cellRuns struct {
 		runs  []*run
@@ -277,9 +284,15 @@ func checkRuns(path string, rows []Row, lines []int) error {
 		}
 		ru := c.byID[id]
 		if ru == nil {
-			ru = &run{runID: id, line: lines[i], lengths: map[int]bool{}}
+			ru = &run{runID: id, line: lines[i], lengths: map[int]bool{}, row: i}
 			c.byID[id] = ru
 			c.runs = append(c.runs, ru)
+		}
+		if err := sameRun(rows[ru.row], r); err != nil { // one run's rows share its training
+			return fmt.Errorf("%s:%d: %s · %s, seed %d, lr %g: %w at line %d; one run's rows share its training: correct the row, or export the table again", path, lines[i], r.Task, k, r.Seed, r.LR, err, ru.line)
+		}
+		if r0 := rows[c.runs[0].row]; r0.Steps != r.Steps {
+			return fmt.Errorf("%s:%d: %s · %s, seed %d: steps is %d, but %d for seed %d (line %d): the runs of a cell are averaged, so they must share their step budget; keep one budget per table (rows:), or export the table again", path, lines[i], r.Task, k, r.Seed, r.Steps, r0.Steps, r0.Seed, c.runs[0].line)
 		}
 		ru.lengths[r.Length] = true
 		c.count[r.Length]++

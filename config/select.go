@@ -12,6 +12,7 @@ import (
 	"github.com/posformer/posformer/metric"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/fielderr"
 )
 
@@ -169,6 +170,12 @@ func SelectCells(c Config) ([]Cell, error) {
 	cells, err := Expand(t)
 	if err != nil {
 		return nil, fielderr.New("select", "%w", err)
+	}
+	for _, cell := range cells {
+		if task := cell.Config.Task.Name; !data.TraitsOf(task).ExactMatch {
+			return nil, fielderr.New("select", "the %s task is scored by bits per byte, and select: chooses by a validation's %s, which it does not have; remove select:, sweep %s instead, and choose per cell in a claims file's table (choose:, docs/claims/README.md), which takes the lowest %s",
+				task, metric.Names(metric.Scored(), "or"), s.Field, metric.BitsPerByte)
+		}
 	}
 	return cells, nil
 }

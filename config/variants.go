@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"go.yaml.in/yaml/v3"
 	"reflect"
 	"regexp"
 	"slices"
@@ -70,7 +71,10 @@ func holds(c Config, cond string) (bool, error) {
 	path = strings.TrimSpace(path)
 	if key, ok := strings.CutPrefix(path, "position."); ok && schemes.IsOption(key) {
 		v, ok := c.Position.Option(key) // a scheme's option: absent from other schemes
-		return ok && fmt.Sprint(v) == strings.TrimSpace(want), nil
+		if !ok {
+			return false, nil
+		}
+		return sameValue(reflect.ValueOf(v), want)
 	}
 	f, err := fieldAt(reflect.ValueOf(&c).Elem(), path)
 	if err != nil {
@@ -80,7 +84,20 @@ func holds(c Config, cond string) (bool, error) {
 		key := strings.TrimPrefix(path, "position.")
 		return false, schemes.UnknownKey(key)
 	}
-	return fmt.Sprint(f.Interface()) == strings.TrimSpace(want), nil
+	return sameValue(f, want)
+}
+
+// sameValue tells whether a condition's value, read as YAML into the field's type, equals the
+// field's value v: train.lr=1e-3 holds for 0.001, log_scaling=0.430 for 0.43, seed=01 for 1 and
+// randomized=False for false, as the sweep that wrote them reads them (U3; they were compared as
+// text). A value the field's type cannot hold is an error naming both.
+func sameValue(v reflect.Value, want string) (bool, error) {
+	want = strings.TrimSpace(want)
+	w := reflect.New(v.Type())
+	if err := yaml.Unmarshal([]byte(want), w.Interface()); err != nil {
+		return false, fmt.Errorf("%q is not a value of the field's type, %s; write one as the field holds it, e.g. %v", want, v.Type(), v.Interface())
+	}
+	return reflect.DeepEqual(w.Elem().Interface(), v.Interface()), nil
 }
 
 // VariantConfig is the config a variant evaluates with: the run's, with the variant's options

@@ -180,6 +180,9 @@ func exportable(dir string) error {
 	case !has("config.yaml") && has("grid.yaml"):
 		return fmt.Errorf("export: %s is a grid; give one of its runs, e.g. %s", dir, filepath.Join(dir, "<run>"))
 	case !has("config.yaml"):
+		if run, name, ok := variantOf(dir); ok {
+			return fmt.Errorf("export: %s is the evaluation variant %q of the run %s, which shares the run's weights (it evaluates them again with the options of eval.variants in the run's config.yaml): export %s; its file holds the run's position options, which the variant's replace at evaluation", dir, name, run, run)
+		}
 		return fmt.Errorf("export: %s is not a run directory (no config.yaml); give the directory of a run, e.g. runs/default/<run>", dir)
 	}
 	cfg, _, err := config.ReadWritten(filepath.Join(dir, "config.yaml"))
@@ -237,4 +240,13 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// variantOf tells whether dir is an evaluation variant's directory, RUN/eval-NAME of a run
+// RUN, and returns RUN and NAME.
+func variantOf(dir string) (run, name string, ok bool) {
+	clean := filepath.Clean(dir)
+	name, ok = strings.CutPrefix(filepath.Base(clean), rundir.VariantDir(""))
+	run = filepath.Dir(clean)
+	return run, name, ok && name != "" && fileExists(filepath.Join(run, "config.yaml"))
 }

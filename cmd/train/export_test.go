@@ -56,7 +56,7 @@ func exportFixture(t *testing.T, tmp string) {
 		}
 		os.Remove(filepath.Join(tmp, dir, drop))
 	}
-	for _, d := range []string{"grid", "empty"} {
+	for _, d := range []string{"grid", "empty", "run/eval-ntk"} { // run/eval-ntk: an evaluation variant's directory
 		os.Mkdir(filepath.Join(tmp, d), 0o755)
 	}
 	for _, f := range []string{"grid/grid.yaml", "file", "existing.safetensors"} {
