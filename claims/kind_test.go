@@ -73,9 +73,9 @@ func TestNewKindInOneFile(t *testing.T) {
 		}
 		return judgeFile(path)
 	}
-	// kerple past training (9..16): per-seed means 0.54, 0.55, 0.56 (s² = 1e-4), each a mean of 8
-	// lengths' fractions of 32 answers, whose binomial variance (≈ 7.7e-4) is the floor of s²: the
-	// 95% t interval of their mean is 0.55 ± 4.303·√(7.7e-4/3) = [0.481, 0.619].
+	// kerple past training (9..16): per-seed means 0.54, 0.55, 0.56 (s² = 1e-4, above the runs'
+	// binomial variance on 1000 examples a length, the floor); the 95% t interval of their mean is
+	// 0.55 ± 4.303·0.01/√3 = [0.525, 0.575].
 	j, err := load("id: lo, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.45",
 		"id: hi, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.65",
 		"id: mid, kind: floor, a: {task: copy, scheme: kerple}, floor: 0.55")
@@ -84,14 +84,14 @@ func TestNewKindInOneFile(t *testing.T) {
 	}
 	want := map[string]string{"lo": Reproduced, "hi": Contradicted, "mid": Inconclusive}
 	for _, o := range j.Claims {
-		if r := o.Rows[0]; r.Verdict != want[o.Claim.ID] || r.Ours != "0.550 [0.481, 0.619]" {
-			t.Errorf("%s: %s, %s; want 0.550 [0.481, 0.619], %s", o.Claim.ID, r.Ours, r.Verdict, want[o.Claim.ID])
+		if r := o.Rows[0]; r.Verdict != want[o.Claim.ID] || r.Ours != "0.550 [0.525, 0.575]" {
+			t.Errorf("%s: %s, %s; want 0.550 [0.525, 0.575], %s", o.Claim.ID, r.Ours, r.Verdict, want[o.Claim.ID])
 		}
 	}
 	doc := Render(j, "test")
 	for _, line := range []string{
-		"| copy: kerple at least 0.45 | – | 0.550 [0.481, 0.619] | reproduced |",
-		"### hi: floor\n\nFloor 0.65: 0.550 [0.481, 0.619] over 9..16; verdict **contradicted**.\n",
+		"| copy: kerple at least 0.45 | – | 0.550 [0.525, 0.575] | reproduced |",
+		"### hi: floor\n\nFloor 0.65: 0.550 [0.525, 0.575] over 9..16; verdict **contradicted**.\n",
 	} {
 		if !strings.Contains(doc, line) {
 			t.Errorf("the document lacks %q:\n%s", line, doc)
