@@ -291,6 +291,9 @@ func (x *judging) side(c Cell, path string) (*side, error) {
 	} else if un && hasChance(st.Metric) {
 		return nil, f.errAt(path, "cell %s · %s of table %s is a language model's (task lm): it has no %s; judge it in %s", k.Task, k, t.Name, st.Metric, metric.Names(metric.Unbounded(), "or"))
 	}
+	if lrs := cl.rates(); len(lrs) > 1 {
+		return nil, f.errAt(path, "cell %s · %s of table %s mixes learning rates (%s): a claim compares one protocol a cell; keep one rate with the table's rows: (a cell with lr:) or choose:", k.Task, k, t.Name, strings.Join(lrs, ", "))
+	}
 	if n := cl.runs(); n < 2 {
 		return nil, f.errAt(path, "cell %s · %s of table %s has %d run: a verdict over seeds needs at least 2 (train more seeds in %s)", k.Task, k, t.Name, n, orWord(t.Grid, "its grid"))
 	}

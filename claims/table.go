@@ -478,6 +478,19 @@ func (c *cell) diverged() []string {
 	return out
 }
 
+// rates lists the cell's learning rates, ascending, as printed.
+func (c *cell) rates() []string {
+	seen := map[float64]bool{}
+	for _, r := range c.rows {
+		seen[r.LR] = true
+	}
+	var out []string
+	for _, lr := range slices.Sorted(maps.Keys(seen)) {
+		out = append(out, strconv.FormatFloat(lr, 'g', -1, 64))
+	}
+	return out
+}
+
 // runs counts the cell's runs.
 func (c *cell) runs() int {
 	s, _ := c.scores(0, 0, true)
