@@ -188,7 +188,8 @@ func schemeRow(kind string) string {
 	if position.ParamCount(position.Spec{Kind: kind}, position.Dims{DModel: 64, Heads: 4, Layers: 2}) > 0 {
 		trains = "yes"
 	}
-	return fmt.Sprintf("| `%s` | %s | %s | %s |", kind, strings.Join(hooks, ", "), position.Doc(kind), trains)
+	doc := strings.ReplaceAll(position.Doc(kind), "|", `\|`) // a bar in a cell ends it
+	return fmt.Sprintf("| `%s` | %s | %s | %s |", kind, strings.Join(hooks, ", "), doc, trains)
 }
 
 // TestSchemeLists: README.md's list of schemes names every registered scheme (beside option
