@@ -286,7 +286,7 @@ func sbBwd[F Float](f *sbOp, a []F, zbuf *scratch[F], vs []G.Value, out []F) {
 				}
 				clear(zr[n:])
 			}
-			gemm1(true, false, T, dh, T, 1, ah, T, dy[off:], D, 0, dv[off:], D)    // dV = Aᵀ·dY
+			gemm1(true, false, T, dh, T, 1, ah, T, dy[off:], D, 0, dv[off:], D)     // dV = Aᵀ·dY
 			gemm1(false, false, T, dh, T, scale, zw, T, k[off:], D, 0, dq[off:], D) // dQ = s·dZ·K
 			gemm1(true, false, T, dh, T, scale, zw, T, q[off:], D, 0, dk[off:], D)  // dK = s·dZᵀ·Q
 			if f.cfg.Remainder {
