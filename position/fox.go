@@ -23,7 +23,7 @@ func init() {
 			case !(o.InitStd >= 0) || o.InitStd > 1e3:
 				return nil, fielderr.New("position.init_std", "must be in [0, 1000], got %g", o.InitStd)
 			case d.Bidirectional:
-				return nil, fielderr.New("position.kind", "fox is defined for causal attention (a gate forgets the keys before the query, Lin et al. 2025 §2) but model.bidirectional is set; use alibi, kerple, t5 or dpb for an encoder, or remove model.bidirectional")
+				return nil, fielderr.New("position.kind", "fox is defined for causal attention (a gate forgets the keys before the query, Lin et al. 2025) but model.bidirectional is set; use alibi, kerple, t5 or dpb for an encoder, or remove model.bidirectional")
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {

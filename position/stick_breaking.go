@@ -14,7 +14,7 @@ func init() {
 		Doc:  "stick-breaking attention: no softmax, A_ij = β_ij·Π_{j<k<i}(1 − β_ik), β = σ(q·k/√d_h), the nearest keys first (Tan et al. 2025); causal only",
 		New: func(o StickBreakingOptions, d Dims) (*StickBreaking, error) {
 			if d.Bidirectional {
-				return nil, fielderr.New("position.kind", "stick_breaking is defined for causal attention (each key takes a share of what the keys between it and the query leave, Tan et al. 2025 §2) but model.bidirectional is set; use alibi, kerple, t5 or dpb for an encoder, or remove model.bidirectional")
+				return nil, fielderr.New("position.kind", "stick_breaking is defined for causal attention (each key takes a share of what the keys between it and the query leave, Tan et al. 2025) but model.bidirectional is set; use alibi, kerple, t5 or dpb for an encoder, or remove model.bidirectional")
 			}
 			ls, err := newLogScale(o.LogScaling, d)
 			if err != nil {
