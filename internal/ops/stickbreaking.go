@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
-	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -120,19 +119,49 @@ func (c StickBreakingConfig) last(i int) int {
 	return i - 1
 }
 
-// sbRow replaces the logits z_ij of one query's keys j ≤ last (row[:last+1]) by the weights A_ij,
-// in log space, and returns their sum.
-func sbRow[F Float](row []F) float64 {
-	acc, sum := 0.0, 0.0 // acc = Σ_{k>j} softplus(z_ik), the log of the stick left past key j
-	for j := len(row) - 1; j >= 0; j-- {
-		z := float64(row[j])
-		sp := softplus64(z)
-		a := pmath.Exp(z - sp - acc) // log σ(z) = z − softplus(z)
+// sbRow replaces the logits z_j of one query's keys j ≤ last (row[:last+1]) by the weights
+// A_j and returns their sum; e, t and q are scratch of len(row) values. With β = σ(z),
+//
+//	log A_j = log σ(z_j) + Σ_{k>j} log σ(−z_k),   log σ(−z) = −max(z, 0) − log(1 + e^(−|z|)),
+//
+// so A_j = σ(z_j)·exp(−M_j)/Q_j with M_j = Σ_{k>j} max(z_k, 0), summed, and Q_j = Π_{k>j} (1 +
+// e^(−|z_k|)), a product of factors in (1, 2] that only grows: the decaying part of the weight is
+// the exponential of a sum (log space), so no product of many factors below 1 underflows, and
+// one exponential of each logit and one of each sum are all the transcendental work (computed
+// by expRow: exact in a float64 graph, expFast eight at a time in a float32 one).
+func sbRow[F Float](row []F, e, t, q []float64) float64 {
+	n := len(row)
+	e, t, q = e[:n], t[:n], q[:n]
+	for j, z := range row {
+		e[j] = -math.Abs(float64(z))
+	}
+	expRow[F](e) // e^(−|z|)
+	m, p := 0.0, 1.0
+	for j := n - 1; j >= 0; j-- {
+		p *= 1 + e[j]
+		t[j], q[j] = -m, p // q_j = (1 + e^(−|z_j|))·Q_j, σ(z_j)'s denominator with Q_j
+		m += max(float64(row[j]), 0)
+	}
+	expRow[F](t) // exp(−M_j)
+	sum := 0.0
+	for j, z := range row {
+		num := t[j] // σ(z) = 1/(1 + e^(−|z|)) for z ≥ 0, e^(−|z|)/(1 + e^(−|z|)) below
+		if z < 0 {
+			num = float64(e[j] * num)
+		}
+		a := num / q[j]
 		row[j] = F(a)
 		sum += a
-		acc += sp
 	}
 	return sum
+}
+
+// sbSigmoid is σ(z) from z and e = e^(−|z|).
+func sbSigmoid(z, e float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + e)
+	}
+	return e / (1 + e)
 }
 
 func (op *sbOp) Do(vs ...G.Value) (G.Value, error) {
@@ -166,6 +195,7 @@ func sbFwd[F Float](op *sbOp, abuf *scratch[F], vs []G.Value, y []F) {
 	}
 	rem := op.rem.get(B * H * T)
 	parallelW(w, B*H, T*T*dh, func(worker, lo, hi int) {
+		e, et, eq := make([]float64, T), make([]float64, T), make([]float64, T)
 		for bh := lo; bh < hi; bh++ {
 			off := bh/H*T*D + bh%H*dh
 			for i0 := 0; i0 < T; i0 += blk {
@@ -179,7 +209,7 @@ func sbFwd[F Float](op *sbOp, abuf *scratch[F], vs []G.Value, y []F) {
 				gemm1(false, true, i1-i0, i1, dh, scale, q[off+i0*D:], D, k[off:], D, 0, ab, T) // z = s·Q·Kᵀ [i1−i0, i1]
 				for i := i0; i < i1; i++ {
 					r, n := (i-i0)*T, op.cfg.last(i)+1
-					rem[bh*T+i] = 1 - sbRow(ab[r:r+n])
+					rem[bh*T+i] = 1 - sbRow(ab[r:r+n], e, et, eq)
 					clear(ab[r+n : r+T]) // the keys after the last: weight exactly 0
 				}
 				gemm1(false, false, i1-i0, dh, i1, 1, ab, T, v[off:], D, 0, y[off+i0*D:], D) // A·V [i1−i0, dh]
@@ -265,6 +295,7 @@ func sbBwd[F Float](f *sbOp, a []F, zbuf *scratch[F], vs []G.Value, out []F) {
 	zs := zbuf.get(w * 2 * T * T)
 	parallelW(w, B*H, 7*T*T*dh, func(worker, lo, hi int) {
 		zw, dpw := zs[worker*2*T*T:][:T*T], zs[(worker*2+1)*T*T:][:T*T]
+		e := make([]float64, T)
 		for bh := lo; bh < hi; bh++ {
 			off := bh/H*T*D + bh%H*dh
 			ah := a[bh*T*T : (bh+1)*T*T]
@@ -277,11 +308,16 @@ func sbBwd[F Float](f *sbOp, a []F, zbuf *scratch[F], vs []G.Value, out []F) {
 				if f.cfg.Remainder {
 					self = float64(dr[i])
 				}
-				pre := 0.0 // Σ_{j<k} dlogA_ij
+				en := e[:n]
+				for j, z := range zr[:n] {
+					en[j] = -math.Abs(float64(z))
+				}
+				expRow[F](en) // e^(−|z|)
+				pre := 0.0    // Σ_{j<k} dlogA_ij
 				for j := range n {
-					dl := (float64(dr[j]) - self) * float64(ar[j])
+					dl := float64(float64(dr[j])-self) * float64(ar[j])
 					z := float64(zr[j])
-					zr[j] = F(dl*sigmoid64(-z) - sigmoid64(z)*pre)
+					zr[j] = F(float64(dl*sbSigmoid(-z, en[j])) - float64(sbSigmoid(z, en[j])*pre)) // dlogA·σ(−z) − σ(z)·Σ_{j'<j} dlogA
 					pre += dl
 				}
 				clear(zr[n:])
