@@ -188,25 +188,25 @@ func (op *foxOp) DiffWRT(int) []bool { return []bool{true, true, true, true} }
 // that pick each piece out of it.
 func (op *foxOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	op.keep = true
-	bwd := &foxGradOp{base: newBase("ForgetAttentionGrad", 5), fwd: op}
-	packed, err := apply(bwd, in[0], in[1], in[2], in[3], grad)
+	bwd := &foxGradOp{base: newBase("ForgetAttentionGrad", 6), fwd: op}
+	packed, err := apply(bwd, in[0], in[1], in[2], in[3], out, grad)
 	if err != nil {
 		return nil, err
 	}
 	return unpack("ForgetAttentionGrad", packed, in)
 }
 
-// foxGradOp reads q, k, v, g, dy and the forward pass's kept weights and c, and writes [dq | dk
-// | dv | dg].
+// foxGradOp reads q, k, v, g, the output y, dy and the forward pass's kept weights, and writes
+// [dq | dk | dv | dg].
 type foxGradOp struct {
 	base
 	fwd *foxOp
-	d32 scratch[float32] // dS of one head per worker, [T, T]
+	d32 scratch[float32] // dS of one head per worker, [T, T], then a row of its column sums
 	d64 scratch[float64]
 	out buffer
 }
 
-func (op *foxGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 1) }
+func (op *foxGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 2, 1) }
 
 func (op *foxGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	n := 0
@@ -239,47 +239,41 @@ func (op *foxGradOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
-// foxBwd: with P the weights and dP = dY·Vᵀ, dS = P∘(dP − rowsum(P∘dP)); dV = Pᵀ·dY, dQ =
-// s·dS·K, dK = s·dSᵀ·Q; the bias c_i − c_j gives dc_t = Σ_j dS_tj − Σ_i dS_it, and c_t = Σ_{l≤t}
-// log σ(g_l) gives dg_l = σ(−g_l)·Σ_{t≥l} dc_t.
+// foxBwd: with P the weights and dP = dY·Vᵀ, dS = P∘(dP − dot), dot_i = Σ_j P_ij·dP_ij = dy_i·y_i;
+// dV = Pᵀ·dY, dQ = s·dS·K, dK = s·dSᵀ·Q. The bias c_i − c_j gives dc_t = Σ_j dS_tj − Σ_i dS_it,
+// whose first sum is 0 (a softmax row's gradient sums to zero), so dc is minus dS's column
+// sums; c_t = Σ_{l≤t} log σ(g_l) gives dg_l = σ(−g_l)·Σ_{t≥l} dc_t.
 func foxBwd[F Float](f *foxOp, p []F, dbuf *scratch[F], vs []G.Value, out []F) {
 	B, T, H := f.cfg.Batch, f.cfg.Len, f.cfg.Heads
 	D := vs[0].Shape()[1]
 	dh := D / H
-	q, k, v, g, dy := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[3]), sl[F](vs[4])
+	q, k, v, g, y, dy := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[3]), sl[F](vs[4]), sl[F](vs[5])
 	nq := len(q)
 	dq, dk, dv, dg := out[:nq], out[nq:2*nq], out[2*nq:3*nq], out[3*nq:]
 	scale := F(f.scale(dh))
 	w := min(workers(), B*H)
-	ds := dbuf.get(w * T * T)
+	ds := dbuf.get(w * (T*T + 2*T))
 	parallelW(w, B*H, 6*T*T*dh, func(worker, lo, hi int) {
-		dsw := ds[worker*T*T : (worker+1)*T*T]
-		dc := make([]float64, T)
+		dsw := ds[worker*(T*T+2*T):][:T*T]
+		dots, cs := ds[worker*(T*T+2*T)+T*T:][:T], ds[worker*(T*T+2*T)+T*T+T:][:T]
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/H, bh%H
 			off := b*T*D + h*dh
 			ph := p[bh*T*T : (bh+1)*T*T]
 			gemm1(false, true, T, T, dh, 1, dy[off:], D, v[off:], D, 0, dsw, T) // dP = dY·Vᵀ [T, T]
-			clear(dc)
+			rowDots(dots, y[off:], dy[off:], D, dh)                             // dy_i·y_i
 			for i := range T {
-				pr, dr := ph[i*T:i*T+i+1], dsw[i*T:(i+1)*T]
-				dot := 0.0
-				for j, x := range pr {
-					dot += float64(x * dr[j])
-				}
-				for j, x := range pr {
-					dr[j] = x * (dr[j] - F(dot))
-					dc[i] += float64(dr[j])
-					dc[j] -= float64(dr[j])
-				}
+				dr := dsw[i*T : (i+1)*T]
+				dsRow(dr[:i+1], ph[i*T:i*T+i+1], dots[i])
 				clear(dr[i+1:])
 			}
+			colSumRows(dsw, cs, T, T)                                                // Σ_i dS_it
 			gemm1(true, false, T, dh, T, 1, ph, T, dy[off:], D, 0, dv[off:], D)      // dV = Pᵀ·dY
 			gemm1(false, false, T, dh, T, scale, dsw, T, k[off:], D, 0, dq[off:], D) // dQ = s·dS·K
 			gemm1(true, false, T, dh, T, scale, dsw, T, q[off:], D, 0, dk[off:], D)  // dK = s·dSᵀ·Q
 			sum := 0.0
 			for l := T - 1; l >= 0; l-- {
-				sum += dc[l]
+				sum -= float64(cs[l])
 				at := (b*T+l)*H + h
 				dg[at] = F(sum * sigmoid64(-float64(g[at])))
 			}
