@@ -128,7 +128,7 @@ func (l *Layer) BuildCapture(c position.Ctx, scheme position.Scheme, x *G.Node, 
 	}
 	var y *G.Node // [B·T, D], heads merged
 	if a, ok := scheme.(position.Attender); ok {
-		y, err = a.Attend(c, q, k, v, position.AttendConfig{Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture})
+		y, err = a.Attend(c, q, k, v, position.AttendConfig{Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture, Input: x})
 	} else {
 		y, err = ops.Attention(q, k, v, g.Bias, ops.AttentionConfig{
 			Batch: c.Batch, Len: c.Len, Heads: l.cfg.Heads, Causal: !l.cfg.Bidirectional, Unscaled: l.cfg.Unscaled, Capture: capture, Rel: rel, Rows: g.Rows,

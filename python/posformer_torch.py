@@ -624,6 +624,78 @@ class FIRE(Scheme):
         return (hidden @ w2 + b2).permute(2, 0, 1)                               # [H, T, T]
 
 
+class FoX(Scheme):
+    """The Forgetting Transformer's forget gates (Lin et al. 2025; zhixuan-lin/forgetting-transformer,
+    ForgettingAttentionLayer): per layer l, f_t = sigmoid(x_t w{l} + b{l}) [H] from the layer's
+    normalised input; the logit of query i and key j gets c_i - c_j, c the cumulative sum of
+    log f over the tokens (fla's naive_forgetting_attn). Causal only."""
+
+    def __init__(self, d_model, heads, layers, bidirectional):
+        super().__init__()
+        if bidirectional:
+            raise ValueError("fox is causal only (posformer refuses model.bidirectional with it)")
+        for l in range(layers):  # w{l} [d_model, H] (input x output), b{l} [H]
+            self.register_parameter(f"w{l}", nn.Parameter(torch.zeros(d_model, heads)))
+            self.register_parameter(f"b{l}", nn.Parameter(torch.zeros(heads)))
+
+    def decay(self, x, layer):
+        """x [B, T, D] the layer's input -> the logit term c_i - c_j [B, H, T, T]."""
+        g = x.to(torch.float64) @ getattr(self, f"w{layer}").to(torch.float64) + getattr(self, f"b{layer}").to(torch.float64)
+        c = F.logsigmoid(g).cumsum(dim=1).transpose(1, 2)                    # [B, H, T]
+        return (c.unsqueeze(-1) - c.unsqueeze(-2)).to(x.dtype)
+
+
+class StickBreaking(Scheme):
+    """Stick-breaking attention (Tan et al. 2025), as shawntan/stickbreaking-attention's sb_ref.py
+    with its tests' o + rem * v: no softmax; A_ij = sigmoid(s_ij) prod_{j<k<i} sigmoid(-s_ik) over
+    the keys j < i (j <= i, k <= i with attend_current), in log space; the remainder 1 - sum_j A_ij
+    weighs the query's own value (remainder). Causal only."""
+
+    def __init__(self, attend_current, remainder, bidirectional):
+        super().__init__()
+        if bidirectional:
+            raise ValueError("stick_breaking is causal only (posformer refuses model.bidirectional with it)")
+        self.attend_current, self.remainder = attend_current, remainder
+
+    def attend(self, s, v):
+        """s [B, H, T, T] the scaled logits (no mask), v [B, H, T, dh] -> the heads' outputs."""
+        T = s.shape[-1]
+        z = s.to(torch.float64)
+        masked = torch.ones(T, T, dtype=torch.bool).triu(1 if self.attend_current else 0)
+        log_z = F.logsigmoid(z).masked_fill(masked, -1e5)
+        log_beta = F.logsigmoid(-z).masked_fill(masked, 0)
+        re_cum = log_beta @ torch.ones(T, T, dtype=torch.float64).tril(-1)   # [i, k]: sum_{j>k} log_beta[i, j]
+        att = torch.exp(log_z + re_cum)
+        if self.remainder:
+            att = att + torch.diag_embed(1 - att.sum(dim=-1))               # o + rem * v
+        return torch.matmul(att.to(v.dtype), v)
+
+
+class DPB(Scheme):
+    """Dynamic position bias (x-transformers' DynamicPositionBias, log_distance=True): an MLP
+    1 -> width (SiLU) -> ... -> H of sign(d) log(|d| + 1), d = i - j; theta holds W1 [width],
+    b1 [width], per further hidden layer W [width, width] (input x output) and b [width], then
+    W_out [width, H] and b_out [H]."""
+
+    def __init__(self, heads, width, depth):
+        super().__init__()
+        self.h, self.w, self.depth = heads, width, depth
+        self.theta = nn.Parameter(torch.zeros(2 * width + (depth - 1) * (width * width + width) + width * heads + heads))
+
+    def bias(self, T, pos=None):
+        th, W = self.theta.to(torch.float64), self.w
+        i = torch.arange(T, dtype=torch.float64).unsqueeze(1)
+        d = i - torch.arange(T, dtype=torch.float64).unsqueeze(0)              # [T, T]
+        x = (torch.sign(d) * torch.log1p(d.abs())).unsqueeze(-1)              # [T, T, 1]
+        h = F.silu(x * th[:W] + th[W: 2 * W])                                  # [T, T, width]
+        at = 2 * W
+        for _ in range(self.depth - 1):
+            h = F.silu(h @ th[at: at + W * W].view(W, W) + th[at + W * W: at + W * W + W])
+            at += W * W + W
+        out = h @ th[at: at + W * self.h].view(W, self.h) + th[at + W * self.h:]
+        return out.permute(2, 0, 1)                                              # [H, T, T]
+
+
 def make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
     """The scheme of a resolved position section, with log_scaling's parameters when on."""
     scheme = _make_scheme(kind, opt, d_model, heads, bidirectional, layers)
@@ -670,6 +742,12 @@ def _make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
         return Kerple(heads, bidirectional)
     if kind == "fire":
         return FIRE(heads, int(need("mlp_width")), float(need("init_l")), bidirectional)
+    if kind == "fox":
+        return FoX(d_model, heads, layers, bidirectional)
+    if kind == "stick_breaking":
+        return StickBreaking(bool(opt.get("attend_current", False)), bool(need("remainder")), bidirectional)
+    if kind == "dpb":
+        return DPB(heads, int(need("mlp_width")), int(need("mlp_depth")))
     raise ValueError(f"position.kind {kind!r}: posformer_torch has no such scheme")
 
 
@@ -699,6 +777,10 @@ class Block(nn.Module):
         s = s * self.scale
         if bias is not None:
             s = s + bias
+        if isinstance(scheme, FoX):
+            s = s + scheme.decay(x, self.index)                            # forget gates from the layer's input
+        if isinstance(scheme, StickBreaking):                              # no softmax: it masks itself
+            return self.o(scheme.attend(s, v).transpose(1, 2).reshape(B, T, D))
         if mask is not None:
             s = s + mask
         if isinstance(scheme, CoPE):
@@ -776,7 +858,8 @@ SCHEME_OPTIONS = {
     "rope": ("base", "rotary_fraction", "rope_scaling", "rope_factor", "rope_long_factor"), "none": (), "alibi": ("symmetric",),
     "relative": ("base",), "t5": ("num_buckets", "max_distance", "init_std"), "kerple": (),
     "fire": ("mlp_width", "init_c", "init_l"), "p_rope": ("base", "p"), "xpos": ("base", "scale_base"),
-    "cope": ("npos", "init_std"),
+    "cope": ("npos", "init_std"), "fox": ("bias_init", "init_std"), "stick_breaking": ("attend_current", "remainder"),
+    "dpb": ("mlp_width", "mlp_depth"),
 }
 RANDOMIZABLE = ("sinusoidal", "learned", "rope", "alibi", "relative", "p_rope")
 RANDOMIZED_KEYS = ("randomized", "max_random", "eval_positions")
@@ -949,6 +1032,36 @@ def _check_cope(f, a):
         raise _bad(f.path, "posformer.model.bidirectional", "true, but cope is causal only")
 
 
+def _check_fox(f, a):
+    v = f.get("bias_init", None)
+    if not (_is_int(v) or type(v) is float) or not abs(v) <= 100:
+        raise f.bad("bias_init", f"{json.dumps(v)} is not a number in [-100, 100]")
+    v = f.get("init_std", None)
+    if not (_is_int(v) or type(v) is float) or not 0 <= v <= 1000:
+        raise f.bad("init_std", f"{json.dumps(v)} is not a number in [0, 1000]")
+    if a["bidirectional"]:
+        raise _bad(f.path, "posformer.model.bidirectional", "true, but fox is causal only")
+
+
+def _check_stick_breaking(f, a):
+    f.bool("attend_current", default=False)
+    f.bool("remainder")
+    if a["bidirectional"]:
+        raise _bad(f.path, "posformer.model.bidirectional", "true, but stick_breaking is causal only")
+
+
+def _check_dpb(f, a):
+    if f.int("mlp_width", lo=1) > MAX_FIRE_WIDTH:
+        raise f.bad("mlp_width", f"{f.obj['mlp_width']} is more than {MAX_FIRE_WIDTH}, the widest MLP posformer builds")
+    if f.int("mlp_depth", lo=1) > 16:
+        raise f.bad("mlp_depth", f"{f.obj['mlp_depth']} is more than 16, the deepest MLP posformer builds")
+
+
+def _dpb_size(o, a):
+    w, depth = o["mlp_width"], o["mlp_depth"]
+    return 2 * w + (depth - 1) * (w * w + w) + w * a["heads"] + a["heads"]
+
+
 # Per position.kind: the checks of its options (a _Fields of the position section and the
 # checked architecture), and its tensors: (name, attribute of the scheme module, shape as
 # (what sets the size, size) pairs). A scheme the model classes gain needs its entry here.
@@ -966,6 +1079,11 @@ SCHEMES = {
     "relative": (_check_relative, _relative_tensors),
     "t5": (_check_t5, lambda o, a: [("pos.t5.bias", "table", [("heads", a["heads"]), ("position.num_buckets", o["num_buckets"])])]),
     "kerple": (lambda f, a: None, lambda o, a: [("pos.kerple.rho", "rho", [("2·heads", 2 * a["heads"])])]),
+    "fox": (_check_fox, lambda o, a: [t for l in range(a["layers"]) for t in (
+        (f"pos.fox.w.{l}", f"w{l}", [("d_model", a["d_model"]), ("heads", a["heads"])]), (f"pos.fox.b.{l}", f"b{l}", [("heads", a["heads"])]))]),
+    "stick_breaking": (_check_stick_breaking, lambda o, a: []),
+    "dpb": (_check_dpb, lambda o, a: [("pos.dpb.theta", "theta", [(
+        "2·mlp_width + (mlp_depth − 1)·(mlp_width² + mlp_width) + mlp_width·heads + heads", _dpb_size(o, a))])]),
     "fire": (_check_fire, lambda o, a: [("pos.fire.theta", "theta", [(
         "2·mlp_width + mlp_width·heads + heads + 2", (2 + a["heads"]) * o["mlp_width"] + a["heads"] + 2)])]),
 }

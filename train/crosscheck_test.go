@@ -97,6 +97,12 @@ var crossSchemes = []struct{ name, kind, position, model string }{
 	{"alibi_log_scaling", "alibi", `{kind: alibi, log_scaling: 0.5}`, ""},
 	{"relative_log_scaling", "relative", `{kind: relative, log_scaling: 0.5}`, ""},
 	{"cope_log_scaling", "cope", `{kind: cope, npos: 6, init_std: 0.5, log_scaling: 0.5}`, ""},
+	{"fox", "fox", `{kind: fox, init_std: 0.3, bias_init: 1}`, ""},
+	{"fox_log_scaling", "fox", `{kind: fox, init_std: 0.3, log_scaling: 0.5}`, ""},
+	{"stick_breaking", "stick_breaking", `{kind: stick_breaking}`, ""},
+	{"stick_breaking_current", "stick_breaking", `{kind: stick_breaking, attend_current: true, remainder: false}`, ""},
+	{"dpb", "dpb", `{kind: dpb, mlp_width: 8}`, ""},
+	{"dpb_deep_unscaled", "dpb", `{kind: dpb, mlp_width: 6, mlp_depth: 3}`, "unscaled_logits: true"},
 }
 
 // crossEncoderOnly are the cases whose options apply to an encoder only (position.symmetric: the
