@@ -38,9 +38,10 @@ type Want struct {
 	Redo     bool
 }
 
-// Wants lists the cells the open claims need another seed of: for each open claim of the
-// sequential design with fewer than max seeds a cell, every cell of its open comparisons up to
-// one run more than the claim's seeds; a cell shared by claims needs the most any of them needs.
+// Wants lists the cells the open claims need another seed of: for each open comparison of an
+// open claim of the sequential design with fewer than max seeds a cell, each of its cells up to
+// one run more than the comparison has; a cell shared by comparisons needs the most any of them
+// needs.
 func (j *Judged) Wants(maxSeeds int) []Want { return j.wants(maxSeeds, false) }
 
 // WorstCase is Wants with every open claim's cells wanted to maxSeeds: what the design trains
@@ -55,7 +56,7 @@ func (j *Judged) wants(maxSeeds int, worst bool) []Want {
 			continue
 		}
 		for _, r := range o.Rows {
-			if !open(r.Verdict) {
+			if !open(r.Verdict) || rowSeeds(r) >= maxSeeds {
 				continue
 			}
 			sides := []*side{r.A, r.B}
@@ -72,7 +73,7 @@ func (j *Judged) wants(maxSeeds int, worst bool) []Want {
 					need[id] = &Want{Table: o.Claim.Table, CellRuns: CellRuns{Task: s.k.Task, Scheme: s.k.Scheme, Variant: s.k.Variant, Runs: len(seeds), Seeds: seeds}}
 					order = append(order, id)
 				}
-				next := min(o.Seq.Seeds+1, maxSeeds)
+				next := min(rowSeeds(r)+1, maxSeeds) // one seed more than the open comparison has
 				if worst {
 					next = maxSeeds
 				}

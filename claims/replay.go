@@ -153,14 +153,29 @@ func decided(o *Outcome) bool {
 	return !slices.ContainsFunc(o.Rows, func(r Comparison) bool { return open(r.Verdict) })
 }
 
-// seedsOf is the fewest runs a side of the outcome's comparisons has.
+// seedsOf is the fewest runs a side of the outcome's comparisons has, of those not untested (of
+// all when every one is): a comparison stopped untested takes no more seeds, so it would hold
+// the claim's count back.
 func seedsOf(o *Outcome) int {
-	n := 0
+	n, all := 0, 0
 	for _, r := range o.Rows {
-		for _, s := range []*side{r.A, r.B} {
-			if s != nil && (n == 0 || len(s.scores) < n) {
-				n = len(s.scores)
-			}
+		m := rowSeeds(r)
+		if m > 0 && classOf(r.Verdict) != Untested && (n == 0 || m < n) {
+			n = m
+		}
+		if m > 0 && (all == 0 || m < all) {
+			all = m
+		}
+	}
+	return cmp.Or(n, all)
+}
+
+// rowSeeds is the fewest runs a side of a comparison has (0 without a side).
+func rowSeeds(r Comparison) int {
+	n := 0
+	for _, s := range []*side{r.A, r.B} {
+		if s != nil && (n == 0 || len(s.scores) < n) {
+			n = len(s.scores)
 		}
 	}
 	return n
