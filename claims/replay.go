@@ -247,7 +247,7 @@ func Replay(path, command string) (doc, summary string, err error) {
 		}
 		n := seedsOf(fj.Claims[i])
 		held, used = held+n, used+o.Seq.Seeds
-		how := "decided"
+		how := "stopped"
 		if !o.Seq.Decided {
 			how = "open"
 		}
