@@ -173,7 +173,7 @@ func renderTables(b *strings.Builder, j *Judged) {
 		if len(t.Union) > 0 {
 			src = "rows of " + strings.Join(t.Union, ", ")
 		}
-		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", t.Name, src, runs, gridCommand(t, f.Path))
+		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", t.Name, src, runs, gridCommand(t, f))
 	}
 	b.WriteString("\n")
 	for _, t := range f.Tables {
@@ -205,11 +205,15 @@ func renderTables(b *strings.Builder, j *Judged) {
 }
 
 // gridCommand is the command that produces a table.
-func gridCommand(t Table, file string) string {
-	if t.Grid == "" {
+func gridCommand(t Table, f *File) string {
+	file := f.Path
+	switch {
+	case t.Grid == "":
 		return "–"
+	case f.Sequential.On():
+		return fmt.Sprintf("`go run ./cmd/train claims -decide -runs runs %s`, which trains the seeds of `%s` the claims need (any `-jobs`: the same bits)", file, t.Grid)
 	}
-	return fmt.Sprintf("`go run ./cmd/train -config %s -jobs 2`, then `go run ./cmd/train claims -export %s`", t.Grid, file)
+	return fmt.Sprintf("`go run ./cmd/train -config %s` (any `-jobs`: the same bits), then `go run ./cmd/train claims -export %s`", t.Grid, file)
 }
 
 // describeGrid is a grid config's set-up and its warnings (by group), from the config file.
@@ -242,8 +246,16 @@ func describeGrid(path string) (string, []string) {
 		tested = fmt.Sprintf("trained on windows of %d tokens, tested at %s in %d..%d on the whole test split (non-overlapping windows, and sliding windows scoring their last %d predictions)",
 			c.Task.MaxLen, count(len(L), "context length"), L[0], L[len(L)-1], c.Eval.Stride)
 	}
+	groups, seeds := map[report.Group]bool{}, map[uint64]bool{}
+	for _, cl := range cells {
+		groups[report.GroupOf(cl)], seeds[cl.Config.Seed] = true, true
+	}
+	runs := count(len(cells), "run")
+	if len(groups)*len(seeds) == len(cells) && len(seeds) > 1 {
+		runs = fmt.Sprintf("%s (%s × %s)", runs, count(len(groups), "cell"), count(len(seeds), "seed"))
+	}
 	desc := fmt.Sprintf("`%s`, %s: %s, d_model %d, %s, d_ff %d; %s of %s, %s%s; %s.",
-		path, count(len(cells), "cell"), count(c.Model.Layers, "layer"), c.Model.DModel, count(c.Model.Heads, "head"), c.Model.DFF,
+		path, runs, count(c.Model.Layers, "layer"), c.Model.DModel, count(c.Model.Heads, "head"), c.Model.DFF,
 		count(c.Train.Steps, "step"), count(c.Train.BatchSize, "sequence"), lr, stop, tested)
 	return desc, report.Warnings(cells, nil)
 }

@@ -135,7 +135,7 @@ func TestClaimsExport(t *testing.T) {
 		t.Errorf("document:\n%s\nstdout: %s", md, out.String())
 	}
 	// the grid's set-up in words, each count agreeing with its noun (it said "1 layers")
-	if want := "4 cells: 1 layer, d_model 16, 2 heads, d_ff 32; 2 steps of 4 sequences"; !bytes.Contains(md, []byte(want)) {
+	if want := "4 runs (2 cells × 2 seeds): 1 layer, d_model 16, 2 heads, d_ff 32; 2 steps of 4 sequences"; !bytes.Contains(md, []byte(want)) {
 		t.Errorf("the document does not describe the grid as %q:\n%s", want, md)
 	}
 	refused := func(what string, args []string, wants ...string) {
