@@ -152,7 +152,7 @@ func rowsOf(g *report.Grid, naming string) []Row {
 			for _, m := range metric.For(c.Task.Name) {
 				scores[m.Name] = l.Score(m.Name)
 			}
-			ce, ct := report.Chance(c, l.Length)
+			ce, ct := metric.Chance(c.Task.Name, c.TaskOptions(), l.Length)
 			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				LengthResult: train.LengthResult{Length: l.Length, InRange: l.InRange, Scores: scores, N: l.N},
 				LR:           c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,

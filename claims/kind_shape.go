@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/internal/stats"
 )
 
 // A shape claim: each cell stays clearly above chance to at least k·L, or falls to chance by k·L
@@ -77,7 +77,7 @@ func (k *shapeKind) verdict(st Statistic, s *side, L int) string {
 	}
 	at := func(n int) (atChance, above bool) {
 		xs, fs, ch := s.c.at(n).runStats(n, n, false)
-		if ch+report.ChanceMargin >= 1 { // no score can clear it: tells nothing
+		if ch+stats.ChanceMargin >= 1 { // no score can clear it: tells nothing
 			return false, false
 		}
 		return s.d.atChance(xs, fs, ch), s.d.aboveChance(xs, fs, ch)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 )
@@ -141,7 +142,7 @@ func renderStatistic(b *strings.Builder, f *File) {
 	if s.Ours == "best" {
 		ours = "the best over runs (seeds and learning rates)"
 	}
-	fmt.Fprintf(b, "- Ours in the paper's statistic: %s; beside it the mean over seeds with its %.0f%% interval.\n", ours, report.Level*100)
+	fmt.Fprintf(b, "- Ours in the paper's statistic: %s; beside it the mean over seeds with its %.0f%% interval.\n", ours, stats.Level*100)
 	if f.Paper.Statistic != "" {
 		fmt.Fprintf(b, "- The paper's statistic: %s", f.Paper.Statistic)
 		if f.Paper.Numbers != "" {
@@ -333,7 +334,7 @@ func renderSummary(b *strings.Builder, t *loaded, fileMetric string) {
 		ls := c.lengths()
 		inS, _ := c.scores(0, 0, true)
 		beyS, _ := c.scores(hi+1, ls[len(ls)-1], false)
-		in, bey := report.NewStat(inS), report.NewStat(beyS)
+		in, bey := stats.NewStat(inS), stats.NewStat(beyS)
 		x := c.extrapolatesTo(t.d)
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d..%d | %.3f ± %.3f | %.3f ± %.3f | [%.3f, %.3f] | %s | %s |\n", k.Task, k.Scheme, orWord(k.Variant, "–"),
 			c.runs(), lo, hi, in.Mean, in.Std, bey.Mean, bey.Std, bey.Min, bey.Max, lengthOrDash(x), strings.TrimSuffix(ratioOrDash(x, float64(x)/float64(hi)), "×"))

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/report"
 )
 
 // The verdicts' first words; a verdict may add its reason in parentheses.
@@ -39,7 +38,7 @@ func Rules() string {
 %s
 
 Each claim is judged on its own at %.0f%%, without a correction for the many claims of a table: where the two sides do not differ, about one claim in twenty still reads *reproduced* or *contradicted* by chance alone.
-`, report.Level*100, "- "+kinds[0].rule, report.ChanceMargin, report.ChanceMargin, report.ChanceMargin, strings.Join(rest, "\n"), report.Level*100)
+`, stats.Level*100, "- "+kinds[0].rule, stats.ChanceMargin, stats.ChanceMargin, stats.ChanceMargin, strings.Join(rest, "\n"), stats.Level*100)
 }
 
 // rank judges "A > B" (A ahead of B in the metric's direction) from the two sides' per-run

@@ -437,7 +437,7 @@ func (c *cell) runStats(lo, hi int, inRange bool) (scores, floors []float64, cha
 		byRun[id].s += r.Scores[c.metric]
 		byRun[id].ch += ch
 		if m.Bounded() {
-			byRun[id].v += report.RunFloor(c.metric, r.Task, r.Length, r.N, r.Scores[c.metric])
+			byRun[id].v += metric.RunFloor(c.metric, r.Task, r.Length, r.N, r.Scores[c.metric])
 		}
 		byRun[id].n++
 	}
@@ -477,21 +477,21 @@ func (c *cell) lengths() []int { return slices.Sorted(maps.Keys(c.byLength())) }
 // trainRange is the cell's training lengths.
 func (c *cell) trainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].MaxLen }
 
-// extrapolatesTo is report.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
+// extrapolatesTo is stats.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
 // for a metric without a chance level.
-// The rule is report.ExtrapolatesTo's, with the design's intervals (fixed n: each run's
+// The rule is stats.ExtrapolatesTo's, with the design's intervals (fixed n: each run's
 // sampling floor counted, so that seeds scoring alike do not make a zero-width interval).
 func (c *cell) extrapolatesTo(d design) int {
 	if !hasChance(c.metric) {
 		return 0 // no chance level to stay above
 	}
 	if !d.seq {
-		return report.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, []float64, float64) { return c.at(L).runStats(L, L, false) })
+		return stats.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, []float64, float64) { return c.at(L).runStats(L, L, false) })
 	}
 	best := 0 // the same rule with the sequential design's intervals
 	for _, L := range c.lengths() {
 		s, fl, ch := c.at(L).runStats(L, L, false)
-		if ch+report.ChanceMargin >= 1 {
+		if ch+stats.ChanceMargin >= 1 {
 			continue
 		}
 		if !d.aboveChance(s, fl, ch) {

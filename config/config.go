@@ -296,9 +296,12 @@ type TaskConfig struct {
 func (c Config) WritesEvents() bool { return c.TFEvents == nil || *c.TFEvents }
 
 // NewTask builds the configured task in its format (task.format, task.end_token).
-func (c Config) NewTask() (data.Task, error) {
-	return data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
-		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256, Depth: c.Task.Depth, IgnoreProb: c.Task.IgnoreProb})
+func (c Config) NewTask() (data.Task, error) { return data.New(c.Task.Name, c.TaskOptions()) }
+
+// TaskOptions are the task: section's options as data.New takes them.
+func (c Config) TaskOptions() data.Options {
+	return data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
+		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256, Depth: c.Task.Depth, IgnoreProb: c.Task.IgnoreProb}
 }
 
 // ModelFor is the model: section for the config's task: model.vocab, unless written, the task's

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -29,38 +30,8 @@ func (g Group) String() string {
 	return s
 }
 
-// Stat summarises one number over seeds.
-type Stat struct {
-	Mean float64 `json:"mean"`
-	Std  float64 `json:"std"` // sample standard deviation (n−1); 0 for one seed
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
-	N    int     `json:"n"`
-}
-
-// NewStat summarises xs.
-func NewStat(xs []float64) Stat {
-	if len(xs) == 0 {
-		return Stat{Mean: math.NaN(), Std: math.NaN(), Min: math.NaN(), Max: math.NaN()}
-	}
-	s := Stat{Min: xs[0], Max: xs[0], N: len(xs)}
-	for _, x := range xs {
-		s.Mean += x
-		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
-	}
-	s.Mean /= float64(len(xs))
-	if len(xs) > 1 {
-		var q float64
-		for _, x := range xs {
-			q += (x - s.Mean) * (x - s.Mean)
-		}
-		s.Std = math.Sqrt(q / float64(len(xs)-1))
-	}
-	return s
-}
-
-// fields are the statistic's mean, std, min and max as CSV fields (CSVFloat).
-func (s Stat) fields() []string {
+// statFields are the statistic's mean, std, min and max as CSV fields (CSVFloat).
+func statFields(s stats.Stat) []string {
 	return []string{CSVFloat(s.Mean), CSVFloat(s.Std), CSVFloat(s.Min), CSVFloat(s.Max)}
 }
 
@@ -70,7 +41,7 @@ type LengthStat struct {
 	Group
 	Length  int
 	InRange bool
-	Scores  map[string]Stat
+	Scores  map[string]stats.Stat
 }
 
 // GroupSummary is one (group) row: per metric, the in-range and beyond-range score over seeds;
@@ -86,9 +57,9 @@ type GroupSummary struct {
 	Metric string
 	// In and Beyond are, per metric, the statistic over seeds of each seed's mean over the
 	// in-range lengths and over the lengths > MaxLen.
-	In, Beyond map[string]Stat
+	In, Beyond map[string]stats.Stat
 	// ExtrapLength is how far the group extrapolates, by the rule the claims engine uses too
-	// (ExtrapolatesTo): the longest tested length up to which the headline metric stays clearly
+	// (stats.ExtrapolatesTo): the longest tested length up to which the headline metric stays clearly
 	// above the task's chance level at every tested length (0 if it is not at the first).
 	ExtrapLength int
 	// ExtrapRatio is ExtrapLength / MaxLen.
@@ -96,7 +67,9 @@ type GroupSummary struct {
 }
 
 // Headline is the group's in-range and beyond-range statistic in its headline metric.
-func (s GroupSummary) Headline() (inRange, beyond Stat) { return s.In[s.Metric], s.Beyond[s.Metric] }
+func (s GroupSummary) Headline() (inRange, beyond stats.Stat) {
+	return s.In[s.Metric], s.Beyond[s.Metric]
+}
 
 // GroupOf is the group of a cell.
 func GroupOf(c config.Cell) Group {
@@ -169,7 +142,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 		metrics := metric.For(a.cfg.Task.Name)
 		headline := metric.Headline(a.cfg.Task.Name, a.cfg.Task.Format)
 		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: headline.Name,
-			In: map[string]Stat{}, Beyond: map[string]Stat{}}
+			In: map[string]stats.Stat{}, Beyond: map[string]stats.Stat{}}
 		byLen := map[int][]train.LengthResult{}
 		for _, r := range a.runs {
 			for _, l := range r.Lengths {
@@ -190,7 +163,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 					beyond = append(beyond, b)
 				}
 			}
-			s.In[m.Name], s.Beyond[m.Name] = NewStat(in), NewStat(beyond)
+			s.In[m.Name], s.Beyond[m.Name] = stats.NewStat(in), stats.NewStat(beyond)
 		}
 		lengths := slices.Sorted(maps.Keys(byLen))
 		scores := func(L int, name string) []float64 {
@@ -201,18 +174,18 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			return xs
 		}
 		for _, L := range lengths {
-			row := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Scores: map[string]Stat{}}
+			row := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Scores: map[string]stats.Stat{}}
 			for _, m := range metrics {
-				row.Scores[m.Name] = NewStat(scores(L, m.Name))
+				row.Scores[m.Name] = stats.NewStat(scores(L, m.Name))
 			}
 			rows = append(rows, row)
 		}
 		if headline.Chance != nil {
-			s.ExtrapLength = ExtrapolatesTo(lengths, func(L int) ([]float64, []float64, float64) {
-				exact, token := Chance(a.cfg, L)
+			s.ExtrapLength = stats.ExtrapolatesTo(lengths, func(L int) ([]float64, []float64, float64) {
+				exact, token := metric.Chance(a.cfg.Task.Name, a.cfg.TaskOptions(), L)
 				var floors []float64
 				for _, l := range byLen[L] {
-					floors = append(floors, RunFloor(headline.Name, a.cfg.Task.Name, L, l.N, l.Score(headline.Name)))
+					floors = append(floors, metric.RunFloor(headline.Name, a.cfg.Task.Name, L, l.N, l.Score(headline.Name)))
 				}
 				return scores(L, headline.Name), floors, headline.Chance(metric.Guess{Exact: exact, Token: token})
 			})

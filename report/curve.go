@@ -27,7 +27,7 @@ type Curve struct {
 	MaxLen  int // the training length
 	Lengths []int
 	// Stats are, per unbounded metric (metric.Unbounded, in order), the statistic at each length.
-	Stats [][]Stat
+	Stats [][]stats.Stat
 	// Change is, per unbounded metric and length, each seed's score minus its own at the training
 	// length MaxLen (nil at every length when the group was not evaluated at MaxLen).
 	Change [][][]float64
@@ -53,7 +53,7 @@ func Curves(g *Grid) []Curve {
 	var out []Curve
 	for _, k := range order {
 		rs := runs[k]
-		c := Curve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs), Stats: make([][]Stat, len(ms)), Change: make([][][]float64, len(ms))}
+		c := Curve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs), Stats: make([][]stats.Stat, len(ms)), Change: make([][][]float64, len(ms))}
 		at := func(r *train.Result, L int) int {
 			return slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == L })
 		}
@@ -79,7 +79,7 @@ func Curves(g *Grid) []Curve {
 				if len(ds[m]) != len(rs) {
 					ds[m] = nil
 				}
-				c.Stats[m], c.Change[m] = append(c.Stats[m], NewStat(xs[m])), append(c.Change[m], ds[m])
+				c.Stats[m], c.Change[m] = append(c.Stats[m], stats.NewStat(xs[m])), append(c.Change[m], ds[m])
 			}
 		}
 		out = append(out, c)
@@ -254,7 +254,7 @@ func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 		last, t := len(c.Lengths)-1, slices.Index(c.Lengths, c.MaxLen)
 		rec := []string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(c.Seeds), strconv.Itoa(c.MaxLen), head}
 		for m, st := range c.Stats {
-			train := Stat{Mean: nan, Std: nan}
+			train := stats.Stat{Mean: nan, Std: nan}
 			if t >= 0 {
 				train = st[t]
 			}
@@ -287,7 +287,7 @@ func curveByLengthCSV(curves []Curve) []byte {
 		for i, L := range c.Lengths {
 			rec := []string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(L), strconv.FormatBool(L <= c.MaxLen), strconv.Itoa(c.Stats[0][i].N)}
 			for _, st := range c.Stats {
-				rec = append(rec, st[i].fields()...)
+				rec = append(rec, statFields(st[i])...)
 			}
 			for _, ch := range c.Change {
 				d, lo, hi := changeFields(ch[i])

@@ -45,7 +45,7 @@ func extrapScores(c config.Config, L int) float64 {
 }
 
 // TestExtrapolatesToChanceRule: the run report's "extrapolates to" is the chance rule of
-// the claims engine, computed by one function (ExtrapolatesTo): parity at chance gets none
+// the claims engine, computed by one function (stats.ExtrapolatesTo): parity at chance gets none
 // ("–" in the table, 0 in summary.csv), copy gets 13, and the claims code (SeedCell, in the
 // same metric) gives the same answer for every group.
 func TestExtrapolatesToChanceRule(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
@@ -85,7 +86,7 @@ func f3(x float64) string {
 }
 
 // PM formats a statistic as "mean ± std" (just the mean for one seed).
-func PM(s Stat) string {
+func PM(s stats.Stat) string {
 	if s.N == 0 {
 		return "–"
 	}
@@ -220,7 +221,7 @@ func seedsCell(s GroupSummary) string {
 
 // pmOf is PM of a group's statistic, or "diverged" when every seed of the group diverged: a
 // diverged run has no scores, never numbers.
-func pmOf(s GroupSummary, st Stat) string {
+func pmOf(s GroupSummary, st stats.Stat) string {
 	if s.Diverged > 0 && s.Diverged == s.Seeds {
 		return "diverged"
 	}
@@ -419,7 +420,7 @@ func byLengthCSV(rows []LengthStat) []byte {
 	for _, r := range rows {
 		rec := []string{r.Task, r.Scheme, r.Variant, strconv.Itoa(r.Length), strconv.FormatBool(r.InRange), strconv.Itoa(r.Scores[ms[0].Name].N)}
 		for _, m := range ms {
-			rec = append(rec, r.Scores[m.Name].fields()...)
+			rec = append(rec, statFields(r.Scores[m.Name])...)
 		}
 		recs = append(recs, rec)
 	}
@@ -479,11 +480,11 @@ func SelectionTable(sel *config.Selection) string {
 }
 
 // extrapolationRule is the sentence that defines the "extrapolates to" and "ratio" columns
-// (ExtrapolatesTo), in report.md and in the claims engine.
+// (stats.ExtrapolatesTo), in report.md and in the claims engine.
 func extrapolationRule() string {
 	return fmt.Sprintf("*Extrapolates to*: the longest tested length up to which the headline score (exact match; token accuracy for the slots format) "+
 		"stays clearly above chance at every tested length: the lower end of the %.0f%% t interval of its mean over seeds (with one seed, the score itself) "+
 		"exceeds the task's chance level + %.2f (chance: what guessing scores, 1/k per output token for k possible values, (1/k)^n for an n-token answer, or the task's baseline where its answers are padded or skewed, docs/tasks.md#baselines); "+
 		"a length where chance is within %.2f of 1 (no score can clear it) is skipped; – when it is not even at the shortest length. *Ratio*: that length over the longest training length.",
-		Level*100, ChanceMargin, ChanceMargin)
+		stats.Level*100, stats.ChanceMargin, stats.ChanceMargin)
 }
