@@ -10,6 +10,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
@@ -55,7 +56,7 @@ func Export(runs string, t Table) ([]byte, error) {
 	if err := sameGrid(t.Grid, want, filepath.Join(dir, config.GridFile)); err != nil {
 		return nil, err
 	}
-	g, err := report.Load(dir) // which checks every run was trained as its cell (report.TrainedAs)
+	g, err := grid.Load(dir) // which checks every run was trained as its cell (grid.TrainedAs)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func firstDiff(a, b string) string {
 
 // rowsOf lists a grid's finished runs as table rows, sorted by task, scheme, variant, seed,
 // rate and length.
-func rowsOf(g *report.Grid, naming string) []Row {
+func rowsOf(g *grid.Grid, naming string) []Row {
 	var rows []Row
 	for i, run := range g.Runs {
 		if run == nil {

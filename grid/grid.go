@@ -1,8 +1,9 @@
 // Package grid runs a grid, a config with a sweep: (expanded into cells by package
 // config): its directory and grid.yaml (a grid is resumed only into the same grid), the
 // select: phase (tuning runs in <grid>/select/, each group's value chosen on in-range validation
-// and kept in selection.json), and the cells themselves, jobs at a time, each a train.Run. cmd/train
-// parses the flags, calls Run and writes the report.
+// and kept in selection.json), and the cells themselves, jobs at a time, each a train.Run; and
+// the finished grid's reader (Load: the cells it should have and the runs it has). cmd/train
+// parses the flags, calls Train and writes the report.
 package grid
 
 import (

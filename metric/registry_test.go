@@ -76,7 +76,7 @@ func TestNewMetricEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := report.Load(ran.Dir)
+	g, err := grid.Load(ran.Dir)
 	if err != nil || len(g.Missing) > 0 {
 		t.Fatalf("%v, missing %v", err, g.Missing)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
@@ -36,7 +37,7 @@ type Curve struct {
 
 // Curves gathers a grid's runs scored in the unbounded metrics by group (GroupOf), in the grid's
 // order; nil when it has none. A group's lengths are those every one of its runs has.
-func Curves(g *Grid) []Curve {
+func Curves(g *grid.Grid) []Curve {
 	ms := metric.Unbounded()
 	var order []Group
 	runs := map[Group][]*train.Result{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,7 +21,7 @@ import (
 const FailuresPerScheme = 3
 
 // withoutDiagnostics names the finished runs of a task that have no diagnostics.json.
-func withoutDiagnostics(g *Grid, task string) []string {
+func withoutDiagnostics(g *grid.Grid, task string) []string {
 	var out []string
 	for i, r := range g.Runs {
 		if r != nil && r.Result.Task == task && r.Diagnostics == nil {
@@ -33,7 +34,7 @@ func withoutDiagnostics(g *Grid, task string) []string {
 // distancePlot: the attended distance against input length, one panel per layer, one line per
 // scheme (mean over heads, then over seeds), with the longest training length marked. It reads
 // the runs' diagnostics.json only; "" when no run of the task has them.
-func distancePlot(dir, task string, g *Grid) (string, error) {
+func distancePlot(dir, task string, g *grid.Grid) (string, error) {
 	type series struct {
 		label string
 		sum   []map[int]float64 // [layer] length → sum over seeds of the mean over heads
@@ -119,7 +120,7 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 
 // failureTable is a markdown table of decoded failures at the first lengths past training: per
 // scheme the first FailuresPerScheme (by length, then seed).
-func failureTable(g *Grid, task string) string {
+func failureTable(g *grid.Grid, task string) string {
 	type row struct {
 		label string
 		seed  uint64
@@ -172,7 +173,7 @@ func failureTable(g *Grid, task string) string {
 }
 
 // diagnosticsMarkdown is the report's section on attention and failures for every task.
-func diagnosticsMarkdown(g *Grid, tasks []string) string {
+func diagnosticsMarkdown(g *grid.Grid, tasks []string) string {
 	var b strings.Builder
 	b.WriteString("\n## Attention and failures\n\n")
 	b.WriteString("Attended distance: Σⱼ Pᵢⱼ·|i − j| of each answer query i, averaged over the answer's queries, the first " +

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 )
 
@@ -119,7 +120,7 @@ func TestSummaryCSVMissingIsEmpty(t *testing.T) {
 		b, _ = json.Marshal(res)
 		os.WriteFile(p, b, 0o644)
 	}
-	g, err := Load(g.Dir)
+	g, err := grid.Load(g.Dir)
 	if err != nil || len(runs) != 6 {
 		t.Fatalf("%v (%d runs)", err, len(runs))
 	}

@@ -1,3 +1,8 @@
+// Package report turns run directories into a report: aggregate tables over seeds (report.md,
+// summary.csv, by_length.csv) and plots as PNG and SVG (exact match against length, training
+// loss, position tables and similarities). It reads only what runs wrote (grid.Load), so a
+// report can be regenerated at any time without retraining, and it says which cells are still
+// missing.
 package report
 
 import (
@@ -35,7 +40,7 @@ type Report struct {
 // hold their curves (curveSummaryCSV, curveByLengthCSV); a grid that mixes them with other tasks
 // writes the other tasks' exact match to summary.csv and by_length.csv and its curve groups' to
 // <task>_summary.csv and <task>_by_length.csv (lm_summary.csv).
-func Write(g *Grid) (*Report, error) {
+func Write(g *grid.Grid) (*Report, error) {
 	sums, rows, err := Aggregate(g.Cells, g.Results())
 	if err != nil {
 		return nil, err
@@ -141,7 +146,7 @@ func byKind(sums []GroupSummary, rows []LengthStat) (seq []GroupSummary, seqRows
 // curveDiverged is the paragraph of a report of curves only naming its groups whose runs
 // diverged in training (they have no scores, so the curves' table leaves them out), with the
 // first such run's reason and fix; "" when none diverged.
-func curveDiverged(g *Grid, sums []GroupSummary) string {
+func curveDiverged(g *grid.Grid, sums []GroupSummary) string {
 	var groups []string
 	all := true
 	for _, s := range sums {
@@ -303,7 +308,7 @@ func tasks(sums []GroupSummary) []string {
 	return out
 }
 
-func markdown(g *Grid, r *Report, curves []Curve) string {
+func markdown(g *grid.Grid, r *Report, curves []Curve) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# posformer report: %s\n\n", filepath.Base(filepath.Clean(g.Dir)))
 	fmt.Fprintf(&b, "%d of %d runs finished.", len(g.Cells)-len(g.Missing), len(g.Cells))

@@ -44,7 +44,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 // writeReport writes the report of a grid or run directory and prints head, its headline table,
 // the cells missing, if any, and where the report is.
 func writeReport(dir string, stdout io.Writer, head string) error {
-	g, err := report.Load(dir)
+	g, err := grid.Load(dir)
 	if err != nil {
 		return err
 	}
