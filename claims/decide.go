@@ -12,7 +12,6 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
-	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -308,9 +307,9 @@ func rowVariant(c config.Cell, naming string, r *train.Result) string {
 	variant := train.ResultVariant(c.Config, r)
 	switch naming {
 	case VariantsSwept:
-		variant = report.GroupOf(c).Variant
+		variant = config.GroupOf(c).Variant
 	case VariantsBoth:
-		variant = unionVariant(variant, report.GroupOf(c).Variant)
+		variant = unionVariant(variant, config.GroupOf(c).Variant)
 	}
 	return variant
 }

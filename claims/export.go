@@ -12,7 +12,6 @@ import (
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
 )
@@ -21,7 +20,7 @@ import (
 // run and its grid cell.
 const (
 	VariantsRun   = "run"   // train.ResultVariant: the run's resolved non-default scheme and eval options
-	VariantsSwept = "swept" // report.GroupOf: the cell's swept values other than task, scheme, seed
+	VariantsSwept = "swept" // config.GroupOf: the cell's swept values other than task, scheme, seed
 	VariantsBoth  = "both"  // the run's, then the swept values it does not already name
 )
 
@@ -131,9 +130,9 @@ func rowsOf(g *grid.Grid, naming string) []Row {
 		variant := train.ResultVariant(c, r)
 		switch naming {
 		case VariantsSwept:
-			variant = report.GroupOf(g.Cells[i]).Variant
+			variant = config.GroupOf(g.Cells[i]).Variant
 		case VariantsBoth:
-			variant = unionVariant(variant, report.GroupOf(g.Cells[i]).Variant)
+			variant = unionVariant(variant, config.GroupOf(g.Cells[i]).Variant)
 		}
 		lengths := r.Lengths
 		diverged := 0

@@ -13,7 +13,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/setup"
 )
 
 // Render is the markdown document of a judged claims file: the opening table (claim, paper,
@@ -246,7 +246,7 @@ func describeGrid(path string) (string, []string) {
 	desc := fmt.Sprintf("`%s`, %s: %s, d_model %d, %s, d_ff %d; %s of %s, %s%s; %s.",
 		path, count(len(cells), "cell"), count(c.Model.Layers, "layer"), c.Model.DModel, count(c.Model.Heads, "head"), c.Model.DFF,
 		count(c.Train.Steps, "step"), count(c.Train.BatchSize, "sequence"), lr, stop, tested)
-	return desc, report.Warnings(cells, nil)
+	return desc, setup.GridWarnings(cells, nil)
 }
 
 // renderChoices is a table's learning-rate choice (Choose): per cell, its seed's validation

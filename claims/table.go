@@ -14,9 +14,9 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 )
 
@@ -311,7 +311,7 @@ func TableCSV(rows []Row) []byte {
 	if !slices.ContainsFunc(rows, Row.unbounded) {
 		header = header[:len(header)-len(metric.Unbounded())]
 	}
-	g, orEmpty := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }, report.CSVFloat
+	g, orEmpty := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }, table.CSVFloat
 	var recs [][]string
 	for _, r := range rows {
 		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange)}
@@ -329,7 +329,7 @@ func TableCSV(rows []Row) []byte {
 		}
 		recs = append(recs, rec)
 	}
-	return report.CSV(header, recs)
+	return table.CSV(header, recs)
 }
 
 // key identifies what is compared across seeds: a task, a scheme and its variant.

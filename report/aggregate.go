@@ -5,40 +5,23 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
-	"go.yaml.in/yaml/v3"
 )
-
-// Group identifies the runs that are aggregated together: everything a grid varies except the
-// seed. Variant lists the swept fields other than task.name, position.kind and seed.
-type Group struct {
-	Task    string `json:"task"`
-	Scheme  string `json:"scheme"`
-	Variant string `json:"variant,omitempty"`
-}
-
-func (g Group) String() string {
-	s := g.Task + " · " + g.Scheme
-	if g.Variant != "" {
-		s += " · " + g.Variant
-	}
-	return s
-}
 
 // statFields are the statistic's mean, std, min and max as CSV fields (CSVFloat).
 func statFields(s stats.Stat) []string {
-	return []string{CSVFloat(s.Mean), CSVFloat(s.Std), CSVFloat(s.Min), CSVFloat(s.Max)}
+	return []string{table.CSVFloat(s.Mean), table.CSVFloat(s.Std), table.CSVFloat(s.Min), table.CSVFloat(s.Max)}
 }
 
 // LengthStat is one (group, length) row: per metric of the group's task (package metric), the
 // statistic over seeds.
 type LengthStat struct {
-	Group
+	config.Group
 	Length  int
 	InRange bool
 	Scores  map[string]stats.Stat
@@ -47,7 +30,7 @@ type LengthStat struct {
 // GroupSummary is one (group) row: per metric, the in-range and beyond-range score over seeds;
 // which metric is the group's headline, and how far the group extrapolates.
 type GroupSummary struct {
-	Group
+	config.Group
 	MinLen, MaxLen int
 	Seeds          int
 	// Diverged counts the seeds whose training diverged (train.Result.Diverged): they have no scores,
@@ -71,59 +54,24 @@ func (s GroupSummary) Headline() (inRange, beyond stats.Stat) {
 	return s.In[s.Metric], s.Beyond[s.Metric]
 }
 
-// GroupOf is the group of a cell.
-func GroupOf(c config.Cell) Group {
-	g := Group{Task: c.Config.Task.Name, Scheme: c.Config.Position.Kind}
-	var rest []string
-	for _, k := range slices.Sorted(maps.Keys(c.Values)) {
-		if k == "task.name" || k == "position.kind" || k == "seed" {
-			continue
-		}
-		rest = append(rest, variantParts(k, c.Values[k])...)
-	}
-	g.Variant = strings.Join(rest, ",")
-	return g
-}
-
-// variantParts names one swept value in a group's variant: "key=value", or for a swept mapping
-// such as position: {kind: rope, rope_scaling: ntk} its own fields ("rope_scaling=ntk"), without
-// the position's kind or the task's name (task: {name: reverse, symbols: 2} is "symbols=2"),
-// which are the group's scheme and task already.
-func variantParts(key, value string) []string {
-	var n yaml.Node
-	if !strings.HasPrefix(value, "{") || yaml.Unmarshal([]byte(value), &n) != nil ||
-		len(n.Content) != 1 || n.Content[0].Kind != yaml.MappingNode {
-		return []string{key + "=" + value}
-	}
-	var parts []string
-	m := n.Content[0].Content
-	for i := 0; i+1 < len(m); i += 2 {
-		if (key == "position" && m[i].Value == "kind") || (key == "task" && m[i].Value == "name") {
-			continue
-		}
-		parts = append(parts, m[i].Value+"="+m[i+1].Value)
-	}
-	return parts
-}
-
 // Aggregate groups finished runs (nil results are skipped) and summarises them over seeds, in
 // every metric of their task's kind. Groups come in the order of their first cell; lengths
 // ascending.
 func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []LengthStat, error) {
 	type acc struct {
-		g              Group
+		g              config.Group
 		cfg            config.Config // the first cell's: the task, for its chance level
 		minLen, maxLen int
 		runs           []*train.Result
 	}
-	var order []Group
-	groups := map[Group]*acc{}
+	var order []config.Group
+	groups := map[config.Group]*acc{}
 	for i, c := range cells {
 		r := results[i]
 		if r == nil {
 			continue
 		}
-		g := GroupOf(c)
+		g := config.GroupOf(c)
 		a, ok := groups[g]
 		if !ok {
 			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen}

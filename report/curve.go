@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
@@ -24,7 +26,7 @@ import (
 // Curve is one group's scores against context length in the unbounded metrics: per length, the
 // statistic over the group's seeds.
 type Curve struct {
-	Group   Group
+	Group   config.Group
 	MaxLen  int // the training length
 	Lengths []int
 	// Stats are, per unbounded metric (metric.Unbounded, in order), the statistic at each length.
@@ -39,13 +41,13 @@ type Curve struct {
 // order; nil when it has none. A group's lengths are those every one of its runs has.
 func Curves(g *grid.Grid) []Curve {
 	ms := metric.Unbounded()
-	var order []Group
-	runs := map[Group][]*train.Result{}
+	var order []config.Group
+	runs := map[config.Group][]*train.Result{}
 	for i, r := range g.Runs {
 		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].Score(ms[0].Name) == 0 {
 			continue
 		}
-		k := GroupOf(g.Cells[i])
+		k := config.GroupOf(g.Cells[i])
 		if _, ok := runs[k]; !ok {
 			order = append(order, k)
 		}
@@ -246,7 +248,7 @@ func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 		"longest_change_mean", "longest_change_lo", "longest_change_hi",
 		"sliding_train_bpb_mean", "sliding_longest_bpb_mean",
 		"sliding_longest_change_mean", "sliding_longest_change_lo", "sliding_longest_change_hi"}
-	g, nan, head := CSVFloat, math.NaN(), metric.Unbounded()[0].Name
+	g, nan, head := table.CSVFloat, math.NaN(), metric.Unbounded()[0].Name
 	var recs [][]string
 	for _, c := range curves {
 		if len(c.Lengths) == 0 {
@@ -273,7 +275,7 @@ func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 			recs = append(recs, append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), head}, make([]string, 13)...))
 		}
 	}
-	return CSV(header, recs)
+	return table.CSV(header, recs)
 }
 
 // curveByLengthCSV is by_length.csv for curve groups: per group and length, the score over the
@@ -292,12 +294,12 @@ func curveByLengthCSV(curves []Curve) []byte {
 			}
 			for _, ch := range c.Change {
 				d, lo, hi := changeFields(ch[i])
-				rec = append(rec, CSVFloat(d), CSVFloat(lo), CSVFloat(hi))
+				rec = append(rec, table.CSVFloat(d), table.CSVFloat(lo), table.CSVFloat(hi))
 			}
 			recs = append(recs, rec)
 		}
 	}
-	return CSV(header, recs)
+	return table.CSV(header, recs)
 }
 
 // changeFields is a change's mean and 95% t interval over seeds, NaN where it does not exist (no

@@ -48,7 +48,7 @@ func distancePlot(dir, task string, g *grid.Grid) (string, error) {
 			continue
 		}
 		d := r.Diagnostics
-		label := groupLabel(GroupOf(g.Cells[i]))
+		label := groupLabel(config.GroupOf(g.Cells[i]))
 		s, ok := byLabel[label]
 		if !ok {
 			s = &series{label: label}
@@ -134,7 +134,7 @@ func failureTable(g *grid.Grid, task string) string {
 		if r == nil || r.Result.Task != task || r.Diagnostics == nil {
 			continue
 		}
-		label := groupLabel(GroupOf(g.Cells[i]))
+		label := groupLabel(config.GroupOf(g.Cells[i]))
 		tk, err := g.Cells[i].Config.NewTask()
 		if err != nil {
 			continue // the config validated when it was loaded

@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
@@ -89,7 +90,7 @@ func writePlots(dir string, g *grid.Grid, sums []GroupSummary, rows []LengthStat
 	return names, nil
 }
 
-func groupLabel(g Group) string {
+func groupLabel(g config.Group) string {
 	if g.Variant != "" {
 		return g.Scheme + " " + g.Variant
 	}
@@ -196,7 +197,7 @@ func lossPlot(dir, task string, g *grid.Grid) (string, error) {
 		if r == nil || r.Result.Task != task || r.Result.Variant != "" || len(r.Metrics) == 0 {
 			continue // an eval variant's training is its run's; a run without metrics has no curve
 		}
-		label := groupLabel(GroupOf(g.Cells[i]))
+		label := groupLabel(config.GroupOf(g.Cells[i]))
 		s, ok := byGroup[label]
 		if !ok {
 			s = &series{label: label, sum: map[int]float64{}, n: map[int]int{}}

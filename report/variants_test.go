@@ -68,14 +68,14 @@ func TestReportEvalVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var groups []Group
+	var groups []config.Group
 	for _, s := range rep.Summaries {
 		groups = append(groups, s.Group)
 		if s.Seeds != 2 {
 			t.Errorf("%v: %d seeds, want 2", s.Group, s.Seeds)
 		}
 	}
-	want := []Group{{Task: "copy", Scheme: "rope"}, {Task: "copy", Scheme: "rope", Variant: "eval=interp"}, {Task: "copy", Scheme: "alibi"}}
+	want := []config.Group{{Task: "copy", Scheme: "rope"}, {Task: "copy", Scheme: "rope", Variant: "eval=interp"}, {Task: "copy", Scheme: "alibi"}}
 	if len(groups) != len(want) {
 		t.Fatalf("groups %v, want %v", groups, want)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
@@ -127,7 +128,7 @@ const (
 // tables and CSVs, decoded failures) and the curve groups (curve.go), whose exact match and
 // decoded answers mean nothing.
 func byKind(sums []GroupSummary, rows []LengthStat) (seq []GroupSummary, seqRows []LengthStat, text []GroupSummary) {
-	curve := map[Group]bool{}
+	curve := map[config.Group]bool{}
 	for _, x := range sums {
 		if m, _ := metric.Get(x.Metric); m.Bounded() {
 			seq = append(seq, x)
@@ -166,7 +167,7 @@ func curveDiverged(g *grid.Grid, sums []GroupSummary) string {
 	first := ""
 	for i, r := range g.Runs {
 		// a curve group's run: in a mixed grid, the first run that diverged may be another task's
-		if r != nil && r.Result != nil && r.Result.Diverged != nil && slices.ContainsFunc(sums, func(s GroupSummary) bool { return s.Group == GroupOf(g.Cells[i]) }) {
+		if r != nil && r.Result != nil && r.Result.Diverged != nil && slices.ContainsFunc(sums, func(s GroupSummary) bool { return s.Group == config.GroupOf(g.Cells[i]) }) {
 			d := r.Result.Diverged
 			first = fmt.Sprintf(" Run %s diverged at step %d, %s; %s.", r.Result.Name, d.Step, d.Reason, d.Fix)
 			break
@@ -248,7 +249,7 @@ func extrapolation(s GroupSummary) (length, ratio string) {
 func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 	var b strings.Builder
 	for _, task := range tasks(sums) {
-		var groups []Group
+		var groups []config.Group
 		var mine []GroupSummary
 		maxLen := 0
 		for _, s := range sums {
@@ -259,7 +260,7 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 			}
 		}
 		m := tableMetric(mine)
-		cell := map[Group]map[int]LengthStat{}
+		cell := map[config.Group]map[int]LengthStat{}
 		lengthSet := map[int]bool{}
 		for _, r := range rows {
 			if r.Task != task {
@@ -331,7 +332,7 @@ func markdown(g *grid.Grid, r *Report, curves []Curve) string {
 			"(`task.format: slots`, an encoder protocol scored per output token), so token accuracy " +
 			"is the headline of its tables (and of *extrapolates to*), with exact match beside it.\n\n")
 	}
-	if ws := Warnings(g.Cells, nil); len(ws) > 0 {
+	if ws := setup.GridWarnings(g.Cells, nil); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range ws {
 			fmt.Fprintf(&b, "- %s\n", w)
@@ -399,7 +400,7 @@ func summaryCSV(sums []GroupSummary) []byte {
 	for _, m := range ms {
 		head = append(head, "in_range_"+m.Short+"_mean", "beyond_"+m.Short+"_mean")
 	}
-	g := CSVFloat
+	g := table.CSVFloat
 	var recs [][]string
 	for _, s := range sums {
 		in, beyond := s.Headline() // the group's own metric (the metric column)
@@ -411,7 +412,7 @@ func summaryCSV(sums []GroupSummary) []byte {
 		}
 		recs = append(recs, rec)
 	}
-	return CSV(head, recs)
+	return table.CSV(head, recs)
 }
 
 func byLengthCSV(rows []LengthStat) []byte {
@@ -429,37 +430,7 @@ func byLengthCSV(rows []LengthStat) []byte {
 		}
 		recs = append(recs, rec)
 	}
-	return CSV(head, recs)
-}
-
-// Warnings collects the config warnings of a grid's cells, each once, prefixed with the groups
-// it concerns; warn gives cell i's (setup.Checked.Warnings of a checked cell; nil: its config's,
-// setup.Warnings).
-func Warnings(cells []config.Cell, warn func(i int) []string) []string {
-	var order []string
-	groups := map[string][]string{}
-	for i, c := range cells {
-		var ws []string
-		if warn != nil {
-			ws = warn(i)
-		} else {
-			ws = setup.Warnings(c.Config)
-		}
-		for _, w := range ws {
-			if _, ok := groups[w]; !ok {
-				order = append(order, w)
-			}
-			label := GroupOf(c).String()
-			if !slices.Contains(groups[w], label) {
-				groups[w] = append(groups[w], label)
-			}
-		}
-	}
-	out := make([]string, len(order))
-	for i, w := range order {
-		out[i] = strings.Join(groups[w], "; ") + ": " + w
-	}
-	return out
+	return table.CSV(head, recs)
 }
 
 // SelectionTable is the markdown of a grid's select: choice: per group, every candidate's mean

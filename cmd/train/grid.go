@@ -17,7 +17,7 @@ import (
 // trainGrid trains every cell of a checked grid, jobs at a time (package grid), then writes and
 // prints its report.
 func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
-	for _, w := range report.Warnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
+	for _, w := range setup.GridWarnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
 	ran, err := grid.Train(ctx, g, grid.Options{Jobs: jobs, Force: force, Resume: resume, Shard: shard, Log: stderr, LimitMemory: limitMemory})
