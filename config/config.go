@@ -11,7 +11,7 @@
 // (At reports its errors at the file:line that wrote the field). A config with a sweep: is a grid:
 // Expand gives its cells (Read the cells it expanded while reading), MarshalGrid its grid.yaml,
 // Shard a share of the cells for one process of many, and the select: section the tuning runs
-// that choose a value per group (SelectCells, ExpandSelected).
+// that choose a value per group (SelectCells; the choice, selection.json, is package grid's).
 //
 // Nothing here trains: package train runs a checked config (train.Run, train.Train), and package
 // grid a grid's cells (grid.Train), choosing select:'s values from the scores of the finished

@@ -40,7 +40,7 @@ type Grid struct {
 	Runs    []*Run // aligned with Cells; nil where a cell has not finished
 	Missing []string
 	// Selection is the grid's select: choice (selection.json), nil without one.
-	Selection *config.Selection
+	Selection *Selection
 }
 
 // Load reads a grid directory (with grid.yaml) or a single run directory (with config.yaml).
@@ -61,7 +61,7 @@ func Load(dir string) (*Grid, error) {
 				return nil, err
 			}
 		}
-		if g.Cells, err = config.ExpandSelected(cfg, g.Selection); err != nil {
+		if g.Cells, err = ExpandSelected(cfg, g.Selection); err != nil {
 			return nil, err
 		}
 		for i := range g.Cells {

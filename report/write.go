@@ -435,7 +435,7 @@ func byLengthCSV(rows []LengthStat) []byte {
 
 // SelectionTable is the markdown of a grid's select: choice: per group, every candidate's mean
 // validation score over the tuning seeds and the value chosen.
-func SelectionTable(sel *config.Selection) string {
+func SelectionTable(sel *grid.Selection) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Selection of %s\n\n", sel.Field)
 	fmt.Fprintf(&b, "Each group's value: the highest mean validation %s (training lengths) over the tuning seeds %v, ties to the value listed first; "+
