@@ -26,7 +26,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -35,6 +34,7 @@ import (
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/internal/schemes"
+	"github.com/posformer/posformer/internal/yamlpath"
 	"github.com/posformer/posformer/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -728,42 +728,22 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 // the variant lacks) is at the item's line.
 func keyLine(src []byte, keys ...string) int {
 	n, err := ParseYAML(src, "")
-	if err != nil || n == nil {
+	steps, ok := yamlpath.Steps(keys...)
+	if err != nil || n == nil || !ok {
 		return 0
 	}
-	var line int
-	for k, key := range keys {
-		name, index := key, -1
-		if open := strings.IndexByte(key, '['); open > 0 && strings.HasSuffix(key, "]") {
-			i, err := strconv.Atoi(key[open+1 : len(key)-1])
-			if err != nil || i < 0 {
-				return 0
-			}
-			name, index = key[:open], i
-		}
-		if n.Kind != yaml.MappingNode {
-			return 0
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == name {
-				line, next = n.Content[i].Line, n.Content[i+1]
-			}
-		}
-		if next == nil {
-			if k > 0 && strings.HasSuffix(keys[k-1], "]") {
-				return line // the item's line
-			}
-			return 0
-		}
-		if index >= 0 {
-			if next.Kind != yaml.SequenceNode || index >= len(next.Content) {
-				return 0
-			}
-			next = next.Content[index]
-			line = next.Line
-		}
-		n = next
+	t := yamlpath.Walk(n, steps)
+	if len(t.Hops) == 0 {
+		return 0
 	}
-	return line
+	last := t.Hops[len(t.Hops)-1]
+	switch {
+	case t.Found && last.Item:
+		return last.Node.Line
+	case t.Found:
+		return last.Key.Line
+	case t.NoKey && last.Item && last.Node.Kind == yaml.MappingNode:
+		return last.Node.Line // the item's line
+	}
+	return 0
 }
