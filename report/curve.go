@@ -158,25 +158,25 @@ func CurveTable(curves []Curve) string {
 	}
 	var b strings.Builder
 	lengths := curves[0].Lengths
-	b.WriteString("| scheme | seeds |")
+	cols := []table.Col{table.L("scheme"), table.R("seeds")}
 	for _, L := range lengths {
-		fmt.Fprintf(&b, " %d |", L)
+		cols = append(cols, table.R(strconv.Itoa(L)))
 	}
-	b.WriteString("\n| --- | ---: |" + strings.Repeat(" ---: |", len(lengths)) + "\n")
+	table.MarkdownHead(&b, cols...)
 	for _, c := range curves {
-		fmt.Fprintf(&b, "| %s | %d |", groupLabel(c.Group), c.Seeds)
+		row := []string{groupLabel(c.Group), strconv.Itoa(c.Seeds)}
 		for _, L := range lengths {
 			i := slices.Index(c.Lengths, L)
 			switch {
 			case i < 0:
-				b.WriteString(" – |")
+				row = append(row, "–")
 			case c.Stats[1][i].Mean != c.Stats[0][i].Mean:
-				fmt.Fprintf(&b, " %.3f / %.3f |", c.Stats[0][i].Mean, c.Stats[1][i].Mean)
+				row = append(row, fmt.Sprintf("%.3f / %.3f", c.Stats[0][i].Mean, c.Stats[1][i].Mean))
 			default:
-				fmt.Fprintf(&b, " %.3f |", c.Stats[0][i].Mean)
+				row = append(row, fmt.Sprintf("%.3f", c.Stats[0][i].Mean))
 			}
 		}
-		b.WriteString("\n")
+		table.MarkdownRow(&b, row...)
 	}
 	return b.String()
 }
@@ -220,9 +220,9 @@ func CurveChangeTable(curves []Curve) string {
 				continue
 			}
 			if b.Len() == 0 {
-				b.WriteString("| scheme | seeds | length | change, non-overlapping [95% interval] | change, sliding [95% interval] |\n| --- | ---: | ---: | --- | --- |\n")
+				table.MarkdownHead(&b, table.L("scheme"), table.R("seeds"), table.R("length"), table.L("change, non-overlapping [95% interval]"), table.L("change, sliding [95% interval]"))
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", groupLabel(c.Group), c.Seeds, L, change(c.Change[0][i]), change(c.Change[1][i]))
+			table.MarkdownRow(&b, groupLabel(c.Group), strconv.Itoa(c.Seeds), strconv.Itoa(L), change(c.Change[0][i]), change(c.Change[1][i]))
 		}
 	}
 	return b.String()

@@ -10,6 +10,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -155,7 +156,7 @@ func failureTable(g *grid.Grid, task string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n#### %s: decoded failures just past the training range\n\n", task)
 	b.WriteString("Greedy decoding of the first wrong test examples at the first lengths past training (the first wrong token in brackets).\n\n")
-	b.WriteString("| scheme | seed | length | input | target | prediction | first wrong |\n| --- | ---: | ---: | --- | --- | --- | ---: |\n")
+	table.MarkdownHead(&b, table.L("scheme"), table.R("seed"), table.R("length"), table.L("input"), table.L("target"), table.L("prediction"), table.R("first wrong"))
 	for _, label := range order {
 		rs := rows[label]
 		slices.SortStableFunc(rs, func(a, b row) int { return cmp.Or(cmp.Compare(a.L, b.L), cmp.Compare(a.seed, b.seed)) })

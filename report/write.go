@@ -195,24 +195,25 @@ func joinParagraphs(texts ...string) string {
 // format).
 func SummaryTable(sums []GroupSummary) string {
 	var b strings.Builder
-	h, exact := tableMetric(sums), ""
+	h := tableMetric(sums)
+	cols := []table.Col{table.L("task"), table.L("scheme"), table.L("variant"), table.R("seeds"), table.L("trained on"),
+		table.L("in-range " + h.Label), table.L("beyond " + h.Label), table.L("beyond [min, max]")}
 	if h.Name != metric.ExactMatch {
-		exact = " in-range exact | beyond exact |"
+		cols = append(cols, table.L("in-range exact"), table.L("beyond exact"))
 	}
-	fmt.Fprintf(&b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] |%s extrapolates to | ratio |\n", h.Label, h.Label, exact)
-	b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- |" + strings.Repeat(" --- |", strings.Count(exact, "|")) + " ---: | ---: |\n")
+	table.MarkdownHead(&b, append(cols, table.R("extrapolates to"), table.R("ratio"))...)
 	for _, s := range sums {
 		v := s.Variant
 		if v == "" {
 			v = "–"
 		}
-		x, ratio := extrapolation(s)
 		in, beyond := s.In[h.Name], s.Beyond[h.Name]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d..%d | %s | %s | [%s, %s] |", s.Task, s.Scheme, v, seedsCell(s), s.MinLen, s.MaxLen, pmOf(s, in), pmOf(s, beyond), f3(beyond.Min), f3(beyond.Max))
-		if exact != "" {
-			fmt.Fprintf(&b, " %s | %s |", pmOf(s, s.In[metric.ExactMatch]), pmOf(s, s.Beyond[metric.ExactMatch]))
+		row := []string{s.Task, s.Scheme, v, seedsCell(s), fmt.Sprintf("%d..%d", s.MinLen, s.MaxLen), pmOf(s, in), pmOf(s, beyond), "[" + f3(beyond.Min) + ", " + f3(beyond.Max) + "]"}
+		if h.Name != metric.ExactMatch {
+			row = append(row, pmOf(s, s.In[metric.ExactMatch]), pmOf(s, s.Beyond[metric.ExactMatch]))
 		}
-		fmt.Fprintf(&b, " %s | %s |\n", x, ratio)
+		x, ratio := extrapolation(s)
+		table.MarkdownRow(&b, append(row, x, ratio)...)
 	}
 	return b.String()
 }
@@ -273,25 +274,25 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 			lengthSet[r.Length] = true
 		}
 		lengths := slices.Sorted(maps.Keys(lengthSet))
-		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, metric.Words(m.Name), maxLen)
+		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n", task, metric.Words(m.Name), maxLen)
+		cols := []table.Col{table.R("length")}
 		for _, g := range groups {
-			fmt.Fprintf(&b, " %s |", groupLabel(g))
+			cols = append(cols, table.L(groupLabel(g)))
 		}
-		b.WriteString("\n| ---: |" + strings.Repeat(" --- |", len(groups)) + "\n")
+		table.MarkdownHead(&b, cols...)
 		for _, L := range lengths {
-			mark := ""
+			row := []string{strconv.Itoa(L)}
 			if L == maxLen {
-				mark = " ←"
+				row[0] += " ←"
 			}
-			fmt.Fprintf(&b, "| %d%s |", L, mark)
 			for _, g := range groups {
 				if r, ok := cell[g][L]; ok {
-					fmt.Fprintf(&b, " %s |", PM(r.Scores[m.Name]))
+					row = append(row, PM(r.Scores[m.Name]))
 				} else {
-					b.WriteString(" – |")
+					row = append(row, "–")
 				}
 			}
-			b.WriteString("\n")
+			table.MarkdownRow(&b, row...)
 		}
 	}
 	return b.String()
@@ -441,7 +442,7 @@ func SelectionTable(sel *grid.Selection) string {
 	fmt.Fprintf(&b, "Each group's value: the highest mean validation %s (training lengths) over the tuning seeds %v, ties to the value listed first; "+
 		"a group below %.2f did not learn the task in range with any value. Only the chosen value's runs are in the tables above (selection.json).\n\n",
 		metric.Words(sel.Metric), sel.Seeds, grid.LearnedScore)
-	b.WriteString("| group | scores of the candidates | chosen | learned in range |\n| --- | --- | ---: | --- |\n")
+	table.MarkdownHead(&b, table.L("group"), table.L("scores of the candidates"), table.R("chosen"), table.L("learned in range"))
 	for _, g := range sel.Groups {
 		var vals, scores []string
 		for _, k := range slices.Sorted(maps.Keys(g.Values)) {
@@ -450,7 +451,7 @@ func SelectionTable(sel *grid.Selection) string {
 		for i, x := range g.Scores {
 			scores = append(scores, fmt.Sprintf("%g: %s", sel.Values[i], f3(x)))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %g | %v |\n", strings.Join(vals, ", "), strings.Join(scores, ", "), g.Chosen, g.Learned)
+		table.MarkdownRow(&b, strings.Join(vals, ", "), strings.Join(scores, ", "), fmt.Sprintf("%g", g.Chosen), strconv.FormatBool(g.Learned))
 	}
 	return b.String()
 }

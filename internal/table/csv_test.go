@@ -40,3 +40,15 @@ func TestCSV(t *testing.T) {
 		t.Errorf("read back %q", recs)
 	}
 }
+
+// TestMarkdown: the heading row, the separator derived from the columns' alignment, and rows,
+// each cell between "| " and " |".
+func TestMarkdown(t *testing.T) {
+	var b strings.Builder
+	MarkdownHead(&b, L("task"), R("seeds"), L("verdict"))
+	MarkdownRow(&b, "copy", "3", "")
+	want := "| task | seeds | verdict |\n| --- | ---: | --- |\n| copy | 3 |  |\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
