@@ -25,6 +25,8 @@ type LengthStat struct {
 	Length  int
 	InRange bool
 	Scores  map[string]stats.Stat
+	// results are the runs' results at the length, in the grid's order (Curves pairs them by seed).
+	results []train.LengthResult
 }
 
 // GroupSummary is one (group) row: per metric, the in-range and beyond-range score over seeds;
@@ -47,6 +49,9 @@ type GroupSummary struct {
 	ExtrapLength int
 	// ExtrapRatio is ExtrapLength / MaxLen.
 	ExtrapRatio float64
+	// evaluated counts the seeds with per-length results (the others diverged), first is the
+	// cell index of the first of them: the order of the curves (Curves).
+	evaluated, first int
 }
 
 // Headline is the group's in-range and beyond-range statistic in its headline metric.
@@ -63,6 +68,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 		cfg            config.Config // the first cell's: the task, for its chance level
 		minLen, maxLen int
 		runs           []*train.Result
+		first          int // the cell index of the first run with per-length results; -1: none
 	}
 	var order []config.Group
 	groups := map[config.Group]*acc{}
@@ -74,7 +80,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 		g := config.GroupOf(c)
 		a, ok := groups[g]
 		if !ok {
-			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen}
+			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen, first: -1}
 			groups[g] = a
 			order = append(order, g)
 		}
@@ -82,6 +88,9 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			return nil, nil, fmt.Errorf("aggregate: %v mixes training ranges %d..%d and %d..%d", g, a.minLen, a.maxLen, r.MinLen, r.MaxLen)
 		}
 		a.runs = append(a.runs, r)
+		if a.first < 0 && len(r.Lengths) > 0 {
+			a.first = i
+		}
 	}
 	var sums []GroupSummary
 	var rows []LengthStat
@@ -90,7 +99,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 		metrics := metric.For(a.cfg.Task.Name)
 		headline := metric.Headline(a.cfg.Task.Name, a.cfg.Task.Format)
 		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: headline.Name,
-			In: map[string]stats.Stat{}, Beyond: map[string]stats.Stat{}}
+			In: map[string]stats.Stat{}, Beyond: map[string]stats.Stat{}, first: a.first}
 		byLen := map[int][]train.LengthResult{}
 		for _, r := range a.runs {
 			for _, l := range r.Lengths {
@@ -98,6 +107,9 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			}
 			if r.Diverged != nil {
 				s.Diverged++
+			}
+			if len(r.Lengths) > 0 {
+				s.evaluated++
 			}
 		}
 		for _, m := range metrics {
@@ -122,7 +134,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			return xs
 		}
 		for _, L := range lengths {
-			row := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Scores: map[string]stats.Stat{}}
+			row := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Scores: map[string]stats.Stat{}, results: byLen[L]}
 			for _, m := range metrics {
 				row.Scores[m.Name] = stats.NewStat(scores(L, m.Name))
 			}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -8,11 +9,9 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/stats"
 	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -37,52 +36,39 @@ type Curve struct {
 	Seeds  int
 }
 
-// Curves gathers a grid's runs scored in the unbounded metrics by group (GroupOf), in the grid's
-// order; nil when it has none. A group's lengths are those every one of its runs has.
-func Curves(g *grid.Grid) []Curve {
+// Curves are Aggregate's groups scored in the unbounded metrics (a language model's), in the
+// order of their first evaluated run; nil when there are none. A curve's lengths are those every
+// evaluated seed of its group has.
+func Curves(sums []GroupSummary, rows []LengthStat) []Curve {
 	ms := metric.Unbounded()
-	var order []config.Group
-	runs := map[config.Group][]*train.Result{}
-	for i, r := range g.Runs {
-		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].Score(ms[0].Name) == 0 {
-			continue
-		}
-		k := config.GroupOf(g.Cells[i])
-		if _, ok := runs[k]; !ok {
-			order = append(order, k)
-		}
-		runs[k] = append(runs[k], r.Result)
-	}
 	var out []Curve
-	for _, k := range order {
-		rs := runs[k]
-		c := Curve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs), Stats: make([][]stats.Stat, len(ms)), Change: make([][][]float64, len(ms))}
-		at := func(r *train.Result, L int) int {
-			return slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == L })
+	byFirst := slices.Clone(sums)
+	slices.SortStableFunc(byFirst, func(a, b GroupSummary) int { return cmp.Compare(a.first, b.first) })
+	for _, s := range byFirst {
+		if s.evaluated == 0 || !slices.ContainsFunc(metric.For(s.Task), func(m metric.Metric) bool { return m.Name == ms[0].Name }) {
+			continue // no seed evaluated, or not scored in the unbounded metrics
 		}
-		for _, l := range rs[0].Lengths {
-			xs, ds := make([][]float64, len(ms)), make([][]float64, len(ms)) // per metric: per seed
-			for _, r := range rs {
-				i, t := at(r, l.Length), at(r, c.MaxLen)
-				if i < 0 {
-					break
+		c := Curve{Group: s.Group, MaxLen: s.MaxLen, Seeds: s.evaluated, Stats: make([][]stats.Stat, len(ms)), Change: make([][][]float64, len(ms))}
+		var atMax *LengthStat
+		var mine []LengthStat
+		for i, r := range rows {
+			if r.Group == s.Group && r.Scores[ms[0].Name].N == s.evaluated { // every seed has it
+				mine = append(mine, r)
+				if r.Length == s.MaxLen {
+					atMax = &rows[i]
 				}
-				for m, mm := range ms {
-					xs[m] = append(xs[m], r.Lengths[i].Score(mm.Name))
-					if t >= 0 {
-						ds[m] = append(ds[m], r.Lengths[i].Score(mm.Name)-r.Lengths[t].Score(mm.Name))
+			}
+		}
+		for _, r := range mine {
+			c.Lengths = append(c.Lengths, r.Length)
+			for m, mm := range ms {
+				var ds []float64 // each seed's change from its own score at MaxLen
+				for i := range r.results {
+					if atMax != nil {
+						ds = append(ds, r.results[i].Score(mm.Name)-atMax.results[i].Score(mm.Name))
 					}
 				}
-			}
-			if len(xs[0]) != len(rs) {
-				continue
-			}
-			c.Lengths = append(c.Lengths, l.Length)
-			for m := range ms {
-				if len(ds[m]) != len(rs) {
-					ds[m] = nil
-				}
-				c.Stats[m], c.Change[m] = append(c.Stats[m], stats.NewStat(xs[m])), append(c.Change[m], ds[m])
+				c.Stats[m], c.Change[m] = append(c.Stats[m], r.Scores[mm.Name]), append(c.Change[m], ds)
 			}
 		}
 		out = append(out, c)

@@ -39,7 +39,11 @@ func TestLMCurves(t *testing.T) {
 	cells := []config.Cell{cell("alibi", 1, "lm"), cell("alibi", 2, "lm"), cell("sinusoidal", 1, "lm"), cell("sinusoidal", 1, "copy")}
 	g := &grid.Grid{Dir: t.TempDir(), Cells: cells, Runs: []*grid.Run{
 		run(cells[0], 3, 2, 1.5), run(cells[1], 5, 4, 2.5), run(cells[2], 3, 2, 6), run(cells[3], 1, 1, 1)}}
-	cs := Curves(g)
+	sums, rows, err := Aggregate(g.Cells, g.Results())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := Curves(sums, rows)
 	if len(cs) != 2 || cs[0].Group.Scheme != "alibi" || cs[0].Seeds != 2 || cs[1].Seeds != 1 {
 		t.Fatalf("curves %+v", cs)
 	}

@@ -57,7 +57,7 @@ func Write(g *grid.Grid) (*Report, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	seq, seqRows, text := byKind(sums, rows)
-	curves := Curves(g)
+	curves := Curves(sums, rows)
 	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(seq)} // a mixed grid's headline leaves its curve groups out
 	if r.Plots, err = writePlots(out, g, sums, rows, curves); err != nil {
 		return nil, err
