@@ -33,7 +33,6 @@ import (
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
-	"github.com/posformer/posformer/internal/schemes"
 	"github.com/posformer/posformer/internal/yamlpath"
 	"github.com/posformer/posformer/model"
 	"go.yaml.in/yaml/v3"
@@ -624,10 +623,7 @@ func ReadWritten(path string) (Config, []Cell, error) {
 	if err != nil {
 		return Config{}, nil, fmt.Errorf("cannot read the config: %w", err)
 	}
-	mode := written
-	if !bytes.HasPrefix(src, []byte(gridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
-		mode = legacyGrid
-	}
+	mode := modeOf(src)
 	c, cells, err := parse(src, path, nil, mode)
 	if mode == written && !bytes.HasPrefix(src, []byte(gridHeader)) { // a run's config.yaml, written whole
 		if err == nil && !c.Written.Has("eval.seed") { // its last key but the variants
@@ -666,13 +662,6 @@ func readBounded(path string) ([]byte, error) {
 	return src, nil
 }
 
-// How parse reads a file.
-const (
-	byPerson   = iota // strictly: every key checked, every written value kept
-	written           // a run's config.yaml: options of other schemes dropped (older files)
-	legacyGrid        // an older grid.yaml: zeros are unset fields
-)
-
 func parse(src []byte, name string, overrides []string, mode int) (Config, []Cell, error) {
 	var c Config
 	if err := decode(src, name, &c, mode == legacyGrid); err != nil {
@@ -680,12 +669,7 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 	}
 	c.origin = &origin{src: src, name: name, overrides: overrides}
 	if mode != byPerson && len(c.Sweep) == 0 {
-		p := c.Position.WithDefaults()
-		for _, key := range p.OptionKeys() {
-			if !schemes.HasOption(p.Kind, key) {
-				c.Position = c.Position.Without(key)
-			}
-		}
+		c.Position = othersDropped(c.Position)
 	}
 	sweptIn, selectIn := name, name // where the sweep and select: were written: the file, or a -set
 	for _, o := range overrides {
