@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/metric"
 )
 
 // maxBits bounds a language model's bits per byte: guessing uniformly among 256 bytes scores 8,
@@ -63,7 +63,7 @@ func taskKey(t config.TaskConfig) string {
 
 // checkChance refuses a row of a table exported from grid whose chance columns are not what
 // guessing scores at its length on its task as any cell of the grid sets the task up
-// (report.Chance, what the export wrote) or one of its eval variants does, naming the row. A grid that does not load is left to
+// (metric.Chance, what the export wrote) or one of its eval variants does, naming the row. A grid that does not load is left to
 // the document to say.
 func checkChance(path, grid string, rows []Row) error {
 	_, cells, err := config.Read(nil, grid, nil)
@@ -93,7 +93,7 @@ func checkChance(path, grid string, rows []Row) error {
 			if c.Task.Name != r.Task {
 				continue
 			}
-			e, t := report.Chance(c, r.Length)
+			e, t := metric.Chance(c.Task.Name, c.TaskOptions(), r.Length)
 			if near(r.ChanceExact, e) && near(r.ChanceToken, t) {
 				want = nil
 				break

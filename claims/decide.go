@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -285,12 +285,12 @@ func trainsAny(c config.Cell, naming string, wants []Want) bool {
 }
 
 // producesCell tells whether the run of grid cell c has rows of the wanted cell: its own, or an
-// eval variant's (report.WithEvalVariants), named as the table names variants.
+// eval variant's (grid.WithEvalVariants), named as the table names variants.
 func producesCell(c config.Cell, naming string, w Want) bool {
 	if c.Config.Task.Name != w.Task || c.Config.Position.Kind != w.Scheme {
 		return false
 	}
-	for _, vc := range report.WithEvalVariants([]config.Cell{c}) {
+	for _, vc := range grid.WithEvalVariants([]config.Cell{c}) {
 		var r *train.Result
 		if v, ok := vc.Values["eval"]; ok {
 			r = &train.Result{Variant: "eval=" + v}
@@ -308,9 +308,9 @@ func rowVariant(c config.Cell, naming string, r *train.Result) string {
 	variant := train.ResultVariant(c.Config, r)
 	switch naming {
 	case VariantsSwept:
-		variant = report.GroupOf(c).Variant
+		variant = config.GroupOf(c).Variant
 	case VariantsBoth:
-		variant = unionVariant(variant, report.GroupOf(c).Variant)
+		variant = unionVariant(variant, config.GroupOf(c).Variant)
 	}
 	return variant
 }
@@ -349,7 +349,7 @@ func (f *File) Collect(runs string) (map[string][]byte, map[string]int, error) {
 			if _, err := os.Stat(filepath.Join(d, config.GridFile)); errors.Is(err, os.ErrNotExist) {
 				continue
 			}
-			g, err := report.Load(d)
+			g, err := grid.Load(d)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -364,7 +364,7 @@ func (f *File) Collect(runs string) (map[string][]byte, map[string]int, error) {
 		}
 		rows, err := ReadTable(t.CSV)
 		if errors.Is(err, os.ErrNotExist) { // Bootstrap's: the grid's own seeds, once every one is done
-			if g, err := report.Load(dir); err != nil || len(g.Missing) > 0 {
+			if g, err := grid.Load(dir); err != nil || len(g.Missing) > 0 {
 				continue
 			}
 			rows, err = nil, nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/report"
 )
 
 // Sequential is a claims file's sequential design (its sequential: key): the claims are judged
@@ -17,7 +16,7 @@ import (
 // claims still open until each is decided or the budget is spent. Without it a file is judged
 // once, on the seeds its tables hold (fixed n).
 type Sequential struct {
-	// Alpha is each comparison's error rate (default 1 − report.Level, 0.05).
+	// Alpha is each comparison's error rate (default 1 − stats.Level, 0.05).
 	Alpha float64 `yaml:"alpha"`
 	// MaxSeeds is the most seeds `claims -decide` trains a cell to (default 10).
 	MaxSeeds int `yaml:"max_seeds"`
@@ -46,7 +45,7 @@ func (s *Sequential) check(f *File) error {
 		return nil
 	}
 	if !s.Written.Has("alpha") {
-		s.Alpha = 1 - report.Level
+		s.Alpha = 1 - stats.Level
 	}
 	if !(s.Alpha > 0 && s.Alpha < 0.5) {
 		return f.errAt("sequential.alpha", "%g is not an error rate in (0, 0.5): give e.g. alpha: 0.05", s.Alpha)
@@ -97,7 +96,7 @@ type design struct {
 }
 
 // fixedN is the design of a file judged once.
-var fixedN = design{alpha: 1 - report.Level}
+var fixedN = design{alpha: 1 - stats.Level}
 
 // diff is the interval of mean(A) − mean(B) in the metric's units (A's scores a, B's b, their
 // runs' sampling floors fa, fb):
@@ -176,14 +175,14 @@ func (d design) scoreMean(metric string, xs, fs []float64) (m, l, h float64) {
 // (clearly above chance).
 func (d design) aboveChance(xs, fs []float64, chance float64) bool {
 	_, l, _ := d.mean(xs, fs, 0, 1)
-	return l > chance+report.ChanceMargin
+	return l > chance+stats.ChanceMargin
 }
 
 // atChance: the upper end of the interval of the mean is at most chance + the margin (within
 // noise of chance).
 func (d design) atChance(xs, fs []float64, chance float64) bool {
 	_, _, h := d.mean(xs, fs, 0, 1)
-	return h <= chance+report.ChanceMargin
+	return h <= chance+stats.ChanceMargin
 }
 
 // rule states how the design's intervals are computed, for a document.

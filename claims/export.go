@@ -10,8 +10,8 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
 )
@@ -20,7 +20,7 @@ import (
 // run and its grid cell.
 const (
 	VariantsRun   = "run"   // train.ResultVariant: the run's resolved non-default scheme and eval options
-	VariantsSwept = "swept" // report.GroupOf: the cell's swept values other than task, scheme, seed
+	VariantsSwept = "swept" // config.GroupOf: the cell's swept values other than task, scheme, seed
 	VariantsBoth  = "both"  // the run's, then the swept values it does not already name
 )
 
@@ -55,7 +55,7 @@ func Export(runs string, t Table) ([]byte, error) {
 	if err := sameGrid(t.Grid, want, filepath.Join(dir, config.GridFile)); err != nil {
 		return nil, err
 	}
-	g, err := report.Load(dir) // which checks every run was trained as its cell (report.TrainedAs)
+	g, err := grid.Load(dir) // which checks every run was trained as its cell (grid.TrainedAs)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func firstDiff(a, b string) string {
 
 // rowsOf lists a grid's finished runs as table rows, sorted by task, scheme, variant, seed,
 // rate and length.
-func rowsOf(g *report.Grid, naming string) []Row {
+func rowsOf(g *grid.Grid, naming string) []Row {
 	var rows []Row
 	for i, run := range g.Runs {
 		if run == nil {
@@ -130,9 +130,9 @@ func rowsOf(g *report.Grid, naming string) []Row {
 		variant := train.ResultVariant(c, r)
 		switch naming {
 		case VariantsSwept:
-			variant = report.GroupOf(g.Cells[i]).Variant
+			variant = config.GroupOf(g.Cells[i]).Variant
 		case VariantsBoth:
-			variant = unionVariant(variant, report.GroupOf(g.Cells[i]).Variant)
+			variant = unionVariant(variant, config.GroupOf(g.Cells[i]).Variant)
 		}
 		lengths := r.Lengths
 		diverged := 0
@@ -152,7 +152,7 @@ func rowsOf(g *report.Grid, naming string) []Row {
 			for _, m := range metric.For(c.Task.Name) {
 				scores[m.Name] = l.Score(m.Name)
 			}
-			ce, ct := report.Chance(c, l.Length)
+			ce, ct := metric.Chance(c.Task.Name, c.TaskOptions(), l.Length)
 			rows = append(rows, Row{ChanceExact: ce, ChanceToken: ct, Task: c.Task.Name, Scheme: c.Position.Kind, Variant: variant, Seed: c.Seed,
 				LengthResult: train.LengthResult{Length: l.Length, InRange: l.InRange, Scores: scores, N: l.N},
 				LR:           c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,

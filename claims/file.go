@@ -17,6 +17,7 @@ import (
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/internal/yamlpath"
 	"github.com/posformer/posformer/metric"
 	"go.yaml.in/yaml/v3"
 )
@@ -198,13 +199,13 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	for i := range f.Tables {
-		f.Tables[i].chooseKey = hasKey(nodeAt(f.root, fmt.Sprintf("tables[%d]", i)), "choose")
+		f.Tables[i].chooseKey = yamlpath.Has(nodeAt(f.root, fmt.Sprintf("tables[%d]", i)), "choose")
 	}
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	f.Sequential.on = hasKey(f.root, "sequential")
-	f.Sequential.Converge.key = hasKey(nodeAt(f.root, "sequential"), "converge")
+	f.Sequential.on = yamlpath.Has(f.root, "sequential")
+	f.Sequential.Converge.key = yamlpath.Has(nodeAt(f.root, "sequential"), "converge")
 	if err := f.Sequential.check(f); err != nil {
 		return nil, err
 	}
@@ -255,52 +256,14 @@ func (f *File) errAt(path, format string, a ...any) error {
 	return fmt.Errorf("%s: %s: %s", loc, path, fmt.Sprintf(format, a...))
 }
 
-// hasKey tells whether mapping n has key.
-func hasKey(n *yaml.Node, key string) bool {
-	for i := 0; n != nil && n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
-}
-
-// nodeAt finds the node of a dotted path with [i] indices; nil when absent, the nearest
-// enclosing node's value when a key is missing.
+// nodeAt finds the node of a dotted path with [i] indices (yamlpath.Walk); nil when n is,
+// the nearest enclosing node when a key is missing.
 func nodeAt(n *yaml.Node, path string) *yaml.Node {
-	if n == nil {
-		return nil
+	steps, ok := yamlpath.Steps(strings.Split(path, ".")...)
+	if n == nil || !ok {
+		return n
 	}
-	cur := n
-	for _, part := range strings.Split(path, ".") {
-		key, idx := part, -1
-		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
-			key = part[:i]
-			idx, _ = strconv.Atoi(part[i+1 : len(part)-1])
-		}
-		next := (*yaml.Node)(nil)
-		if cur.Kind == yaml.MappingNode {
-			for i := 0; i+1 < len(cur.Content); i += 2 {
-				if cur.Content[i].Value == key {
-					next = cur.Content[i+1]
-					if idx < 0 {
-						next.Line = max(next.Line, cur.Content[i].Line)
-					}
-				}
-			}
-		}
-		if next == nil {
-			return cur
-		}
-		if idx >= 0 {
-			if next.Kind != yaml.SequenceNode || idx >= len(next.Content) {
-				return next
-			}
-			next = next.Content[idx]
-		}
-		cur = next
-	}
-	return cur
+	return yamlpath.Walk(n, steps).Reached(n)
 }
 
 // check validates what the decoder cannot: required keys, kinds, references between keys.
@@ -362,7 +325,7 @@ func (f *File) check() error {
 	if !f.Statistic.ranged() {
 		return f.errAt("statistic", "no length range: give lengths: \"lo..hi\", past_training: k or in_range: true")
 	}
-	if len(f.Claims) == 0 && hasKey(f.root, "claims") {
+	if len(f.Claims) == 0 && yamlpath.Has(f.root, "claims") {
 		return f.errAt("claims", "written empty: list at least one claim, e.g. claims: [{id: r, kind: ranking, a: {task: copy, scheme: alibi}, b: {task: copy, scheme: none}}], or remove claims:")
 	}
 	ids := map[string]string{}

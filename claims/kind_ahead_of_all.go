@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/posformer/posformer/internal/table"
 )
 
 // An ahead_of_all claim: cell A ahead of every other cell of its task that learned it.
@@ -99,6 +101,6 @@ func (k *aheadOfAllKind) detail(b *strings.Builder, o *Outcome) {
 			far = append(far, fmt.Sprintf("%s %.3f", s.name, meanOf(fs)))
 		}
 	}
-	fmt.Fprintf(b, "| ranking over %d..%d (mean [95%% interval]) | further (mean) | not learned in range | verdict |\n| --- | --- | --- | --- |\n", r.A.lo, r.A.hi)
-	fmt.Fprintf(b, "| %s | %s | %s | %s |\n", orWord(strings.Join(ranked, " > "), "–"), orWord(strings.Join(far, ", "), "–"), orWord(strings.Join(unlearned, ", "), "–"), r.Verdict)
+	table.MarkdownHead(b, table.L(fmt.Sprintf("ranking over %d..%d (mean [95%% interval])", r.A.lo, r.A.hi)), table.L("further (mean)"), table.L("not learned in range"), table.L("verdict"))
+	table.MarkdownRow(b, orWord(strings.Join(ranked, " > "), "–"), orWord(strings.Join(far, ", "), "–"), orWord(strings.Join(unlearned, ", "), "–"), r.Verdict)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 )
 
@@ -163,13 +164,13 @@ func (k *changeKind) detail(b *strings.Builder, o *Outcome) {
 	base, _ := r.A.c.scores(L, L, false)
 	fmt.Fprintf(b, "%s · %s at the training length %d: %s (mean [95%% interval] over %s; in range: %s). Each length past it, the change per run (seed, then rate) from its own score at %d:\n\n",
 		r.A.k.Task, r.A.name, L, cellCI(r.A.d, r.A.c, L, L, false), count(len(base), "run"), r.A.inCI(), L)
-	fmt.Fprintf(b, "| length | ×%d | %s (mean) | change per run | change: mean [95%% interval] | verdict |\n| ---: | ---: | ---: | --- | --- | --- |\n", L, metric.Words(o.Stat.Metric))
+	table.MarkdownHead(b, table.R("length"), table.R(fmt.Sprintf("×%d", L)), table.R(metric.Words(o.Stat.Metric)+" (mean)"), table.L("change per run"), table.L("change: mean [95% interval]"), table.L("verdict"))
 	for _, ch := range r.more.([]change) {
 		var per []string
 		for _, d := range ch.d {
 			per = append(per, fmt.Sprintf("%+.3f", z(d)))
 		}
-		fmt.Fprintf(b, "| %d | %.3g | %.3f | %s | %s | %s |\n", ch.length, float64(ch.length)/float64(L), ch.score, strings.Join(per, ", "), fmtDiff(ch.iv), ch.verdict)
+		table.MarkdownRow(b, strconv.Itoa(ch.length), fmt.Sprintf("%.3g", float64(ch.length)/float64(L)), fmt.Sprintf("%.3f", ch.score), strings.Join(per, ", "), fmtDiff(ch.iv), ch.verdict)
 	}
 	fmt.Fprintf(b, "\nOver the lengths: **%s**.\n", r.Verdict)
 }

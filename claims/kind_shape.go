@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 )
 
 // A shape claim: each cell stays clearly above chance to at least k·L, or falls to chance by k·L
@@ -77,7 +78,7 @@ func (k *shapeKind) verdict(st Statistic, s *side, L int) string {
 	}
 	at := func(n int) (atChance, above bool) {
 		xs, fs, ch := s.c.at(n).runStats(n, n, false)
-		if ch+report.ChanceMargin >= 1 { // no score can clear it: tells nothing
+		if ch+stats.ChanceMargin >= 1 { // no score can clear it: tells nothing
 			return false, false
 		}
 		return s.d.atChance(xs, fs, ch), s.d.aboveChance(xs, fs, ch)
@@ -111,16 +112,16 @@ func (k *shapeKind) verdict(st Statistic, s *side, L int) string {
 }
 
 func (k *shapeKind) detail(b *strings.Builder, o *Outcome) {
-	b.WriteString("| cell | in range | past training | extrapolates to | ratio | verdict |\n| --- | --- | --- | ---: | ---: | --- |\n")
+	table.MarkdownHead(b, table.L("cell"), table.L("in range"), table.L("past training"), table.R("extrapolates to"), table.R("ratio"), table.L("verdict"))
 	for _, r := range o.Rows {
 		s := r.A
 		_, hi := s.c.trainRange()
 		ls := s.c.lengths()
 		if d := divergedOf(s); d != "" {
-			fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, d, d, d, d, r.Verdict)
+			table.MarkdownRow(b, s.k.Task+" · "+s.name, d, d, d, d, r.Verdict)
 			continue
 		}
-		fmt.Fprintf(b, "| %s · %s | %s | %s | %s | %s | %s |\n", s.k.Task, s.name, s.inCI(), cellCI(s.d, s.c, hi+1, ls[len(ls)-1], false), lengthOrDash(s.extrap),
+		table.MarkdownRow(b, s.k.Task+" · "+s.name, s.inCI(), cellCI(s.d, s.c, hi+1, ls[len(ls)-1], false), lengthOrDash(s.extrap),
 			strings.TrimSuffix(ratioOrDash(s.extrap, float64(s.extrap)/float64(hi)), "×"), r.Verdict)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/report"
 )
 
 // Stopped is how a sequential design judged a claim: the look it stopped at.
@@ -218,7 +217,7 @@ func (c *cell) seeds() []uint64 {
 
 // Replay judges a claims file sequentially over the seeds its tables hold, exactly as `claims
 // -decide` would have stopped each claim (a file without sequential: gets the default design,
-// every claim, α = 1 − report.Level), and returns its document and a summary: per claim, the
+// every claim, α = 1 − stats.Level), and returns its document and a summary: per claim, the
 // fixed-n verdict on every seed held beside the sequential one and the seeds a cell it used.
 func Replay(path, command string) (doc, summary string, err error) {
 	f, err := Load(path)
@@ -232,7 +231,7 @@ func Replay(path, command string) (doc, summary string, err error) {
 		return "", "", err
 	}
 	if !f.Sequential.On() {
-		f.Sequential = Sequential{on: true, Alpha: 1 - report.Level, MaxSeeds: DefaultMaxSeeds}
+		f.Sequential = Sequential{on: true, Alpha: 1 - stats.Level, MaxSeeds: DefaultMaxSeeds}
 	}
 	j, err := Judge(f, nil)
 	if err != nil {

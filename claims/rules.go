@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/stats"
-	"github.com/posformer/posformer/report"
 )
 
 // The verdicts' first words; a verdict may add its reason in parentheses.
@@ -29,7 +28,7 @@ func Rules() string {
 	for _, k := range kinds[1:] {
 		rest = append(rest, "- "+k.rule)
 	}
-	return fmt.Sprintf(`**How verdicts are reached** (claims/rules.go, report/chance.go, internal/stats). For each run, a score is its mean over the claim's test lengths in the claim's metric; scores are compared over runs (seeds). Every interval is a %.0f%% interval, computed as [docs/statistics.md](../statistics.md) states: with a fixed number of seeds, of a mean over runs the t interval with n − 1 degrees of freedom, of a difference of two cells' means Welch's, each side's variance at least the binomial sampling variance of its runs' scores (a score in [0, 1] is a fraction of each length's answers, N of them: p̃(1 − p̃)/N with p̃ = (pN + ½)/(N + 1), averaged over the lengths; N is the n test examples for exact match, and n times the answer's tokens for token accuracy, its tokens taken as independent, so that the floor is the least sampling variance the score can have), so that seeds scoring alike never give a zero-width interval, and within the range the quantity can take ([0, 1] for a mean of scores, [−1, 1] for a difference); a language model's bits per byte have no such floor, and seeds that do not vary at all give no interval (no decision). A file with a sequential design (sequential:) uses instead intervals valid at every look: for scores in [0, 1] the betting confidence sequence of the paired per-seed differences, for bits per byte Welch's at α/(k(k+1)) at the k-th look; its document says at which look each claim stopped.
+	return fmt.Sprintf(`**How verdicts are reached** (claims/rules.go, internal/stats, metric/chance.go). For each run, a score is its mean over the claim's test lengths in the claim's metric; scores are compared over runs (seeds). Every interval is a %.0f%% interval, computed as [docs/statistics.md](../statistics.md) states: with a fixed number of seeds, of a mean over runs the t interval with n − 1 degrees of freedom, of a difference of two cells' means Welch's, each side's variance at least the binomial sampling variance of its runs' scores (a score in [0, 1] is a fraction of each length's answers, N of them: p̃(1 − p̃)/N with p̃ = (pN + ½)/(N + 1), averaged over the lengths; N is the n test examples for exact match, and n times the answer's tokens for token accuracy, its tokens taken as independent, so that the floor is the least sampling variance the score can have), so that seeds scoring alike never give a zero-width interval, and within the range the quantity can take ([0, 1] for a mean of scores, [−1, 1] for a difference); a language model's bits per byte have no such floor, and seeds that do not vary at all give no interval (no decision). A file with a sequential design (sequential:) uses instead intervals valid at every look: for scores in [0, 1] the betting confidence sequence of the paired per-seed differences, for bits per byte Welch's at α/(k(k+1)) at the k-th look; its document says at which look each claim stopped.
 
 - **Direction**: higher is better for exact match and token accuracy, lower for bits per byte (bits_per_byte, sliding_bits_per_byte: a language model's). *Ahead*, *learned*, *best* and *on A's side* below are in the metric's direction; numbers are printed in the metric's own units (A − B of bits per byte is negative when A is ahead).
 %s
@@ -39,7 +38,7 @@ func Rules() string {
 %s
 
 Each claim is judged on its own at %.0f%%, without a correction for the many claims of a table: where the two sides do not differ, about one claim in twenty still reads *reproduced* or *contradicted* by chance alone.
-`, report.Level*100, "- "+kinds[0].rule, report.ChanceMargin, report.ChanceMargin, report.ChanceMargin, strings.Join(rest, "\n"), report.Level*100)
+`, stats.Level*100, "- "+kinds[0].rule, stats.ChanceMargin, stats.ChanceMargin, stats.ChanceMargin, strings.Join(rest, "\n"), stats.Level*100)
 }
 
 // rank judges "A > B" (A ahead of B in the metric's direction) from the two sides' per-run

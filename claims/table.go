@@ -14,9 +14,9 @@ import (
 
 	"github.com/posformer/posformer/data"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
-	"github.com/posformer/posformer/report"
 	"github.com/posformer/posformer/train"
 )
 
@@ -53,24 +53,6 @@ var unboundedCols = names(metric.Unbounded())
 func (r Row) unbounded() bool {
 	x, ok := r.Scores[unboundedCols[0]]
 	return ok && !math.IsNaN(x)
-}
-
-// Header is the column list of a per-seed table: a column per sequence metric after in_range,
-// and the unbounded metrics (metric.Unbounded) last. Those last ones are optional on reading (tables written before
-// them lack them), and written only by a table that has a language model's rows (empty fields in
-// its other rows); so are best_val_score and diverged_step.
-func Header() []string {
-	h := []string{"task", "scheme", "variant", "seed", "length", "in_range"}
-	h = append(h, names(metric.Scored())...)
-	h = append(h, "n", "lr", "steps", "best_step", "stop_step", "train_min_len", "train_max_len", "chance_exact", "chance_token", "best_val_score", "diverged_step")
-	return append(h, names(metric.Unbounded())...)
-}
-
-// optional tells whether a table may lack a column (tables written before it, tables without a
-// language model's rows).
-func optional(h string) bool {
-	m, ok := metric.Get(h)
-	return h == "best_val_score" || h == "diverged_step" || ok && !m.Bounded()
 }
 
 func names(ms []metric.Metric) []string {
@@ -112,6 +94,12 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			return nil, fmt.Errorf("%s: no column %q (the columns of a per-seed table: %s)", path, h, strings.Join(Header(), ","))
 		}
 	}
+	var wholeCols []column
+	for _, c := range columns() {
+		if c.whole != nil {
+			wholeCols = append(wholeCols, c)
+		}
+	}
 	var rows []Row
 	var lines []int
 	for i, r := range recs[1:] {
@@ -135,18 +123,12 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		if x.Seed, err = strconv.ParseUint(get("seed"), 10, 64); err != nil {
 			return nil, bad("seed", "a whole number ≥ 0")
 		}
-		ints := []struct {
-			h   string
-			dst *int
-			min int
-		}{{"length", &x.Length, 1}, {"n", &x.N, 0}, {"steps", &x.Steps, 1}, {"best_step", &x.BestStep, 0}, {"stop_step", &x.StopStep, 0},
-			{"train_min_len", &x.MinLen, 1}, {"train_max_len", &x.MaxLen, 1}}
-		for _, c := range ints {
-			v, err := strconv.Atoi(get(c.h))
+		for _, c := range wholeCols {
+			v, err := strconv.Atoi(get(c.name))
 			if err != nil || v < c.min {
-				return nil, bad(c.h, fmt.Sprintf("a whole number ≥ %d", c.min))
+				return nil, bad(c.name, fmt.Sprintf("a whole number ≥ %d", c.min))
 			}
-			*c.dst = v
+			*c.whole(&x) = v
 		}
 		x.Scores = map[string]float64{}
 		text := metric.Unbounded()
@@ -317,32 +299,24 @@ func checkRuns(path string, rows []Row, lines []int) error {
 	return nil
 }
 
-// TableCSV renders rows with Header (without the text tasks' columns when no row is a language
-// model's, so that other tables keep their bits).
+// TableCSV renders rows in the table's columns (without the text tasks' columns when no row is a
+// language model's, so that other tables keep their bits).
 func TableCSV(rows []Row) []byte {
-	header, seq := Header(), metric.Scored()
+	cols := columns()
 	if !slices.ContainsFunc(rows, Row.unbounded) {
-		header = header[:len(header)-len(metric.Unbounded())]
+		cols = cols[:len(cols)-len(metric.Unbounded())]
 	}
-	g, orEmpty := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }, report.CSVFloat
-	var recs [][]string
-	for _, r := range rows {
-		rec := []string{r.Task, r.Scheme, r.Variant, strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.Length), strconv.FormatBool(r.InRange)}
-		for _, m := range seq {
-			rec = append(rec, g(r.Scores[m.Name]))
-		}
-		rec = append(rec, strconv.Itoa(r.N), g(r.LR), strconv.Itoa(r.Steps), strconv.Itoa(r.BestStep), strconv.Itoa(r.StopStep),
-			strconv.Itoa(r.MinLen), strconv.Itoa(r.MaxLen), orEmpty(r.ChanceExact), orEmpty(r.ChanceToken), orEmpty(r.BestScore), strconv.Itoa(r.DivergedStep))
-		for _, h := range header[len(rec):] {
-			x, ok := r.Scores[h]
-			if !ok {
-				x = math.NaN()
-			}
-			rec = append(rec, orEmpty(x))
-		}
-		recs = append(recs, rec)
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.name
 	}
-	return report.CSV(header, recs)
+	recs := make([][]string, len(rows))
+	for i, r := range rows {
+		for _, c := range cols {
+			recs[i] = append(recs[i], c.write(r))
+		}
+	}
+	return table.CSV(header, recs)
 }
 
 // key identifies what is compared across seeds: a task, a scheme and its variant.
@@ -450,7 +424,7 @@ func (c *cell) runStats(lo, hi int, inRange bool) (scores, floors []float64, cha
 		byRun[id].s += r.Scores[c.metric]
 		byRun[id].ch += ch
 		if m.Bounded() {
-			byRun[id].v += report.RunFloor(c.metric, r.Task, r.Length, r.N, r.Scores[c.metric])
+			byRun[id].v += metric.RunFloor(c.metric, r.Task, r.Length, r.N, r.Scores[c.metric])
 		}
 		byRun[id].n++
 	}
@@ -503,21 +477,21 @@ func (c *cell) lengths() []int { return slices.Sorted(maps.Keys(c.byLength())) }
 // trainRange is the cell's training lengths.
 func (c *cell) trainRange() (lo, hi int) { return c.rows[0].MinLen, c.rows[0].MaxLen }
 
-// extrapolatesTo is report.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
+// extrapolatesTo is stats.ExtrapolatesTo over the cell's tested lengths, in its metric; 0 (none)
 // for a metric without a chance level.
-// The rule is report.ExtrapolatesTo's, with the design's intervals (fixed n: each run's
+// The rule is stats.ExtrapolatesTo's, with the design's intervals (fixed n: each run's
 // sampling floor counted, so that seeds scoring alike do not make a zero-width interval).
 func (c *cell) extrapolatesTo(d design) int {
 	if !hasChance(c.metric) {
 		return 0 // no chance level to stay above
 	}
 	if !d.seq {
-		return report.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, []float64, float64) { return c.at(L).runStats(L, L, false) })
+		return stats.ExtrapolatesTo(c.lengths(), func(L int) ([]float64, []float64, float64) { return c.at(L).runStats(L, L, false) })
 	}
 	best := 0 // the same rule with the sequential design's intervals
 	for _, L := range c.lengths() {
 		s, fl, ch := c.at(L).runStats(L, L, false)
-		if ch+report.ChanceMargin >= 1 {
+		if ch+stats.ChanceMargin >= 1 {
 			continue
 		}
 		if !d.aboveChance(s, fl, ch) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/posformer/posformer/internal/regfile"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/rundir"
 )
 
@@ -107,7 +108,7 @@ const (
 func Index(docs []Doc, dir string) string {
 	var b strings.Builder
 	b.WriteString(IndexBegin + "\n\n")
-	b.WriteString("| claims | reproduced | contradicted | inconclusive | untested | follow-ups: reproduced, contradicted, inconclusive, untested |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
+	table.MarkdownHead(&b, table.L("claims"), table.R("reproduced"), table.R("contradicted"), table.R("inconclusive"), table.R("untested"), table.L("follow-ups: reproduced, contradicted, inconclusive, untested"))
 	for _, d := range docs {
 		if d.Counts == nil {
 			continue

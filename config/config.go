@@ -11,7 +11,7 @@
 // (At reports its errors at the file:line that wrote the field). A config with a sweep: is a grid:
 // Expand gives its cells (Read the cells it expanded while reading), MarshalGrid its grid.yaml,
 // Shard a share of the cells for one process of many, and the select: section the tuning runs
-// that choose a value per group (SelectCells, ExpandSelected).
+// that choose a value per group (SelectCells; the choice, selection.json, is package grid's).
 //
 // Nothing here trains: package train runs a checked config (train.Run, train.Train), and package
 // grid a grid's cells (grid.Train), choosing select:'s values from the scores of the finished
@@ -26,7 +26,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -34,7 +33,7 @@ import (
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/presence"
 	"github.com/posformer/posformer/internal/regfile"
-	"github.com/posformer/posformer/internal/schemes"
+	"github.com/posformer/posformer/internal/yamlpath"
 	"github.com/posformer/posformer/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -296,9 +295,12 @@ type TaskConfig struct {
 func (c Config) WritesEvents() bool { return c.TFEvents == nil || *c.TFEvents }
 
 // NewTask builds the configured task in its format (task.format, task.end_token).
-func (c Config) NewTask() (data.Task, error) {
-	return data.New(c.Task.Name, data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
-		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256, Depth: c.Task.Depth, IgnoreProb: c.Task.IgnoreProb})
+func (c Config) NewTask() (data.Task, error) { return data.New(c.Task.Name, c.TaskOptions()) }
+
+// TaskOptions are the task: section's options as data.New takes them.
+func (c Config) TaskOptions() data.Options {
+	return data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
+		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256, Depth: c.Task.Depth, IgnoreProb: c.Task.IgnoreProb}
 }
 
 // ModelFor is the model: section for the config's task: model.vocab, unless written, the task's
@@ -621,10 +623,7 @@ func ReadWritten(path string) (Config, []Cell, error) {
 	if err != nil {
 		return Config{}, nil, fmt.Errorf("cannot read the config: %w", err)
 	}
-	mode := written
-	if !bytes.HasPrefix(src, []byte(gridHeader)) && bytes.Contains(src, []byte("\nsweep:")) {
-		mode = legacyGrid
-	}
+	mode := modeOf(src)
 	c, cells, err := parse(src, path, nil, mode)
 	if mode == written && !bytes.HasPrefix(src, []byte(gridHeader)) { // a run's config.yaml, written whole
 		if err == nil && !c.Written.Has("eval.seed") { // its last key but the variants
@@ -663,13 +662,6 @@ func readBounded(path string) ([]byte, error) {
 	return src, nil
 }
 
-// How parse reads a file.
-const (
-	byPerson   = iota // strictly: every key checked, every written value kept
-	written           // a run's config.yaml: options of other schemes dropped (older files)
-	legacyGrid        // an older grid.yaml: zeros are unset fields
-)
-
 func parse(src []byte, name string, overrides []string, mode int) (Config, []Cell, error) {
 	var c Config
 	if err := decode(src, name, &c, mode == legacyGrid); err != nil {
@@ -677,12 +669,7 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 	}
 	c.origin = &origin{src: src, name: name, overrides: overrides}
 	if mode != byPerson && len(c.Sweep) == 0 {
-		p := c.Position.WithDefaults()
-		for _, key := range p.OptionKeys() {
-			if !schemes.HasOption(p.Kind, key) {
-				c.Position = c.Position.Without(key)
-			}
-		}
+		c.Position = othersDropped(c.Position)
 	}
 	sweptIn, selectIn := name, name // where the sweep and select: were written: the file, or a -set
 	for _, o := range overrides {
@@ -725,42 +712,22 @@ func parse(src []byte, name string, overrides []string, mode int) (Config, []Cel
 // the variant lacks) is at the item's line.
 func keyLine(src []byte, keys ...string) int {
 	n, err := ParseYAML(src, "")
-	if err != nil || n == nil {
+	steps, ok := yamlpath.Steps(keys...)
+	if err != nil || n == nil || !ok {
 		return 0
 	}
-	var line int
-	for k, key := range keys {
-		name, index := key, -1
-		if open := strings.IndexByte(key, '['); open > 0 && strings.HasSuffix(key, "]") {
-			i, err := strconv.Atoi(key[open+1 : len(key)-1])
-			if err != nil || i < 0 {
-				return 0
-			}
-			name, index = key[:open], i
-		}
-		if n.Kind != yaml.MappingNode {
-			return 0
-		}
-		var next *yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == name {
-				line, next = n.Content[i].Line, n.Content[i+1]
-			}
-		}
-		if next == nil {
-			if k > 0 && strings.HasSuffix(keys[k-1], "]") {
-				return line // the item's line
-			}
-			return 0
-		}
-		if index >= 0 {
-			if next.Kind != yaml.SequenceNode || index >= len(next.Content) {
-				return 0
-			}
-			next = next.Content[index]
-			line = next.Line
-		}
-		n = next
+	t := yamlpath.Walk(n, steps)
+	if len(t.Hops) == 0 {
+		return 0
 	}
-	return line
+	last := t.Hops[len(t.Hops)-1]
+	switch {
+	case t.Found && last.Item:
+		return last.Node.Line
+	case t.Found:
+		return last.Key.Line
+	case t.NoKey && last.Item && last.Node.Kind == yaml.MappingNode:
+		return last.Node.Line // the item's line
+	}
+	return 0
 }

@@ -35,8 +35,7 @@ func DecodeNode(n *yaml.Node, file, path string, v any) error {
 	return decodeNode(n, rv, path, file, holderOf(rv, path, nil), false)
 }
 
-// decode is Decode; legacy reads a grid.yaml an earlier posformer wrote, which held the unset
-// fields of a grid as zeros: there a zero is not marked as written.
+// decode is Decode; legacy reads a grid.yaml an earlier posformer wrote (compat.go).
 func decode(src []byte, file string, v any, legacy bool) error {
 	root, err := ParseYAML(src, file)
 	if err != nil {
@@ -271,13 +270,13 @@ type unmarshaler interface {
 }
 
 // decodeNode decodes n into v (at the dotted path) and marks the leaves it sets in h. With
-// legacy, a zero is left unmarked (see decode).
+// legacy, a zero is left unmarked (legacyUnset).
 func decodeNode(n *yaml.Node, v reflect.Value, path, file string, h *holder, legacy bool) error {
 	if err := decodeValue(n, v, path, file, h, legacy); err != nil {
 		return err
 	}
 	if v.Kind() != reflect.Struct || v.Addr().Type().Implements(unmarshalerType) {
-		if !(legacy && v.IsZero()) && !(n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		if !(legacy && legacyUnset(v)) && !(n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
 			h.mark(path)
 		}
 	}
@@ -318,8 +317,8 @@ func decodeValue(n *yaml.Node, v reflect.Value, path, file string, h *holder, le
 		n = n.Alias
 	}
 	if u, ok := v.Addr().Interface().(unmarshaler); ok {
-		if legacy && n.Kind == yaml.ScalarNode && n.Value == "" && (n.Tag == "!!str" || n.Tag == "!!null") {
-			return nil // an unset list in a file posformer wrote (older grid.yaml files hold lengths: "")
+		if legacy && legacyEmptyList(n) {
+			return nil
 		}
 		if err := u.decodeYAML(n); err != nil {
 			// An error at a line of its own (a sweep's key) is reported at that line.

@@ -72,7 +72,7 @@ func FuzzConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("an accepted config does not encode: %v", err)
 		}
-		back, _, err := parse(enc, "resolved.yaml", nil, written) // as report.Load and train.LoadModel read it back
+		back, _, err := parse(enc, "resolved.yaml", nil, written) // as grid.Load and train.LoadModel read it back
 		if err != nil {
 			t.Fatalf("an accepted config, encoded, is rejected: %v\n%s", err, enc)
 		}

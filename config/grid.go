@@ -175,7 +175,7 @@ func Expand(c Config) ([]Cell, error) {
 			idx[a] = rem % len(c.Sweep[a].Values)
 			rem /= len(c.Sweep[a].Values)
 		}
-		cc := withoutSelect(c)
+		cc := c.WithoutSelect()
 		cc.Sweep = nil
 		cc.Name = ""
 		var parts []string

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"fmt"
-	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -50,9 +48,6 @@ func (s Select) On() bool {
 // GridFile is the name of the grid's own config (MarshalGrid), written at the top of its
 // directory.
 const GridFile = "grid.yaml"
-
-// SelectionFile is the file, in a grid directory, recording the selection.
-const SelectionFile = "selection.json"
 
 // SelectDir is the directory, in a grid directory, of the tuning runs.
 const SelectDir = "select"
@@ -127,11 +122,19 @@ func (s Select) validate(c Config) error {
 
 func formatValue(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// withoutSelect is a grid config without its select: section.
-func withoutSelect(c Config) Config {
+// WithoutSelect is a grid config without its select: section: the grid's own cells before
+// their group's choice (grid.ExpandSelected).
+func (c Config) WithoutSelect() Config {
 	c.Select = Select{}
 	c.Written = c.Written.Without("select")
 	return c
+}
+
+// WithChoice is the config with select:'s choice for its group: field set to v, written as
+// select: writes it.
+func (c Config) WithChoice(field string, v float64) (Config, error) {
+	err := setPath(&c, field, formatValue(v), "select")
+	return c, err
 }
 
 // SelectCells are the tuning runs of a grid with select: every combination of the swept values
@@ -141,7 +144,7 @@ func SelectCells(c Config) ([]Cell, error) {
 	if err := s.validate(c); err != nil {
 		return nil, err
 	}
-	t := withoutSelect(c)
+	t := c.WithoutSelect()
 	var sweep Sweep
 	for _, ax := range c.Sweep {
 		if ax.Path != "seed" {
@@ -178,142 +181,4 @@ func SelectCells(c Config) ([]Cell, error) {
 		}
 	}
 	return cells, nil
-}
-
-// Selection is selection.json: the value chosen for each group, with every candidate's score.
-type Selection struct {
-	Field  string           `json:"field"`
-	Values []float64        `json:"values"` // the candidates
-	Metric string           `json:"metric"`
-	Seeds  []uint64         `json:"seeds"`
-	Groups []SelectionGroup `json:"groups"`
-}
-
-// SelectionGroup is one group's choice: its swept values (seed excluded), the candidates'
-// mean validation scores over the tuning seeds, the chosen value, and whether it learned the
-// task in range (its score reaches grid.LearnedScore).
-type SelectionGroup struct {
-	Values  map[string]string `json:"values"`
-	Scores  []float64         `json:"scores"` // aligned with the select: values
-	Chosen  float64           `json:"chosen"`
-	Learned bool              `json:"learned"`
-	// Diverged marks the candidates some tuning run of which diverged (aligned with the values;
-	// absent when none did): they lose, whatever their score.
-	Diverged []bool `json:"diverged,omitempty"`
-}
-
-// check refuses a selection (read back from selection.json) that is not one the grid's select:
-// section could have made: another field or candidates, a group whose chosen value is not among
-// the candidates or is one that diverged, scores that are not one per candidate or not in [0, 1].
-func (sel *Selection) check(c Config) error {
-	s := c.Select.WithDefaults()
-	if sel.Field != s.Field {
-		return fmt.Errorf("it selects %s, the grid's select.field is %s", sel.Field, s.Field)
-	}
-	if !slices.Equal(sel.Values, s.Values) {
-		return fmt.Errorf("its candidates %v are not the grid's select.values %v", sel.Values, s.Values)
-	}
-	for _, g := range sel.Groups {
-		name := strings.ReplaceAll(TuningGroup(g.Values, s.Field), "\n", ", ")
-		if name == "" {
-			name = "all cells"
-		}
-		i := slices.Index(s.Values, g.Chosen)
-		switch {
-		case i < 0:
-			return fmt.Errorf("group %s: the chosen %s = %g is not among the candidates %v", name, s.Field, g.Chosen, s.Values)
-		case len(g.Scores) != len(s.Values) || g.Diverged != nil && len(g.Diverged) != len(s.Values):
-			return fmt.Errorf("group %s: %d scores for %d candidates", name, len(g.Scores), len(s.Values))
-		case g.Diverged != nil && g.Diverged[i]:
-			return fmt.Errorf("group %s: the chosen %s = %g diverged", name, s.Field, g.Chosen)
-		}
-		for _, x := range g.Scores {
-			if !(x >= 0 && x <= 1) {
-				return fmt.Errorf("group %s: a score of %g, outside [0, 1]", name, x)
-			}
-		}
-	}
-	return nil
-}
-
-// chosen maps each group (TuningGroup) to its chosen value.
-func (sel *Selection) chosen() map[string]float64 {
-	m := map[string]float64{}
-	for _, g := range sel.Groups {
-		m[TuningGroup(g.Values, sel.Field)] = g.Chosen
-	}
-	return m
-}
-
-// TuningGroup is a cell's group for select: (its swept values but the seed and the selected
-// field) as a key: the cells of one group share a choice (Selection).
-func TuningGroup(vals map[string]string, field string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(vals)) {
-		if k != "seed" && k != field {
-			parts = append(parts, k+"="+vals[k])
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
-// ExpandSelected is the grid's own cells, each with its group's chosen value (Expand without the
-// select: section otherwise). Without a selection (sel nil) the cells keep the base value.
-func ExpandSelected(c Config, sel *Selection) ([]Cell, error) {
-	field := c.Select.Field
-	cells, err := Expand(withoutSelect(c))
-	if err != nil || sel == nil {
-		return cells, err
-	}
-	if err := sel.check(c); err != nil {
-		return nil, fmt.Errorf("%s: %w; it was edited or is from another grid: remove it to select again", SelectionFile, err)
-	}
-	chosen := sel.chosen()
-	for i := range cells {
-		v, ok := chosen[TuningGroup(cells[i].Values, field)]
-		if !ok {
-			return nil, fmt.Errorf("%s has no choice for cell %s: it is from another grid; remove it to select again", SelectionFile, cells[i].Name)
-		}
-		cc := cells[i].Config
-		if err := setPath(&cc, field, formatValue(v), "select"); err != nil {
-			return nil, err
-		}
-		if _, err := cc.Validate(); err != nil {
-			return nil, fmt.Errorf("cell %s with %s = %g: %w", cells[i].Name, field, v, err)
-		}
-		cells[i].Config = cc
-	}
-	return cells, nil
-}
-
-// TuningCopies maps each of a grid's cells (ExpandSelected with sel) that is also a tuning run
-// (a tuning seed, its group's chosen value) to that tuning run's directory: the grid copies it
-// (grid.CellOptions.CopyFrom) rather than train the same config twice.
-func TuningCopies(c Config, sel *Selection, cells []Cell) (map[string]string, error) {
-	if sel == nil {
-		return nil, nil
-	}
-	tuning, err := SelectCells(c)
-	if err != nil {
-		return nil, err
-	}
-	key := func(vals map[string]string, seed uint64, v string) string {
-		return TuningGroup(vals, sel.Field) + "\nseed=" + strconv.FormatUint(seed, 10) + "\nvalue=" + v
-	}
-	dirs := map[string]string{}
-	for _, t := range tuning {
-		dirs[key(t.Values, t.Config.Seed, t.Values[sel.Field])] = filepath.Join(t.Config.Out, t.Name)
-	}
-	chosen := sel.chosen()
-	out := map[string]string{}
-	for _, cell := range cells {
-		v, ok := chosen[TuningGroup(cell.Values, sel.Field)]
-		if !ok {
-			continue
-		}
-		if dir, ok := dirs[key(cell.Values, cell.Config.Seed, formatValue(v))]; ok {
-			out[cell.Name] = dir
-		}
-	}
-	return out, nil
 }

@@ -18,7 +18,7 @@ type CellOptions struct {
 	Force    bool // replace existing run directories
 	Resume   bool // keep finished runs, continue partial ones from their checkpoints
 	// CopyFrom maps a cell's name to a finished run of the same config to copy instead of
-	// training it (adopt; config.TuningCopies).
+	// training it (adopt; TuningCopies).
 	CopyFrom map[string]string
 }
 

@@ -1,8 +1,9 @@
 // Package grid runs a grid, a config with a sweep: (expanded into cells by package
 // config): its directory and grid.yaml (a grid is resumed only into the same grid), the
 // select: phase (tuning runs in <grid>/select/, each group's value chosen on in-range validation
-// and kept in selection.json), and the cells themselves, jobs at a time, each a train.Run. cmd/train
-// parses the flags, calls Run and writes the report.
+// and kept in selection.json), and the cells themselves, jobs at a time, each a train.Run; and
+// the finished grid's reader (Load: the cells it should have and the runs it has). cmd/train
+// parses the flags, calls Train and writes the report.
 package grid
 
 import (
@@ -90,11 +91,11 @@ func Train(ctx context.Context, g *setup.Grid, opt Options) (*Ran, error) {
 		if err != nil || sel == nil {
 			return nil, err
 		}
-		chosen, err := config.ExpandSelected(cfg, sel)
+		chosen, err := ExpandSelected(cfg, sel)
 		if err != nil {
 			return nil, err
 		}
-		if copies, err = config.TuningCopies(cfg, sel, chosen); err != nil {
+		if copies, err = TuningCopies(cfg, sel, chosen); err != nil {
 			return nil, err
 		}
 		if cells, err = setup.CheckCells(chosen, false); err != nil { // the cells at their chosen values
@@ -194,14 +195,14 @@ func sameGrid(path string, old, src []byte) bool {
 // like the grid) in <grid>/select/, and once every tuning run has finished, chooses each
 // group's value and writes selection.json. An existing selection.json is kept (-force starts
 // over). It returns nil, without error, when other shards' tuning runs are still missing.
-func runSelection(ctx context.Context, g *setup.Grid, dir string, opt Options) (*config.Selection, error) {
+func runSelection(ctx context.Context, g *setup.Grid, dir string, opt Options) (*Selection, error) {
 	cfg, jobs, log := g.Config, max(opt.Jobs, 1), opt.Log
 	if opt.Force {
-		if err := os.RemoveAll(filepath.Join(dir, config.SelectionFile)); err != nil {
+		if err := os.RemoveAll(filepath.Join(dir, SelectionFile)); err != nil {
 			return nil, err
 		}
 	} else if sel, err := ReadSelection(dir); err == nil {
-		fmt.Fprintf(log, "select: using the choice in %s\n", filepath.Join(dir, config.SelectionFile))
+		fmt.Fprintf(log, "select: using the choice in %s\n", filepath.Join(dir, SelectionFile))
 		return sel, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -248,7 +249,7 @@ func runSelection(ctx context.Context, g *setup.Grid, dir string, opt Options) (
 
 // selectionLine is one group's choice as runSelection prints it: the group's swept values, the
 // value chosen, and every candidate's score beside it (report.SelectionTable's form).
-func selectionLine(sel *config.Selection, g config.SelectionGroup) string {
+func selectionLine(sel *Selection, g SelectionGroup) string {
 	var vals, scores []string
 	for _, k := range slices.Sorted(maps.Keys(g.Values)) {
 		vals = append(vals, k+"="+g.Values[k])

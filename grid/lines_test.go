@@ -13,13 +13,13 @@ import (
 // TestSelectionLine: the line a grid prints for each group's choice names the group as
 // field=value pairs (not a Go map) and every candidate's score beside its value.
 func TestSelectionLine(t *testing.T) {
-	sel := &config.Selection{Field: "train.lr", Values: []float64{0.003, 0.01}, Metric: "exact_match"}
-	g := config.SelectionGroup{Values: map[string]string{"task.name": "copy", "position.kind": "rope"}, Scores: []float64{0.640625, 0.71875}, Chosen: 0.01}
+	sel := &Selection{Field: "train.lr", Values: []float64{0.003, 0.01}, Metric: "exact_match"}
+	g := SelectionGroup{Values: map[string]string{"task.name": "copy", "position.kind": "rope"}, Scores: []float64{0.640625, 0.71875}, Chosen: 0.01}
 	want := "select: position.kind=rope, task.name=copy: train.lr = 0.01 (mean validation exact_match 0.003: 0.641, 0.01: 0.719)"
 	if got := selectionLine(sel, g); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := selectionLine(sel, config.SelectionGroup{Scores: []float64{0.5, 0.25}, Chosen: 0.003}); !strings.HasPrefix(got, "select: all cells: train.lr = 0.003") {
+	if got := selectionLine(sel, SelectionGroup{Scores: []float64{0.5, 0.25}, Chosen: 0.003}); !strings.HasPrefix(got, "select: all cells: train.lr = 0.003") {
 		t.Errorf("a grid with one group: %s", got)
 	}
 }

@@ -123,7 +123,7 @@ func TestSelection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := config.ExpandSelected(cfg, back)
+	cells, err := ExpandSelected(cfg, back)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestNewMetricEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := report.Load(ran.Dir)
+	g, err := grid.Load(ran.Dir)
 	if err != nil || len(g.Missing) > 0 {
 		t.Fatalf("%v, missing %v", err, g.Missing)
 	}
@@ -121,7 +121,7 @@ func TestNewMetricEverywhere(t *testing.T) {
 		t.Fatalf("summary.csv: %v", sum)
 	}
 	for _, rec := range sum[1:] {
-		want := report.NewStat(inRange[rec[1]]).Mean
+		want := stats.NewStat(inRange[rec[1]]).Mean
 		if got, err := strconv.ParseFloat(rec[col], 64); err != nil || math.Abs(got-want) > 1e-15 {
 			t.Errorf("summary.csv, %s: in-range first_token %s, want %v", rec[1], rec[col], want)
 		}
@@ -154,7 +154,7 @@ claims:
 	}
 	row := j.Claims[0].Rows[0]
 	t.Logf("%s: ours %s, %s", row.Text, row.Ours, row.Verdict)
-	iv := stats.Welch(inRange["rope"], inRange["none"], report.Level) // from the runs' own first_token
+	iv := stats.Welch(inRange["rope"], inRange["none"], stats.Level) // from the runs' own first_token
 	want := fmt.Sprintf("%+.3f [%+.3f, %+.3f]", iv.Diff, iv.Lo, iv.Hi)
 	if iv.Diff == 0 || row.Ours != want || row.Verdict == "" {
 		t.Errorf("rope > none in first_token: ours %q, verdict %q; want %s", row.Ours, row.Verdict, want)

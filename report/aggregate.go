@@ -5,78 +5,34 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/train"
-	"go.yaml.in/yaml/v3"
 )
 
-// Group identifies the runs that are aggregated together: everything a grid varies except the
-// seed. Variant lists the swept fields other than task.name, position.kind and seed.
-type Group struct {
-	Task    string `json:"task"`
-	Scheme  string `json:"scheme"`
-	Variant string `json:"variant,omitempty"`
-}
-
-func (g Group) String() string {
-	s := g.Task + " · " + g.Scheme
-	if g.Variant != "" {
-		s += " · " + g.Variant
-	}
-	return s
-}
-
-// Stat summarises one number over seeds.
-type Stat struct {
-	Mean float64 `json:"mean"`
-	Std  float64 `json:"std"` // sample standard deviation (n−1); 0 for one seed
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
-	N    int     `json:"n"`
-}
-
-// NewStat summarises xs.
-func NewStat(xs []float64) Stat {
-	if len(xs) == 0 {
-		return Stat{Mean: math.NaN(), Std: math.NaN(), Min: math.NaN(), Max: math.NaN()}
-	}
-	s := Stat{Min: xs[0], Max: xs[0], N: len(xs)}
-	for _, x := range xs {
-		s.Mean += x
-		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
-	}
-	s.Mean /= float64(len(xs))
-	if len(xs) > 1 {
-		var q float64
-		for _, x := range xs {
-			q += (x - s.Mean) * (x - s.Mean)
-		}
-		s.Std = math.Sqrt(q / float64(len(xs)-1))
-	}
-	return s
-}
-
-// fields are the statistic's mean, std, min and max as CSV fields (CSVFloat).
-func (s Stat) fields() []string {
-	return []string{CSVFloat(s.Mean), CSVFloat(s.Std), CSVFloat(s.Min), CSVFloat(s.Max)}
+// statFields are the statistic's mean, std, min and max as CSV fields (CSVFloat).
+func statFields(s stats.Stat) []string {
+	return []string{table.CSVFloat(s.Mean), table.CSVFloat(s.Std), table.CSVFloat(s.Min), table.CSVFloat(s.Max)}
 }
 
 // LengthStat is one (group, length) row: per metric of the group's task (package metric), the
 // statistic over seeds.
 type LengthStat struct {
-	Group
+	config.Group
 	Length  int
 	InRange bool
-	Scores  map[string]Stat
+	Scores  map[string]stats.Stat
+	// results are the runs' results at the length, in the grid's order (Curves pairs them by seed).
+	results []train.LengthResult
 }
 
 // GroupSummary is one (group) row: per metric, the in-range and beyond-range score over seeds;
 // which metric is the group's headline, and how far the group extrapolates.
 type GroupSummary struct {
-	Group
+	config.Group
 	MinLen, MaxLen int
 	Seeds          int
 	// Diverged counts the seeds whose training diverged (train.Result.Diverged): they have no scores,
@@ -86,51 +42,21 @@ type GroupSummary struct {
 	Metric string
 	// In and Beyond are, per metric, the statistic over seeds of each seed's mean over the
 	// in-range lengths and over the lengths > MaxLen.
-	In, Beyond map[string]Stat
+	In, Beyond map[string]stats.Stat
 	// ExtrapLength is how far the group extrapolates, by the rule the claims engine uses too
-	// (ExtrapolatesTo): the longest tested length up to which the headline metric stays clearly
+	// (stats.ExtrapolatesTo): the longest tested length up to which the headline metric stays clearly
 	// above the task's chance level at every tested length (0 if it is not at the first).
 	ExtrapLength int
 	// ExtrapRatio is ExtrapLength / MaxLen.
 	ExtrapRatio float64
+	// evaluated counts the seeds with per-length results (the others diverged), first is the
+	// cell index of the first of them: the order of the curves (Curves).
+	evaluated, first int
 }
 
 // Headline is the group's in-range and beyond-range statistic in its headline metric.
-func (s GroupSummary) Headline() (inRange, beyond Stat) { return s.In[s.Metric], s.Beyond[s.Metric] }
-
-// GroupOf is the group of a cell.
-func GroupOf(c config.Cell) Group {
-	g := Group{Task: c.Config.Task.Name, Scheme: c.Config.Position.Kind}
-	var rest []string
-	for _, k := range slices.Sorted(maps.Keys(c.Values)) {
-		if k == "task.name" || k == "position.kind" || k == "seed" {
-			continue
-		}
-		rest = append(rest, variantParts(k, c.Values[k])...)
-	}
-	g.Variant = strings.Join(rest, ",")
-	return g
-}
-
-// variantParts names one swept value in a group's variant: "key=value", or for a swept mapping
-// such as position: {kind: rope, rope_scaling: ntk} its own fields ("rope_scaling=ntk"), without
-// the position's kind or the task's name (task: {name: reverse, symbols: 2} is "symbols=2"),
-// which are the group's scheme and task already.
-func variantParts(key, value string) []string {
-	var n yaml.Node
-	if !strings.HasPrefix(value, "{") || yaml.Unmarshal([]byte(value), &n) != nil ||
-		len(n.Content) != 1 || n.Content[0].Kind != yaml.MappingNode {
-		return []string{key + "=" + value}
-	}
-	var parts []string
-	m := n.Content[0].Content
-	for i := 0; i+1 < len(m); i += 2 {
-		if (key == "position" && m[i].Value == "kind") || (key == "task" && m[i].Value == "name") {
-			continue
-		}
-		parts = append(parts, m[i].Value+"="+m[i+1].Value)
-	}
-	return parts
+func (s GroupSummary) Headline() (inRange, beyond stats.Stat) {
+	return s.In[s.Metric], s.Beyond[s.Metric]
 }
 
 // Aggregate groups finished runs (nil results are skipped) and summarises them over seeds, in
@@ -138,22 +64,23 @@ func variantParts(key, value string) []string {
 // ascending.
 func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []LengthStat, error) {
 	type acc struct {
-		g              Group
+		g              config.Group
 		cfg            config.Config // the first cell's: the task, for its chance level
 		minLen, maxLen int
 		runs           []*train.Result
+		first          int // the cell index of the first run with per-length results; -1: none
 	}
-	var order []Group
-	groups := map[Group]*acc{}
+	var order []config.Group
+	groups := map[config.Group]*acc{}
 	for i, c := range cells {
 		r := results[i]
 		if r == nil {
 			continue
 		}
-		g := GroupOf(c)
+		g := config.GroupOf(c)
 		a, ok := groups[g]
 		if !ok {
-			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen}
+			a = &acc{g: g, cfg: c.Config, minLen: r.MinLen, maxLen: r.MaxLen, first: -1}
 			groups[g] = a
 			order = append(order, g)
 		}
@@ -161,6 +88,9 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			return nil, nil, fmt.Errorf("aggregate: %v mixes training ranges %d..%d and %d..%d", g, a.minLen, a.maxLen, r.MinLen, r.MaxLen)
 		}
 		a.runs = append(a.runs, r)
+		if a.first < 0 && len(r.Lengths) > 0 {
+			a.first = i
+		}
 	}
 	var sums []GroupSummary
 	var rows []LengthStat
@@ -169,7 +99,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 		metrics := metric.For(a.cfg.Task.Name)
 		headline := metric.Headline(a.cfg.Task.Name, a.cfg.Task.Format)
 		s := GroupSummary{Group: g, MinLen: a.minLen, MaxLen: a.maxLen, Seeds: len(a.runs), Metric: headline.Name,
-			In: map[string]Stat{}, Beyond: map[string]Stat{}}
+			In: map[string]stats.Stat{}, Beyond: map[string]stats.Stat{}, first: a.first}
 		byLen := map[int][]train.LengthResult{}
 		for _, r := range a.runs {
 			for _, l := range r.Lengths {
@@ -177,6 +107,9 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			}
 			if r.Diverged != nil {
 				s.Diverged++
+			}
+			if len(r.Lengths) > 0 {
+				s.evaluated++
 			}
 		}
 		for _, m := range metrics {
@@ -190,7 +123,7 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 					beyond = append(beyond, b)
 				}
 			}
-			s.In[m.Name], s.Beyond[m.Name] = NewStat(in), NewStat(beyond)
+			s.In[m.Name], s.Beyond[m.Name] = stats.NewStat(in), stats.NewStat(beyond)
 		}
 		lengths := slices.Sorted(maps.Keys(byLen))
 		scores := func(L int, name string) []float64 {
@@ -201,18 +134,18 @@ func Aggregate(cells []config.Cell, results []*train.Result) ([]GroupSummary, []
 			return xs
 		}
 		for _, L := range lengths {
-			row := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Scores: map[string]Stat{}}
+			row := LengthStat{Group: g, Length: L, InRange: L >= a.minLen && L <= a.maxLen, Scores: map[string]stats.Stat{}, results: byLen[L]}
 			for _, m := range metrics {
-				row.Scores[m.Name] = NewStat(scores(L, m.Name))
+				row.Scores[m.Name] = stats.NewStat(scores(L, m.Name))
 			}
 			rows = append(rows, row)
 		}
 		if headline.Chance != nil {
-			s.ExtrapLength = ExtrapolatesTo(lengths, func(L int) ([]float64, []float64, float64) {
-				exact, token := Chance(a.cfg, L)
+			s.ExtrapLength = stats.ExtrapolatesTo(lengths, func(L int) ([]float64, []float64, float64) {
+				exact, token := metric.Chance(a.cfg.Task.Name, a.cfg.TaskOptions(), L)
 				var floors []float64
 				for _, l := range byLen[L] {
-					floors = append(floors, RunFloor(headline.Name, a.cfg.Task.Name, L, l.N, l.Score(headline.Name)))
+					floors = append(floors, metric.RunFloor(headline.Name, a.cfg.Task.Name, L, l.N, l.Score(headline.Name)))
 				}
 				return scores(L, headline.Name), floors, headline.Chance(metric.Guess{Exact: exact, Token: token})
 			})

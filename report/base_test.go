@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/position"
 )
 
@@ -16,7 +17,7 @@ func TestSchemeBase(t *testing.T) {
 		c.Position = spec
 		return config.Cell{Config: c}
 	}
-	g := &Grid{Cells: []config.Cell{
+	g := &grid.Grid{Cells: []config.Cell{
 		cell(config.Position{Spec: position.Spec{Kind: "rope"}}.With("base", 500000.0)),
 		cell(config.Position{Spec: position.Spec{Kind: "none"}}),
 		cell(config.Position{Spec: position.Spec{Kind: "sinusoidal"}}.With("base", 2000.0)),

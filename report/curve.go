@@ -1,15 +1,17 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
-	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -23,63 +25,50 @@ import (
 // Curve is one group's scores against context length in the unbounded metrics: per length, the
 // statistic over the group's seeds.
 type Curve struct {
-	Group   Group
+	Group   config.Group
 	MaxLen  int // the training length
 	Lengths []int
 	// Stats are, per unbounded metric (metric.Unbounded, in order), the statistic at each length.
-	Stats [][]Stat
+	Stats [][]stats.Stat
 	// Change is, per unbounded metric and length, each seed's score minus its own at the training
 	// length MaxLen (nil at every length when the group was not evaluated at MaxLen).
 	Change [][][]float64
 	Seeds  int
 }
 
-// Curves gathers a grid's runs scored in the unbounded metrics by group (GroupOf), in the grid's
-// order; nil when it has none. A group's lengths are those every one of its runs has.
-func Curves(g *Grid) []Curve {
+// Curves are Aggregate's groups scored in the unbounded metrics (a language model's), in the
+// order of their first evaluated run; nil when there are none. A curve's lengths are those every
+// evaluated seed of its group has.
+func Curves(sums []GroupSummary, rows []LengthStat) []Curve {
 	ms := metric.Unbounded()
-	var order []Group
-	runs := map[Group][]*train.Result{}
-	for i, r := range g.Runs {
-		if r == nil || r.Result == nil || len(r.Result.Lengths) == 0 || r.Result.Lengths[0].Score(ms[0].Name) == 0 {
-			continue
-		}
-		k := GroupOf(g.Cells[i])
-		if _, ok := runs[k]; !ok {
-			order = append(order, k)
-		}
-		runs[k] = append(runs[k], r.Result)
-	}
 	var out []Curve
-	for _, k := range order {
-		rs := runs[k]
-		c := Curve{Group: k, MaxLen: rs[0].MaxLen, Seeds: len(rs), Stats: make([][]Stat, len(ms)), Change: make([][][]float64, len(ms))}
-		at := func(r *train.Result, L int) int {
-			return slices.IndexFunc(r.Lengths, func(x train.LengthResult) bool { return x.Length == L })
+	byFirst := slices.Clone(sums)
+	slices.SortStableFunc(byFirst, func(a, b GroupSummary) int { return cmp.Compare(a.first, b.first) })
+	for _, s := range byFirst {
+		if s.evaluated == 0 || !slices.ContainsFunc(metric.For(s.Task), func(m metric.Metric) bool { return m.Name == ms[0].Name }) {
+			continue // no seed evaluated, or not scored in the unbounded metrics
 		}
-		for _, l := range rs[0].Lengths {
-			xs, ds := make([][]float64, len(ms)), make([][]float64, len(ms)) // per metric: per seed
-			for _, r := range rs {
-				i, t := at(r, l.Length), at(r, c.MaxLen)
-				if i < 0 {
-					break
+		c := Curve{Group: s.Group, MaxLen: s.MaxLen, Seeds: s.evaluated, Stats: make([][]stats.Stat, len(ms)), Change: make([][][]float64, len(ms))}
+		var atMax *LengthStat
+		var mine []LengthStat
+		for i, r := range rows {
+			if r.Group == s.Group && r.Scores[ms[0].Name].N == s.evaluated { // every seed has it
+				mine = append(mine, r)
+				if r.Length == s.MaxLen {
+					atMax = &rows[i]
 				}
-				for m, mm := range ms {
-					xs[m] = append(xs[m], r.Lengths[i].Score(mm.Name))
-					if t >= 0 {
-						ds[m] = append(ds[m], r.Lengths[i].Score(mm.Name)-r.Lengths[t].Score(mm.Name))
+			}
+		}
+		for _, r := range mine {
+			c.Lengths = append(c.Lengths, r.Length)
+			for m, mm := range ms {
+				var ds []float64 // each seed's change from its own score at MaxLen
+				for i := range r.results {
+					if atMax != nil {
+						ds = append(ds, r.results[i].Score(mm.Name)-atMax.results[i].Score(mm.Name))
 					}
 				}
-			}
-			if len(xs[0]) != len(rs) {
-				continue
-			}
-			c.Lengths = append(c.Lengths, l.Length)
-			for m := range ms {
-				if len(ds[m]) != len(rs) {
-					ds[m] = nil
-				}
-				c.Stats[m], c.Change[m] = append(c.Stats[m], NewStat(xs[m])), append(c.Change[m], ds[m])
+				c.Stats[m], c.Change[m] = append(c.Stats[m], r.Scores[mm.Name]), append(c.Change[m], ds)
 			}
 		}
 		out = append(out, c)
@@ -155,25 +144,25 @@ func CurveTable(curves []Curve) string {
 	}
 	var b strings.Builder
 	lengths := curves[0].Lengths
-	b.WriteString("| scheme | seeds |")
+	cols := []table.Col{table.L("scheme"), table.R("seeds")}
 	for _, L := range lengths {
-		fmt.Fprintf(&b, " %d |", L)
+		cols = append(cols, table.R(strconv.Itoa(L)))
 	}
-	b.WriteString("\n| --- | ---: |" + strings.Repeat(" ---: |", len(lengths)) + "\n")
+	table.MarkdownHead(&b, cols...)
 	for _, c := range curves {
-		fmt.Fprintf(&b, "| %s | %d |", groupLabel(c.Group), c.Seeds)
+		row := []string{groupLabel(c.Group), strconv.Itoa(c.Seeds)}
 		for _, L := range lengths {
 			i := slices.Index(c.Lengths, L)
 			switch {
 			case i < 0:
-				b.WriteString(" – |")
+				row = append(row, "–")
 			case c.Stats[1][i].Mean != c.Stats[0][i].Mean:
-				fmt.Fprintf(&b, " %.3f / %.3f |", c.Stats[0][i].Mean, c.Stats[1][i].Mean)
+				row = append(row, fmt.Sprintf("%.3f / %.3f", c.Stats[0][i].Mean, c.Stats[1][i].Mean))
 			default:
-				fmt.Fprintf(&b, " %.3f |", c.Stats[0][i].Mean)
+				row = append(row, fmt.Sprintf("%.3f", c.Stats[0][i].Mean))
 			}
 		}
-		b.WriteString("\n")
+		table.MarkdownRow(&b, row...)
 	}
 	return b.String()
 }
@@ -217,9 +206,9 @@ func CurveChangeTable(curves []Curve) string {
 				continue
 			}
 			if b.Len() == 0 {
-				b.WriteString("| scheme | seeds | length | change, non-overlapping [95% interval] | change, sliding [95% interval] |\n| --- | ---: | ---: | --- | --- |\n")
+				table.MarkdownHead(&b, table.L("scheme"), table.R("seeds"), table.R("length"), table.L("change, non-overlapping [95% interval]"), table.L("change, sliding [95% interval]"))
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s |\n", groupLabel(c.Group), c.Seeds, L, change(c.Change[0][i]), change(c.Change[1][i]))
+			table.MarkdownRow(&b, groupLabel(c.Group), strconv.Itoa(c.Seeds), strconv.Itoa(L), change(c.Change[0][i]), change(c.Change[1][i]))
 		}
 	}
 	return b.String()
@@ -245,7 +234,7 @@ func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 		"longest_change_mean", "longest_change_lo", "longest_change_hi",
 		"sliding_train_bpb_mean", "sliding_longest_bpb_mean",
 		"sliding_longest_change_mean", "sliding_longest_change_lo", "sliding_longest_change_hi"}
-	g, nan, head := CSVFloat, math.NaN(), metric.Unbounded()[0].Name
+	g, nan, head := table.CSVFloat, math.NaN(), metric.Unbounded()[0].Name
 	var recs [][]string
 	for _, c := range curves {
 		if len(c.Lengths) == 0 {
@@ -254,7 +243,7 @@ func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 		last, t := len(c.Lengths)-1, slices.Index(c.Lengths, c.MaxLen)
 		rec := []string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(c.Seeds), strconv.Itoa(c.MaxLen), head}
 		for m, st := range c.Stats {
-			train := Stat{Mean: nan, Std: nan}
+			train := stats.Stat{Mean: nan, Std: nan}
 			if t >= 0 {
 				train = st[t]
 			}
@@ -272,7 +261,7 @@ func curveSummaryCSV(curves []Curve, sums []GroupSummary) []byte {
 			recs = append(recs, append([]string{s.Task, s.Scheme, s.Variant, strconv.Itoa(s.Seeds), strconv.Itoa(s.MaxLen), head}, make([]string, 13)...))
 		}
 	}
-	return CSV(header, recs)
+	return table.CSV(header, recs)
 }
 
 // curveByLengthCSV is by_length.csv for curve groups: per group and length, the score over the
@@ -287,16 +276,16 @@ func curveByLengthCSV(curves []Curve) []byte {
 		for i, L := range c.Lengths {
 			rec := []string{c.Group.Task, c.Group.Scheme, c.Group.Variant, strconv.Itoa(L), strconv.FormatBool(L <= c.MaxLen), strconv.Itoa(c.Stats[0][i].N)}
 			for _, st := range c.Stats {
-				rec = append(rec, st[i].fields()...)
+				rec = append(rec, statFields(st[i])...)
 			}
 			for _, ch := range c.Change {
 				d, lo, hi := changeFields(ch[i])
-				rec = append(rec, CSVFloat(d), CSVFloat(lo), CSVFloat(hi))
+				rec = append(rec, table.CSVFloat(d), table.CSVFloat(lo), table.CSVFloat(hi))
 			}
 			recs = append(recs, rec)
 		}
 	}
-	return CSV(header, recs)
+	return table.CSV(header, recs)
 }
 
 // changeFields is a change's mean and 95% t interval over seeds, NaN where it does not exist (no

@@ -63,7 +63,7 @@ func trainGrid(t *testing.T, dir, name, src string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := report.Load(ran.Dir)
+	g, err := grid.Load(ran.Dir)
 	if err != nil || len(g.Missing) > 0 {
 		t.Fatalf("the report loads the grid with its task-option variants: %v, missing %v", err, g.Missing)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
+	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/train"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,7 +22,7 @@ import (
 const FailuresPerScheme = 3
 
 // withoutDiagnostics names the finished runs of a task that have no diagnostics.json.
-func withoutDiagnostics(g *Grid, task string) []string {
+func withoutDiagnostics(g *grid.Grid, task string) []string {
 	var out []string
 	for i, r := range g.Runs {
 		if r != nil && r.Result.Task == task && r.Diagnostics == nil {
@@ -33,7 +35,7 @@ func withoutDiagnostics(g *Grid, task string) []string {
 // distancePlot: the attended distance against input length, one panel per layer, one line per
 // scheme (mean over heads, then over seeds), with the longest training length marked. It reads
 // the runs' diagnostics.json only; "" when no run of the task has them.
-func distancePlot(dir, task string, g *Grid) (string, error) {
+func distancePlot(dir, task string, g *grid.Grid) (string, error) {
 	type series struct {
 		label string
 		sum   []map[int]float64 // [layer] length → sum over seeds of the mean over heads
@@ -47,7 +49,7 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 			continue
 		}
 		d := r.Diagnostics
-		label := groupLabel(GroupOf(g.Cells[i]))
+		label := groupLabel(config.GroupOf(g.Cells[i]))
 		s, ok := byLabel[label]
 		if !ok {
 			s = &series{label: label}
@@ -119,7 +121,7 @@ func distancePlot(dir, task string, g *Grid) (string, error) {
 
 // failureTable is a markdown table of decoded failures at the first lengths past training: per
 // scheme the first FailuresPerScheme (by length, then seed).
-func failureTable(g *Grid, task string) string {
+func failureTable(g *grid.Grid, task string) string {
 	type row struct {
 		label string
 		seed  uint64
@@ -133,7 +135,7 @@ func failureTable(g *Grid, task string) string {
 		if r == nil || r.Result.Task != task || r.Diagnostics == nil {
 			continue
 		}
-		label := groupLabel(GroupOf(g.Cells[i]))
+		label := groupLabel(config.GroupOf(g.Cells[i]))
 		tk, err := g.Cells[i].Config.NewTask()
 		if err != nil {
 			continue // the config validated when it was loaded
@@ -154,7 +156,7 @@ func failureTable(g *Grid, task string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n#### %s: decoded failures just past the training range\n\n", task)
 	b.WriteString("Greedy decoding of the first wrong test examples at the first lengths past training (the first wrong token in brackets).\n\n")
-	b.WriteString("| scheme | seed | length | input | target | prediction | first wrong |\n| --- | ---: | ---: | --- | --- | --- | ---: |\n")
+	table.MarkdownHead(&b, table.L("scheme"), table.R("seed"), table.R("length"), table.L("input"), table.L("target"), table.L("prediction"), table.R("first wrong"))
 	for _, label := range order {
 		rs := rows[label]
 		slices.SortStableFunc(rs, func(a, b row) int { return cmp.Or(cmp.Compare(a.L, b.L), cmp.Compare(a.seed, b.seed)) })
@@ -172,7 +174,7 @@ func failureTable(g *Grid, task string) string {
 }
 
 // diagnosticsMarkdown is the report's section on attention and failures for every task.
-func diagnosticsMarkdown(g *Grid, tasks []string) string {
+func diagnosticsMarkdown(g *grid.Grid, tasks []string) string {
 	var b strings.Builder
 	b.WriteString("\n## Attention and failures\n\n")
 	b.WriteString("Attended distance: Σⱼ Pᵢⱼ·|i − j| of each answer query i, averaged over the answer's queries, the first " +

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/grid"
 )
 
 // fixture copies cmd/train's tiny finished run (it has diagnostics.json) into a temporary run
@@ -36,7 +38,7 @@ func fixture(t *testing.T) string {
 // writeReport loads the grid or run in dir and writes its report.
 func writeReport(t *testing.T, dir string) {
 	t.Helper()
-	g, err := Load(dir)
+	g, err := grid.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

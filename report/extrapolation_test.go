@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 )
 
@@ -45,7 +46,7 @@ func extrapScores(c config.Config, L int) float64 {
 }
 
 // TestExtrapolatesToChanceRule: the run report's "extrapolates to" is the chance rule of
-// the claims engine, computed by one function (ExtrapolatesTo): parity at chance gets none
+// the claims engine, computed by one function (stats.ExtrapolatesTo): parity at chance gets none
 // ("–" in the table, 0 in summary.csv), copy gets 13, and the claims code (SeedCell, in the
 // same metric) gives the same answer for every group.
 func TestExtrapolatesToChanceRule(t *testing.T) {
@@ -119,7 +120,7 @@ func TestSummaryCSVMissingIsEmpty(t *testing.T) {
 		b, _ = json.Marshal(res)
 		os.WriteFile(p, b, 0o644)
 	}
-	g, err := Load(g.Dir)
+	g, err := grid.Load(g.Dir)
 	if err != nil || len(runs) != 6 {
 		t.Fatalf("%v (%d runs)", err, len(runs))
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
@@ -16,7 +17,7 @@ import (
 // fixtureGrid writes a grid directory as a finished grid run leaves it (grid.yaml, and per cell
 // config.yaml, results.json and an empty metrics.jsonl), with the scores score(cell, seed, L)
 // gives (the same for exact match and token accuracy), and loads it. Nothing is trained.
-func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L int) float64) *Grid {
+func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L int) float64) *grid.Grid {
 	t.Helper()
 	cfg, _, err := config.Read([]byte(src), "fixture.yaml", []string{"out=" + out})
 	if err != nil {
@@ -51,7 +52,7 @@ func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L in
 	if err := os.WriteFile(filepath.Join(dir, config.GridFile), gy, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Load(dir)
+	g, err := grid.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func fixtureGrid(t *testing.T, out, src string, score func(c config.Config, L in
 }
 
 // rewriteResults edits every run's results.json of a fixture grid and loads the grid again.
-func rewriteResults(t *testing.T, g *Grid, edit func(c config.Config, r *train.Result)) *Grid {
+func rewriteResults(t *testing.T, g *grid.Grid, edit func(c config.Config, r *train.Result)) *grid.Grid {
 	t.Helper()
 	for _, c := range g.Cells {
 		path := filepath.Join(g.Dir, c.Name, "results.json")
@@ -74,7 +75,7 @@ func rewriteResults(t *testing.T, g *Grid, edit func(c config.Config, r *train.R
 			t.Fatal(err)
 		}
 	}
-	g, err := Load(g.Dir)
+	g, err := grid.Load(g.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

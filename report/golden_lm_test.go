@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
@@ -91,7 +92,7 @@ func TestReportGoldenLM(t *testing.T) {
 // mixedGrid is the fixture grid of src: copy learned in range (exact match 1 to length 16, 0
 // past it), lm with lmBits's bits per byte, and the runs diverged picks diverged at step 3 (no
 // scores) instead.
-func mixedGrid(t *testing.T, src string, diverged func(config.Config) bool) *Grid {
+func mixedGrid(t *testing.T, src string, diverged func(config.Config) bool) *grid.Grid {
 	g := fixtureGrid(t, t.TempDir(), src, func(c config.Config, L int) float64 {
 		if c.Task.Name == "copy" && L <= 16 {
 			return 1

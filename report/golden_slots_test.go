@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
@@ -39,7 +40,7 @@ func slotsScores(c config.Config, L int) (exact, token float64) {
 
 // slotsGrid writes the fixture grid under dir with slotsScores and the summary fields a run
 // computes from its lengths.
-func slotsGrid(t *testing.T, dir string) *Grid {
+func slotsGrid(t *testing.T, dir string) *grid.Grid {
 	t.Helper()
 	g := fixtureGrid(t, dir, slotsFixture, func(c config.Config, L int) float64 { e, _ := slotsScores(c, L); return e })
 	return rewriteResults(t, g, func(c config.Config, r *train.Result) {

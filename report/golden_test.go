@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/grid"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/grid (the fixture) and the golden files of testdata/golden")
@@ -59,7 +60,7 @@ func TestReportGolden(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
 		t.Fatalf("%v (go test ./report -run TestReportGolden -update writes the fixture)", err)
 	}
-	g, err := Load(dir)
+	g, err := grid.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

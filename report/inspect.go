@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/rundir"
 
 	"github.com/posformer/posformer/inspect"
@@ -68,7 +69,7 @@ func attentionCSV(in *inspect.Inspection) []byte {
 			}
 		}
 	}
-	return CSV([]string{"layer", "head", "query", "answer", "distance", "entropy"}, recs)
+	return table.CSV([]string{"layer", "head", "query", "answer", "distance", "entropy"}, recs)
 }
 
 // ExamplesText is examples.txt: the run, the exact match (and results.csv's at this length), then

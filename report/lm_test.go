@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 
 	"github.com/posformer/posformer/config"
@@ -23,7 +24,7 @@ func TestLMCurves(t *testing.T) {
 		c.Seed = seed
 		return config.Cell{Config: c, Values: map[string]string{"position.kind": kind, "seed": "x"}}
 	}
-	run := func(c config.Cell, bpb ...float64) *Run {
+	run := func(c config.Cell, bpb ...float64) *grid.Run {
 		r := &train.Result{Task: c.Config.Task.Name, Scheme: c.Config.Position.Kind, MaxLen: 64}
 		for i, L := range []int{32, 64, 128} {
 			r.Lengths = append(r.Lengths, train.LengthResult{Length: L, Scores: map[string]float64{metric.BitsPerByte: bpb[i], metric.SlidingBitsPerByte: bpb[i] + float64(L/128)}})
@@ -33,12 +34,16 @@ func TestLMCurves(t *testing.T) {
 				r.Lengths[i].Scores[metric.BitsPerByte], r.Lengths[i].Scores[metric.SlidingBitsPerByte] = 0, 0
 			}
 		}
-		return &Run{Cell: c, Result: r}
+		return &grid.Run{Cell: c, Result: r}
 	}
 	cells := []config.Cell{cell("alibi", 1, "lm"), cell("alibi", 2, "lm"), cell("sinusoidal", 1, "lm"), cell("sinusoidal", 1, "copy")}
-	g := &Grid{Dir: t.TempDir(), Cells: cells, Runs: []*Run{
+	g := &grid.Grid{Dir: t.TempDir(), Cells: cells, Runs: []*grid.Run{
 		run(cells[0], 3, 2, 1.5), run(cells[1], 5, 4, 2.5), run(cells[2], 3, 2, 6), run(cells[3], 1, 1, 1)}}
-	cs := Curves(g)
+	sums, rows, err := Aggregate(g.Cells, g.Results())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := Curves(sums, rows)
 	if len(cs) != 2 || cs[0].Group.Scheme != "alibi" || cs[0].Seeds != 2 || cs[1].Seeds != 1 {
 		t.Fatalf("curves %+v", cs)
 	}

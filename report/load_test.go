@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/grid"
 )
 
 // TestLoadRunWithoutMetrics: a finished run (results.json) whose metrics.jsonl is gone is still
@@ -15,7 +17,7 @@ func TestLoadRunWithoutMetrics(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "metrics.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Load(dir)
+	g, err := grid.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

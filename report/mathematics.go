@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/position"
 	"gorgonia.org/tensor"
 )
@@ -20,7 +21,7 @@ func Mathematics() (doc string, verdicts []string) {
 	offsets := []int{-300, -17, -1, 0, 1, 2, 5, 17, 64, 100, 255, 512, 1000, 2047, 2048}
 	fmt.Fprintf(&b, "Measured by `position.ShiftRotationError`, `DotOffsetError` and `RoPERelativeError` (position/measure.go); "+
 		"the property tests in position/properties_test.go check the same identities independently. Verdict: reproduced when the error is below 1e-9.\n\n")
-	fmt.Fprintf(&b, "| claim | d | over | max error | verdict |\n| --- | ---: | --- | ---: | --- |\n")
+	table.MarkdownHead(&b, table.L("claim"), table.R("d"), table.L("over"), table.R("max error"), table.L("verdict"))
 	verdict := func(e float64) string {
 		v := "contradicted"
 		if e < 1e-9 {
@@ -46,7 +47,7 @@ func Mathematics() (doc string, verdicts []string) {
 		"for d = 64 that is %.1f, %.3f of 2π·10000.\n\n", 2*math.Pi*math.Pow(10000, 62.0/64), math.Pow(10000, 62.0/64)/10000)
 	fmt.Fprintf(&b, "Does the encoding alias or cycle? The largest normalised similarity ⟨PE(p), PE(q)⟩ / ⟨PE(p), PE(p)⟩ between positions at least 16 apart, "+
 		"below 4096 (`position.MaxOffDiagonalSimilarity`; 1 would be an exact repeat; the full matrix is the plot below):\n\n")
-	fmt.Fprintf(&b, "| d | max similarity at offset ≥ 16 | at offset |\n| ---: | ---: | ---: |\n")
+	table.MarkdownHead(&b, table.R("d"), table.R("max similarity at offset ≥ 16"), table.R("at offset"))
 	for _, d := range []int{16, 64, 128, 512} {
 		sim, off := position.MaxOffDiagonalSimilarity(d, 10000, 4096, 16)
 		fmt.Fprintf(&b, "| %d | %.3f | %d |\n", d, sim, off)
@@ -55,7 +56,7 @@ func Mathematics() (doc string, verdicts []string) {
 	fmt.Fprintf(&b, "Advice often given with the sinusoidal formula: compute PE in float64 and cast. Measured by `position.Float32Error` for d = 64: "+
 		"the largest absolute error of PE(p) against float64 when the angle p·ωᵢ and its sine are computed in float32, and when the float64 value is cast to float32 "+
 		"(posformer's way: position.Sinusoidal and RoPE compute in float64).\n\n")
-	fmt.Fprintf(&b, "| position p | float32 arithmetic: max error | float64 then cast: max error |\n| ---: | ---: | ---: |\n")
+	table.MarkdownHead(&b, table.R("position p"), table.R("float32 arithmetic: max error"), table.R("float64 then cast: max error"))
 	worst := 0.0
 	for _, p := range []float64{10, 100, 1000, 10000, 100000, 1000000} {
 		c, k := position.Float32Error(p, 64, 10000)

@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/posformer/posformer/config"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/train"
@@ -24,7 +26,7 @@ import (
 
 // schemeBase is the frequency base the plots of a scheme's table use: that of the grid's first
 // cell of this kind (sinusoidal and rope each have their own base option), else the default.
-func schemeBase(g *Grid, kind string) float64 {
+func schemeBase(g *grid.Grid, kind string) float64 {
 	for _, c := range g.Cells {
 		if c.Config.Position.Kind != kind {
 			continue
@@ -46,7 +48,7 @@ var illustrations = map[string]bool{
 // the curves, then per task its scores, loss and attended distance (a curve task: its loss),
 // then the encodings' own plots when some task is not a curve task: a trained learned table, then
 // the illustrations.
-func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat, curves []Curve) ([]string, error) {
+func writePlots(dir string, g *grid.Grid, sums []GroupSummary, rows []LengthStat, curves []Curve) ([]string, error) {
 	type drawPlot func() (string, error) // a plot's name ("" when there is nothing to draw)
 	plots := []drawPlot{func() (string, error) { return curvePlot(dir, curves) }}
 	seq, _, text := byKind(sums, nil)
@@ -88,7 +90,7 @@ func writePlots(dir string, g *Grid, sums []GroupSummary, rows []LengthStat, cur
 	return names, nil
 }
 
-func groupLabel(g Group) string {
+func groupLabel(g config.Group) string {
 	if g.Variant != "" {
 		return g.Scheme + " " + g.Variant
 	}
@@ -183,7 +185,7 @@ func trainingLine(p *plot.Plot, x int, lo, hi float64) (*plotter.Line, error) {
 }
 
 // lossPlot: the training loss (mean over seeds at each logged step) per group, log scale.
-func lossPlot(dir, task string, g *Grid) (string, error) {
+func lossPlot(dir, task string, g *grid.Grid) (string, error) {
 	type series struct {
 		label string
 		sum   map[int]float64
@@ -195,7 +197,7 @@ func lossPlot(dir, task string, g *Grid) (string, error) {
 		if r == nil || r.Result.Task != task || r.Result.Variant != "" || len(r.Metrics) == 0 {
 			continue // an eval variant's training is its run's; a run without metrics has no curve
 		}
-		label := groupLabel(GroupOf(g.Cells[i]))
+		label := groupLabel(config.GroupOf(g.Cells[i]))
 		s, ok := byGroup[label]
 		if !ok {
 			s = &series{label: label, sum: map[int]float64{}, n: map[int]int{}}
@@ -288,7 +290,7 @@ func sinusoidalHeatmap(dir string, d int, base float64, positions int) (string, 
 }
 
 // learnedHeatmap draws the trained table of the first finished learned run.
-func learnedHeatmap(dir string, g *Grid) (string, error) {
+func learnedHeatmap(dir string, g *grid.Grid) (string, error) {
 	for _, r := range g.Runs {
 		if r == nil || r.Result.Scheme != "learned" {
 			continue

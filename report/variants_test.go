@@ -14,7 +14,7 @@ import (
 
 // tinyGrid trains a grid config into dir (as `train -config` would, grid.yaml included) and
 // loads it.
-func tinyGrid(t *testing.T, dir, src string) *Grid {
+func tinyGrid(t *testing.T, dir, src string) *grid.Grid {
 	t.Helper()
 	cfg, _, err := config.Read([]byte(src), "grid.yaml", []string{"out=" + dir})
 	if err != nil {
@@ -36,7 +36,7 @@ func tinyGrid(t *testing.T, dir, src string) *Grid {
 	if err := os.WriteFile(filepath.Join(gdir, config.GridFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Load(gdir)
+	g, err := grid.Load(gdir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +68,14 @@ func TestReportEvalVariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var groups []Group
+	var groups []config.Group
 	for _, s := range rep.Summaries {
 		groups = append(groups, s.Group)
 		if s.Seeds != 2 {
 			t.Errorf("%v: %d seeds, want 2", s.Group, s.Seeds)
 		}
 	}
-	want := []Group{{Task: "copy", Scheme: "rope"}, {Task: "copy", Scheme: "rope", Variant: "eval=interp"}, {Task: "copy", Scheme: "alibi"}}
+	want := []config.Group{{Task: "copy", Scheme: "rope"}, {Task: "copy", Scheme: "rope", Variant: "eval=interp"}, {Task: "copy", Scheme: "alibi"}}
 	if len(groups) != len(want) {
 		t.Fatalf("groups %v, want %v", groups, want)
 	}

@@ -1,3 +1,8 @@
+// Package report turns run directories into a report: aggregate tables over seeds (report.md,
+// summary.csv, by_length.csv) and plots as PNG and SVG (exact match against length, training
+// loss, position tables and similarities). It reads only what runs wrote (grid.Load), so a
+// report can be regenerated at any time without retraining, and it says which cells are still
+// missing.
 package report
 
 import (
@@ -12,6 +17,8 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/internal/stats"
+	"github.com/posformer/posformer/internal/table"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
@@ -34,7 +41,7 @@ type Report struct {
 // hold their curves (curveSummaryCSV, curveByLengthCSV); a grid that mixes them with other tasks
 // writes the other tasks' exact match to summary.csv and by_length.csv and its curve groups' to
 // <task>_summary.csv and <task>_by_length.csv (lm_summary.csv).
-func Write(g *Grid) (*Report, error) {
+func Write(g *grid.Grid) (*Report, error) {
 	sums, rows, err := Aggregate(g.Cells, g.Results())
 	if err != nil {
 		return nil, err
@@ -50,7 +57,7 @@ func Write(g *Grid) (*Report, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	seq, seqRows, text := byKind(sums, rows)
-	curves := Curves(g)
+	curves := Curves(sums, rows)
 	r := &Report{Dir: out, Summaries: sums, Rows: rows, Headline: SummaryTable(seq)} // a mixed grid's headline leaves its curve groups out
 	if r.Plots, err = writePlots(out, g, sums, rows, curves); err != nil {
 		return nil, err
@@ -85,7 +92,7 @@ func f3(x float64) string {
 }
 
 // PM formats a statistic as "mean ± std" (just the mean for one seed).
-func PM(s Stat) string {
+func PM(s stats.Stat) string {
 	if s.N == 0 {
 		return "–"
 	}
@@ -121,7 +128,7 @@ const (
 // tables and CSVs, decoded failures) and the curve groups (curve.go), whose exact match and
 // decoded answers mean nothing.
 func byKind(sums []GroupSummary, rows []LengthStat) (seq []GroupSummary, seqRows []LengthStat, text []GroupSummary) {
-	curve := map[Group]bool{}
+	curve := map[config.Group]bool{}
 	for _, x := range sums {
 		if m, _ := metric.Get(x.Metric); m.Bounded() {
 			seq = append(seq, x)
@@ -140,7 +147,7 @@ func byKind(sums []GroupSummary, rows []LengthStat) (seq []GroupSummary, seqRows
 // curveDiverged is the paragraph of a report of curves only naming its groups whose runs
 // diverged in training (they have no scores, so the curves' table leaves them out), with the
 // first such run's reason and fix; "" when none diverged.
-func curveDiverged(g *Grid, sums []GroupSummary) string {
+func curveDiverged(g *grid.Grid, sums []GroupSummary) string {
 	var groups []string
 	all := true
 	for _, s := range sums {
@@ -160,7 +167,7 @@ func curveDiverged(g *Grid, sums []GroupSummary) string {
 	first := ""
 	for i, r := range g.Runs {
 		// a curve group's run: in a mixed grid, the first run that diverged may be another task's
-		if r != nil && r.Result != nil && r.Result.Diverged != nil && slices.ContainsFunc(sums, func(s GroupSummary) bool { return s.Group == GroupOf(g.Cells[i]) }) {
+		if r != nil && r.Result != nil && r.Result.Diverged != nil && slices.ContainsFunc(sums, func(s GroupSummary) bool { return s.Group == config.GroupOf(g.Cells[i]) }) {
 			d := r.Result.Diverged
 			first = fmt.Sprintf(" Run %s diverged at step %d, %s; %s.", r.Result.Name, d.Step, d.Reason, d.Fix)
 			break
@@ -188,24 +195,25 @@ func joinParagraphs(texts ...string) string {
 // format).
 func SummaryTable(sums []GroupSummary) string {
 	var b strings.Builder
-	h, exact := tableMetric(sums), ""
+	h := tableMetric(sums)
+	cols := []table.Col{table.L("task"), table.L("scheme"), table.L("variant"), table.R("seeds"), table.L("trained on"),
+		table.L("in-range " + h.Label), table.L("beyond " + h.Label), table.L("beyond [min, max]")}
 	if h.Name != metric.ExactMatch {
-		exact = " in-range exact | beyond exact |"
+		cols = append(cols, table.L("in-range exact"), table.L("beyond exact"))
 	}
-	fmt.Fprintf(&b, "| task | scheme | variant | seeds | trained on | in-range %s | beyond %s | beyond [min, max] |%s extrapolates to | ratio |\n", h.Label, h.Label, exact)
-	b.WriteString("| --- | --- | --- | ---: | --- | --- | --- | --- |" + strings.Repeat(" --- |", strings.Count(exact, "|")) + " ---: | ---: |\n")
+	table.MarkdownHead(&b, append(cols, table.R("extrapolates to"), table.R("ratio"))...)
 	for _, s := range sums {
 		v := s.Variant
 		if v == "" {
 			v = "–"
 		}
-		x, ratio := extrapolation(s)
 		in, beyond := s.In[h.Name], s.Beyond[h.Name]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d..%d | %s | %s | [%s, %s] |", s.Task, s.Scheme, v, seedsCell(s), s.MinLen, s.MaxLen, pmOf(s, in), pmOf(s, beyond), f3(beyond.Min), f3(beyond.Max))
-		if exact != "" {
-			fmt.Fprintf(&b, " %s | %s |", pmOf(s, s.In[metric.ExactMatch]), pmOf(s, s.Beyond[metric.ExactMatch]))
+		row := []string{s.Task, s.Scheme, v, seedsCell(s), fmt.Sprintf("%d..%d", s.MinLen, s.MaxLen), pmOf(s, in), pmOf(s, beyond), "[" + f3(beyond.Min) + ", " + f3(beyond.Max) + "]"}
+		if h.Name != metric.ExactMatch {
+			row = append(row, pmOf(s, s.In[metric.ExactMatch]), pmOf(s, s.Beyond[metric.ExactMatch]))
 		}
-		fmt.Fprintf(&b, " %s | %s |\n", x, ratio)
+		x, ratio := extrapolation(s)
+		table.MarkdownRow(&b, append(row, x, ratio)...)
 	}
 	return b.String()
 }
@@ -220,7 +228,7 @@ func seedsCell(s GroupSummary) string {
 
 // pmOf is PM of a group's statistic, or "diverged" when every seed of the group diverged: a
 // diverged run has no scores, never numbers.
-func pmOf(s GroupSummary, st Stat) string {
+func pmOf(s GroupSummary, st stats.Stat) string {
 	if s.Diverged > 0 && s.Diverged == s.Seeds {
 		return "diverged"
 	}
@@ -242,7 +250,7 @@ func extrapolation(s GroupSummary) (length, ratio string) {
 func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 	var b strings.Builder
 	for _, task := range tasks(sums) {
-		var groups []Group
+		var groups []config.Group
 		var mine []GroupSummary
 		maxLen := 0
 		for _, s := range sums {
@@ -253,7 +261,7 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 			}
 		}
 		m := tableMetric(mine)
-		cell := map[Group]map[int]LengthStat{}
+		cell := map[config.Group]map[int]LengthStat{}
 		lengthSet := map[int]bool{}
 		for _, r := range rows {
 			if r.Task != task {
@@ -266,25 +274,25 @@ func ByLengthTables(sums []GroupSummary, rows []LengthStat) string {
 			lengthSet[r.Length] = true
 		}
 		lengths := slices.Sorted(maps.Keys(lengthSet))
-		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n| length |", task, metric.Words(m.Name), maxLen)
+		fmt.Fprintf(&b, "\n#### %s: %s by input length (mean ± std over seeds; trained up to %d)\n\n", task, metric.Words(m.Name), maxLen)
+		cols := []table.Col{table.R("length")}
 		for _, g := range groups {
-			fmt.Fprintf(&b, " %s |", groupLabel(g))
+			cols = append(cols, table.L(groupLabel(g)))
 		}
-		b.WriteString("\n| ---: |" + strings.Repeat(" --- |", len(groups)) + "\n")
+		table.MarkdownHead(&b, cols...)
 		for _, L := range lengths {
-			mark := ""
+			row := []string{strconv.Itoa(L)}
 			if L == maxLen {
-				mark = " ←"
+				row[0] += " ←"
 			}
-			fmt.Fprintf(&b, "| %d%s |", L, mark)
 			for _, g := range groups {
 				if r, ok := cell[g][L]; ok {
-					fmt.Fprintf(&b, " %s |", PM(r.Scores[m.Name]))
+					row = append(row, PM(r.Scores[m.Name]))
 				} else {
-					b.WriteString(" – |")
+					row = append(row, "–")
 				}
 			}
-			b.WriteString("\n")
+			table.MarkdownRow(&b, row...)
 		}
 	}
 	return b.String()
@@ -302,7 +310,7 @@ func tasks(sums []GroupSummary) []string {
 	return out
 }
 
-func markdown(g *Grid, r *Report, curves []Curve) string {
+func markdown(g *grid.Grid, r *Report, curves []Curve) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# posformer report: %s\n\n", filepath.Base(filepath.Clean(g.Dir)))
 	fmt.Fprintf(&b, "%d of %d runs finished.", len(g.Cells)-len(g.Missing), len(g.Cells))
@@ -325,7 +333,7 @@ func markdown(g *Grid, r *Report, curves []Curve) string {
 			"(`task.format: slots`, an encoder protocol scored per output token), so token accuracy " +
 			"is the headline of its tables (and of *extrapolates to*), with exact match beside it.\n\n")
 	}
-	if ws := Warnings(g.Cells, nil); len(ws) > 0 {
+	if ws := setup.GridWarnings(g.Cells, nil); len(ws) > 0 {
 		b.WriteString("## Warnings\n\n")
 		for _, w := range ws {
 			fmt.Fprintf(&b, "- %s\n", w)
@@ -393,7 +401,7 @@ func summaryCSV(sums []GroupSummary) []byte {
 	for _, m := range ms {
 		head = append(head, "in_range_"+m.Short+"_mean", "beyond_"+m.Short+"_mean")
 	}
-	g := CSVFloat
+	g := table.CSVFloat
 	var recs [][]string
 	for _, s := range sums {
 		in, beyond := s.Headline() // the group's own metric (the metric column)
@@ -405,7 +413,7 @@ func summaryCSV(sums []GroupSummary) []byte {
 		}
 		recs = append(recs, rec)
 	}
-	return CSV(head, recs)
+	return table.CSV(head, recs)
 }
 
 func byLengthCSV(rows []LengthStat) []byte {
@@ -419,52 +427,22 @@ func byLengthCSV(rows []LengthStat) []byte {
 	for _, r := range rows {
 		rec := []string{r.Task, r.Scheme, r.Variant, strconv.Itoa(r.Length), strconv.FormatBool(r.InRange), strconv.Itoa(r.Scores[ms[0].Name].N)}
 		for _, m := range ms {
-			rec = append(rec, r.Scores[m.Name].fields()...)
+			rec = append(rec, statFields(r.Scores[m.Name])...)
 		}
 		recs = append(recs, rec)
 	}
-	return CSV(head, recs)
-}
-
-// Warnings collects the config warnings of a grid's cells, each once, prefixed with the groups
-// it concerns; warn gives cell i's (setup.Checked.Warnings of a checked cell; nil: its config's,
-// setup.Warnings).
-func Warnings(cells []config.Cell, warn func(i int) []string) []string {
-	var order []string
-	groups := map[string][]string{}
-	for i, c := range cells {
-		var ws []string
-		if warn != nil {
-			ws = warn(i)
-		} else {
-			ws = setup.Warnings(c.Config)
-		}
-		for _, w := range ws {
-			if _, ok := groups[w]; !ok {
-				order = append(order, w)
-			}
-			label := GroupOf(c).String()
-			if !slices.Contains(groups[w], label) {
-				groups[w] = append(groups[w], label)
-			}
-		}
-	}
-	out := make([]string, len(order))
-	for i, w := range order {
-		out[i] = strings.Join(groups[w], "; ") + ": " + w
-	}
-	return out
+	return table.CSV(head, recs)
 }
 
 // SelectionTable is the markdown of a grid's select: choice: per group, every candidate's mean
 // validation score over the tuning seeds and the value chosen.
-func SelectionTable(sel *config.Selection) string {
+func SelectionTable(sel *grid.Selection) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n## Selection of %s\n\n", sel.Field)
 	fmt.Fprintf(&b, "Each group's value: the highest mean validation %s (training lengths) over the tuning seeds %v, ties to the value listed first; "+
 		"a group below %.2f did not learn the task in range with any value. Only the chosen value's runs are in the tables above (selection.json).\n\n",
 		metric.Words(sel.Metric), sel.Seeds, grid.LearnedScore)
-	b.WriteString("| group | scores of the candidates | chosen | learned in range |\n| --- | --- | ---: | --- |\n")
+	table.MarkdownHead(&b, table.L("group"), table.L("scores of the candidates"), table.R("chosen"), table.L("learned in range"))
 	for _, g := range sel.Groups {
 		var vals, scores []string
 		for _, k := range slices.Sorted(maps.Keys(g.Values)) {
@@ -473,17 +451,17 @@ func SelectionTable(sel *config.Selection) string {
 		for i, x := range g.Scores {
 			scores = append(scores, fmt.Sprintf("%g: %s", sel.Values[i], f3(x)))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %g | %v |\n", strings.Join(vals, ", "), strings.Join(scores, ", "), g.Chosen, g.Learned)
+		table.MarkdownRow(&b, strings.Join(vals, ", "), strings.Join(scores, ", "), fmt.Sprintf("%g", g.Chosen), strconv.FormatBool(g.Learned))
 	}
 	return b.String()
 }
 
 // extrapolationRule is the sentence that defines the "extrapolates to" and "ratio" columns
-// (ExtrapolatesTo), in report.md and in the claims engine.
+// (stats.ExtrapolatesTo), in report.md and in the claims engine.
 func extrapolationRule() string {
 	return fmt.Sprintf("*Extrapolates to*: the longest tested length up to which the headline score (exact match; token accuracy for the slots format) "+
 		"stays clearly above chance at every tested length: the lower end of the %.0f%% t interval of its mean over seeds (with one seed, the score itself) "+
 		"exceeds the task's chance level + %.2f (chance: what guessing scores, 1/k per output token for k possible values, (1/k)^n for an n-token answer, or the task's baseline where its answers are padded or skewed, docs/tasks.md#baselines); "+
 		"a length where chance is within %.2f of 1 (no score can clear it) is skipped; – when it is not even at the shortest length. *Ratio*: that length over the longest training length.",
-		Level*100, ChanceMargin, ChanceMargin)
+		stats.Level*100, stats.ChanceMargin, stats.ChanceMargin)
 }

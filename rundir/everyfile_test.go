@@ -8,6 +8,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/export"
+	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/inspect"
 	"github.com/posformer/posformer/internal/testutil"
 	"github.com/posformer/posformer/report"
@@ -55,7 +56,7 @@ func TestEveryRunFileIsKnown(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		g, err := report.Load(dir)
+		g, err := grid.Load(dir)
 		if err != nil {
 			t.Fatalf("%s: report: %v", kind, err)
 		}

@@ -11,9 +11,9 @@ import (
 // checkTrainedBy refuses the weights of a checkpoint (at ckpt, its state st) that was trained with
 // another config than the run directory's config.yaml, a checkpoint copied from another run:
 // inspect and export would otherwise show and write another run's model under this one's name.
-// Checkpoints from before fingerprints carry none and pass.
+// Checkpoints from before fingerprints carry none and pass (fingerprintless).
 func checkTrainedBy(runDir, ckpt string, st trainState) error {
-	if st.Config == "" {
+	if fingerprintless(st) {
 		return nil
 	}
 	path := filepath.Join(runDir, "config.yaml")

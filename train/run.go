@@ -545,7 +545,7 @@ func openRunDir(dir string, entries []os.DirEntry, resolved []byte, m *model.Mod
 		return nil, nil, err
 	}
 	if st.Config != fp {
-		if st.Config != "" { // checkpoints from before fingerprints have none
+		if !fingerprintless(*st) {
 			return nil, nil, fmt.Errorf("cannot resume %s: its checkpoint.bin was trained with a different config than its config.yaml: %s; pass -force to start it over", dir, rundir.FingerprintDiff(st.Config, fp))
 		}
 		st.Config = fp
@@ -591,20 +591,6 @@ func finish(dir string, res *Result, st *trainState, variants []config.EvalVaria
 		}
 	}
 	return nil
-}
-
-// rewritten is a config.yaml (old, at path) as this posformer writes it: an earlier posformer's
-// file read and written again (old itself if it does not read).
-func rewritten(path string, old []byte) []byte {
-	c, _, err := config.ReadWritten(path)
-	if err != nil {
-		return old
-	}
-	again, err := yaml.Marshal(c)
-	if err != nil {
-		return old
-	}
-	return again
 }
 
 // truncateMetrics drops the lines of metrics.jsonl logged after the checkpoint's step, so a

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/data"
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/internal/stats"
 )
 
 // TestClaimsChanceBaseline: a tiny grid on stack_manipulation, whose answers are zero-padded,
@@ -73,7 +73,7 @@ claims:
 		t.Errorf("the table has %d rows, want a header and 8 runs × 7 lengths", len(rows))
 	}
 	// the point of the baseline: these scores clear the uniform guess by far
-	if !report.AboveChance(scores, nil, 1.0/3) {
+	if !stats.AboveChance(scores, nil, 1.0/3) {
 		t.Errorf("the runs' token accuracies past training %v are not clearly above 1/3: the test no longer shows the difference", scores)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "stack-claims.md"))

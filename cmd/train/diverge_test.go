@@ -142,7 +142,7 @@ sweep:
 	}
 	// A hand-edited selection.json is checked against the grid's select: before anything trains:
 	// a chosen rate not among the candidates, or the one that diverged, is one line naming it.
-	path := filepath.Join(dir, "g", config.SelectionFile)
+	path := filepath.Join(dir, "g", grid.SelectionFile)
 	orig, _ := os.ReadFile(path)
 	cfg, _, err := config.Read(nil, cfgFile, nil)
 	if err != nil {
@@ -154,7 +154,7 @@ sweep:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := config.ExpandSelected(cfg, edited); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := grid.ExpandSelected(cfg, edited); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ExpandSelected with %s: %v", edit, err)
 		}
 		if err := runCaught("-config", cfgFile, "-out", dir, "-resume"); err == nil || !strings.Contains(err.Error(), want) {

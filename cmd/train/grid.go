@@ -17,7 +17,7 @@ import (
 // trainGrid trains every cell of a checked grid, jobs at a time (package grid), then writes and
 // prints its report.
 func trainGrid(ctx context.Context, g *setup.Grid, cells []config.Cell, jobs int, force, resume bool, shard config.Shard, stdout, stderr io.Writer) error {
-	for _, w := range report.Warnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
+	for _, w := range setup.GridWarnings(cells, func(i int) []string { return g.Cells[i].Warnings() }) {
 		fmt.Fprintf(stderr, "train: warning: %s\n", w)
 	}
 	ran, err := grid.Train(ctx, g, grid.Options{Jobs: jobs, Force: force, Resume: resume, Shard: shard, Log: stderr, LimitMemory: limitMemory})
@@ -44,7 +44,7 @@ func runReport(_ context.Context, args []string, stdout, stderr io.Writer) error
 // writeReport writes the report of a grid or run directory and prints head, its headline table,
 // the cells missing, if any, and where the report is.
 func writeReport(dir string, stdout io.Writer, head string) error {
-	g, err := report.Load(dir)
+	g, err := grid.Load(dir)
 	if err != nil {
 		return err
 	}

@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/posformer/posformer/config"
-	"github.com/posformer/posformer/report"
+	"github.com/posformer/posformer/grid"
 )
 
 // TestEditedGridYAMLRefused: a grid.yaml edited by hand after its grid trained (train.steps
 // 4 → 3000, model.d_model 16 → 64) is refused by report, naming the run, the changed fields and
-// grid.yaml, rather than reported as the set-up that trained; through the loader (report.Load),
+// grid.yaml, rather than reported as the set-up that trained; through the loader (grid.Load),
 // the CLI and a real process.
 func TestEditedGridYAMLRefused(t *testing.T) {
 	base := t.TempDir()
@@ -33,8 +33,8 @@ func TestEditedGridYAMLRefused(t *testing.T) {
 		}
 		writeFile(t, path, strings.Replace(string(orig), edit[0], edit[1], 1))
 		field := strings.TrimSuffix(edit[0], ":"+strings.SplitN(edit[0], ":", 2)[1])
-		if _, err := report.Load(dir); err == nil || !strings.Contains(err.Error(), field) || !strings.Contains(err.Error(), "grid.yaml was changed after training") {
-			t.Errorf("report.Load after %s → %s: %v", edit[0], edit[1], err)
+		if _, err := grid.Load(dir); err == nil || !strings.Contains(err.Error(), field) || !strings.Contains(err.Error(), "grid.yaml was changed after training") {
+			t.Errorf("grid.Load after %s → %s: %v", edit[0], edit[1], err)
 		}
 		if err := runCaught("report", dir); err == nil || !strings.Contains(err.Error(), "is not what the grid's cell seed-1 trains") {
 			t.Errorf("report after %s → %s: %v", edit[0], edit[1], err)

@@ -1,7 +1,8 @@
 // Package stats holds the statistics of posformer's verdicts: the mean and variance over seeds,
 // the t interval of a mean and Welch's interval of a difference of means (stdlib and gonum only,
-// so that train's extrapolation rule and report's verdicts share them); their fixed-n fixes (a
-// binomial variance floor, clamping: floor.go); and the sequential rules, for claims looked at after
+// so that the run report and the claims engine share them); a number's summary over seeds
+// (Stat: stat.go); the chance rule, "above chance" and "extrapolates to" (chance.go); their
+// fixed-n fixes (a binomial variance floor, clamping: floor.go); and the sequential rules, for claims looked at after
 // every seed: the betting confidence sequence for bounded scores (betting.go), Welch with the error
 // spent over the looks (spent.go), and an estimate of the seeds a decision needs (seeds.go).
 // docs/statistics.md states the rules and the simulation that checks them.

@@ -1,8 +1,7 @@
-// Package report turns run directories into a report: aggregate tables over seeds (report.md,
-// summary.csv, by_length.csv) and plots as PNG and SVG (exact match against length, training
-// loss, position tables and similarities). It reads only what runs wrote, so a report can be
-// regenerated at any time without retraining, and it says which cells are still missing.
-package report
+package grid
+
+// The finished grid's reader: Load reads what a grid (or a single run) wrote, for the report,
+// the claims engine's export and the seed-by-seed decisions.
 
 import (
 	"bufio"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/data"
-	"github.com/posformer/posformer/grid"
 	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/metric"
 	"github.com/posformer/posformer/rundir"
@@ -42,7 +40,7 @@ type Grid struct {
 	Runs    []*Run // aligned with Cells; nil where a cell has not finished
 	Missing []string
 	// Selection is the grid's select: choice (selection.json), nil without one.
-	Selection *config.Selection
+	Selection *Selection
 }
 
 // Load reads a grid directory (with grid.yaml) or a single run directory (with config.yaml).
@@ -58,12 +56,12 @@ func Load(dir string) (*Grid, error) {
 		if cfg.Select.On() {
 			// The grid's own cells take their group's chosen value (selection.json); before the
 			// selection is made, they are all missing.
-			g.Selection, err = grid.ReadSelection(dir)
+			g.Selection, err = ReadSelection(dir)
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, err
 			}
 		}
-		if g.Cells, err = config.ExpandSelected(cfg, g.Selection); err != nil {
+		if g.Cells, err = ExpandSelected(cfg, g.Selection); err != nil {
 			return nil, err
 		}
 		for i := range g.Cells {

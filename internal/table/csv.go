@@ -1,4 +1,6 @@
-package report
+// Package table writes the tables posformer writes: CSV files (CSV, CSVFloat) and markdown
+// tables (Markdown), each written one way for every package that writes one.
+package table
 
 import (
 	"bytes"

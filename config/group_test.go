@@ -1,15 +1,13 @@
-package report
+package config
 
 import (
 	"testing"
-
-	"github.com/posformer/posformer/config"
 )
 
 // TestGroupOfSweptMapping: a swept position mapping groups by its kind, with the mapping's other
 // fields as the variant.
 func TestGroupOfSweptMapping(t *testing.T) {
-	cfg, _, err := config.Read([]byte(`
+	cfg, _, err := Read([]byte(`
 name: g
 sweep:
   position:
@@ -22,7 +20,7 @@ sweep:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := config.Expand(cfg)
+	cells, err := Expand(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +40,7 @@ sweep:
 // TestGroupOfSweptTask: a swept task mapping groups by the task's name, with its other fields as
 // the variant, and overlays the base's task section (the base's max_len and format stay).
 func TestGroupOfSweptTask(t *testing.T) {
-	cfg, _, err := config.Read([]byte(`
+	cfg, _, err := Read([]byte(`
 name: g
 task: {max_len: 6, format: slots}
 model: {bidirectional: true}
@@ -55,7 +53,7 @@ sweep:
 	if err != nil {
 		t.Fatal(err)
 	}
-	cells, err := config.Expand(cfg)
+	cells, err := Expand(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report
+package grid
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/posformer/posformer/train"
 )
 
-// TestLoadDamagedRun: report.Load (what `train report` and `train claims` read) on a real run
+// TestLoadDamagedRun: Load (what `train report` and `train claims` read) on a real run
 // directory with a truncated results.json, metrics.jsonl (cut in its first line) or diagnostics.json gives the golden
 // error of train/testdata/damaged, naming the file and what to do; a results.csv with a column
 // missing is not read (results.json holds the same numbers) and changes nothing.
