@@ -72,7 +72,8 @@ claims:
 }
 
 // TestDescribeGrid: a grid's set-up in words names every learning rate it sweeps (it named the
-// first cell's only), and each count agrees with its noun (it said "1 layers").
+// first cell's only), each count agrees with its noun (it said "1 layers"), and runs are counted
+// as runs, cells × seeds where the grid is that product (it said "N cells" for N runs).
 func TestDescribeGrid(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.yaml")
 	os.WriteFile(path, []byte(`name: g
@@ -85,9 +86,21 @@ sweep:
   seed: [1]
 `), 0o644)
 	setup, _ := describeGrid(path)
-	want := "`" + path + "`, 2 cells: 1 layer, d_model 16, 1 head, d_ff 32; 1 step of 1 sequence, lr swept over 0.001, 0.003, no early stopping; trained on lengths 1..4, tested on 1 length in 8..8, 1 example each."
+	want := "`" + path + "`, 2 runs: 1 layer, d_model 16, 1 head, d_ff 32; 1 step of 1 sequence, lr swept over 0.001, 0.003, no early stopping; trained on lengths 1..4, tested on 1 length in 8..8, 1 example each."
 	if setup != want {
 		t.Errorf("got  %s\nwant %s", setup, want)
+	}
+	os.WriteFile(path, []byte(`name: g
+task: {name: copy, min_len: 1, max_len: 4}
+model: {d_model: 16, heads: 1, layers: 1, d_ff: 32}
+train: {steps: 1, batch_size: 1}
+eval: {lengths: [8], examples: 1}
+sweep:
+  position.kind: [rope, alibi, none]
+  seed: [1, 2]
+`), 0o644)
+	if setup, _ := describeGrid(path); !strings.Contains(setup, "`, 6 runs (3 cells × 2 seeds): 1 layer,") {
+		t.Errorf("three schemes, two seeds: %s", setup)
 	}
 }
 
