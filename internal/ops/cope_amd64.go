@@ -1,0 +1,57 @@
+//go:build amd64 && !purego
+
+package ops
+
+// CoPE's vector kernels (cope_amd64.s, AVX2), or their lanes in Go (cope_lanes.go: the same bits)
+// when the kernels are off (POSFORMER_GEMM=blas).
+
+func copeGates8(g, z []float32) {
+	if useKernels {
+		copeGates8AVX2(g, z)
+	} else {
+		copeGates8Lanes(g, z)
+	}
+}
+
+func copeScan8(row, g, l []float32, top, carry float32) float32 {
+	if useKernels {
+		return copeScan8AVX2(row, g, l, top, carry)
+	}
+	return copeScan8Lanes(row, g, l, top, carry)
+}
+
+func copeSuffix8(raw, g []float32, carry float32) float32 {
+	if useKernels {
+		return copeSuffix8AVX2(raw, g, carry)
+	}
+	return copeSuffix8Lanes(raw, g, carry)
+}
+
+// copeGates8AVX2 writes g_j = 1/(1 + exp(−z_j)) for j < len(z)&^7 (g may be z).
+//
+//go:noescape
+func copeGates8AVX2(g, z []float32)
+
+// copeScan8AVX2 is copeScan8Lanes; len(row) must be a multiple of 8, g at least as long, and
+// every position below len(l).
+//
+//go:noescape
+func copeScan8AVX2(row, g, l []float32, top, carry float32) float32
+
+// copeSuffix8AVX2 is copeSuffix8Lanes; len(g) must be a multiple of 8, raw at least as long.
+//
+//go:noescape
+func copeSuffix8AVX2(raw, g []float32, carry float32) float32
+
+func copeGrad8(dz, g, p, raw, l, cf, cc []float32, fi, ci []int32, top, dot, carry float32) float32 {
+	if useKernels {
+		return copeGrad8AVX2(dz, g, p, raw, l, cf, cc, fi, ci, top, dot, carry)
+	}
+	return copeGrad8Lanes(dz, g, p, raw, l, cf, cc, fi, ci, top, dot, carry)
+}
+
+// copeGrad8AVX2 is copeGrad8Lanes; len(dz) must be a multiple of 8, the other slices at least
+// as long (l: every position).
+//
+//go:noescape
+func copeGrad8AVX2(dz, g, p, raw, l, cf, cc []float32, fi, ci []int32, top, dot, carry float32) float32
