@@ -92,7 +92,11 @@ func (o *benchOptions) parseSchemes() error {
 					return err
 				}
 			}
-			o.entries = append(o.entries, benchEntry{name: s, spec: position.Spec{Kind: s}})
+			spec := position.Spec{Kind: s}
+			if s == "learned" { // a table of positions: as many rows as the longest length needs
+				spec = spec.With("max_positions", max(256, longest))
+			}
+			o.entries = append(o.entries, benchEntry{name: s, spec: spec})
 			return nil
 		}
 		for _, v := range benchVariants {

@@ -198,7 +198,7 @@ func copeFwd[F Float](op *copeOp, pbuf *scratch[F], ws *copeScratch[F], vs []G.V
 				} else {
 					pb = p[worker*blk*T : worker*blk*T+(i1-i0)*T]
 				}
-				kt[worker].mul(false, i1-i0, i1, d.scale, q[off+i0*D:], D, k[off:], D, pb, T) // Z [i1−i0, i1]
+				kt[worker].mul(false, i1-i0, i1, d.scale, q[off+i0*D:], D, k[off:], D, pb, T)   // Z [i1−i0, i1]
 				ws.et.mul(false, i1-i0, d.npos, d.lscale, q[off+i0*D:], D, e, dh, wk.l, d.npos) // L [i1−i0, NPos]
 				for i := i0; i < i1; i++ {
 					r := (i - i0) * T
@@ -305,10 +305,10 @@ func copeBwd[F Float](f *copeOp, p []F, ws *copeScratch[F], vs []G.Value, grad [
 			deh := deBH[bh*ne : (bh+1)*ne]
 			for i0 := 0; i0 < T; i0 += blk {
 				i1 := min(i0+blk, T)
-				gb, dpb := wk.g[:(i1-i0)*T], dz[i0*T:i1*T] // the block's gates and dP, then dZ
+				gb, dpb := wk.g[:(i1-i0)*T], dz[i0*T:i1*T]                                    // the block's gates and dP, then dZ
 				kt[worker].mul(false, i1-i0, i1, d.scale, q[off+i0*D:], D, k[off:], D, gb, T) // Z
-				ws.et.mul(false, i1-i0, npos, d.lscale, q[off+i0*D:], D, e, dh, wk.l, npos) // L
-				vt[worker].mul(false, i1-i0, i1, 1, dy[off+i0*D:], D, v[off:], D, dpb, T)  // dP = dY·Vᵀ
+				ws.et.mul(false, i1-i0, npos, d.lscale, q[off+i0*D:], D, e, dh, wk.l, npos)   // L
+				vt[worker].mul(false, i1-i0, i1, 1, dy[off+i0*D:], D, v[off:], D, dpb, T)     // dP = dY·Vᵀ
 				for i := i0; i < i1; i++ {
 					r := (i - i0) * T
 					dl := wk.dl[(i-i0)*npos : (i-i0+1)*npos]
