@@ -2,6 +2,8 @@
 
 package ops
 
+import "golang.org/x/sys/cpu"
+
 // CoPE's vector kernels (cope_amd64.s, AVX2), or their lanes in Go (cope_lanes.go: the same bits)
 // when the kernels are off (POSFORMER_GEMM=blas).
 
@@ -13,12 +15,26 @@ func copeGates8(g, z []float32) {
 	}
 }
 
+// copeScan8 looks l up from registers with AVX-512 when l has at most 64 positions (len(l) ≤ 64
+// and 65 values readable from &l[0]: copeLPad), else with AVX2's gathers.
 func copeScan8(row, g, l []float32, top, carry float32) float32 {
-	if useKernels {
+	switch {
+	case haveCopeAVX512 && len(l) <= 64:
+		return copeScan8AVX512(row, g, l[:1:1], top, carry)
+	case useKernels:
 		return copeScan8AVX2(row, g, l, top, carry)
 	}
 	return copeScan8Lanes(row, g, l, top, carry)
 }
+
+// haveCopeAVX512 selects copeScan8AVX512 (the AVX-512 float32 kernels' switch, and AVX512VL).
+var haveCopeAVX512 = haveAVX512 && cpu.X86.HasAVX512VL
+
+// copeScan8AVX512 is copeScan8AVX2 for l of at most 64 positions, with 65 values readable from
+// l's first.
+//
+//go:noescape
+func copeScan8AVX512(row, g, l []float32, top, carry float32) float32
 
 func copeSuffix8(raw, g []float32, carry float32) float32 {
 	if useKernels {

@@ -106,7 +106,11 @@ DATA copeconst<>+416(SB)/8, $0
 DATA copeconst<>+424(SB)/8, $0
 DATA copeconst<>+432(SB)/8, $0xffffffffffffffff
 DATA copeconst<>+440(SB)/8, $0xffffffffffffffff
-GLOBL copeconst<>(SB), RODATA|NOPTR, $448
+// +448: 32, bit 5 of a position (the second half of a 64-entry table)
+DATA copeconst<>+448(SB)/4, $32
+DATA copeconst<>+452(SB)/4, $0
+DATA copeconst<>+456(SB)/8, $0
+GLOBL copeconst<>(SB), RODATA|NOPTR, $464
 
 // func copeGates8AVX2(g, z []float32)
 // g[j] = 1/(1 + exp(−z[j])) for j < len(z)&^7, the exponential expShiftSum8's on −z.
@@ -335,5 +339,81 @@ gradloop:
 	JLT gradloop
 graddone:
 	VMOVSS X13, ret+232(FP)
+	VZEROUPPER
+	RET
+
+// func copeScan8AVX512(row, g, l []float32, top, carry float32) float32
+// copeScan8AVX2 with the lookups of l[f] and l[c] from registers (VPERMT2PS over the 64 entries
+// l[0..63] and the 64 l[1..64], the halves by bit 5 of f; l[c] = l[f + 1] where w > 0) instead of
+// gathers: the same bits, for npos ≤ 64; l must have 65 readable values.
+TEXT ·copeScan8AVX512(SB), NOSPLIT, $0-84
+	MOVQ row_base+0(FP), DI
+	MOVQ row_len+8(FP), AX
+	MOVQ g_base+24(FP), SI
+	MOVQ l_base+48(FP), DX
+	VBROADCASTSS top+72(FP), Y15
+	VBROADCASTSS carry+76(FP), Y14
+	SHRQ $3, AX
+	JE scan5done
+	SHLQ $5, AX
+	VMOVUPS copeconst<>+64(SB), Y13
+	VMOVUPS copeconst<>+96(SB), Y12
+	VMOVUPS copeconst<>+128(SB), Y11
+	VMOVUPS copeconst<>+160(SB), Y10
+	VMOVUPS copeconst<>+192(SB), Y9
+	VMOVUPS copeconst<>+224(SB), Y8
+	VBROADCASTSS copeconst<>+36(SB), Y7 // 1
+	VXORPS Y6, Y6, Y6
+	VPBROADCASTD copeconst<>+448(SB), Z5 // 32
+	VMOVUPS (DX), Z16          // l[0..15]
+	VMOVUPS 64(DX), Z17        // l[16..31]
+	VMOVUPS 128(DX), Z18       // l[32..47]
+	VMOVUPS 192(DX), Z19       // l[48..63]
+	VMOVUPS 4(DX), Z20         // l[1..16]
+	VMOVUPS 68(DX), Z21
+	VMOVUPS 132(DX), Z22
+	VMOVUPS 196(DX), Z23       // l[49..64]
+scan5loop:
+	SUBQ $32, AX
+	VMOVUPS (SI)(AX*1), Y0
+	VPERMPS Y0, Y13, Y1
+	VANDPS Y10, Y1, Y1
+	VADDPS Y1, Y0, Y0          // lane j += lane j + 1
+	VPERMPS Y0, Y12, Y1
+	VANDPS Y9, Y1, Y1
+	VADDPS Y1, Y0, Y0          // += lane j + 2
+	VPERMPS Y0, Y11, Y1
+	VANDPS Y8, Y1, Y1
+	VADDPS Y1, Y0, Y0          // += lane j + 4
+	VADDPS Y14, Y0, Y0         // s = suffix sums + carry
+	VBROADCASTSS X0, Y14       // carry = s[0]
+	VMINPS Y15, Y0, Y1         // p = min(s, top)
+	VCVTTPS2DQ Y1, Y2          // f = ⌊p⌋ (the upper lanes of Z2 zeroed)
+	VCVTDQ2PS Y2, Y3
+	VSUBPS Y3, Y1, Y3          // w = p − f
+	VPTESTMD Z5, Z2, K1        // f ≥ 32
+	VMOVAPS Z16, Z24
+	VPERMT2PS Z17, Z2, Z24
+	VMOVAPS Z18, Z25
+	VPERMT2PS Z19, Z2, Z25
+	VBLENDMPS Z25, Z24, K1, Z24 // l[f]
+	VMOVAPS Z20, Z26
+	VPERMT2PS Z21, Z2, Z26
+	VMOVAPS Z22, Z27
+	VPERMT2PS Z23, Z2, Z27
+	VBLENDMPS Z27, Z26, K1, Z26 // l[f + 1]
+	VCMPPS $14, Z6, Z3, K2      // w > 0
+	VBLENDMPS Z26, Z24, K2, Z26 // l[c]
+	VMULPS Z3, Z26, Z26        // l[c]·w
+	VSUBPS Z3, Z7, Z3          // 1 − w
+	VMULPS Z3, Z24, Z24        // l[f]·(1 − w)
+	VMOVUPS (DI)(AX*1), Y4
+	VADDPS Y26, Y4, Y4         // z + l[c]·w
+	VADDPS Y24, Y4, Y4         // + l[f]·(1 − w)
+	VMOVUPS Y4, (DI)(AX*1)
+	TESTQ AX, AX
+	JNE scan5loop
+scan5done:
+	VMOVSS X14, ret+80(FP)
 	VZEROUPPER
 	RET

@@ -49,9 +49,9 @@ func TestCoPEKernelsMatchLanes(t *testing.T) {
 		copeGates8Lanes(g2, z)
 		same("gate", trial, g1, g2)
 		npos := 2 + rng.IntN(80)
-		l := make([]float32, npos)
-		for i := range l {
-			l[i] = float32(rng.NormFloat64())
+		l := make([]float32, npos, npos+copeLPad)
+		for i := range l[:cap(l)] {
+			l[:cap(l)][i] = float32(rng.NormFloat64()) // past npos: what the kernels must not use
 		}
 		top, carry := float32(npos-1), float32(0)
 		if trial%3 == 1 {
@@ -62,6 +62,12 @@ func TestCoPEKernelsMatchLanes(t *testing.T) {
 		c2 := copeScan8Lanes(r2, g1, l, top, carry)
 		same("logit", trial, r1, r2)
 		same("carry", trial, []float32{c1}, []float32{c2})
+		if haveCopeAVX512 && npos <= 64 {
+			r3 := append([]float32(nil), z...)
+			c3 := copeScan8AVX512(r3, g1, l, top, carry)
+			same("logit (AVX-512)", trial, r3, r2)
+			same("carry (AVX-512)", trial, []float32{c3}, []float32{c2})
+		}
 		s1, s2 := make([]float32, n), make([]float32, n)
 		c1 = copeSuffix8AVX2(s1, g1, carry)
 		c2 = copeSuffix8Lanes(s2, g1, carry)

@@ -15,9 +15,13 @@ type copeWork[F Float] struct {
 	fi, ci            []int32 // and their ⌊p⌋, ⌈p⌉ [T]
 }
 
+// copeLPad is the room after a block's L [blk, NPos]: the AVX-512 kernel reads 65 values from
+// the start of a row (copeScan8AVX512).
+const copeLPad = 64
+
 // copeFwdWork and copeBwdWork are the sizes of a worker's scratch.
-func copeFwdWork(T, blk, npos int) int { return T + blk*npos }
-func copeBwdWork(T, blk, npos int) int { return blk*T + 2*blk*npos + 3*T + T*T }
+func copeFwdWork(T, blk, npos int) int { return T + blk*npos + copeLPad }
+func copeBwdWork(T, blk, npos int) int { return blk*T + 2*blk*npos + copeLPad + 3*T + T*T }
 
 func copeFwdWorkOf[F Float](buf []F, T, blk, npos int) copeWork[F] {
 	return copeWork[F]{g: buf[:T], l: buf[T : T+blk*npos]}
@@ -27,7 +31,7 @@ func copeFwdWorkOf[F Float](buf []F, T, blk, npos int) copeWork[F] {
 func copeBwdWorkOf[F Float](buf []F, idx []int32, T, blk, npos int) copeWork[F] {
 	w := copeWork[F]{g: buf[:blk*T]}
 	buf = buf[blk*T:]
-	w.l, w.dl, buf = buf[:blk*npos], buf[blk*npos:2*blk*npos], buf[2*blk*npos:]
+	w.l, w.dl, buf = buf[:blk*npos], buf[blk*npos+copeLPad:2*blk*npos+copeLPad], buf[2*blk*npos+copeLPad:]
 	w.raw, w.cf, w.cc, w.dz = buf[:T], buf[T:2*T], buf[2*T:3*T], buf[3*T:3*T+T*T]
 	w.fi, w.ci = idx[:T], idx[T:2*T]
 	return w
