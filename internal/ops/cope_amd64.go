@@ -60,6 +60,9 @@ func copeScan8AVX2(row, g, l []float32, top, carry float32) float32
 func copeSuffix8AVX2(raw, g []float32, carry float32) float32
 
 func copeGrad8(dz, g, p, raw, l, cf, cc []float32, fi, ci []int32, top, dot, carry float32) float32 {
+	if haveCopeAVX512 && len(l) <= 64 {
+		return copeGrad8AVX512(dz, g, p, raw, l[:1:1], cf, cc, fi, ci, top, dot, carry)
+	}
 	if useKernels {
 		return copeGrad8AVX2(dz, g, p, raw, l, cf, cc, fi, ci, top, dot, carry)
 	}
@@ -71,3 +74,9 @@ func copeGrad8(dz, g, p, raw, l, cf, cc []float32, fi, ci []int32, top, dot, car
 //
 //go:noescape
 func copeGrad8AVX2(dz, g, p, raw, l, cf, cc []float32, fi, ci []int32, top, dot, carry float32) float32
+
+// copeGrad8AVX512 is copeGrad8AVX2 for l of at most 64 positions, with 65 values readable from
+// l's first.
+//
+//go:noescape
+func copeGrad8AVX512(dz, g, p, raw, l, cf, cc []float32, fi, ci []int32, top, dot, carry float32) float32

@@ -417,3 +417,98 @@ scan5done:
 	VMOVSS X14, ret+80(FP)
 	VZEROUPPER
 	RET
+
+// func copeGrad8AVX512(dz, g, p, raw, l, cf, cc []float32, fi, ci []int32, top, dot, carry float32) float32
+// copeGrad8AVX2 with the lookups of l[f] and l[c] from registers, as copeScan8AVX512: the same
+// bits, for npos ≤ 64; l must have 65 readable values.
+TEXT ·copeGrad8AVX512(SB), NOSPLIT, $0-236
+	MOVQ dz_base+0(FP), DI
+	MOVQ dz_len+8(FP), CX
+	MOVQ g_base+24(FP), SI
+	MOVQ p_base+48(FP), R8
+	MOVQ raw_base+72(FP), R9
+	MOVQ l_base+96(FP), DX
+	MOVQ cf_base+120(FP), R10
+	MOVQ cc_base+144(FP), R11
+	MOVQ fi_base+168(FP), R12
+	MOVQ ci_base+192(FP), R13
+	VBROADCASTSS top+216(FP), Y15
+	VBROADCASTSS dot+220(FP), Y14
+	VBROADCASTSS carry+224(FP), Y13
+	SHRQ $3, CX
+	JE grad5done
+	SHLQ $5, CX                      // bytes
+	XORQ AX, AX
+	VMOVUPS copeconst<>+256(SB), Y12 // lane j − 1
+	VMOVUPS copeconst<>+288(SB), Y11 // lane j − 2
+	VMOVUPS copeconst<>+320(SB), Y10 // lane j − 4
+	VBROADCASTSS copeconst<>+36(SB), Y9 // 1
+	VXORPS Y8, Y8, Y8
+	VPBROADCASTD copeconst<>+448(SB), Z5 // 32
+	VMOVUPS (DX), Z16          // l[0..15]
+	VMOVUPS 64(DX), Z17
+	VMOVUPS 128(DX), Z18
+	VMOVUPS 192(DX), Z19
+	VMOVUPS 4(DX), Z20         // l[1..16]
+	VMOVUPS 68(DX), Z21
+	VMOVUPS 132(DX), Z22
+	VMOVUPS 196(DX), Z23
+grad5loop:
+	VMOVUPS (R8)(AX*1), Y0
+	VMOVUPS (DI)(AX*1), Y1
+	VSUBPS Y14, Y1, Y1         // dP − dot
+	VMULPS Y1, Y0, Y0          // da = p·(dP − dot)
+	VMOVUPS (R9)(AX*1), Y1
+	VMINPS Y15, Y1, Y1         // pos = min(raw, top)
+	VCVTTPS2DQ Y1, Y2          // f
+	VCVTDQ2PS Y2, Y3
+	VSUBPS Y3, Y1, Y3          // w = pos − f
+	VCMPPS $14, Y8, Y3, Y4     // w > 0: all ones (−1)
+	VPSUBD Y4, Y2, Y4          // c = f + (w > 0)
+	VMOVDQU Y2, (R12)(AX*1)
+	VMOVDQU Y4, (R13)(AX*1)
+	VPTESTMD Z5, Z2, K1        // f ≥ 32
+	VMOVAPS Z16, Z24
+	VPERMT2PS Z17, Z2, Z24
+	VMOVAPS Z18, Z25
+	VPERMT2PS Z19, Z2, Z25
+	VBLENDMPS Z25, Z24, K1, Z1 // l[f]
+	VMOVAPS Z20, Z26
+	VPERMT2PS Z21, Z2, Z26
+	VMOVAPS Z22, Z27
+	VPERMT2PS Z23, Z2, Z27
+	VBLENDMPS Z27, Z26, K1, Z26 // l[f + 1]
+	VCMPPS $14, Z8, Z3, K2      // w > 0
+	VBLENDMPS Z26, Z1, K2, Z6   // l[c]
+	VSUBPS Y1, Y6, Y6          // l[c] − l[f]
+	VMULPS Y6, Y0, Y6          // dp = da·(l[c] − l[f])
+	VMULPS Y3, Y0, Y1          // cc = da·w
+	VMOVUPS Y1, (R11)(AX*1)
+	VSUBPS Y3, Y9, Y3          // 1 − w
+	VMULPS Y3, Y0, Y1          // cf = da·(1 − w)
+	VMOVUPS Y1, (R10)(AX*1)
+	VPERMPS Y6, Y12, Y1
+	VANDPS copeconst<>+352(SB), Y1, Y1
+	VADDPS Y1, Y6, Y6          // lane j += lane j − 1
+	VPERMPS Y6, Y11, Y1
+	VANDPS copeconst<>+384(SB), Y1, Y1
+	VADDPS Y1, Y6, Y6          // += lane j − 2
+	VPERMPS Y6, Y10, Y1
+	VANDPS copeconst<>+416(SB), Y1, Y1
+	VADDPS Y1, Y6, Y6          // += lane j − 4
+	VADDPS Y13, Y6, Y6         // dg = prefix sums + carry
+	VPERMILPS $0xff, Y6, Y1
+	VPERM2F128 $0x11, Y1, Y1, Y13 // carry = dg[7]
+	VMOVUPS (SI)(AX*1), Y1     // g
+	VMULPS Y1, Y6, Y2          // dg·g
+	VSUBPS Y1, Y9, Y1          // 1 − g
+	VMULPS Y1, Y2, Y2          // (dg·g)·(1 − g)
+	VADDPS Y2, Y0, Y0          // dz = da + (dg·g)·(1 − g)
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT grad5loop
+grad5done:
+	VMOVSS X13, ret+232(FP)
+	VZEROUPPER
+	RET

@@ -84,6 +84,20 @@ func TestCoPEKernelsMatchLanes(t *testing.T) {
 		c1 = copeGrad8AVX2(dz1, g1, p, s1, l, cf1, cc1, fi1, ci1, top, dot, carry)
 		c2 = copeGrad8Lanes(dz2, g1, p, s1, l, cf2, cc2, fi2, ci2, top, dot, carry)
 		same("dz", trial, dz1, dz2)
+		if haveCopeAVX512 && npos <= 64 {
+			dz3, cf3, cc3 := append([]float32(nil), dp...), make([]float32, n), make([]float32, n)
+			fi3, ci3 := make([]int32, n), make([]int32, n)
+			c3 := copeGrad8AVX512(dz3, g1, p, s1, l, cf3, cc3, fi3, ci3, top, dot, carry)
+			same("dz (AVX-512)", trial, dz3, dz2)
+			same("cf (AVX-512)", trial, cf3, cf2)
+			same("cc (AVX-512)", trial, cc3, cc2)
+			same("grad carry (AVX-512)", trial, []float32{c3}, []float32{c2})
+			for i := range fi3 {
+				if fi3[i] != fi2[i] || ci3[i] != ci2[i] {
+					t.Fatalf("trial %d: position %d (AVX-512): ⌊p⌋, ⌈p⌉ = %d, %d, the lanes' %d, %d", trial, i, fi3[i], ci3[i], fi2[i], ci2[i])
+				}
+			}
+		}
 		same("cf", trial, cf1, cf2)
 		same("cc", trial, cc1, cc2)
 		same("grad carry", trial, []float32{c1}, []float32{c2})
