@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,17 +26,18 @@ func field(line, key string) (float64, bool) {
 	return 0, false
 }
 
-// ratioLines are the RATIO lines of a bench run that measured none (NoPE): for every other
+// ratioLines are the RATIO lines of a bench run that measured none (NoPE): for every
 // measurement, its time over none's at the same length (training step: ms/step; evaluation: the
-// inverse ratio of tokens per second), so that a scheme's cost relative to attention without
-// positions shows in one run:
+// inverse ratio of tokens per second; none measured more than once: the median of its
+// measurements), so that a scheme's cost relative to attention without positions shows in one
+// run:
 //
 //	RATIO train scheme=cope ms/step=N to_none=N alloc_MB/step=N
 //	RATIO eval scheme=cope T=1024 tok/s=N to_none=N
 //
 // None when none was not measured.
 func ratioLines(rs []benchResult) []string {
-	base := map[int]float64{} // T (0: training) → none's ms/step, or its tok/s
+	nones := map[int][]float64{} // T (0: training) → none's ms/step, or its tok/s
 	for _, r := range rs {
 		if r.name != "none" {
 			continue
@@ -45,8 +47,13 @@ func ratioLines(rs []benchResult) []string {
 			key = "ms/step"
 		}
 		if x, ok := field(r.line, key); ok && x > 0 {
-			base[r.T] = x
+			nones[r.T] = append(nones[r.T], x)
 		}
+	}
+	base := map[int]float64{}
+	for T, xs := range nones {
+		slices.Sort(xs)
+		base[T] = (xs[(len(xs)-1)/2] + xs[len(xs)/2]) / 2 // the median
 	}
 	var out []string
 	for _, r := range rs {

@@ -67,6 +67,20 @@ func longFactors(n int) string {
 	return strings.Join(f, ",")
 }
 
+// allSchemes is what -schemes all measures: every scheme and every variant, with none (the
+// ratios' base) first, in the middle and last, so that a change of the machine's load during the
+// run moves its base as it moves the others (ratioLines takes the median of none's three).
+func allSchemes() []string {
+	var rest []string
+	for _, k := range append(position.Kinds(), variantNames()...) {
+		if k != "none" {
+			rest = append(rest, k)
+		}
+	}
+	h := len(rest) / 2
+	return append(append(append(append([]string{"none"}, rest[:h]...), "none"), rest[h:]...), "none")
+}
+
 func variantNames() []string {
 	var out []string
 	for _, v := range benchVariants {
@@ -82,8 +96,8 @@ func (o *benchOptions) parseSchemes() error {
 	dRot := o.cfg.DModel / o.cfg.Heads &^ 1
 	add := func(s string) error {
 		for _, e := range o.entries {
-			if e.name == s {
-				return nil // named twice: measured once
+			if e.name == s && s != "none" {
+				return nil // named twice: measured once (none, the ratios' base, as often as named)
 			}
 		}
 		if slices.Contains(position.Kinds(), s) {
@@ -114,7 +128,7 @@ func (o *benchOptions) parseSchemes() error {
 		case "":
 			continue
 		case "all":
-			names = append(position.Kinds(), variantNames()...)
+			names = allSchemes()
 		}
 		for _, n := range names {
 			if err := add(n); err != nil {
