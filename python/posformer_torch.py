@@ -454,20 +454,24 @@ class XPos(RoPE):
 class CoPE(Scheme):
     """CoPE (Golovneva et al. 2024), as facebookresearch/RAM's context_position.py: gates
     sigmoid(scaled masked logits), positions the reversed cumulative sum of the gates clamped to
-    npos - 1, the logit adding q.e interpolated between floor and ceil; e [npos, dh] per layer."""
+    npos - 1, the logit adding q.e interpolated between floor and ceil; e [npos, dh] per layer.
+    form "paper" adds q.e as it is (the paper's listing, q.k/sqrt(d) + q.e); "ram" scales it with
+    q.k (the reference code's default, (q.k + q.e)/sqrt(d))."""
 
-    def __init__(self, layers, npos, head_dim):
+    def __init__(self, layers, npos, head_dim, form="paper"):
         super().__init__()
-        self.npos = npos
+        self.npos, self.form = npos, form
         for l in range(layers):
             self.register_parameter(f"e{l}", nn.Parameter(torch.zeros(npos, head_dim)))
 
-    def cope(self, q, logits, layer):
-        """q [B, H, T, dh], logits [B, H, T, T] scaled and masked -> the term to add."""
+    def cope(self, q, logits, layer, scale):
+        """q [B, H, T, dh], logits [B, H, T, T] scaled (by scale) and masked -> the term to add."""
         gates = torch.sigmoid(logits)
         pos = gates.flip(-1).cumsum(dim=-1).flip(-1).clamp(max=self.npos - 1)
         ceil, floor = pos.ceil().long(), pos.floor().long()
         l = torch.matmul(q, getattr(self, f"e{layer}").t())                  # [B, H, T, npos]
+        if self.form == "ram":
+            l = l * scale
         w = pos - floor
         return l.gather(-1, ceil) * w + l.gather(-1, floor) * (1 - w)
 
@@ -729,7 +733,7 @@ def _make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
     if kind == "xpos":
         return XPos(d_model // heads, float(need("base")), float(need("scale_base")))
     if kind == "cope":
-        return CoPE(layers, int(need("npos")), d_model // heads)
+        return CoPE(layers, int(need("npos")), d_model // heads, opt.get("form", "paper"))  # exports before the option: paper
     if kind == "none":
         return Scheme()
     if kind == "alibi":
@@ -784,7 +788,7 @@ class Block(nn.Module):
         if mask is not None:
             s = s + mask
         if isinstance(scheme, CoPE):
-            s = s + scheme.cope(q, s, self.index)
+            s = s + scheme.cope(q, s, self.index, self.scale)
         y = torch.matmul(torch.softmax(s, dim=-1), v)                     # [B, H, T, dh]
         return self.o(y.transpose(1, 2).reshape(B, T, D))
 
@@ -858,7 +862,7 @@ SCHEME_OPTIONS = {
     "rope": ("base", "rotary_fraction", "rope_scaling", "rope_factor", "rope_long_factor"), "none": (), "alibi": ("symmetric",),
     "relative": ("base",), "t5": ("num_buckets", "max_distance", "init_std"), "kerple": (),
     "fire": ("mlp_width", "init_c", "init_l"), "p_rope": ("base", "p"), "xpos": ("base", "scale_base"),
-    "cope": ("npos", "init_std"), "fox": ("bias_init", "init_std"), "stick_breaking": ("attend_current", "remainder"),
+    "cope": ("npos", "init_std", "form"), "fox": ("bias_init", "init_std"), "stick_breaking": ("attend_current", "remainder"),
     "dpb": ("mlp_width", "mlp_depth"),
 }
 RANDOMIZABLE = ("sinusoidal", "learned", "rope", "alibi", "relative", "p_rope")
@@ -1028,6 +1032,7 @@ def _check_xpos(f, a):
 
 def _check_cope(f, a):
     f.int("npos", lo=2)
+    f.choice("form", ("paper", "ram"), default="paper")  # an export from before the option: paper
     if a["bidirectional"]:
         raise _bad(f.path, "posformer.model.bidirectional", "true, but cope is causal only")
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -26,8 +25,10 @@ type benchOptions struct {
 	schemesFlag  string
 	evalLensFlag string
 	dtype        string
+	task         string
 	train        bool
 	peak         int
+	entries      []benchEntry // what -schemes names, in order
 }
 
 // ints are bench's integer flags: each one's variable, default, bounds and help.
@@ -61,9 +62,14 @@ type intFlag struct {
 //	PEAK sgemm=2048 GFLOP/s=N
 //	BENCH train scheme=sinusoidal tok/s=N ms/step=N alloc_MB/step=N allocs/step=N GFLOP/step=N GFLOP/s=N of_peak=N
 //	BENCH eval scheme=sinusoidal T=64 tok/s=N GFLOP/s=N of_peak=N
+//	RATIO train scheme=sinusoidal ms/step=N to_none=N alloc_MB/step=N
+//	RATIO eval scheme=sinusoidal T=64 tok/s=N to_none=N
 //
 // Each figure is the median over -chunks timed chunks, after -warmup untimed steps; of_peak is
-// GFLOP/s over the peak (float32 models only).
+// GFLOP/s over the peak (float32 models only). -schemes names kinds, variants (bench_schemes.go:
+// rope+log_scaling, rope+randomized, and rope's scalings, measured at -eval-lens only) or all;
+// when none is among them, a RATIO line per measurement gives its time over none's
+// (ratioLines). The tokens are random over -vocab; abacus and coupled number -task's digits.
 func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -71,7 +77,9 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, f := range o.ints() {
 		fs.IntVar(f.p, f.name, f.def, f.usage)
 	}
-	fs.StringVar(&o.schemesFlag, "schemes", "sinusoidal,rope", "comma-separated position schemes: "+strings.Join(position.Kinds(), ", "))
+	fs.StringVar(&o.schemesFlag, "schemes", "sinusoidal,rope", "comma-separated position schemes ("+strings.Join(position.Kinds(), ", ")+
+		"), variants ("+strings.Join(variantNames(), ", ")+"), or all: every scheme and variant")
+	fs.StringVar(&o.task, "task", "addition", "the task whose digit tokens abacus and coupled number (the tokens stay random over -vocab): addition (digits 2..11, -vocab at least 13); empty: none")
 	fs.StringVar(&o.evalLensFlag, "eval-lens", "64,128,256,512", "comma-separated forward-only sequence lengths (empty: none)")
 	fs.StringVar(&o.dtype, "dtype", "float32", "float32 or float64")
 	fs.BoolVar(&o.train, "train", true, "measure training steps (-train=false: only the evaluations at -eval-lens)")
@@ -86,6 +94,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	o.cfg.Dtype = o.dtype
 	o.cfg.Seed = 1
+	o.cfg.Digit0 = o.digit0() // the digit schemes number -task's digit tokens; no other scheme reads it
 	// Every model field comes from a flag (with its own default), checked above: none is 0, so
 	// the model's defaults replace nothing.
 	fmt.Fprintf(stderr, "bench: %s GOMAXPROCS=%d matmul=%s; model layers=%d d_model=%d heads=%d d_ff=%d vocab=%d %s; batch=%d len=%d\n",
@@ -104,27 +113,31 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if o.dtype != "float32" {
 		ratioPeak = 0
 	}
-	for _, scheme := range o.schemes {
-		m, err := model.New(o.cfg, position.Spec{Kind: scheme})
+	var results []benchResult
+	for _, e := range o.entries {
+		m, err := model.New(o.cfg, e.spec)
 		if err != nil {
-			return fmt.Errorf("bench: %w", err)
+			return fmt.Errorf("bench: %s: %w", e.name, err)
 		}
+		m.TrainLen = o.speed.Len // the evaluations beyond -len are beyond training (rope's scalings act there)
 		lens := o.evalLens
-		if o.train {
+		if o.train && !e.evalOnly {
 			lens = append([]int{0}, lens...) // 0: the training steps, at -len
 		}
 		for _, T := range lens {
-			line, err := train.Measure(m, scheme, T == 0, T, o.speed)
+			line, err := train.Measure(m, e.name, T == 0, T, o.speed)
 			if err != nil && T == 0 {
-				return fmt.Errorf("bench: %s: %w", scheme, err)
+				return fmt.Errorf("bench: %s: %w", e.name, err)
 			} else if err != nil {
-				return fmt.Errorf("bench: %s at T=%d: %w", scheme, T, err)
+				return fmt.Errorf("bench: %s at T=%d: %w", e.name, T, err)
 			}
 			line = ofPeak(line, ratioPeak)
 			progress(stderr, line)
 			lines = append(lines, line)
+			results = append(results, benchResult{line: line, name: e.name, T: T})
 		}
 	}
+	lines = append(lines, ratioLines(results)...)
 	for _, l := range lines {
 		fmt.Fprintln(stdout, l)
 	}
@@ -164,19 +177,6 @@ func (o *benchOptions) check() error {
 	if o.dtype != "float32" && o.dtype != "float64" {
 		return fmt.Errorf("-dtype must be float32 or float64, got %q", o.dtype)
 	}
-	for _, s := range strings.Split(o.schemesFlag, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if !slices.Contains(position.Kinds(), s) {
-			return fmt.Errorf("-schemes: unknown scheme %q (known: %s)", s, strings.Join(position.Kinds(), ", "))
-		}
-		o.schemes = append(o.schemes, s)
-	}
-	if len(o.schemes) == 0 {
-		return fmt.Errorf("-schemes is empty; name at least one of %s", strings.Join(position.Kinds(), ", "))
-	}
 	for _, s := range strings.Split(o.evalLensFlag, ",") {
 		s = strings.TrimSpace(s)
 		if s == "" {
@@ -191,31 +191,54 @@ func (o *benchOptions) check() error {
 	if !o.train && len(o.evalLens) == 0 {
 		return fmt.Errorf("-train=false with an empty -eval-lens measures nothing; give -eval-lens or drop -train=false")
 	}
+	if err := o.parseSchemes(); err != nil {
+		return err
+	}
 	return o.checkMemory()
 }
 
 // checkMemory refuses sizes whose graphs (model.GraphBytes, for the most demanding of the
-// schemes) would not fit in setup.MaxMemoryBytes, naming the flags, before anything is allocated.
+// schemes) would not fit, naming the flags, before anything is allocated: in posformer's limit
+// (setup.MaxMemoryBytes), or in what the process's own limits leave (setup.ProcessRoom: ulimit -v,
+// a cgroup's memory.max), as training checks its runs. One graph is alive at a time (Measure
+// closes each), beside the model's weights, Adam's moments and their gradients.
 func (o *benchOptions) checkMemory() error {
 	cfg := o.cfg
 	cfg.Dtype = o.dtype
+	cfg.Digit0 = o.digit0()
 	need := func(T int, grad bool) int64 {
 		var b int64
-		for _, s := range o.schemes {
-			b = max(b, model.GraphBytes(cfg, model.Shape{Batch: o.speed.Batch, Len: T, Grad: grad, Hooks: position.KindHooks(s)}))
+		for _, e := range o.entries {
+			if grad && e.evalOnly {
+				continue
+			}
+			spec := e.spec.WithDefaults()
+			d := cfg.SchemeDims()
+			sh := model.Shape{Batch: o.speed.Batch, Len: T, Grad: grad, Hooks: position.KindHooks(spec.Kind), Extra: int64(position.ParamCount(spec, d))}
+			if spec.Randomized {
+				sh.MaxPos = spec.MaxRandom
+			}
+			b = max(b, model.GraphBytes(cfg, sh)+model.ParamCount(cfg, sh.Extra)*int64(8+8+8+8)) // weights, gradient, Adam's two float64 moments
 		}
 		return b
 	}
-	limit := setup.MaxMemoryBytes
+	limit, what := setup.MaxMemoryBytes, fmt.Sprintf("posformer's limit of %.3g GB", float64(setup.MaxMemoryBytes)/1e9)
+	if room, w, ok := setup.ProcessRoom(0); ok && room-benchRuntimeBytes < limit {
+		limit, what = room-benchRuntimeBytes, w
+	}
 	if b := need(o.speed.Len, true); o.train && b > limit {
-		return fmt.Errorf("-len %d with -batch %d, -d-model %d, -heads %d and -layers %d needs about %.3g GB for a training step, more than posformer's limit of %.3g GB; lower one of them",
-			o.speed.Len, o.speed.Batch, o.cfg.DModel, o.cfg.Heads, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
+		return fmt.Errorf("-len %d with -batch %d, -d-model %d, -heads %d and -layers %d needs about %.3g GB for a training step, more than %s; lower one of them",
+			o.speed.Len, o.speed.Batch, o.cfg.DModel, o.cfg.Heads, o.cfg.Layers, float64(b)/1e9, what)
 	}
 	for _, T := range o.evalLens {
 		if b := need(T, false); b > limit {
-			return fmt.Errorf("-eval-lens: %d with -batch %d, -d-model %d and -layers %d needs about %.3g GB for a forward pass, more than posformer's limit of %.3g GB; lower it or -batch",
-				T, o.speed.Batch, o.cfg.DModel, o.cfg.Layers, float64(b)/1e9, float64(limit)/1e9)
+			return fmt.Errorf("-eval-lens: %d with -batch %d, -d-model %d and -layers %d needs about %.3g GB for a forward pass, more than %s; lower it or -batch",
+				T, o.speed.Batch, o.cfg.DModel, o.cfg.Layers, float64(b)/1e9, what)
 		}
 	}
 	return nil
 }
+
+// benchRuntimeBytes is the memory of the process before any model (setup's runtimeBytes: the
+// binary, the Go runtime, the output), which setup.ProcessRoom counts as room.
+const benchRuntimeBytes = 32 << 20

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/posformer/posformer/position"
 )
 
 // TestBenchCommand runs `train bench` on a tiny model and checks that it prints the kernels it
@@ -69,6 +73,12 @@ func TestBenchBadFlags(t *testing.T) {
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-nosuchflag"}, "flag provided but not defined"},
 		{[]string{"-peak", "-1"}, "-peak must be between 0 and 8192, got -1"},
+		{[]string{"-schemes", "abacus", "-task", ""}, "-schemes abacus numbers the digits of a task's numbers, but -task is empty; set -task addition"},
+		{[]string{"-schemes", "none,coupled", "-task", "copy"}, "-task copy has no digit tokens, which -schemes coupled numbers; set -task addition"},
+		{[]string{"-schemes", "abacus", "-task", "nosuchtask"}, "-task: "},
+		{[]string{"-schemes", "abacus", "-vocab", "8"}, "-task addition has 13 tokens but -vocab is 8; set -vocab 13 or more"},
+		{[]string{"-schemes", "rope+fourier"}, `unknown scheme "rope+fourier"`},
+		{[]string{"-schemes", "rope+yarn", "-eval-lens", ""}, "are evaluation variants (rope's scalings act beyond -len only) and -eval-lens is empty"},
 	} {
 		err := run(t.Context(), append([]string{"bench"}, c.args...), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -139,5 +149,110 @@ func TestBenchFloat64NoPeakFraction(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "\nPEAK sgemm=16 ") || strings.Contains(out.String(), "of_peak") || strings.Count(out.String(), "BENCH ") != 2 {
 		t.Errorf("bench -dtype float64 printed:\n%s\nwant a PEAK line and two BENCH lines without of_peak", out.String())
+	}
+}
+
+// TestBenchAllSchemes: -schemes all measures every registered scheme (abacus and coupled on
+// -task addition's digits) and every variant (the evaluation variants at -eval-lens only), then
+// prints a RATIO line per measurement with its time over none's at the same length (none's own
+// 1.00).
+func TestBenchAllSchemes(t *testing.T) {
+	var out bytes.Buffer
+	args := []string{"bench", "-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-vocab", "13",
+		"-batch", "2", "-len", "4", "-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2",
+		"-schemes", "all", "-eval-lens", "8", "-peak", "0"}
+	if err := run(t.Context(), args, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	names := allSchemes()
+	if names[0] != "none" || names[len(names)-1] != "none" || len(names) != len(position.Kinds())+len(variantNames())+2 {
+		t.Fatalf("-schemes all: %v, want every scheme and variant with none first, in the middle and last", names)
+	}
+	if !slices.Contains(names, "abacus") || !slices.Contains(names, "coupled") || !slices.Contains(names, "cope") {
+		t.Fatalf("the schemes and variants: %v", names)
+	}
+	train := regexp.MustCompile(`(?m)^BENCH train scheme=(\S+) `)
+	eval := regexp.MustCompile(`(?m)^BENCH eval scheme=(\S+) T=8 `)
+	rtrain := regexp.MustCompile(`(?m)^RATIO train scheme=(\S+) ms/step=\d+\.\d\d to_none=(\d+\.\d\d) alloc_MB/step=\d+\.\d\d$`)
+	reval := regexp.MustCompile(`(?m)^RATIO eval scheme=(\S+) T=8 tok/s=\d+ to_none=(\d+\.\d\d)$`)
+	nones := 0 // none's ratios of 1.00: at least one per RATIO kind (the median of three is one of them)
+	got := func(re *regexp.Regexp) []string {
+		var s []string
+		for _, m := range re.FindAllStringSubmatch(out.String(), -1) {
+			s = append(s, m[1])
+			if len(m) > 2 && m[1] == "none" && m[2] == "1.00" {
+				nones++
+			}
+		}
+		return s
+	}
+	var wantTrain []string
+	for _, n := range names {
+		if !slices.ContainsFunc(benchVariants, func(v benchVariant) bool { return v.name == n && v.evalOnly }) {
+			wantTrain = append(wantTrain, n)
+		}
+	}
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{{"BENCH train", got(train), wantTrain}, {"BENCH eval", got(eval), names}, {"RATIO train", got(rtrain), wantTrain}, {"RATIO eval", got(reval), names}} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s lines for %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	if nones < 2 {
+		t.Errorf("none's own RATIO lines: %d at 1.00, want one per kind at least (its median)", nones)
+	}
+}
+
+// TestBenchRatioMedian: the ratios' base is the median of none's measurements.
+func TestBenchRatioMedian(t *testing.T) {
+	rs := []benchResult{
+		{"BENCH train scheme=none tok/s=1 ms/step=10.00 alloc_MB/step=0.10", "none", 0},
+		{"BENCH train scheme=cope tok/s=1 ms/step=15.00 alloc_MB/step=0.20", "cope", 0},
+		{"BENCH train scheme=none tok/s=1 ms/step=30.00 alloc_MB/step=0.10", "none", 0},
+		{"BENCH train scheme=none tok/s=1 ms/step=12.00 alloc_MB/step=0.10", "none", 0},
+		{"BENCH eval scheme=none T=64 tok/s=1000", "none", 64},
+		{"BENCH eval scheme=cope T=64 tok/s=500", "cope", 64},
+		{"BENCH eval scheme=rope T=128 tok/s=500", "rope", 128},
+	}
+	got := strings.Join(ratioLines(rs), "\n")
+	want := strings.Join([]string{
+		"RATIO train scheme=none ms/step=10.00 to_none=0.83 alloc_MB/step=0.10",
+		"RATIO train scheme=cope ms/step=15.00 to_none=1.25 alloc_MB/step=0.20",
+		"RATIO train scheme=none ms/step=30.00 to_none=2.50 alloc_MB/step=0.10",
+		"RATIO train scheme=none ms/step=12.00 to_none=1.00 alloc_MB/step=0.10",
+		"RATIO eval scheme=none T=64 tok/s=1000 to_none=1.00",
+		"RATIO eval scheme=cope T=64 tok/s=500 to_none=2.00",
+	}, "\n")
+	if got != want {
+		t.Errorf("ratio lines:\n%s\nwant (rope at T=128 has no none to compare with):\n%s", got, want)
+	}
+}
+
+// TestBenchMemoryUnderUlimit: under an address-space limit, bench predicts its graphs' memory
+// and refuses in one line naming the flag and the limit before it allocates anything (issue 47
+// P2: it measured for 33 s, then died with Go's "fatal error: out of memory"); a small bench
+// still runs there.
+func TestBenchMemoryUnderUlimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for _, evalLens := range []string{"16384", "4096"} {
+		c := underUlimit("2000000", "bench", "-eval-lens", evalLens, "-batch", "64")
+		var e strings.Builder
+		c.Stderr = &e
+		err := c.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		oneLineError(t, "bench -eval-lens "+evalLens+" -batch 64 under ulimit -v 2000000", e.String(), code,
+			"train: bench: -eval-lens: "+evalLens+" with -batch 64", "more than the", "that the address-space limit (ulimit -v 2000000) of 2.05 GB leaves", "lower it or -batch")
+	}
+	c := underUlimit("2000000", "bench", "-layers", "1", "-d-model", "8", "-heads", "2", "-d-ff", "16", "-batch", "2", "-len", "4",
+		"-steps", "2", "-warmup", "1", "-chunks", "2", "-eval-iters", "2", "-schemes", "cope", "-eval-lens", "8", "-peak", "0")
+	if out, err := c.Output(); err != nil || !strings.Contains(string(out), "BENCH eval scheme=cope T=8 ") {
+		t.Errorf("a small bench under ulimit -v 2000000: %v\n%s", err, out)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/chewxy/hm"
-	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -15,28 +14,39 @@ type CoPEConfig struct {
 	Batch, Len, Heads int // B, T, H; q, k, v are [B·T, D] with D = H·Dh
 	// NPos is the number of position embeddings: positions are clamped to NPos − 1.
 	NPos int
-	// Unscaled leaves out the 1/√Dh scale of Q·Kᵀ (as AttentionConfig.Unscaled).
+	// Unscaled leaves out the 1/√Dh scale s (as AttentionConfig.Unscaled): s = 1.
 	Unscaled bool
+	// ScalePos scales the position term with Q·Kᵀ, (q·k + q·e[p])·s, as facebookresearch/RAM's
+	// ContextPosSelfAttn.forward does by default (cope_nodiv false); unset, the paper's listing
+	// (Golovneva et al. 2024, §3), q·k·s + q·e[p].
+	ScalePos bool
 	// Capture, when not nil, receives the op's attention weights after every run.
 	Capture *AttentionCapture
 }
 
-// CoPEAttention is causal attention with contextual positions (CoPE, Golovneva et al. 2024), as
-// facebookresearch/RAM's projects/cope/src/cope/context_position.py (ContextPosSelfAttn.forward
-// and CoPE.forward) computes it, for every sequence b and head h of q, k, v [B·T, D] with the
-// embeddings e [NPos, Dh] that every head shares:
+// CoPEAttention is causal attention with contextual positions (CoPE, Golovneva et al. 2024) for
+// every sequence b and head h of q, k, v [B·T, D], with the embeddings e [NPos, Dh] that every
+// head shares (facebookresearch/RAM's projects/cope/src/cope/context_position.py folds the heads
+// into the batch):
 //
 //	z_ij = s·q_i·k_j (s = 1/√Dh, or 1 when Unscaled), for the keys j ≤ i
 //	g_ij = σ(z_ij),  p_ij = min(Σ_{t=j..i} g_it, NPos − 1)
-//	a_ij = z_ij + (1 − w)·q_i·e[⌊p_ij⌋] + w·q_i·e[⌈p_ij⌉],  w = p_ij − ⌊p_ij⌋
+//	l_im = c·q_i·e[m]  (c = 1, the paper's listing; c = s with ScalePos, the reference code's default)
+//	a_ij = z_ij + w·l_i⌈p_ij⌉ + (1 − w)·l_i⌊p_ij⌋,  w = p_ij − ⌊p_ij⌋
 //	y_i = Σ_j softmax_j(a_ij)·v_j
 //
 // and returns y [B·T, D], heads merged. The keys after the query get no weight (their gates, as
-// the reference's masked logits', are 0). Computed in float64 whatever the dtype; a training
-// graph keeps the weights [B, H, T, T] (in its dtype) for the backward pass, which recomputes
-// each row's gates and positions and sums e's gradient over the sequences and heads in a fixed
-// order, so the bits do not depend on the number of workers. An evaluation keeps one row per
-// worker.
+// the reference's masked logits', are 0).
+//
+// It is computed as Attention is, in the graph's dtype: head by head, a block of query rows at a
+// time (attnBlock rows, AttentionEvalRows in an evaluation), the products Z = s·Q·Kᵀ, L = c·Q·Eᵀ
+// and P·V by the matrix kernels (Kᵀ packed once per head, Eᵀ once per run), the gates' exponential
+// and the softmax by the vector kernels; per row, the suffix sums of the gates, the clamp and the
+// interpolation go key by key from the query down (cope_rows.go). A training graph keeps the
+// weights P [B, H, T, T] for the backward pass, which recomputes each block's gates, positions
+// and L; an evaluation keeps one block of rows per worker, so its memory grows linearly with T.
+// Every element is computed by the same operations whatever the number of workers, and e's
+// gradient is summed over the heads in a fixed order, so the bits do not depend on it.
 func CoPEAttention(q, k, v, e *G.Node, cfg CoPEConfig) (*G.Node, error) {
 	s := q.Shape()
 	if len(s) != 2 || cfg.Heads < 1 || s[1]%cfg.Heads != 0 || s[0] != cfg.Batch*cfg.Len {
@@ -50,7 +60,7 @@ func CoPEAttention(q, k, v, e *G.Node, cfg CoPEConfig) (*G.Node, error) {
 	}
 	op := &copeOp{base: newBase("CoPEAttention", 4), cfg: cfg}
 	if c := cfg.Capture; c != nil {
-		c.src, op.keep = op, true
+		c.src, op.keep, op.whole = op, true, true
 	}
 	op.cfg.Capture = nil
 	return apply(op, q, k, v, e)
@@ -62,10 +72,26 @@ type copeOp struct {
 	// keep: the forward pass keeps its weights [B, H, T, T] in the graph's dtype (p32 or p64),
 	// for the backward pass of a training graph (set when the gradient is built) or a capture.
 	keep bool
-	p32  scratch[float32]
-	p64  scratch[float64]
-	ran  bool // the weights of a run are kept
-	out  buffer
+	// whole: a capture reads P, so every row's masked keys are zeroed up to T (else up to the
+	// end of its row block, the last key a product reads).
+	whole bool
+	p32   scratch[float32] // P [B, H, T, T] when kept, else a block of rows [blk, T] per worker
+	p64   scratch[float64]
+	w32   copeScratch[float32] // the forward pass's per-worker scratch
+	w64   copeScratch[float64]
+	ran   bool // the weights of a run are kept
+	out   buffer
+}
+
+// copeScratch is the per-worker working memory of a pass (forward or backward), kept across runs.
+type copeScratch[F Float] struct {
+	et   bPacker[F]   // Eᵀ, packed once per run for every head
+	kt   []bPacker[F] // per worker: the head's Kᵀ
+	vt   []bPacker[F] // per worker: the head's Vᵀ (backward)
+	rows scratch[F]   // per worker: copeWork's buffers
+	idx  []int32      // per worker: the backward pass's positions [2T]
+	de   scratch[F]   // the backward pass's e gradient per head [B·H, NPos, Dh], summed in order
+	dots scratch[F]   // the backward pass's dYᵢ·Yᵢ of every row and head [B·T, H]
 }
 
 func (op *copeOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2) }
@@ -90,15 +116,6 @@ func (op *copeOp) captured() ([]float64, error) {
 	return append([]float64(nil), op.p64.s[:n]...), nil
 }
 
-// weight is the kept weight of sequence and head bh, query i, key j.
-func (op *copeOp) weight(bh, i, j int) float64 {
-	at := (bh*op.cfg.Len+i)*op.cfg.Len + j
-	if op.out.t.Dtype() == tensor.Float32 {
-		return float64(op.p32.s[at])
-	}
-	return op.p64.s[at]
-}
-
 func (op *copeOp) capturedShape() (int, int, int) { return op.cfg.Batch, op.cfg.Heads, op.cfg.Len }
 
 // float64s returns a value's data as float64 (a copy for float32).
@@ -116,71 +133,25 @@ func float64s(v G.Value) []float64 {
 	return nil
 }
 
-// copeRow is one query row's forward quantities over its keys j ≤ i.
-type copeRow struct {
-	z, g, raw, p, pr []float64 // logits s·q·k, gates, positions, positions clamped, weights
-	l                []float64 // q_i·e[m], m < NPos
+// copeDims are the sizes and factors of one run.
+type copeDims[F Float] struct {
+	B, T, H, D, dh, npos, blk int
+	scale, lscale             F // s of Q·Kᵀ, c of Q·Eᵀ
 }
 
-// copeDims are the sizes one head's rows are read with.
-type copeDims struct {
-	T, D, dh, npos int
-	scale          float64
-}
-
-func (op *copeOp) dims() copeDims {
-	D := op.out.t.Shape()[1]
-	dh := D / op.cfg.Heads
+// copeDimsOf are op's sizes for inputs of width D.
+func copeDimsOf[F Float](op *copeOp, D int) copeDims[F] {
+	c := op.cfg
+	dh := D / c.Heads
 	scale := 1 / math.Sqrt(float64(dh))
-	if op.cfg.Unscaled {
+	if c.Unscaled {
 		scale = 1
 	}
-	return copeDims{T: op.cfg.Len, D: D, dh: dh, npos: op.cfg.NPos, scale: scale}
-}
-
-func newCopeRow(T, npos int) *copeRow {
-	return &copeRow{z: make([]float64, T), g: make([]float64, T), raw: make([]float64, T), p: make([]float64, T), pr: make([]float64, T), l: make([]float64, npos)}
-}
-
-// forward fills r for query i of sequence b, head h (keys 0..i).
-func (d copeDims) forward(r *copeRow, q, k, e []float64, b, h, i int) {
-	qi := q[(b*d.T+i)*d.D+h*d.dh:][:d.dh]
-	for j := 0; j <= i; j++ {
-		kj := k[(b*d.T+j)*d.D+h*d.dh:][:d.dh]
-		s := 0.0
-		for x, qv := range qi {
-			s += float64(qv * kj[x]) // float64(): not fused on arm64, as on amd64
-		}
-		r.z[j] = d.scale * s
-		r.g[j] = 1 / (1 + pmath.Exp(-r.z[j]))
+	lscale := 1.0
+	if c.ScalePos {
+		lscale = scale
 	}
-	for m := range d.npos {
-		s := 0.0
-		for x, qv := range qi {
-			s += float64(qv * e[m*d.dh+x])
-		}
-		r.l[m] = s
-	}
-	sum, top := 0.0, float64(d.npos-1)
-	for j := i; j >= 0; j-- { // p_ij = Σ_{t=j..i} g_it
-		sum += r.g[j]
-		r.raw[j], r.p[j] = sum, min(sum, top)
-	}
-	mx := math.Inf(-1)
-	for j := 0; j <= i; j++ {
-		f, c := math.Floor(r.p[j]), math.Ceil(r.p[j])
-		w := r.p[j] - f
-		r.pr[j] = r.z[j] + float64(r.l[int(c)]*w) + float64(r.l[int(f)]*(1-w))
-		mx = max(mx, r.pr[j])
-	}
-	tot := 0.0
-	for j := 0; j <= i; j++ {
-		r.pr[j] = pmath.Exp(r.pr[j] - mx)
-		tot += r.pr[j]
-	}
-	for j := 0; j <= i; j++ {
-		r.pr[j] /= tot
-	}
+	return copeDims[F]{B: c.Batch, T: c.Len, H: c.Heads, D: D, dh: dh, npos: c.NPos, blk: attnBlock(c.Len, true), scale: F(scale), lscale: F(lscale)}
 }
 
 func (op *copeOp) Do(vs ...G.Value) (G.Value, error) {
@@ -189,55 +160,61 @@ func (op *copeOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	out := op.out.get(dt, vs[0].Shape()...)
-	q, k, v, e := float64s(vs[0]), float64s(vs[1]), float64s(vs[2]), float64s(vs[3])
-	d := op.dims()
-	B, H, T := op.cfg.Batch, op.cfg.Heads, op.cfg.Len
-	y := make([]float64, B*T*d.D)
-	var p32 []float32
-	var p64 []float64
-	if op.keep {
-		if dt == tensor.Float32 {
-			p32 = op.p32.get(B * H * T * T)
-			clear(p32)
-		} else {
-			p64 = op.p64.get(B * H * T * T)
-			clear(p64)
-		}
+	if dt == tensor.Float32 {
+		copeFwd(op, &op.p32, &op.w32, vs, sl[float32](out))
+	} else {
+		copeFwd(op, &op.p64, &op.w64, vs, sl[float64](out))
 	}
-	parallel(B*H, T*T*d.dh, func(_, lo, hi int) {
-		r := newCopeRow(T, d.npos)
+	op.ran = op.keep
+	return out, nil
+}
+
+func copeFwd[F Float](op *copeOp, pbuf *scratch[F], ws *copeScratch[F], vs []G.Value, y []F) {
+	d := copeDimsOf[F](op, vs[0].Shape()[1])
+	q, k, v, e := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[3])
+	T, D, dh, blk := d.T, d.D, d.dh, d.blk
+	w := min(workers(), d.B*d.H)
+	var p []F
+	if op.keep {
+		p = pbuf.get(d.B * d.H * T * T)
+	} else {
+		p = pbuf.get(w * blk * T) // [w, blk, T]: memory linear in T
+	}
+	ws.et.pack(e, dh, d.npos, dh) // Eᵀ [dh, NPos], for every head
+	kt := packers(&ws.kt, w)
+	wlen := copeFwdWork(T, blk, d.npos)
+	rows := ws.rows.get(w * wlen)
+	parallelW(w, d.B*d.H, 1<<20, func(worker, lo, hi int) {
+		wk := copeFwdWorkOf(rows[worker*wlen:(worker+1)*wlen], T, blk, d.npos)
 		for bh := lo; bh < hi; bh++ {
-			b, h := bh/H, bh%H
-			for i := range T {
-				d.forward(r, q, k, e, b, h, i)
-				yi := y[(b*T+i)*d.D+h*d.dh:][:d.dh]
-				for j := 0; j <= i; j++ {
-					vj := v[(b*T+j)*d.D+h*d.dh:][:d.dh]
-					for x := range yi {
-						yi[x] += float64(r.pr[j] * vj[x])
+			b, h := bh/d.H, bh%d.H
+			off := b*T*D + h*dh
+			kt[worker].pack(k[off:], D, T, dh) // Kᵀ of the head [dh, T], for every row block
+			for i0 := 0; i0 < T; i0 += blk {
+				i1 := min(i0+blk, T)
+				var pb []F // the block's rows of P, [i1−i0, T]
+				if op.keep {
+					pb = p[bh*T*T+i0*T : bh*T*T+i1*T]
+				} else {
+					pb = p[worker*blk*T : worker*blk*T+(i1-i0)*T]
+				}
+				kt[worker].mul(false, i1-i0, i1, d.scale, q[off+i0*D:], D, k[off:], D, pb, T)   // Z [i1−i0, i1]
+				ws.et.mul(false, i1-i0, d.npos, d.lscale, q[off+i0*D:], D, e, dh, wk.l, d.npos) // L [i1−i0, NPos]
+				for i := i0; i < i1; i++ {
+					r := (i - i0) * T
+					row := pb[r : r+i+1]
+					copeLogits(row, wk.g[:i+1], wk.l[(i-i0)*d.npos:(i-i0+1)*d.npos], F(d.npos-1))
+					softmaxRow(row)
+					if op.whole {
+						clear(pb[r+i+1 : r+T])
+					} else { // P·V here and Pᵀ·dY in the backward read keys below i1 only
+						clear(pb[r+i+1 : r+i1])
 					}
 				}
-				for j, w := range r.pr[:i+1] {
-					switch {
-					case p32 != nil:
-						p32[(bh*T+i)*T+j] = float32(w)
-					case p64 != nil:
-						p64[(bh*T+i)*T+j] = w
-					}
-				}
+				gemm1(false, false, i1-i0, dh, i1, 1, pb, T, v[off:], D, 0, y[off+i0*D:], D)
 			}
 		}
 	})
-	op.ran = op.keep
-	switch o := out.Data().(type) {
-	case []float64:
-		copy(o, y)
-	case []float32:
-		for i, x := range y {
-			o[i] = float32(x)
-		}
-	}
-	return out, nil
 }
 
 func (op *copeOp) DiffWRT(int) []bool { return []bool{true, true, true, true} }
@@ -246,23 +223,25 @@ func (op *copeOp) DiffWRT(int) []bool { return []bool{true, true, true, true} }
 // that pick each piece out of it.
 func (op *copeOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	op.keep = true
-	bwd := &copeGradOp{base: newBase("CoPEAttentionGrad", 5), fwd: op}
-	packed, err := apply(bwd, in[0], in[1], in[2], in[3], grad)
+	bwd := &copeGradOp{base: newBase("CoPEAttentionGrad", 6), fwd: op}
+	packed, err := apply(bwd, in[0], in[1], in[2], in[3], out, grad)
 	if err != nil {
 		return nil, err
 	}
 	return unpack("CoPEAttentionGrad", packed, in)
 }
 
-// copeGradOp reads q, k, v, e and dy and the forward pass's kept weights, and writes [dq | dk |
-// dv | de], recomputing each row's gates and positions.
+// copeGradOp reads q, k, v, e, y and dy and the forward pass's kept weights, and writes [dq | dk |
+// dv | de], recomputing each row block's gates, positions and L.
 type copeGradOp struct {
 	base
 	fwd *copeOp
+	w32 copeScratch[float32]
+	w64 copeScratch[float64]
 	out buffer
 }
 
-func (op *copeGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 1) }
+func (op *copeGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 2, 1) }
 
 func (op *copeGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	n := 0
@@ -281,93 +260,82 @@ func (op *copeGradOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	q, k, v, e, dy := float64s(vs[0]), float64s(vs[1]), float64s(vs[2]), float64s(vs[3]), float64s(vs[4])
 	f := op.fwd
 	if f.out.t == nil || !f.ran {
 		return nil, fmt.Errorf("ops: CoPEAttentionGrad before its forward pass")
 	}
-	d := f.dims()
-	B, H, T := f.cfg.Batch, f.cfg.Heads, f.cfg.Len
+	n := 3*vs[0].Shape().TotalSize() + vs[3].Shape().TotalSize()
+	out := op.out.get(dt, n)
+	if dt == tensor.Float32 {
+		copeBwd(f, f.p32.s, &op.w32, vs, sl[float32](out))
+	} else {
+		copeBwd(f, f.p64.s, &op.w64, vs, sl[float64](out))
+	}
+	return out, nil
+}
+
+func copeBwd[F Float](f *copeOp, p []F, ws *copeScratch[F], vs []G.Value, grad []F) {
+	d := copeDimsOf[F](f, vs[0].Shape()[1])
+	q, k, v, e, y, dy := sl[F](vs[0]), sl[F](vs[1]), sl[F](vs[2]), sl[F](vs[3]), sl[F](vs[4]), sl[F](vs[5])
+	T, D, dh, blk, npos, H := d.T, d.D, d.dh, d.blk, d.npos, d.H
 	nq, ne := len(q), len(e)
-	grad := make([]float64, 3*nq+ne)
-	dq, dk, dv := grad[:nq], grad[nq:2*nq], grad[2*nq:3*nq]
-	deBH := make([]float64, B*H*ne) // e's gradient of each sequence and head, summed in order below
-	parallel(B*H, 4*T*T*d.dh, func(_, lo, hi int) {
-		r := newCopeRow(T, d.npos)
-		dP, dz, dl := make([]float64, T), make([]float64, T), make([]float64, d.npos)
+	dq, dk, dv, de := grad[:nq], grad[nq:2*nq], grad[2*nq:3*nq], grad[3*nq:]
+	// workers() changes when another run of a grid starts or ends: read it once, so that there is
+	// scratch for every chunk.
+	w := min(workers(), d.B*d.H)
+	ws.et.pack(e, dh, npos, dh)
+	kt, vt := packers(&ws.kt, w), packers(&ws.vt, w)
+	wlen := copeBwdWork(T, blk, npos)
+	rows := ws.rows.get(w * wlen)
+	if len(ws.idx) < w*2*T {
+		ws.idx = make([]int32, w*2*T)
+	}
+	deBH := ws.de.get(d.B * d.H * ne) // e's gradient of each sequence and head, summed in order below
+	// Σ_j P_ij·dP_ij = dYᵢ·Yᵢ for every row i and head, [B·T, H], in one pass over whole rows
+	dots := ws.dots.get(d.B * T * H)
+	parallel(d.B*T, 2*D, func(_, lo, hi int) { headDots(dots[lo*H:hi*H], y[lo*D:], dy[lo*D:], hi-lo, D, H) })
+	parallelW(w, d.B*d.H, 1<<20, func(worker, lo, hi int) {
+		wk := copeBwdWorkOf(rows[worker*wlen:(worker+1)*wlen], ws.idx[worker*2*T:(worker+1)*2*T], T, blk, npos)
 		for bh := lo; bh < hi; bh++ {
-			b, h := bh/H, bh%H
-			de := deBH[bh*ne:][:ne]
-			for i := range T {
-				d.forward(r, q, k, e, b, h, i)
-				for j := 0; j <= i; j++ {
-					r.pr[j] = f.weight(bh, i, j) // the forward pass's weights, as rounded to the dtype
+			b, h := bh/d.H, bh%d.H
+			off := b*T*D + h*dh
+			kt[worker].pack(k[off:], D, T, dh)
+			vt[worker].pack(v[off:], D, T, dh)
+			ph, dz := p[bh*T*T:(bh+1)*T*T], wk.dz // the head's P and dZ [T, T]
+			deh := deBH[bh*ne : (bh+1)*ne]
+			for i0 := 0; i0 < T; i0 += blk {
+				i1 := min(i0+blk, T)
+				gb, dpb := wk.g[:(i1-i0)*T], dz[i0*T:i1*T]                                    // the block's gates and dP, then dZ
+				kt[worker].mul(false, i1-i0, i1, d.scale, q[off+i0*D:], D, k[off:], D, gb, T) // Z
+				ws.et.mul(false, i1-i0, npos, d.lscale, q[off+i0*D:], D, e, dh, wk.l, npos)   // L
+				vt[worker].mul(false, i1-i0, i1, 1, dy[off+i0*D:], D, v[off:], D, dpb, T)     // dP = dY·Vᵀ
+				for i := i0; i < i1; i++ {
+					r := (i - i0) * T
+					dl := wk.dl[(i-i0)*npos : (i-i0+1)*npos]
+					copeRowGrad(dpb[r:r+i+1], gb[r:r+i+1], ph[i*T:i*T+i+1], wk.l[(i-i0)*npos:(i-i0+1)*npos], dl, wk.raw[:i+1], F(npos-1), dots[(b*T+i)*H+h], &wk)
+					clear(dpb[r+i+1 : r+i1]) // dZ·K and dZᵀ·Q read keys below i1 only
 				}
-				row := (b*T+i)*d.D + h*d.dh
-				qi, dqi, dyi := q[row:][:d.dh], dq[row:][:d.dh], dy[row:][:d.dh]
-				dot := 0.0
-				for j := 0; j <= i; j++ {
-					at := (b*T+j)*d.D + h*d.dh
-					vj, dvj := v[at:][:d.dh], dv[at:][:d.dh]
-					s := 0.0
-					for x, g := range dyi {
-						s += float64(g * vj[x])
-						dvj[x] += float64(r.pr[j] * g)
-					}
-					dP[j] = s
-					dot += float64(r.pr[j] * s)
+				// dQ = s·dZ·K + c·dL·E ; dE_bh += c·dLᵀ·Q
+				gemm1(false, false, i1-i0, dh, i1, d.scale, dpb, T, k[off:], D, 0, dq[off+i0*D:], D)
+				gemm1(false, false, i1-i0, dh, npos, d.lscale, wk.dl, npos, e, dh, 1, dq[off+i0*D:], D)
+				beta := F(1)
+				if i0 == 0 {
+					beta = 0
 				}
-				clear(dl)
-				clear(dz[:i+1])
-				dgSum := 0.0 // Σ_{j ≤ t} dp_ij, accumulated as t grows
-				for j := 0; j <= i; j++ {
-					da := float64(r.pr[j] * (dP[j] - dot))
-					fl, c := math.Floor(r.p[j]), math.Ceil(r.p[j])
-					w := r.p[j] - fl
-					dl[int(fl)] += float64(da * (1 - w))
-					dl[int(c)] += float64(da * w)
-					dp := 0.0
-					if r.raw[j] <= float64(d.npos-1) { // the clamp passes the gradient up to its bound (torch.clamp's)
-						dp = float64(da * (r.l[int(c)] - r.l[int(fl)]))
-					}
-					dgSum += dp
-					dz[j] = da + float64(float64(dgSum*r.g[j])*(1-r.g[j])) // dg_ij = Σ_{j' ≤ j} dp_ij'
-				}
-				for m, g := range dl {
-					em := e[m*d.dh:][:d.dh]
-					for x := range dqi {
-						dqi[x] += float64(g * em[x])
-						de[m*d.dh+x] += float64(g * qi[x])
-					}
-				}
-				for j := 0; j <= i; j++ {
-					at := (b*T+j)*d.D + h*d.dh
-					kj, dkj := k[at:][:d.dh], dk[at:][:d.dh]
-					g := d.scale * dz[j]
-					for x := range dqi {
-						dqi[x] += float64(g * kj[x])
-						dkj[x] += float64(g * qi[x])
-					}
-				}
+				gemm1(true, false, npos, dh, i1-i0, d.lscale, wk.dl, npos, q[off+i0*D:], D, beta, deh, dh)
+			}
+			for j0 := 0; j0 < T; j0 += blk { // key blocks: dV and dK need the queries [j0, T) only
+				j1 := min(j0+blk, T)
+				// dV = Pᵀ·dY ; dK = s·dZᵀ·Q
+				gemm1(true, false, j1-j0, dh, T-j0, 1, ph[j0*T+j0:], T, dy[off+j0*D:], D, 0, dv[off+j0*D:], D)
+				gemm1(true, false, j1-j0, dh, T-j0, d.scale, dz[j0*T+j0:], T, q[off+j0*D:], D, 0, dk[off+j0*D:], D)
 			}
 		}
 	})
-	de := grad[3*nq:]
-	for bh := range B * H {
-		for x, g := range deBH[bh*ne:][:ne] {
-			de[x] += g
-		}
+	copy(de, deBH[:ne])
+	for bh := 1; bh < d.B*d.H; bh++ {
+		addInto(de, de, deBH[bh*ne:(bh+1)*ne])
 	}
-	out := op.out.get(dt, len(grad))
-	switch o := out.Data().(type) {
-	case []float64:
-		copy(o, grad)
-	case []float32:
-		for i, x := range grad {
-			o[i] = float32(x)
-		}
-	}
-	return out, nil
 }
 
 func (op *copeGradOp) DiffWRT(int) []bool { return []bool{false, false, false, false, false} }
