@@ -97,6 +97,8 @@ var crossSchemes = []struct{ name, kind, position, model string }{
 	{"alibi_log_scaling", "alibi", `{kind: alibi, log_scaling: 0.5}`, ""},
 	{"relative_log_scaling", "relative", `{kind: relative, log_scaling: 0.5}`, ""},
 	{"cope_log_scaling", "cope", `{kind: cope, npos: 6, init_std: 0.5, log_scaling: 0.5}`, ""},
+	{"cope_ram", "cope", `{kind: cope, npos: 6, init_std: 0.5, form: ram}`, ""},
+	{"cope_ram_unscaled", "cope", `{kind: cope, npos: 6, init_std: 0.5, form: ram}`, "unscaled_logits: true"},
 	{"fox", "fox", `{kind: fox, init_std: 0.3, bias_init: 1}`, ""},
 	{"fox_log_scaling", "fox", `{kind: fox, init_std: 0.3, log_scaling: 0.5}`, ""},
 	{"stick_breaking", "stick_breaking", `{kind: stick_breaking}`, ""},
