@@ -397,8 +397,8 @@ func sequentialClaims(ctx context.Context, fs *flag.FlagSet, decide, export bool
 		return fmt.Errorf("claims: -max-seeds, -budget, -jobs, -plan and -shard set -decide's training; -replay trains nothing: %w", errUsage)
 	case d.plan && d.shard.Source != "":
 		return fmt.Errorf("claims: -plan with %s: the plan is the driver's step, a shard trains its share of the look: give one: %w", d.shard, errUsage)
-	case d.maxSeeds < 0 || flagSet(fs, "max-seeds") && d.maxSeeds < 2:
-		return fmt.Errorf("claims: -max-seeds %d: a cell needs at least 2 seeds to be judged; give 2 or more: %w", d.maxSeeds, errUsage)
+	case d.maxSeeds < 0 || flagSet(fs, "max-seeds") && (d.maxSeeds < 2 || d.maxSeeds > claims.MostSeeds):
+		return fmt.Errorf("claims: -max-seeds %d: a cell needs at least 2 seeds to be judged, and -decide trains at most %d (as sequential.max_seeds); give 2 to %d: %w", d.maxSeeds, claims.MostSeeds, claims.MostSeeds, errUsage)
 	case d.budget < 0:
 		return fmt.Errorf("claims: -budget %s: give a positive duration such as 2h: %w", d.budget, errUsage)
 	case d.jobs < 1:

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The hostile pass on `claims -decide` (this round's sequential judging): each test runs the
+// CLI as a real process and checks the one-line error, or that the command goes on.
+
+// decideDir writes the tiny grid and its sequential claims file (at most 3 seeds a cell) into a
+// new directory and returns the directory and the claims file's path.
+func decideDir(t *testing.T) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	writeFile(t, filepath.Join(dir, "mygrid.yaml"), claimsGrid)
+	return dir, writeFile(t, filepath.Join(dir, "mine-claims.yaml"), decideFile)
+}
+
+// TestDecideMaxSeedsBounded (hostile F2): -max-seeds above the file's own bound (1000) is refused
+// in one line naming the flag; it was accepted, and 1000000000 ran out of memory building the
+// worst case's grid (Go's fatal error under ulimit -v 4000000), 100000 blamed the grid's sweep.
+func TestDecideMaxSeedsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, file := decideDir(t)
+	for _, n := range []string{"1001", "100000", "1000000000", "9223372036854775807"} {
+		_, stderr, code := runChild(t, "claims", "-decide", "-plan", "-max-seeds", n, "-runs", filepath.Join(dir, "runs"), file)
+		oneLineError(t, "-max-seeds "+n, stderr, code, "-max-seeds "+n, "give 2 to 1000")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Errorf("a refused -max-seeds created -runs")
+	}
+}
+
