@@ -35,3 +35,20 @@ func TestDecideMaxSeedsBounded(t *testing.T) {
 	}
 }
 
+// TestDecideFlagsWithoutDecide (hostile F5): -decide's own flags given without -decide are
+// refused, naming the flag and the fix; `claims -plan FILE` (a driver script missing -decide)
+// judged the file as it stood and said nothing.
+func TestDecideFlagsWithoutDecide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, file := decideDir(t)
+	for _, args := range [][]string{{"-plan"}, {"-shard", "0/2"}, {"-max-seeds", "5"}, {"-budget", "1h"}, {"-jobs", "4"}} {
+		full := append(append([]string{"claims"}, args...), "-runs", filepath.Join(dir, "runs"), file)
+		_, stderr, code := runChild(t, full...)
+		oneLineError(t, args[0]+" without -decide", stderr, code, args[0]+" without -decide", "add -decide")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mine-claims.md")); err == nil {
+		t.Errorf("a refused command wrote the document")
+	}
+}
