@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -405,6 +406,9 @@ func sequentialClaims(ctx context.Context, fs *flag.FlagSet, decide, export bool
 		return fmt.Errorf("claims: -jobs %d: give at least 1: %w", d.jobs, errUsage)
 	}
 	if decide {
+		if err := checkDecideRuns(runs); err != nil {
+			return err
+		}
 		d.runs = runs
 		return decideClaims(ctx, paths[0], d, stdout, stderr)
 	}
@@ -417,4 +421,25 @@ func sequentialClaims(ctx context.Context, fs *flag.FlagSet, decide, export bool
 		fmt.Fprint(stdout, doc)
 	}
 	return nil
+}
+
+// checkDecideRuns checks -decide's -runs, where it trains its seeds: given, a directory (created
+// if missing) and writable. The errors name -runs: the run directories' own say -out, the
+// training command's flag.
+func checkDecideRuns(runs string) error {
+	if runs == "" {
+		return fmt.Errorf("claims: -runs is empty: -decide trains its seeds under it (<runs>/<grid name>-seeds); give a directory, e.g. -runs runs: %w", errUsage)
+	}
+	if info, err := os.Stat(runs); err == nil && !info.IsDir() {
+		return fmt.Errorf("claims: -runs %s is not a directory: -decide trains its seeds under it; give a directory, e.g. -runs runs: %w", runs, errUsage)
+	}
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return fmt.Errorf("claims: -runs %s: cannot create it (%v): -decide trains its seeds under it; give a writable directory", runs, errors.Unwrap(err))
+	}
+	probe, err := os.CreateTemp(runs, ".posformer-writable-*")
+	if err != nil {
+		return fmt.Errorf("claims: -runs %s is not writable (%v): -decide trains its seeds under it; give a writable directory", runs, errors.Unwrap(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // The hostile pass on `claims -decide` (this round's sequential judging): each test runs the
@@ -50,5 +53,44 @@ func TestDecideFlagsWithoutDecide(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "mine-claims.md")); err == nil {
 		t.Errorf("a refused command wrote the document")
+	}
+}
+
+// TestDecideRunsChecked (hostile F3, F6): -decide's -runs empty or not a directory is refused in
+// one line naming -runs. With -runs "" and the table in place it trained into runs/ (the grid's
+// default out:) but collected from ./<grid>-seeds, and so looked again forever (look 266 after
+// 30 s, no progress); a file as -runs was told to "choose a writable -out", a flag claims does
+// not have.
+func TestDecideRunsChecked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, file := decideDir(t)
+	if _, stderr, code := runChild(t, "claims", "-decide", "-max-seeds", "2", "-runs", filepath.Join(dir, "first"), file); code != 0 {
+		t.Fatalf("the table's first look: exit %d\n%s", code, stderr)
+	}
+	notDir := writeFile(t, filepath.Join(dir, "afile"), "x")
+	for _, c := range []struct{ runs, want string }{
+		{"", "-runs is empty"},
+		{notDir, "-runs " + notDir + " is not a directory"},
+	} {
+		cmd := child("claims", "-decide", "-runs", c.runs, file)
+		cmd.Dir = dir // where -runs "" trained: runs/, beside the claims file
+		var e bytes.Buffer
+		cmd.Stderr = &e
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+		err := cmd.Wait()
+		timer.Stop()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		oneLineError(t, "-runs "+c.runs, e.String(), code, c.want, "give a directory")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
+		t.Errorf("-runs \"\" trained into runs/")
 	}
 }
