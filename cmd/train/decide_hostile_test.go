@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,4 +94,49 @@ func TestDecideRunsChecked(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "runs")); err == nil {
 		t.Errorf("-runs \"\" trained into runs/")
 	}
+}
+
+// TestDecideGridEditedBetweenLooks (hostile F1): the table's grid edited between two looks
+// (train.steps 2 → 5) is refused in one line naming the grid, the changed key and the fix,
+// before anything is trained; restored, the same command goes on. It trained the next look with
+// the edited grid, overwrote the seeds directory's grid.yaml, then refused to collect, and the
+// directory stayed unreadable after the grid was restored. A seeds directory another grid made
+// (task reverse) is refused the same way, instead of failing run by run with "pass -force", a
+// flag claims does not have.
+func TestDecideGridEditedBetweenLooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, file := decideDir(t)
+	runs := filepath.Join(dir, "runs")
+	gridPath := filepath.Join(dir, "mygrid.yaml")
+	if _, stderr, code := runChild(t, "claims", "-decide", "-max-seeds", "2", "-runs", runs, file); code != 0 {
+		t.Fatalf("the first look: exit %d\n%s", code, stderr)
+	}
+	seedsGrid := filepath.Join(runs, "mine-seeds", "grid.yaml")
+	before, _ := os.ReadFile(seedsGrid)
+	writeFile(t, gridPath, strings.Replace(claimsGrid, "steps: 2,", "steps: 5,", 1))
+	_, stderr, code := runChild(t, "claims", "-decide", "-runs", runs, file)
+	oneLineError(t, "grid edited", stderr, code, "mygrid.yaml is not the grid its seeds in", "train.steps (2 → 5)", "restore")
+	if after, _ := os.ReadFile(seedsGrid); !bytes.Equal(after, before) {
+		t.Errorf("the refused look rewrote %s:\n%s", seedsGrid, after)
+	}
+	if _, err := os.Stat(filepath.Join(runs, "mine-seeds", "position.kind-alibi__seed-3")); err == nil {
+		t.Errorf("the refused look trained seed 3")
+	}
+	writeFile(t, gridPath, claimsGrid) // restored: the same command goes on
+	if _, stderr, code := runChild(t, "claims", "-decide", "-runs", runs, file); code != 0 {
+		t.Fatalf("restored grid: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(runs, "mine-seeds", "position.kind-alibi__seed-3", "results.json")); err != nil {
+		t.Errorf("restored grid: seed 3 not trained: %v", err)
+	}
+	// a seeds directory of another grid (the same name, task reverse), before the table exists
+	dir2, file2 := decideDir(t)
+	other := writeFile(t, filepath.Join(dir2, "other.yaml"), strings.Replace(claimsGrid, "name: copy", "name: reverse", 1))
+	if _, stderr, code := runChild(t, "-config", other, "-out", filepath.Join(dir2, "runs"), "-set", "name=mine-seeds"); code != 0 {
+		t.Fatalf("the other grid: exit %d\n%s", code, stderr)
+	}
+	_, stderr, code = runChild(t, "claims", "-decide", "-runs", filepath.Join(dir2, "runs"), file2)
+	oneLineError(t, "another grid's seeds directory", stderr, code, "task.name (reverse → copy)", "move")
 }
