@@ -140,3 +140,58 @@ func TestDecideGridEditedBetweenLooks(t *testing.T) {
 	_, stderr, code = runChild(t, "claims", "-decide", "-runs", filepath.Join(dir2, "runs"), file2)
 	oneLineError(t, "another grid's seeds directory", stderr, code, "task.name (reverse → copy)", "move")
 }
+
+// TestDecideKilledInFirstWrite (hostile F7): a process killed inside a run's first write leaves
+// the run directory holding only config.yaml's temporary file (and the lock), as SIGKILL during
+// claims -decide's first look left it; the same command then goes on and ends with the table a
+// run never killed makes, and `train -resume` goes on from the same state. Both refused it for
+// good: "cannot resume ...: config.yaml: no such file or directory; pass -force", a flag
+// claims does not have (and -force on a grid starts every run over).
+func TestDecideKilledInFirstWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, file := decideDir(t)
+	runs := filepath.Join(dir, "runs")
+	if _, stderr, code := runChild(t, "claims", "-decide", "-runs", runs, file); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, "mine.csv"))
+	os.Remove(filepath.Join(dir, "mine.csv"))
+	run := filepath.Join(runs, "mine-seeds", "position.kind-alibi__seed-2")
+	cfg, err := os.ReadFile(filepath.Join(run, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(run)
+	os.Mkdir(run, 0o755)
+	writeFile(t, filepath.Join(run, ".config.yaml.tmp136223704"), string(cfg))
+	writeFile(t, filepath.Join(run, ".posformer.lock"), "4242\n")
+	if _, stderr, code := runChild(t, "claims", "-decide", "-runs", runs, file); code != 0 {
+		t.Fatalf("after the kill: exit %d\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "mine.csv")); !bytes.Equal(got, want) {
+		t.Errorf("after the kill, the table differs:\n%s\nwant\n%s", got, want)
+	}
+	// the training command, from the same state
+	out := filepath.Join(dir, "single")
+	config := writeFile(t, filepath.Join(dir, "tiny.yaml"), tinyConfig)
+	if _, stderr, code := runChild(t, "-config", config, "-out", out); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	runDir := filepath.Join(out, "copy_rope_s1")
+	wantRes, _ := os.ReadFile(filepath.Join(runDir, "results.csv"))
+	cfg, _ = os.ReadFile(filepath.Join(runDir, "config.yaml"))
+	os.RemoveAll(runDir)
+	os.Mkdir(runDir, 0o755)
+	writeFile(t, filepath.Join(runDir, ".config.yaml.tmp99"), string(cfg))
+	if _, stderr, code := runChild(t, "-config", config, "-out", out, "-resume"); code != 0 {
+		t.Fatalf("train -resume after the kill: exit %d\n%s", code, stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(runDir, "results.csv")); !bytes.Equal(got, wantRes) {
+		t.Errorf("train -resume after the kill: results differ:\n%s\nwant\n%s", got, wantRes)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, ".config.yaml.tmp99")); err == nil {
+		t.Errorf("the temporary file is still there")
+	}
+}
