@@ -195,3 +195,26 @@ func TestDecideKilledInFirstWrite(t *testing.T) {
 		t.Errorf("the temporary file is still there")
 	}
 }
+
+// TestClaimsWritesReadableFiles (hostile F4): the tables and the document claims writes are
+// readable by others (0644, as every file of a run directory), not CreateTemp's 0600, which the
+// atomic rename kept: on a cluster's shared project directory -decide's driver wrote tables the
+// rest of the group could not read, and rewriting a committed document made it private.
+func TestClaimsWritesReadableFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, file := decideDir(t)
+	if _, stderr, code := runChild(t, "claims", "-decide", "-max-seeds", "2", "-runs", filepath.Join(dir, "runs"), file); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, name := range []string{"mine.csv", "mine-claims.md"} {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o644 {
+			t.Errorf("%s has mode %v, want -rw-r--r--", name, info.Mode().Perm())
+		}
+	}
+}
