@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -206,6 +207,9 @@ func (f *File) NextLook(wants []Want, runs string) (*Look, error) {
 		}
 		var seeds []uint64
 		for _, w := range by[gr] {
+			if n := uint64(max(w.Need-w.Runs, 0)); len(w.Seeds) > 0 && w.Seeds[len(w.Seeds)-1] > math.MaxUint64-n {
+				return nil, f.errAt(path, "cell %s · %s's largest seed is %d: -decide gives a cell the seeds after its largest, and there are not %d more; sweep smaller seeds in %s", w.Task, key{w.Task, w.Scheme, w.Variant}, w.Seeds[len(w.Seeds)-1], n, t.Grid)
+			}
 			for _, s := range w.NextSeeds() {
 				if !slices.Contains(seeds, s) {
 					seeds = append(seeds, s)

@@ -218,3 +218,18 @@ func TestClaimsWritesReadableFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideSeedsAtTheTop (hostile F9): a grid whose seeds end at 2^64−1 is refused in one line
+// when -decide needs a seed after the largest; the next seed wrapped to 0, a run that then never
+// became a new seed of the cell, and -decide trained it again look after look (look 232 after
+// 20 s), forever.
+func TestDecideSeedsAtTheTop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "mygrid.yaml"), strings.Replace(claimsGrid, "seed: [1, 2]", "seed: [18446744073709551614, 18446744073709551615]", 1))
+	file := writeFile(t, filepath.Join(dir, "mine-claims.yaml"), claimsFile+"sequential: {max_seeds: 4}\n") // (at 3 it trained seed 0 once and stopped)
+	stderr, code := runChildWithin(t, 60*time.Second, "claims", "-decide", "-runs", filepath.Join(dir, "runs"), file)
+	oneLineError(t, "seeds at the top", stderr, code, "largest seed is 18446744073709551615", "sweep smaller seeds in")
+}
