@@ -53,6 +53,9 @@ func openEvents(cfg config.Config, dir string, step int) (*events, error) {
 	if last == "" {
 		w, err = createEvents(dir)
 	} else {
+		if err := rundir.Inside(dir, last); err != nil { // never appended through a link elsewhere
+			return nil, err
+		}
 		w, err = tfevents.Append(last, time.Now)
 	}
 	if err != nil {

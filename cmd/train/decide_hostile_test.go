@@ -233,3 +233,39 @@ func TestDecideSeedsAtTheTop(t *testing.T) {
 	stderr, code := runChildWithin(t, 60*time.Second, "claims", "-decide", "-runs", filepath.Join(dir, "runs"), file)
 	oneLineError(t, "seeds at the top", stderr, code, "largest seed is 18446744073709551615", "sweep smaller seeds in")
 }
+
+// TestEventsNotAppendedThroughALink (hostile F10): a resumed run whose event file is a symbolic
+// link to a file outside its directory is refused in one line naming the link and the fix, and
+// the file elsewhere is left as it was; resume appended the run's events to it (every other file
+// of a run directory is written only inside it: rundir.Inside).
+func TestEventsNotAppendedThroughALink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	base := t.TempDir()
+	cfg := writeFile(t, filepath.Join(base, "cfg.yaml"), endConfig)
+	out := filepath.Join(base, "out")
+	cmd := child("-config", cfg, "-out", out)
+	cmd.Env = append(cmd.Env, "POSFORMER_KILL_AFTER=checkpoint.bin")
+	if err := cmd.Run(); err == nil {
+		t.Fatal("the run was not killed after writing checkpoint.bin")
+	}
+	dir := filepath.Join(out, "copy_rope_s1")
+	names, _ := filepath.Glob(filepath.Join(dir, "events.out.tfevents.*"))
+	if len(names) != 1 {
+		t.Fatalf("event files %v, want one", names)
+	}
+	elsewhere := filepath.Join(base, "elsewhere.tfevents")
+	if err := os.Rename(names[0], elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, names[0]); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(elsewhere)
+	_, stderr, code := runChild(t, "-config", cfg, "-out", out, "-resume")
+	oneLineError(t, "event file linked elsewhere", stderr, code, filepath.Base(names[0]), "leads out of the directory", "remove the link")
+	if after, _ := os.ReadFile(elsewhere); !bytes.Equal(after, before) {
+		t.Errorf("the resumed run wrote through the link: %d bytes, were %d", len(after), len(before))
+	}
+}
