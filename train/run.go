@@ -397,7 +397,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 				}
 			}
 			if err := enc.Encode(rec); err != nil {
-				return fmt.Errorf("writing metrics.jsonl: %w", err)
+				return diskFull(fmt.Errorf("writing metrics.jsonl: %w", err))
 			}
 			if err := ev.train(rec); err != nil {
 				return err

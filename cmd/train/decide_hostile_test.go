@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -267,5 +268,39 @@ func TestEventsNotAppendedThroughALink(t *testing.T) {
 	oneLineError(t, "event file linked elsewhere", stderr, code, filepath.Base(names[0]), "leads out of the directory", "remove the link")
 	if after, _ := os.ReadFile(elsewhere); !bytes.Equal(after, before) {
 		t.Errorf("the resumed run wrote through the link: %d bytes, were %d", len(after), len(before))
+	}
+}
+
+// TestEventsFullDisk (hostile F11): a disk too full for the event file (an 8 KiB tmpfs, which
+// needs root; skipped otherwise) ends in one line saying the disk is full and to run again with
+// -resume (it said "turn the event file off with -tfevents=false", which does not free the disk
+// the checkpoint then needs); with space again, -resume finishes the run.
+func TestEventsFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tiny tmpfs needs root")
+	}
+	disk := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(disk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=8k"); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(disk, 0); err != nil {
+			t.Errorf("unmounting the test tmpfs %s: %v", disk, err)
+		}
+	})
+	cfg := writeFile(t, filepath.Join(t.TempDir(), "cfg.yaml"), tinyConfig)
+	_, stderr, code := runChild(t, "-config", cfg, "-out", disk)
+	oneLineError(t, "a disk full for the event file", stderr, code, "events.out.tfevents.", "no space left on device", "the disk is full", "-resume")
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", syscall.MS_REMOUNT, "size=4m"); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runChild(t, "-config", cfg, "-out", disk, "-resume"); code != 0 {
+		t.Fatalf("-resume with space again: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(disk, "copy_rope_s1", "results.json")); err != nil {
+		t.Errorf("-resume with space again did not finish the run: %v", err)
 	}
 }
