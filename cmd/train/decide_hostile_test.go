@@ -304,3 +304,13 @@ func TestEventsFullDisk(t *testing.T) {
 		t.Errorf("-resume with space again did not finish the run: %v", err)
 	}
 }
+
+// TestPETooLargeNamesTheFlags (hostile F12): `pe -scheme dpb` with an MLP too large to tabulate
+// ends in one line naming the flags to lower (it said "lower them", naming none).
+func TestPETooLargeNamesTheFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	_, stderr, code := runChild(t, "pe", "-scheme", "dpb", "-mlp-width", "4096", "-mlp-depth", "16")
+	oneLineError(t, "pe dpb too large", stderr, code, "lower -mlp-depth or -mlp-width")
+}
