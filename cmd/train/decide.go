@@ -61,6 +61,7 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 	if o.shard.Source != "" { // a job array's task
 		return decideShard(ctx, f, max, o, stderr)
 	}
+	locked := map[string]bool{}
 	for _, t := range f.Tables { // one process a seeds directory
 		if t.Grid == "" {
 			continue
@@ -69,6 +70,10 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 		if err != nil {
 			return fmt.Errorf("claims: %s: table %s: %w", path, t.Name, err)
 		}
+		if locked[dir] { // tables of one grid share its seeds directory: locked once
+			continue
+		}
+		locked[dir] = true
 		release, err := lockDir(dir + claims.SeedsDir)
 		if err != nil {
 			return fmt.Errorf("claims: %w", err)
@@ -92,12 +97,20 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 				peak = maxInt64(peak, c.Memory.Peak)
 			}
 			limitMemory(peak * int64(jobs))
+			finished := map[string]bool{} // before this look (a look stopped part-way, a table sharing the grid): not trained again
+			for _, c := range checked {
+				if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Config.Name)); err == nil {
+					finished[c.Config.Name] = true
+				}
+			}
 			lookStart := time.Now()
 			_, err = grid.TrainCells(ctx, checked, grid.CellOptions{Jobs: jobs, Resume: true,
 				Progress: func(done, total int, c *setup.Checked, r *train.Result, err error) {
 					switch {
 					case err != nil:
 						fmt.Fprintf(stderr, "claims -decide: [%d/%d] %s: %v\n", done, total, c.Config.Name, err)
+					case r != nil && finished[c.Config.Name]:
+						fmt.Fprintf(stderr, "claims -decide: [%d/%d] %s: finished before, not trained again\n", done, total, c.Config.Name)
 					case r != nil:
 						trained++
 						runTime += time.Duration((r.TrainSeconds + r.EvalSeconds) * float64(time.Second))

@@ -314,3 +314,59 @@ func TestPETooLargeNamesTheFlags(t *testing.T) {
 	_, stderr, code := runChild(t, "pe", "-scheme", "dpb", "-mlp-width", "4096", "-mlp-depth", "16")
 	oneLineError(t, "pe dpb too large", stderr, code, "lower -mlp-depth or -mlp-width")
 }
+
+// twoTablesFile is a sequential claims file with two tables of one grid (its runs named as the
+// grid names them, and by the swept values).
+const twoTablesFile = `title: two
+tables:
+  - {name: t, csv: t.csv, grid: mygrid.yaml}
+  - {name: u, csv: u.csv, grid: mygrid.yaml, variants: swept}
+statistic: {metric: token_accuracy, past_training: 2, learned: 0}
+claims:
+  - {id: r, table: t, kind: ranking, a: {task: copy, scheme: alibi}, b: {task: copy, scheme: none}}
+  - {id: s, table: u, kind: ranking, a: {task: copy, scheme: alibi}, b: {task: copy, scheme: none}}
+sequential: {max_seeds: 3}
+`
+
+// TestDecideTwoTablesOneGrid (hostile F13, F14): -decide on a file whose two tables share a grid
+// (and so its seeds directory) runs to its end; it locked the directory once per table and
+// refused itself ("runs/mine-seeds is in use: process <its own pid>"). Run again with the tables
+// removed, it trains nothing and says so: the runs finished before are "finished before, not
+// trained again", and the tally is 0 runs; it counted every finished run of each look as trained
+// here, with its time ("12 runs trained here" when none was), the figure a document's cost is
+// read from.
+func TestDecideTwoTablesOneGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "mygrid.yaml"), claimsGrid)
+	file := writeFile(t, filepath.Join(dir, "two-claims.yaml"), twoTablesFile)
+	runs := filepath.Join(dir, "runs")
+	_, stderr, code := runChild(t, "claims", "-decide", "-runs", runs, file)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "6 runs trained here") {
+		t.Errorf("want 6 runs trained (2 cells × 3 seeds), log:\n%s", stderr)
+	}
+	for _, name := range []string{"t.csv", "u.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte("\n")); n != 1+2*3*8 {
+			t.Errorf("%s has %d lines, want a header and 2 cells × 3 seeds × 8 lengths", name, n)
+		}
+		os.Remove(filepath.Join(dir, name))
+	}
+	_, stderr, code = runChild(t, "claims", "-decide", "-runs", runs, file)
+	if code != 0 {
+		t.Fatalf("again: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"0 runs trained here", "position.kind-alibi__seed-3: finished before, not trained again"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("run again, the log lacks %q:\n%s", want, stderr)
+		}
+	}
+}
