@@ -370,3 +370,19 @@ func TestDecideTwoTablesOneGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideConvergeCadence (hostile F15): a converge: design on a grid that validates every 2
+// steps and logs every 10 (the default) is refused in one line naming the grid, its two keys and
+// the fix; the grid is valid, but the converged runs' early stopping is not, and the error
+// blamed "train.early_stop", which nobody wrote ("sweep cell position.kind-alibi__seed-1:
+// train.early_stop: train.val_every (2) must be a multiple of train.log_every (10)").
+func TestDecideConvergeCadence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "mygrid.yaml"), strings.Replace(claimsGrid, "val_every: 0", "val_every: 2", 1))
+	file := writeFile(t, filepath.Join(dir, "c.yaml"), strings.Replace(claimsFile, "learned: 0}", "learned: 0.99}", 1)+"sequential: {max_seeds: 3, converge: {max_steps: 6}}\n")
+	_, stderr, code := runChild(t, "claims", "-decide", "-runs", filepath.Join(dir, "runs"), file)
+	oneLineError(t, "converge cadence", stderr, code, "mygrid.yaml: validates every 2 steps, not a multiple of train.log_every (10)", "or remove sequential.converge")
+}
