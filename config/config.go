@@ -289,8 +289,8 @@ type TaskConfig struct {
 	// IgnoreProb is the flip_flop task's probability of an ignore instruction, in [0, 1).
 	// Default: 0.8. flip_flop only.
 	IgnoreProb *float64 `yaml:"ignore_prob,omitempty" json:"ignore_prob,omitempty"`
-	// Queries is the mqar task's number of queries, at least 1. Default: every key once. mqar
-	// only.
+	// Queries is the mqar task's number of queries, at least 1; a length L then holds ⌊L/2⌋ −
+	// queries key–value pairs. Default: every key queried once (⌊L/4⌋ pairs). mqar only.
 	Queries *int `yaml:"queries,omitempty" json:"queries,omitempty"`
 }
 
