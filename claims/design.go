@@ -67,6 +67,9 @@ func (s *Sequential) check(f *File) error {
 		ids = append(ids, c.ID)
 	}
 	for i, id := range s.Claims {
+		if slices.Contains(s.Claims[:i], id) {
+			return f.errAt(fmt.Sprintf("sequential.claims[%d]", i), "names %q twice: name each claim once", id)
+		}
 		if !slices.Contains(ids, id) {
 			return f.errAt(fmt.Sprintf("sequential.claims[%d]", i), "no claim has the id %q: give ids of this file's claims (%s)", id, strings.Join(ids, ", "))
 		}

@@ -148,6 +148,7 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 			return err
 		}
 	}
+	lastWants := "" // the previous look's wants: the same again means no progress
 	for look := 1; ; look++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -192,6 +193,11 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 		}
 		if len(wants) == 0 {
 			break
+		}
+		if w := fmt.Sprint(wants); w == lastWants { // a look that trained and collected changed nothing
+			return fmt.Errorf("claims: %s: look %d asks for the seeds look %d did (%s) although it trained them: the runs do not reach the table; check -runs and the table's grid, then run the command again", path, look, look-1, w)
+		} else {
+			lastWants = w
 		}
 		if o.budget > 0 && time.Since(start) >= o.budget {
 			fmt.Fprintf(stderr, "claims -decide: the budget of %s is spent (%s): stopping with claims open; run the command again to go on\n", o.budget, time.Since(start).Round(time.Second))
