@@ -70,7 +70,7 @@ func Train(ctx context.Context, g *setup.Grid, opt Options) (*Ran, error) {
 	}
 	if err == nil {
 		same := sameGrid(gridFile, old, src)
-		reordered := !same && (opt.Resume || shard.Count > 1) && sameCells(gridFile, src)
+		reordered := !same && (opt.Resume || shard.Count > 1) && reorderedSweep(old, src) && sameCells(gridFile, src)
 		switch {
 		case shard.Count > 1 && same:
 			// another shard of the same grid got here first
@@ -195,6 +195,53 @@ func sameGrid(path string, old, src []byte) bool {
 	}
 	again, err := config.MarshalGrid(cfg)
 	return err == nil && rundir.SameConfig(again, src)
+}
+
+// reorderedSweep tells whether two grid.yaml texts differ only in the order of some sweep's
+// values: every other field the same, each sweep the same values.
+func reorderedSweep(old, src []byte) bool {
+	fields := func(b []byte) map[string]string {
+		m := map[string]string{}
+		for _, l := range strings.Split(rundir.GridFields(b), "\n") {
+			if k, v, ok := strings.Cut(l, ": "); ok {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	a, b := fields(old), fields(src)
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || v != w && !(strings.HasPrefix(k, "sweep.") && sameValues(v, w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValues tells whether two YAML lists hold the same values, in any order.
+func sameValues(a, b string) bool {
+	values := func(s string) []string {
+		var xs []any
+		if yaml.Unmarshal([]byte(s), &xs) != nil {
+			return nil
+		}
+		var out []string
+		for _, x := range xs {
+			y, err := yaml.Marshal(x)
+			if err != nil {
+				return nil
+			}
+			out = append(out, string(y))
+		}
+		slices.Sort(out)
+		return out
+	}
+	va, vb := values(a), values(b)
+	return va != nil && slices.Equal(va, vb)
 }
 
 // sameCells tells whether a grid directory's grid.yaml (at path) and the grid src encodes expand

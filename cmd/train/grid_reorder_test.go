@@ -66,4 +66,20 @@ func TestGridResumeReordered(t *testing.T) {
 	other := writeFile(t, filepath.Join(dir, "other.yaml"), strings.Replace(claimsGrid, "[1, 2]", "[1, 3]", 1))
 	_, stderr, code = runChild(t, "-config", other, "-out", runs, "-jobs", "2", "-resume")
 	oneLineError(t, "other values", stderr, code, "its grid.yaml is a different grid (", "sweep.seed ([2, 1] → [1, 3])", "-force")
+
+	// A field the cells do not show (select:'s candidates, which selection.json was chosen
+	// from) changed beside the reordered sweep: another grid, and grid.yaml is left as it was.
+	sel := strings.Replace(claimsGrid, "sweep:", "select: {field: train.lr, values: [0.001, 0.01]}\nsweep:", 1)
+	selCfg := writeFile(t, filepath.Join(dir, "sel.yaml"), strings.Replace(sel, "name: mine", "name: sel", 1))
+	if err := run(context.Background(), []string{"-config", selCfg, "-out", runs, "-jobs", "2"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	gridYAML := filepath.Join(runs, "sel", "grid.yaml")
+	kept, _ := os.ReadFile(gridYAML)
+	changed := writeFile(t, filepath.Join(dir, "sel2.yaml"), strings.NewReplacer("name: mine", "name: sel", "[0.001, 0.01]", "[0.001, 0.1]", "[alibi, none]", "[none, alibi]").Replace(sel))
+	_, stderr, code = runChild(t, "-config", changed, "-out", runs, "-jobs", "2", "-resume")
+	oneLineError(t, "select: changed", stderr, code, "its grid.yaml is a different grid (select.values ([0.001, 0.01] → [0.001, 0.1])")
+	if now, _ := os.ReadFile(gridYAML); string(now) != string(kept) {
+		t.Errorf("a refused resume changed grid.yaml:\n%s", now)
+	}
 }
