@@ -64,7 +64,7 @@ func Export(runs string, t Table) ([]byte, error) {
 	}
 	rows, dirs := sourcedRows(g, t.Variants)
 	csv := TableCSV(rows)
-	if err := checkExported(t, csv, rows, dirs, train1); err != nil {
+	if err := checkExported(t, dir, csv, rows, dirs, train1); err != nil {
 		return nil, err
 	}
 	return csv, nil

@@ -24,9 +24,9 @@ var tableLine = regexp.MustCompile(`\bline (\d+)`)
 // before anything is written. A row the reader refuses came from a run's results, so the error
 // names that run (its results.json, or two runs that fall in one cell of the table), never the
 // table (not written, and exporting again gives the same rows), and says the fix that works
-// there. rows and dirs are the table's rows and the run directory of each; train is the grid's
-// training command.
-func checkExported(t Table, csv []byte, rows []Row, dirs []string, train string) error {
+// there. grid is the grid's directory, rows and dirs the table's rows and the run directory of
+// each; train is the grid's training command.
+func checkExported(t Table, grid string, csv []byte, rows []Row, dirs []string, train string) error {
 	got, err := readTable(t.CSV, map[string][]byte{t.CSV: csv})
 	if err == nil {
 		err = checkChance(t.CSV, t.Grid, got)
@@ -44,7 +44,7 @@ func checkExported(t Table, csv []byte, rows []Row, dirs []string, train string)
 		}
 	}
 	if at < 0 { // not about a row (the header, the CSV itself): posformer wrote it, so say so
-		return fmt.Errorf("the table exported from %s is refused by the claims reader (%s), which is posformer's fault, not the grid's: report it", filepath.Dir(dirs[0]), err)
+		return fmt.Errorf("the table exported from %s is refused by the claims reader (%s), which is posformer's fault, not the grid's: report it", grid, err)
 	}
 	for _, m := range fixMarkers {
 		if i := strings.Index(msg, m); i >= 0 {
