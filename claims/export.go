@@ -62,7 +62,12 @@ func Export(runs string, t Table) ([]byte, error) {
 	if len(g.Missing) > 0 {
 		return nil, fmt.Errorf("%s: %d of %d runs missing (%s, ...): finish them with `%s -resume`", dir, len(g.Missing), len(g.Cells), g.Missing[0], train1)
 	}
-	return TableCSV(rowsOf(g, t.Variants)), nil
+	rows, dirs := sourcedRows(g, t.Variants)
+	csv := TableCSV(rows)
+	if err := checkExported(t, dir, csv, rows, dirs, train1); err != nil {
+		return nil, err
+	}
+	return csv, nil
 }
 
 // sameGrid checks that a grid directory's grid.yaml describes the cells the config at
@@ -121,7 +126,14 @@ func firstDiff(a, b string) string {
 // rowsOf lists a grid's finished runs as table rows, sorted by task, scheme, variant, seed,
 // rate and length.
 func rowsOf(g *grid.Grid, naming string) []Row {
+	rows, _ := sourcedRows(g, naming)
+	return rows
+}
+
+// sourcedRows is rowsOf with, for each row, the directory of the run it came from.
+func sourcedRows(g *grid.Grid, naming string) ([]Row, []string) {
 	var rows []Row
+	var dirs []string
 	for i, run := range g.Runs {
 		if run == nil {
 			continue
@@ -157,13 +169,23 @@ func rowsOf(g *grid.Grid, naming string) []Row {
 				LengthResult: train.LengthResult{Length: l.Length, InRange: l.InRange, Scores: scores, N: l.N},
 				LR:           c.Train.LR, Steps: c.Train.Steps, BestStep: r.BestStep, StopStep: r.StopStep, MinLen: c.Task.MinLen, MaxLen: c.Task.MaxLen,
 				BestScore: r.BestScore, DivergedStep: diverged})
+			dirs = append(dirs, run.Dir)
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b Row) int {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := rows[i], rows[j]
 		return cmp.Or(strings.Compare(a.Task, b.Task), strings.Compare(a.Scheme, b.Scheme), strings.Compare(a.Variant, b.Variant),
 			cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.LR, b.LR), cmp.Compare(a.Length, b.Length))
 	})
-	return rows
+	sorted, from := make([]Row, len(rows)), make([]string, len(rows))
+	for k, i := range order {
+		sorted[k], from[k] = rows[i], dirs[i]
+	}
+	return sorted, from
 }
 
 // unionVariant is variant a followed by the parts of b ("k=v", comma-separated) a lacks.

@@ -20,6 +20,7 @@ import (
 	"github.com/nlpodyssey/safetensors"
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/model"
+	"github.com/posformer/posformer/position"
 	"github.com/posformer/posformer/rundir"
 	"gorgonia.org/tensor"
 )
@@ -68,6 +69,10 @@ type Model struct {
 	// sequences longer than it.
 	TrainLen int             `json:"train_len"`
 	Position json.RawMessage `json:"position"`
+	// Digit0 is the token of digit 0 (digit d is Digit0 + d) of a model whose scheme reads its
+	// positions from the tokens (abacus, coupled: position.TokenPositioner), which a reader
+	// needs to find the numbers; absent for every other scheme.
+	Digit0 int `json:"digit0,omitempty"`
 }
 
 // Safetensors encodes the model's weights as a safetensors file: every parameter under its
@@ -82,6 +87,7 @@ func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
 	arch, err := json.Marshal(Model{
 		Vocab: m.Cfg.Vocab, DModel: m.Cfg.DModel, Heads: m.Cfg.Heads, Layers: m.Cfg.Layers, DFF: m.Cfg.DFF,
 		Dtype: m.Cfg.Dtype, Bidirectional: m.Cfg.Bidirectional, UnscaledLogits: m.Cfg.UnscaledLogits, TrainLen: m.TrainLen, Position: pos,
+		Digit0: digit0(m),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -104,6 +110,15 @@ func Safetensors(m *model.Model, cfg config.Config) ([]byte, error) {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	return b, nil
+}
+
+// digit0 is the model's token of digit 0 if its scheme reads positions from the tokens, 0
+// (absent from the metadata) otherwise: the exports of every other scheme keep their bytes.
+func digit0(m *model.Model) int {
+	if _, ok := m.Scheme.(position.TokenPositioner); ok {
+		return m.Cfg.Digit0
+	}
+	return 0
 }
 
 // newView is one tensor as the safetensors writer takes it: dtype, shape and little-endian bytes.

@@ -24,6 +24,7 @@ import (
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/setup"
 	"github.com/posformer/posformer/train"
+	"go.yaml.in/yaml/v3"
 )
 
 // Options control a grid's run.
@@ -70,9 +71,15 @@ func Train(ctx context.Context, g *setup.Grid, opt Options) (*Ran, error) {
 	}
 	if err == nil {
 		same := sameGrid(gridFile, old, src)
+		reordered := !same && (opt.Resume || shard.Count > 1) && reorderedSweep(old, src) && sameCells(gridFile, src)
 		switch {
 		case shard.Count > 1 && same:
 			// another shard of the same grid got here first
+		case reordered && shard.Count > 1:
+			return nil, fmt.Errorf("cannot resume the grid in %s as %s: its %s has the same cells, but lists the sweep's values in another order (%s), and shards split the cells by their order, so every shard of a grid must list them alike; write the sweep in %s's order, or resume without -shard", dir, shard, config.GridFile, rundir.FingerprintDiff(rundir.GridFields(old), rundir.GridFields(src)), config.GridFile)
+		case reordered:
+			// The same cells, each with its name and config: resume them, in the new order.
+			fmt.Fprintf(log, "grid %s: the sweep lists its values in another order than %s (%s), with the same %d cells: resuming them\n", dir, config.GridFile, rundir.FingerprintDiff(rundir.GridFields(old), rundir.GridFields(src)), len(cells))
 		case (opt.Resume || shard.Count > 1) && !same:
 			return nil, fmt.Errorf("cannot resume the grid in %s: its %s is a different grid (%s); pass -force to start over, or choose another -out or name", dir, config.GridFile, rundir.FingerprintDiff(rundir.GridFields(old), rundir.GridFields(src)))
 		case !opt.Resume && !opt.Force:
@@ -189,6 +196,83 @@ func sameGrid(path string, old, src []byte) bool {
 	}
 	again, err := config.MarshalGrid(cfg)
 	return err == nil && rundir.SameConfig(again, src)
+}
+
+// reorderedSweep tells whether two grid.yaml texts differ only in the order of some sweep's
+// values: every other field the same, each sweep the same values.
+func reorderedSweep(old, src []byte) bool {
+	fields := func(b []byte) map[string]string {
+		m := map[string]string{}
+		for _, l := range strings.Split(rundir.GridFields(b), "\n") {
+			if k, v, ok := strings.Cut(l, ": "); ok {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	a, b := fields(old), fields(src)
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || v != w && !(strings.HasPrefix(k, "sweep.") && sameValues(v, w)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValues tells whether two YAML lists hold the same values, in any order.
+func sameValues(a, b string) bool {
+	values := func(s string) []string {
+		var xs []any
+		if yaml.Unmarshal([]byte(s), &xs) != nil {
+			return nil
+		}
+		var out []string
+		for _, x := range xs {
+			y, err := yaml.Marshal(x)
+			if err != nil {
+				return nil
+			}
+			out = append(out, string(y))
+		}
+		slices.Sort(out)
+		return out
+	}
+	va, vb := values(a), values(b)
+	return va != nil && slices.Equal(va, vb)
+}
+
+// sameCells tells whether a grid directory's grid.yaml (at path) and the grid src encodes expand
+// to the same cells, each with the same name and config (out aside), in any order: a sweep whose
+// values are listed in another order.
+func sameCells(path string, src []byte) bool {
+	_, old, err := config.ReadWritten(path)
+	if err != nil {
+		return false
+	}
+	_, cur, err := config.Read(src, path, nil)
+	if err != nil || len(old) != len(cur) {
+		return false
+	}
+	texts := func(cells []config.Cell) (map[string]string, bool) {
+		m := map[string]string{}
+		for _, c := range cells {
+			cc := c.Config
+			cc.Out = ""
+			y, err := yaml.Marshal(cc)
+			if err != nil {
+				return nil, false
+			}
+			m[c.Name] = string(y)
+		}
+		return m, len(m) == len(cells)
+	}
+	a, okA := texts(old)
+	b, okB := texts(cur)
+	return okA && okB && maps.Equal(a, b)
 }
 
 // runSelection makes a grid's select: choice: it trains the tuning runs (this shard's, resuming

@@ -54,6 +54,9 @@ Position schemes (docs/schemes.md):
     t5          Raffel et al. 2020: + b[h, bucket(j - i)], T5's relative_position_bucket
     kerple      Chi et al. 2022 (log): - r1_h log(1 + r2_h |i - j|), r = 0.01 + softplus(rho)
     fire        Li et al. 2024: MLP(psi(i - j) / psi(max(L, i)))_h, psi(x) = log(|c| x + 1); causal
+    abacus      McLeish et al. 2024: a table [max_positions, D], row p added at a digit of place p
+                in its number (its run of digit tokens, counted from 1), row 0 at any other token
+    coupled     Cho et al. 2024: a table [max_position + 1, D], row 1 + p (row 1 at a non-digit)
     randomized  (Ruoss et al. 2023) the absolute and rotary schemes at given positions: pass them;
                 alibi and relative read distances from them (0, r_1 < r_2 < ...).
 Tables (sinusoidal, rope angles, alibi, t5 buckets) are computed in float64 and cast to the
@@ -100,6 +103,7 @@ class ExportError(ValueError):
 
 REEXPORT = "export the run again (train export RUN_DIR -force)"
 NOT_EXPORT = "give the model.safetensors that `train export RUN_DIR` wrote"
+TWINLESS = "add it to python/posformer_torch.py (docs/export.md)"  # the fix for a scheme this module lacks
 MAX_HEADER = 100_000_000  # bytes: the limit of the safetensors reference implementation
 DTYPE_SIZES = {"F32": 4, "F64": 8}  # the dtypes posformer writes (SAFETENSORS_DTYPES)
 
@@ -284,6 +288,11 @@ class Scheme(nn.Module):
     def embed(self, x, pos):
         """x [B, T, D], pos [B, T] (int64): the embeddings with position information added."""
         return x
+
+    def token_positions(self, tokens):
+        """tokens [B, T] -> the positions [B, T] a scheme reads from the tokens (abacus,
+        coupled), or None: 0..T-1."""
+        return None
 
     def rotate(self, q, k, pos, train_len):
         """q, k [B, H, T, dh]: rotated (rope)."""
@@ -700,16 +709,57 @@ class DPB(Scheme):
         return out.permute(2, 0, 1)                                              # [H, T, T]
 
 
-def make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
-    """The scheme of a resolved position section, with log_scaling's parameters when on."""
-    scheme = _make_scheme(kind, opt, d_model, heads, bidirectional, layers)
+def digit_places(tokens, digit0):
+    """Each token's place within its maximal run of digit tokens (digit0 .. digit0 + 9), counted
+    from 1 at the run's first token (a number's least significant digit, numbers being written
+    reversed), 0 for a token that is not a digit: McLeish et al.'s Abacus positions
+    (mcleish7/arithmetic, abacus.py). tokens [B, T] -> [B, T] int64."""
+    digit = (tokens >= digit0) & (tokens < digit0 + 10)                  # [B, T]
+    count = digit.long().cumsum(-1)                                      # digits up to each token
+    before = torch.where(digit, torch.zeros_like(count), count).cummax(-1).values  # up to the last non-digit
+    return count - before
+
+
+class DigitTable(Scheme):
+    """abacus (McLeish et al. 2024) and coupled (Cho et al. 2024): a learned table [rows, D]
+    added to the token embeddings at positions read from the tokens: start + a digit's place
+    within its number, start for any other token (abacus: start 0; coupled: 1, the start of an
+    evaluation; training's random offsets do not apply to a trained model). Positions passed to
+    the model are taken as the table's rows."""
+
+    def __init__(self, kind, rows, d, digit0, start, rows_key):
+        super().__init__()
+        self.kind, self.digit0, self.start, self.rows_key = kind, digit0, start, rows_key
+        self.table = nn.Parameter(torch.randn(rows, d))
+
+    def token_positions(self, tokens):
+        pos = digit_places(tokens, self.digit0) + self.start               # [B, T]
+        rows = self.table.shape[0]
+        if pos.numel() and int(pos.max()) >= rows:  # as posformer's TokenPositions: a ValueError naming the option
+            n = int(pos.max()) - self.start
+            raise ValueError(f"{self.rows_key}: the {self.kind} table has {rows} rows, but a number of {n} digits needs row {n + self.start}; "
+                             f"give numbers of at most {rows - 1 - self.start} digits")
+        return pos
+
+    def embed(self, x, pos):
+        rows = self.table.shape[0]
+        if pos.numel() and not 0 <= int(pos.min()) <= int(pos.max()) < rows:
+            raise ValueError(f"{self.rows_key}: the {self.kind} table has {rows} rows, positions {int(pos.min())}..{int(pos.max())} given; "
+                             f"give positions in 0..{rows - 1}")
+        return x + F.embedding(pos, self.table)
+
+
+def make_scheme(kind, opt, d_model, heads, bidirectional, layers=1, digit0=None):
+    """The scheme of a resolved position section, with log_scaling's parameters when on; digit0
+    the token of digit 0 (posformer.model.digit0) for the schemes that read the tokens."""
+    scheme = _make_scheme(kind, opt, d_model, heads, bidirectional, layers, digit0)
     if float(opt.get("log_scaling", 0)) > 0:
         for l in range(layers):
             scheme.register_parameter(f"logscale{l}", nn.Parameter(torch.full((heads,), float(opt["log_scaling"]))))
     return scheme
 
 
-def _make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
+def _make_scheme(kind, opt, d_model, heads, bidirectional, layers=1, digit0=None):
     """The scheme of a resolved position section. Options a resolved config always holds are
     required; rope_scaling is omitted when none."""
     def need(key):
@@ -752,6 +802,12 @@ def _make_scheme(kind, opt, d_model, heads, bidirectional, layers=1):
         return StickBreaking(bool(opt.get("attend_current", False)), bool(need("remainder")), bidirectional)
     if kind == "dpb":
         return DPB(heads, int(need("mlp_width")), int(need("mlp_depth")))
+    if kind in ("abacus", "coupled") and digit0 is None:
+        raise ValueError(f"{kind} reads the digits of the tokens: give digit0, the token of digit 0 (posformer.model.digit0)")
+    if kind == "abacus":
+        return DigitTable("abacus", int(need("max_positions")), d_model, int(digit0), 0, "position.max_positions")
+    if kind == "coupled":
+        return DigitTable("coupled", int(need("max_position")) + 1, d_model, int(digit0), 1, "position.max_position")
     raise ValueError(f"position.kind {kind!r}: posformer_torch has no such scheme")
 
 
@@ -809,7 +865,7 @@ class Posformer(nn.Module):
         self.train_len = int(arch.get("train_len", 0))
         pos = arch.get("position", {})
         self.tok_emb = nn.Parameter(torch.randn(V, D))
-        self.scheme = make_scheme(pos.get("kind", "sinusoidal"), pos, D, H, self.bidirectional, arch["layers"])
+        self.scheme = make_scheme(pos.get("kind", "sinusoidal"), pos, D, H, self.bidirectional, arch["layers"], arch.get("digit0"))
         scaled = not arch.get("unscaled_logits", False)
         self.blocks = nn.ModuleList(Block(D, H, arch["d_ff"], scaled, i) for i in range(arch["layers"]))
         self.lnf = nn.LayerNorm(D, eps=LAYER_NORM_EPS)
@@ -826,10 +882,13 @@ class Posformer(nn.Module):
 
     def forward(self, tokens, positions=None):
         """tokens [B, T] (int64) -> logits [B, T, vocab]. positions [B, T]: each token's position
-        (randomized positions), default 0..T-1; t5, kerple and fire use token indices, randomized
+        (randomized positions), default 0..T-1 (abacus and coupled: read from the tokens' digits,
+        positions given are their table's rows); t5, kerple and fire use token indices, randomized
         alibi and relative read the distances from them."""
         T = tokens.shape[1]
         x = F.embedding(tokens, self.tok_emb)                             # [B, T, D]
+        if positions is None:
+            positions = self.scheme.token_positions(tokens)               # abacus, coupled: from the digits
         x = self.scheme.embed(x, positions)
         bias = self.scheme.bias(T, positions)
         if bias is not None:
@@ -863,7 +922,7 @@ SCHEME_OPTIONS = {
     "relative": ("base",), "t5": ("num_buckets", "max_distance", "init_std"), "kerple": (),
     "fire": ("mlp_width", "init_c", "init_l"), "p_rope": ("base", "p"), "xpos": ("base", "scale_base"),
     "cope": ("npos", "init_std", "form"), "fox": ("bias_init", "init_std"), "stick_breaking": ("attend_current", "remainder"),
-    "dpb": ("mlp_width", "mlp_depth"),
+    "dpb": ("mlp_width", "mlp_depth"), "abacus": ("max_offset", "max_positions", "init_std"), "coupled": ("max_position", "init_std"),
 }
 RANDOMIZABLE = ("sinusoidal", "learned", "rope", "alibi", "relative", "p_rope")
 RANDOMIZED_KEYS = ("randomized", "max_random", "eval_positions")
@@ -996,6 +1055,20 @@ def _check_fire(f, a):
         raise _bad(f.path, "posformer.model.bidirectional", "true, but fire is causal only")
 
 
+def _check_digits(rows_key, lo):
+    """The checks of a scheme that reads positions from the tokens' digits (abacus, coupled):
+    its table's option, and posformer.model.digit0, the token of digit 0, with the ten digits
+    inside the vocabulary."""
+    def check(f, a):
+        f.int(rows_key, lo=lo)
+        if f.obj["kind"] == "abacus":
+            f.int("max_offset", lo=0)
+        d0 = _Fields(f.path, "posformer.model.", a).int("digit0", lo=0)
+        if d0 + 10 > a["vocab"]:
+            raise _bad(f.path, "posformer.model.digit0", f"{d0}, but the digits {d0}..{d0 + 9} do not fit in the vocabulary of {a['vocab']}")
+    return check
+
+
 def _check_rope_scalings(f, a):
     """rope's checks, and longrope's per-pair factors: d_rot/2 positive numbers."""
     _check_rope(f, a)
@@ -1091,6 +1164,8 @@ SCHEMES = {
         "2·mlp_width + (mlp_depth − 1)·(mlp_width² + mlp_width) + mlp_width·heads + heads", _dpb_size(o, a))])]),
     "fire": (_check_fire, lambda o, a: [("pos.fire.theta", "theta", [(
         "2·mlp_width + mlp_width·heads + heads + 2", (2 + a["heads"]) * o["mlp_width"] + a["heads"] + 2)])]),
+    "abacus": (_check_digits("max_positions", 2), lambda o, a: [("pos.abacus.table", "table", [("position.max_positions", o["max_positions"]), ("d_model", a["d_model"])])]),
+    "coupled": (_check_digits("max_position", 1), lambda o, a: [("pos.coupled.table", "table", [("position.max_position + 1", o["max_position"] + 1), ("d_model", a["d_model"])])]),
 }
 
 def _with_log_scaling(tensors):
@@ -1131,6 +1206,10 @@ def check_arch(header):
         raise f.bad("unscaled_logits", "true in an export of version 1 (unscaled logits are version 2)")
     pos = _object(f.get("position", None), path, "posformer.model.position")
     pf = _Fields(path, "posformer.model.position.", pos)
+    kind = pf.get("kind", None)
+    if isinstance(kind, str) and kind not in SCHEMES:  # a scheme of posformer's that this module lacks: exporting again cannot help
+        raise ExportError(f"{path}: posformer.model.position.kind: {json.dumps(kind)}: this scheme has no PyTorch twin "
+                          f"(this module has {', '.join(SCHEMES)}): {TWINLESS}")
     kind = pf.choice("kind", tuple(SCHEMES))
     _check_options(pf, arch, kind)
     SCHEMES[kind][0](pf, arch)

@@ -105,7 +105,13 @@ var crossSchemes = []struct{ name, kind, position, model string }{
 	{"stick_breaking_current", "stick_breaking", `{kind: stick_breaking, attend_current: true, remainder: false}`, ""},
 	{"dpb", "dpb", `{kind: dpb, mlp_width: 8}`, ""},
 	{"dpb_deep_unscaled", "dpb", `{kind: dpb, mlp_width: 6, mlp_depth: 3}`, "unscaled_logits: true"},
+	{"abacus", "abacus", `{kind: abacus, max_offset: 5, max_positions: 40}`, ""},
+	{"coupled", "coupled", `{kind: coupled, max_position: 40}`, ""},
 }
+
+// crossTask is task.name for the cases whose scheme needs another task than copy: abacus and
+// coupled read the digits of addition's tokens (the random tokens of a case hold runs of them).
+var crossTask = map[string]string{"abacus": "addition", "coupled": "addition"}
 
 // crossEncoderOnly are the cases whose options apply to an encoder only (position.symmetric: the
 // encoder ALiBi's old form, −m·|i − j| on both sides); they run bidirectional.
@@ -247,16 +253,19 @@ func crossCases(t *testing.T, dir, label, pos, modelKeys, dtype string, bidir bo
 	if modelKeys != "" {
 		modelKeys = ", " + modelKeys
 	}
-	maxLen := 3
+	maxLen, task := 3, "copy"
 	if n, ok := crossMaxLen[strings.Split(label, "/")[0]]; ok {
 		maxLen = n
 	}
-	src := fmt.Sprintf(`task: {name: copy, min_len: 1, max_len: %d, format: %s}
+	if name, ok := crossTask[strings.Split(label, "/")[0]]; ok {
+		task = name
+	}
+	src := fmt.Sprintf(`task: {name: %s, min_len: 1, max_len: %d, format: %s}
 model: {d_model: 24, heads: 3, layers: 2, d_ff: 32, dtype: %s, bidirectional: %v%s}
 position: %s
 train: {steps: 4, batch_size: 4, lr: 0.01, val_every: -1}
 eval: {lengths: "1..2", examples: 2}
-`, maxLen, format, dtype, bidir, modelKeys, pos)
+`, task, maxLen, format, dtype, bidir, modelKeys, pos)
 	out := filepath.Join(dir, strings.ReplaceAll(label, "/", "_"))
 	cfg, _, err := config.Read([]byte(src), label, []string{"out=" + out})
 	if err == nil {
@@ -307,10 +316,31 @@ eval: {lengths: "1..2", examples: 2}
 			sc := c
 			sc.label += "/shifted"
 			sc.shifted = true
+			if tp, ok := m.Scheme.(position.TokenPositioner); ok { // shift the rows the digits give
+				sc.positions = tokenPositions(t, tp, c.tokens)
+			}
 			cases = append(cases, sc)
 		}
 	}
 	return cases
+}
+
+// tokenPositions are the positions a scheme reads from the tokens [B][T] at evaluation.
+func tokenPositions(t *testing.T, tp position.TokenPositioner, tokens [][]int) [][]int {
+	t.Helper()
+	var flat []int
+	for _, row := range tokens {
+		flat = append(flat, row...)
+	}
+	pos, err := tp.TokenPositions(flat, len(tokens), len(tokens[0]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]int
+	for b := range tokens {
+		out = append(out, pos[b*len(tokens[0]):(b+1)*len(tokens[0])])
+	}
+	return out
 }
 
 // hasPositions is true for the schemes that read Ctx.Pos (absolute and rotary).

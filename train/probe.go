@@ -334,10 +334,16 @@ func answerMeans(s [][][]float64, L int) [][]float64 {
 	return out
 }
 
-// FormatTokens renders a task's token sequence compactly: with at most 26 symbols each symbol is
-// one letter (the first symbol is a), the separator |, the end token $, a blank slot _, padding
-// .; otherwise the token ids separated by spaces. mark, when in range, brackets that token:
-// ab[c]d.
+// FormatTokens renders a task's token sequence compactly. A task whose symbols are characters
+// (data.Glyphs: addition's digits 0..9 and +) writes each symbol as its character; otherwise,
+// with at most 26 symbols, each symbol is one letter (the first symbol is a); in both the
+// separator is |, the end token $, a blank slot _, padding . and any other token <id>. A task
+// whose symbols are bytes (data.IsBytes: passkey, lm) writes each printable ASCII byte as
+// itself and every other byte as \xNN, the bytes \ | ` < [ ] included (so that a report's
+// markdown table, the brackets of mark and the tokens below stay unambiguous), and the
+// separator as <sep>, the end token <end>, a blank slot <slot>, padding <pad>, any other token
+// <id>. Any other task: the token ids separated by spaces. mark, when in range, brackets that
+// token: ab[c]d.
 func FormatTokens(task data.Task, tokens []int, mark int) string {
 	end, hasEnd := data.EndToken(task)
 	slot, hasSlot := data.SlotToken(task)
@@ -345,17 +351,23 @@ func FormatTokens(task data.Task, tokens []int, mark int) string {
 	if hasEnd || hasSlot {
 		symbols--
 	}
-	letters := symbols <= 26
+	glyphs, glyphed := data.Glyphs(task)
+	if !glyphed && symbols <= 26 {
+		glyphs, glyphed = "abcdefghijklmnopqrstuvwxyz"[:max(symbols, 0)], true
+	}
+	bytes := data.IsBytes(task)
 	var b strings.Builder
 	for i, t := range tokens {
-		if !letters && i > 0 {
+		if !glyphed && !bytes && i > 0 {
 			b.WriteByte(' ')
 		}
 		if i == mark {
 			b.WriteByte('[')
 		}
 		switch {
-		case !letters:
+		case bytes:
+			b.WriteString(byteToken(t, end, hasEnd, slot, hasSlot))
+		case !glyphed:
 			b.WriteString(strconv.Itoa(t))
 		case t == data.SEP:
 			b.WriteByte('|')
@@ -365,8 +377,8 @@ func FormatTokens(task data.Task, tokens []int, mark int) string {
 			b.WriteByte('$')
 		case hasSlot && t == slot:
 			b.WriteByte('_')
-		case t >= data.FirstSymbol && t < data.FirstSymbol+symbols:
-			b.WriteByte(byte('a' + t - data.FirstSymbol))
+		case t >= data.FirstSymbol && t < data.FirstSymbol+len(glyphs):
+			b.WriteByte(glyphs[t-data.FirstSymbol])
 		default:
 			fmt.Fprintf(&b, "<%d>", t)
 		}
@@ -375,4 +387,24 @@ func FormatTokens(task data.Task, tokens []int, mark int) string {
 		}
 	}
 	return b.String()
+}
+
+// byteToken is one token of a task whose symbols are bytes, as FormatTokens writes it.
+func byteToken(t, end int, hasEnd bool, slot int, hasSlot bool) string {
+	switch c := t - data.FirstSymbol; {
+	case t == data.SEP:
+		return "<sep>"
+	case t == data.PAD:
+		return "<pad>"
+	case hasEnd && t == end:
+		return "<end>"
+	case hasSlot && t == slot:
+		return "<slot>"
+	case c < 0 || c > 255:
+		return fmt.Sprintf("<%d>", t)
+	case c < 0x20 || c > 0x7e || strings.IndexByte("\\|`<[]", byte(c)) >= 0:
+		return fmt.Sprintf("\\x%02x", c)
+	default:
+		return string(rune(c))
+	}
 }

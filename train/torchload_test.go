@@ -294,11 +294,30 @@ func craftedExports(t *testing.T, good []byte) []craftedExport {
 			"posformer.model.position.symmetric: true on a causal model: it applies to an encoder (posformer.model.bidirectional) only" + reexport},
 		{"a negative fire init_c", scheme(map[string]any{"kind": "fire", "mlp_width": 8, "init_c": -0.1, "init_l": 12}),
 			"posformer.model.position.init_c: must be greater than 0, got -0.1" + reexport},
+		// A scheme this module has no twin of: exporting again cannot help.
+		{"a scheme without a PyTorch twin", scheme(map[string]any{"kind": "linbias"}),
+			`posformer.model.position.kind: "linbias": this scheme has no PyTorch twin (this module has ` + strings.Join(torchKinds(t), ", ") + "): add it to python/posformer_torch.py (docs/export.md)"},
+		// abacus and coupled read the digits: the token of digit 0 is the model's (digit0).
+		{"abacus without digit0", scheme(map[string]any{"kind": "abacus", "max_offset": 5, "max_positions": 8, "init_std": 1}),
+			"posformer.model.digit0: missing" + reexport},
+		{"coupled digits beyond the vocabulary", p.editModel(t, func(m map[string]any) {
+			m["position"], m["digit0"] = map[string]any{"kind": "coupled", "max_position": 8, "init_std": 1}, V-9
+		}).bytes(), fmt.Sprintf("posformer.model.digit0: %d, but the digits %d..%d do not fit in the vocabulary of %d", V-9, V-9, V, V) + reexport},
 		{"yarn with train_len 0", p.editModel(t, func(m map[string]any) {
 			m["train_len"] = 0
 			m["position"].(map[string]any)["rope_scaling"] = "yarn"
 		}).bytes(), "posformer.model.train_len: 0, but rope_scaling yarn acts past the training length, so it needs one" + reexport},
 	}
+}
+
+// torchKinds are the position kinds python/posformer_torch.py has (its SCHEMES, in order).
+func torchKinds(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command(torchPython, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import posformer_torch as pt; print(' '.join(pt.SCHEMES))", filepath.Dir(torchModule)).Output()
+	if err != nil {
+		t.Fatalf("listing posformer_torch's schemes: %v", err)
+	}
+	return strings.Fields(string(out))
 }
 
 // goodExport exports finishedRun's run in dir to dir/good.safetensors: its path and bytes.
@@ -432,7 +451,8 @@ func TestTorchLoadCraftedExports(t *testing.T) {
 
 // TestTorchShowCraftedProcess runs `posformer_torch.py show` as its own process (what a user
 // runs) on the crafted exports whose metadata would have it allocate the most (d_model 200000:
-// 160 GB before; 10^7 layers) and on one the JSON reader got wrong (a list as header): exit
+// 160 GB before; 10^7 layers), on one the JSON reader got wrong (a list as header) and on a
+// scheme it has no twin of (whose fix is to add one, not to export again): exit
 // status 1, the one line alone on stderr, no traceback, and a peak resident memory under 512 MB,
 // under ulimit -v.
 func TestTorchShowCraftedProcess(t *testing.T) {
@@ -443,7 +463,7 @@ func TestTorchShowCraftedProcess(t *testing.T) {
 	var procs []proc
 	for _, c := range craftedExports(t, b) {
 		switch c.name {
-		case "d_model 200000", "10^7 layers", "a list as header":
+		case "d_model 200000", "10^7 layers", "a list as header", "a scheme without a PyTorch twin":
 			f := filepath.Join(dir, strings.NewReplacer(" ", "_", "^", "e").Replace(c.name)+".safetensors")
 			if err := os.WriteFile(f, c.file, 0o644); err != nil {
 				t.Fatal(err)
@@ -451,8 +471,8 @@ func TestTorchShowCraftedProcess(t *testing.T) {
 			procs = append(procs, proc{f, f + ": " + c.want})
 		}
 	}
-	if len(procs) != 3 {
-		t.Fatalf("%d of the 3 crafted exports found", len(procs))
+	if len(procs) != 4 {
+		t.Fatalf("%d of the 4 crafted exports found", len(procs))
 	}
 	for _, p := range procs {
 		_, stderr, st := runCapped(t, torchPython, torchModule, "show", p.file, "2", "3")
