@@ -117,3 +117,8 @@ func Digit0(t Task) (int, bool) {
 	}
 	return 0, false
 }
+
+// Glyphs: the digits 0 .. 9, then + (Digit0's layout), as inspect and the report write them.
+func (additionTask) Glyphs() string { return "0123456789+" }
+
+var _ Glyphed = additionTask{}

@@ -369,3 +369,8 @@ func gunzip(src []byte) ([]byte, error) {
 	}
 	return raw, nil
 }
+
+// ByteTokens: the corpus is bytes, written as text by inspect and the report.
+func (*LM) ByteTokens() {}
+
+var _ ByteTokens = (*LM)(nil)

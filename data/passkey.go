@@ -125,3 +125,8 @@ func bytesToTokens(s string) []int {
 	}
 	return out
 }
+
+// ByteTokens: passkey's prompt is bytes, written as text by inspect and the report.
+func (passkeyTask) ByteTokens() {}
+
+var _ ByteTokens = passkeyTask{}

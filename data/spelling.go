@@ -15,18 +15,6 @@ type ByteTokens interface {
 	ByteTokens()
 }
 
-// addition: the digits 0 .. 9, then + (Digit0's layout).
-func (additionTask) Glyphs() string { return "0123456789+" }
-
-func (passkeyTask) ByteTokens() {}
-func (*LM) ByteTokens()         {}
-
-var (
-	_ Glyphed    = additionTask{}
-	_ ByteTokens = passkeyTask{}
-	_ ByteTokens = (*LM)(nil)
-)
-
 // Glyphs returns the characters of a task with the [Glyphed] hook (in either format, with or
 // without task.end_token), and false for a task without it.
 func Glyphs(t Task) (string, bool) {
