@@ -598,21 +598,24 @@ claims:
 // the command prints.
 func TestOwnClaimExample(t *testing.T) {
 	t.Chdir("..")
-	docs, err := Docs([]string{filepath.Join("docs", "own-claim", "my-claims.yaml")}, "go run ./cmd/train claims", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(docs[0].Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(docs[0].Content) != string(want) {
-		t.Errorf("%s is not what the claims file gives from its table: regenerate it with go run ./cmd/train claims docs/own-claim/my-claims.yaml", docs[0].Path)
-	}
-	page, _ := os.ReadFile(filepath.Join("docs", "own-claim", "README.md"))
-	for _, line := range strings.Split(string(docs[0].Content), "\n")[4:9] {
-		if !strings.Contains(string(page), line) {
-			t.Errorf("docs/own-claim/README.md does not show %q", line)
+	for _, name := range []string{"my-claims", "my-decide"} { // the fixed-n example and the sequential one
+		file := filepath.Join("docs", "own-claim", name+".yaml")
+		docs, err := Docs([]string{file}, "go run ./cmd/train claims", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(docs[0].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(docs[0].Content) != string(want) {
+			t.Errorf("%s is not what the claims file gives from its table: regenerate it with go run ./cmd/train claims %s", docs[0].Path, file)
+		}
+		page, _ := os.ReadFile(filepath.Join("docs", "own-claim", "README.md"))
+		for _, line := range strings.Split(string(docs[0].Content), "\n")[4:9] {
+			if !strings.Contains(string(page), line) {
+				t.Errorf("docs/own-claim/README.md does not show %q (of %s)", line, docs[0].Path)
+			}
 		}
 	}
 }
