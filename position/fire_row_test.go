@@ -29,7 +29,7 @@ func TestFIREBiasRowSameBits(t *testing.T) {
 			}
 			th[f.c()] *= sign
 			th[f.m()] *= sign
-			ff := fireFunc{f}
+			ff := f.fn
 			row, b := make([]float64, H*(T+3)), make([]float64, H)
 			for i := 0; i < T; i++ {
 				n := min(i+1+rng.IntN(3), T)

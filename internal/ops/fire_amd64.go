@@ -1,0 +1,40 @@
+//go:build amd64 && !purego
+
+package ops
+
+import "unsafe"
+
+// fireChunks is fireChunksLanes, by the AVX-512 or AVX2 kernel (fire_amd64.s) for float32 when
+// the kernels are on (ar holds fireLanes·nc values, out has room for them in nh rows of stride).
+func fireChunks[F, O Float](out []O, stride int, ar []F, bn F, w1, b1, w2, b2 []F, nc, nh int) {
+	a32, ok := any(ar).([]float32)
+	if !ok || !useKernels {
+		fireChunksLanes(out, stride, ar, bn, w1, b1, w2, b2, nc, nh)
+		return
+	}
+	_ = ar[nc*fireLanes-1]
+	_ = out[(nh-1)*stride+nc*fireLanes-1]
+	_, wide := any(out).([]float64)
+	kernel := fireMLP16AVX2
+	if haveAVX512 {
+		kernel = fireMLP16AVX512
+	}
+	kernel(unsafe.Pointer(&out[0]), stride, a32, float32(bn), any(w1).([]float32), any(b1).([]float32),
+		any(w2).([]float32), any(b2).([]float32), nc, nh, wide)
+}
+
+// fireMLP16AVX512 is fireChunksLanes for float32 (out float32, or float64 when wide), sixteen
+// keys in a ZMM register, the group's four heads in four; len(w2) = fireGroup·len(w1) > 0.
+//
+//go:noescape
+func fireMLP16AVX512(out unsafe.Pointer, stride int, ar []float32, bn float32, w1, b1, w2, b2 []float32, nc, nh int, wide bool)
+
+// fireMLP16AVX2 is fireMLP16AVX512 with the sixteen keys in two YMM registers.
+//
+//go:noescape
+func fireMLP16AVX2(out unsafe.Pointer, stride int, ar []float32, bn float32, w1, b1, w2, b2 []float32, nc, nh int, wide bool)
+
+// fireGradChunks is fireGradChunksLanes (the assembly kernel of the gradient: not yet written).
+func fireGradChunks[F Float](acc, g []F, gs int, a, dA []F, bn, dBdc, kfac F, w1, b1, w2 []F, H, nc int) {
+	fireGradChunksLanes(acc, g, gs, a, dA, bn, dBdc, kfac, w1, b1, w2, H, nc)
+}
