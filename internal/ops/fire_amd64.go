@@ -34,7 +34,34 @@ func fireMLP16AVX512(out unsafe.Pointer, stride int, ar []float32, bn float32, w
 //go:noescape
 func fireMLP16AVX2(out unsafe.Pointer, stride int, ar []float32, bn float32, w1, b1, w2, b2 []float32, nc, nh int, wide bool)
 
-// fireGradChunks is fireGradChunksLanes (the assembly kernel of the gradient: not yet written).
+// fireGradChunks is fireGradChunksLanes, by the AVX-512 or AVX2 kernel (fire_amd64.s) for float32
+// when the kernels are on.
 func fireGradChunks[F Float](acc, g []F, gs int, a, dA []F, bn, dBdc, kfac F, w1, b1, w2 []F, H, nc int) {
-	fireGradChunksLanes(acc, g, gs, a, dA, bn, dBdc, kfac, w1, b1, w2, H, nc)
+	acc32, ok := any(acc).([]float32)
+	if !ok || !useKernels {
+		fireGradChunksLanes(acc, g, gs, a, dA, bn, dBdc, kfac, w1, b1, w2, H, nc)
+		return
+	}
+	W := len(w1)
+	_ = acc32[((H+2)*W+H+2)*fireLanes-1]
+	_ = g[(H-1)*gs+nc*fireLanes-1]
+	_, _ = a[nc*fireLanes-1], dA[nc*fireLanes-1]
+	_ = w2[W*H-1]
+	kernel := fireGrad8AVX2
+	if haveAVX512 {
+		kernel = fireGrad16AVX512
+	}
+	kernel(acc32, any(g).([]float32), gs, any(a).([]float32), any(dA).([]float32), float32(bn), float32(dBdc), float32(kfac),
+		any(w1).([]float32), any(b1).([]float32), any(w2).([]float32), H, nc)
 }
+
+// fireGrad16AVX512 is fireGradChunksLanes for float32, sixteen keys in a ZMM register; W ≥ 1,
+// H ≥ 1.
+//
+//go:noescape
+func fireGrad16AVX512(acc, g []float32, gs int, a, dA []float32, bn, dBdc, kfac float32, w1, b1, w2 []float32, H, nc int)
+
+// fireGrad8AVX2 is fireGrad16AVX512 eight keys at a time (the chunk's two halves in turn).
+//
+//go:noescape
+func fireGrad8AVX2(acc, g []float32, gs int, a, dA []float32, bn, dBdc, kfac float32, w1, b1, w2 []float32, H, nc int)

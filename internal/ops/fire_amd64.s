@@ -202,3 +202,222 @@ fire256_next:
 	JNZ fire256_chunk
 	VZEROUPPER
 	RET
+
+// FIRE's gradient (ops.fireGradChunksLanes) on sixteen keys at a time: per lane, the sums of the
+// parameters' gradients in acc (slot t's sixteen lanes at 64·t: per hidden unit W2[k, ·], W1[k],
+// b1[k], then b2, c, m), each product and sum rounded as in the lanes.
+
+// func fireGrad16AVX512(acc, g []float32, gs int, a, dA []float32, bn, dBdc, kfac float32, w1, b1, w2 []float32, H, nc int)
+TEXT ·fireGrad16AVX512(SB), NOSPLIT, $0-208
+	MOVQ g_base+24(FP), SI
+	MOVQ gs+48(FP), R8
+	SHLQ $2, R8 // the heads' stride in bytes
+	MOVQ a_base+56(FP), DI
+	MOVQ dA_base+80(FP), R9
+	VBROADCASTSS bn+104(FP), Z31
+	VBROADCASTSS dBdc+108(FP), Z29
+	VBROADCASTSS kfac+112(FP), Z28
+	MOVQ H+192(FP), R11
+	MOVQ nc+200(FP), R10
+	VPXORD Z30, Z30, Z30
+
+fireg512_chunk:
+	MOVQ w1_base+120(FP), R12
+	MOVQ w1_len+128(FP), CX
+	LEAQ (R12)(CX*4), CX // the end of w1
+	MOVQ b1_base+144(FP), R13
+	MOVQ w2_base+168(FP), R14
+	MOVQ acc_base+0(FP), R15
+	VMOVUPS (DI), Z0
+	VDIVPS Z31, Z0, Z0 // x = a / bn
+	VPXORD Z1, Z1, Z1  // dx
+
+fireg512_unit:
+	VMULPS.BCST (R12), Z0, Z2 // z = w1[k]·x
+	VADDPS.BCST (R13), Z2, Z2 // + b1[k]
+	VCMPPS $0x1e, Z30, Z2, K1 // z > 0 (false for NaN)
+	VMAXPS Z30, Z2, Z3        // r = max(z, 0)
+	MOVQ SI, AX
+	VMOVUPS (AX), Z5           // g_0
+	VMULPS.BCST (R14), Z5, Z4  // dz = g_0·w2[k, 0]
+	VMULPS Z3, Z5, Z7
+	VADDPS (R15), Z7, Z7       // dW2[k, 0] += g_0·r
+	VMOVUPS Z7, (R15)
+	ADDQ $4, R14
+	ADDQ $64, R15
+	MOVQ R11, DX
+	DECQ DX
+	JZ fireg512_heads_done
+
+fireg512_head:
+	ADDQ R8, AX
+	VMOVUPS (AX), Z5          // g_h
+	VMULPS.BCST (R14), Z5, Z6
+	VADDPS Z6, Z4, Z4         // dz += g_h·w2[k, h]
+	VMULPS Z3, Z5, Z7
+	VADDPS (R15), Z7, Z7      // dW2[k, h] += g_h·r
+	VMOVUPS Z7, (R15)
+	ADDQ $4, R14
+	ADDQ $64, R15
+	DECQ DX
+	JNZ fireg512_head
+
+fireg512_heads_done:
+	VMOVAPS.Z Z4, K1, Z4      // dz = 0 unless z > 0
+	VMULPS Z0, Z4, Z7
+	VADDPS (R15), Z7, Z7      // dW1[k] += dz·x
+	VMOVUPS Z7, (R15)
+	VADDPS 64(R15), Z4, Z7    // db1[k] += dz
+	VMOVUPS Z7, 64(R15)
+	VMULPS.BCST (R12), Z4, Z7
+	VADDPS Z7, Z1, Z1         // dx += dz·w1[k]
+	ADDQ $128, R15
+	ADDQ $4, R12
+	ADDQ $4, R13
+	CMPQ R12, CX
+	JB fireg512_unit
+
+	MOVQ SI, AX
+	MOVQ R11, DX
+
+fireg512_b2:
+	VMOVUPS (AX), Z5
+	VADDPS (R15), Z5, Z5 // db2[h] += g_h
+	VMOVUPS Z5, (R15)
+	ADDQ R8, AX
+	ADDQ $64, R15
+	DECQ DX
+	JNZ fireg512_b2
+
+	VDIVPS Z31, Z1, Z8   // u = dx / bn
+	VMOVUPS (R9), Z10    // ∂ψ(d)/∂c
+	VMULPS Z29, Z0, Z9   // x·dBdc
+	VSUBPS Z9, Z10, Z9   // dA − x·dBdc
+	VMULPS Z9, Z8, Z9
+	VADDPS (R15), Z9, Z9 // dc += u·(dA − x·dBdc)
+	VMOVUPS Z9, (R15)
+	VMULPS Z0, Z8, Z9    // u·x
+	VMULPS Z28, Z9, Z9
+	VADDPS 64(R15), Z9, Z9 // dm += u·x·kfac
+	VMOVUPS Z9, 64(R15)
+
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R9
+	DECQ R10
+	JNZ fireg512_chunk
+	VZEROUPPER
+	RET
+
+// func fireGrad8AVX2(acc, g []float32, gs int, a, dA []float32, bn, dBdc, kfac float32, w1, b1, w2 []float32, H, nc int)
+//
+// fireGrad16AVX512 eight lanes at a time: the chunks' keys 0-7, then 8-15 (each lane's
+// operations are the same either way); acc's slots are still sixteen lanes wide.
+TEXT ·fireGrad8AVX2(SB), NOSPLIT, $0-208
+	MOVQ g_base+24(FP), SI
+	MOVQ gs+48(FP), R8
+	SHLQ $2, R8
+	MOVQ a_base+56(FP), DI
+	MOVQ dA_base+80(FP), R9
+	MOVQ H+192(FP), R11
+	MOVQ nc+200(FP), R10
+	SHLQ $1, R10 // halves of chunks
+	XORQ BX, BX  // the half's offset in acc: 0 or 32
+	VXORPS Y15, Y15, Y15
+
+fireg256_half:
+	MOVQ w1_base+120(FP), R12
+	MOVQ w1_len+128(FP), CX
+	LEAQ (R12)(CX*4), CX
+	MOVQ b1_base+144(FP), R13
+	MOVQ w2_base+168(FP), R14
+	MOVQ acc_base+0(FP), R15
+	ADDQ BX, R15
+	VBROADCASTSS bn+104(FP), Y14
+	VMOVUPS (DI), Y0
+	VDIVPS Y14, Y0, Y0 // x = a / bn
+	VXORPS Y1, Y1, Y1  // dx
+
+fireg256_unit:
+	VBROADCASTSS (R12), Y11
+	VMULPS Y11, Y0, Y2 // z = w1[k]·x
+	VBROADCASTSS (R13), Y12
+	VADDPS Y12, Y2, Y2 // + b1[k]
+	VCMPPS $0x1e, Y15, Y2, Y13 // z > 0
+	VMAXPS Y15, Y2, Y3         // r
+	MOVQ SI, AX
+	VMOVUPS (AX), Y5
+	VBROADCASTSS (R14), Y12
+	VMULPS Y12, Y5, Y4 // dz = g_0·w2[k, 0]
+	VMULPS Y3, Y5, Y7
+	VADDPS (R15), Y7, Y7
+	VMOVUPS Y7, (R15)
+	ADDQ $4, R14
+	ADDQ $64, R15
+	MOVQ R11, DX
+	DECQ DX
+	JZ fireg256_heads_done
+
+fireg256_head:
+	ADDQ R8, AX
+	VMOVUPS (AX), Y5
+	VBROADCASTSS (R14), Y12
+	VMULPS Y12, Y5, Y6
+	VADDPS Y6, Y4, Y4
+	VMULPS Y3, Y5, Y7
+	VADDPS (R15), Y7, Y7
+	VMOVUPS Y7, (R15)
+	ADDQ $4, R14
+	ADDQ $64, R15
+	DECQ DX
+	JNZ fireg256_head
+
+fireg256_heads_done:
+	VANDPS Y13, Y4, Y4 // dz = 0 unless z > 0
+	VMULPS Y0, Y4, Y7
+	VADDPS (R15), Y7, Y7
+	VMOVUPS Y7, (R15)
+	VADDPS 64(R15), Y4, Y7
+	VMOVUPS Y7, 64(R15)
+	VMULPS Y11, Y4, Y7
+	VADDPS Y7, Y1, Y1
+	ADDQ $128, R15
+	ADDQ $4, R12
+	ADDQ $4, R13
+	CMPQ R12, CX
+	JB fireg256_unit
+
+	MOVQ SI, AX
+	MOVQ R11, DX
+
+fireg256_b2:
+	VMOVUPS (AX), Y5
+	VADDPS (R15), Y5, Y5
+	VMOVUPS Y5, (R15)
+	ADDQ R8, AX
+	ADDQ $64, R15
+	DECQ DX
+	JNZ fireg256_b2
+
+	VDIVPS Y14, Y1, Y8 // u = dx / bn
+	VMOVUPS (R9), Y10
+	VBROADCASTSS dBdc+108(FP), Y12
+	VMULPS Y12, Y0, Y9
+	VSUBPS Y9, Y10, Y9
+	VMULPS Y9, Y8, Y9
+	VADDPS (R15), Y9, Y9
+	VMOVUPS Y9, (R15)
+	VBROADCASTSS kfac+112(FP), Y12
+	VMULPS Y0, Y8, Y9
+	VMULPS Y12, Y9, Y9
+	VADDPS 64(R15), Y9, Y9
+	VMOVUPS Y9, 64(R15)
+
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R9
+	XORQ $32, BX
+	DECQ R10
+	JNZ fireg256_half
+	VZEROUPPER
+	RET

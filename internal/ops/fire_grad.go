@@ -4,7 +4,7 @@ import "math"
 
 // FIRE's gradient: for the pairs of one query row, sixteen keys at a time, every lane keeps its
 // own sums of the parameters' gradients in F (fireGradChunks, per parameter and lane: [Size,
-// fireLanes]), over every row of the op; the lanes are then added in float64 in their order. The
+// fireLanes], fireGradSlot), over every row of the op; the lanes are then added in float64 in their order. The
 // derivative of x = ψ(d)/B, B = ψ(n) + ε, n = max(i, L), L = |m|·L0:
 //
 //	∂x/∂c = (∂ψ(d)/∂c − x·∂B/∂c)/B,  ∂ψ(d)/∂c = sign(c)·d/(|c|·d + 1),  ∂B/∂c = sign(c)·n/(|c|·n + 1),
@@ -47,11 +47,30 @@ func fireGradRow[F Float](p *fireParams[F], l FIRELayout, L0 float64, i, j0, j1 
 	}
 }
 
-// fireGradSum adds to dtheta the lanes of acc ([Size, fireLanes]), in float64, in lane order.
-func fireGradSum[F Float](acc []F, dtheta []float64) {
+// fireGradSlot is where the gradient's lanes keep θ's parameter t (FIRELayout): unit k's slots
+// are W2[k, 0..H−1], W1[k], b1[k] (k·(H + 2) on), then b2, c and m (W·(H + 2) on), so that the
+// kernel walks them in order.
+func fireGradSlot(l FIRELayout, t int) int {
+	H, W, e := l.Heads, l.Width, l.Width*(l.Heads+2)
+	switch {
+	case t < l.B1():
+		return t*(H+2) + H
+	case t < l.W2():
+		return (t-W)*(H+2) + H + 1
+	case t < l.B2():
+		k, h := (t-l.W2())/H, (t-l.W2())%H
+		return k*(H+2) + h
+	}
+	return e + t - l.B2()
+}
+
+// fireGradSum adds to dtheta the lanes of acc ([Size, fireLanes], fireGradSlot), in float64, in
+// lane order.
+func fireGradSum[F Float](l FIRELayout, acc []F, dtheta []float64) {
 	for t := range dtheta {
 		s := 0.0
-		for _, x := range acc[t*fireLanes : (t+1)*fireLanes] {
+		o := fireGradSlot(l, t) * fireLanes
+		for _, x := range acc[o : o+fireLanes] {
 			s += float64(x)
 		}
 		dtheta[t] += s
@@ -77,5 +96,5 @@ func fireBiasGradPair[F Float](f *FIRE, p *fireParams[F], i, j int, g, dtheta []
 	}
 	acc, pad := make([]F, l.Size()*fireLanes), make([]F, (2+l.Heads)*fireLanes)
 	fireGradRow(p, l, f.L0, i, j, j+1, gf, 1, acc, pad)
-	fireGradSum(acc, dtheta)
+	fireGradSum(l, acc, dtheta)
 }

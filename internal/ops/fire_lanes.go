@@ -47,17 +47,17 @@ func maxF[F Float](a, b F) F {
 	return b
 }
 
-// fireGradChunksLanes adds to acc ([FIRELayout.Size, fireLanes]: parameter t's lane l at
-// t·fireLanes + l) the gradient of the chunks c < nc of fireLanes keys of one query row, key
-// fireLanes·c + l in lane l, with the incoming gradients g[h·gs + key]: for each lane, x = a/bn
-// and dx = 0, then for every hidden unit k (w2 as θ holds it, [W, H]):
+// fireGradChunksLanes adds to acc ([Size, fireLanes] in the kernel's order, fireGradSlot: slot t's
+// lane l at t·fireLanes + l) the gradient of the chunks c < nc of fireLanes keys of one query
+// row, key fireLanes·c + l in lane l, with the incoming gradients g[h·gs + key]: for each lane,
+// x = a/bn and dx = 0, then for every hidden unit k (w2 as θ holds it, [W, H]):
 //
-//	z = F(w1[k]·x) + b1[k],  r = max(z, 0),  dz = Σ_h F(g_h·w2[k, h]) (from h = 0), 0 unless z > 0,
-//	acc[W2 + k·H + h] += F(g_h·r) for every h,  acc[W1 + k] += F(dz·x),  acc[B1 + k] += dz,  dx += F(dz·w1[k]),
+//	z = F(w1[k]·x) + b1[k],  r = max(z, 0),  dz = F(g_0·w2[k, 0]) + F(g_1·w2[k, 1]) + … (in order),
+//	dW2[k, h] += F(g_h·r) for every h,  dz = 0 unless z > 0,  dW1[k] += F(dz·x),  db1[k] += dz,  dx += F(dz·w1[k]),
 //
-// then acc[B2 + h] += g_h, u = dx/bn, acc[C] += F(u·(dA − F(x·dBdc))), acc[M] += F(F(u·x)·kfac).
+// then db2[h] += g_h, u = dx/bn, dc += F(u·(dA − F(x·dBdc))), dm += F(F(u·x)·kfac).
 func fireGradChunksLanes[F Float](acc, g []F, gs int, a, dA []F, bn, dBdc, kfac F, w1, b1, w2 []F, H, nc int) {
-	l := FIRELayout{Heads: H, Width: len(w1)}
+	W := len(w1)
 	at := func(t, lane int) *F { return &acc[t*fireLanes+lane] }
 	for c := 0; c < nc; c++ {
 		for lane := 0; lane < fireLanes; lane++ {
@@ -65,28 +65,29 @@ func fireGradChunksLanes[F Float](acc, g []F, gs int, a, dA []F, bn, dBdc, kfac 
 			x := a[j] / bn
 			var dx F
 			for k, w := range w1 {
+				u := k * (H + 2) // unit k's slots
 				z := F(w*x) + b1[k]
 				r := maxF(z, 0)
 				dz := F(g[j] * w2[k*H])
+				*at(u, lane) += F(g[j] * r)
 				for h := 1; h < H; h++ {
 					dz += F(g[h*gs+j] * w2[k*H+h])
+					*at(u+h, lane) += F(g[h*gs+j] * r)
 				}
 				if !(z > 0) {
 					dz = 0
 				}
-				for h := 0; h < H; h++ {
-					*at(l.W2()+k*H+h, lane) += F(g[h*gs+j] * r)
-				}
-				*at(l.W1()+k, lane) += F(dz * x)
-				*at(l.B1()+k, lane) += dz
+				*at(u+H, lane) += F(dz * x)
+				*at(u+H+1, lane) += dz
 				dx += F(dz * w)
 			}
+			e := W * (H + 2)
 			for h := 0; h < H; h++ {
-				*at(l.B2()+h, lane) += g[h*gs+j]
+				*at(e+h, lane) += g[h*gs+j]
 			}
 			u := dx / bn
-			*at(l.C(), lane) += F(u * (dA[j] - F(x*dBdc)))
-			*at(l.M(), lane) += F(F(u*x) * kfac)
+			*at(e+H, lane) += F(u * (dA[j] - F(x*dBdc)))
+			*at(e+H+1, lane) += F(F(u*x) * kfac)
 		}
 	}
 }

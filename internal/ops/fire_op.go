@@ -133,7 +133,7 @@ func fireBiasBwd[F Float](p *fireParams[F], f *FIRE, T int, g []F, accBuf, padBu
 	for i := 0; i < T; i++ {
 		fireGradRow(p, l, f.L0, i, 0, i+1, g[i*T:], T*T, acc, pad)
 	}
-	fireGradSum(acc, dtheta)
+	fireGradSum(l, acc, dtheta)
 }
 
 func (op *fireBiasGradOp) DiffWRT(int) []bool { return []bool{false, false} }
