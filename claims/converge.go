@@ -75,6 +75,9 @@ func (f *File) convergeGrid(cfg config.Config, seeds []uint64, runs string) (con
 	if tr.ValEvery <= 0 {
 		return g, fmt.Errorf("validates never (train.val_every %d): converged runs stop on validation; give the grid train.val_every > 0, or remove sequential.converge", tr.ValEvery)
 	}
+	if tr.LogEvery > 0 && tr.ValEvery%tr.LogEvery != 0 { // early stopping reads validations at logged steps
+		return g, fmt.Errorf("validates every %d steps, not a multiple of train.log_every (%d): converged runs stop on a validation made at a logged step; give the grid a train.val_every that train.log_every divides, or remove sequential.converge", tr.ValEvery, tr.LogEvery)
+	}
 	g.Name = strings.TrimSuffix(g.Name, SeedsDir) + ConvergeDir
 	g.Train.Steps, g.Train.ValEvery, g.Train.LogEvery = f.Sequential.Converge.MaxSteps, tr.ValEvery, tr.LogEvery
 	g.Train.EarlyStop = config.EarlyStop{Target: f.Statistic.Learned, Metric: f.Statistic.Metric}

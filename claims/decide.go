@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/posformer/posformer/config"
 	"github.com/posformer/posformer/grid"
+	"github.com/posformer/posformer/internal/regfile"
 	"github.com/posformer/posformer/rundir"
 	"github.com/posformer/posformer/train"
 	"go.yaml.in/yaml/v3"
@@ -205,6 +207,9 @@ func (f *File) NextLook(wants []Want, runs string) (*Look, error) {
 		}
 		var seeds []uint64
 		for _, w := range by[gr] {
+			if n := uint64(max(w.Need-w.Runs, 0)); len(w.Seeds) > 0 && w.Seeds[len(w.Seeds)-1] > math.MaxUint64-n {
+				return nil, f.errAt(path, "cell %s · %s's largest seed is %d: -decide gives a cell the seeds after its largest, and there are not %d more; sweep smaller seeds in %s", w.Task, key{w.Task, w.Scheme, w.Variant}, w.Seeds[len(w.Seeds)-1], n, t.Grid)
+			}
 			for _, s := range w.NextSeeds() {
 				if !slices.Contains(seeds, s) {
 					seeds = append(seeds, s)
@@ -316,10 +321,14 @@ func rowVariant(c config.Cell, naming string, r *train.Result) string {
 }
 
 // WriteGrid writes the look table's seeds grid.yaml (the grid every run of its directory was
-// trained as), creating the directory.
+// trained as), creating the directory; a directory whose grid.yaml is another grid is refused
+// (sameGrid) before anything is trained in it.
 func (lt LookTable) WriteGrid() error {
 	src, err := config.MarshalGrid(lt.Grid)
 	if err != nil {
+		return err
+	}
+	if err := lt.sameGrid(src); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(lt.Dir, 0o755); err != nil {
@@ -481,4 +490,37 @@ func (f *File) withConverged(rows, converged []Row) ([]Row, []string) {
 		}
 	}
 	return rows, added
+}
+
+// sameGrid refuses a seeds directory whose grid.yaml (written by an earlier look) is another grid
+// than src but for the seed list, which each look extends: the table's grid edited between
+// looks, or the directory another grid's. Training the look there would mix runs of two grids,
+// and overwriting its grid.yaml would leave the earlier runs unreadable even once the grid is
+// restored.
+func (lt LookTable) sameGrid(src []byte) error {
+	path := filepath.Join(lt.Dir, config.GridFile)
+	old, err := regfile.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	a, b := runFields(old), runFields(src)
+	if a == b {
+		return nil
+	}
+	return fmt.Errorf("%s is not the grid its seeds in %s were trained as (%s): it was edited since an earlier look, or the directory holds another grid's runs; restore %s as it was, or move %s away to train the seeds again", lt.Table.Grid, lt.Dir, rundir.FingerprintDiff(a, b), lt.Table.Grid, lt.Dir)
+}
+
+// runFields are a grid.yaml's fields that its runs depend on: all but out:, tfevents: (where
+// the runs are, whether they write an event file) and the seed list.
+func runFields(grid []byte) string {
+	var keep []string
+	for _, l := range strings.Split(rundir.GridFields(grid), "\n") {
+		if !strings.HasPrefix(l, "sweep.seed: ") && !strings.HasPrefix(l, "tfevents: ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }

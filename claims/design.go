@@ -39,6 +39,9 @@ func (s Sequential) On() bool { return s.on }
 // DefaultMaxSeeds is Sequential.MaxSeeds when the file does not give it.
 const DefaultMaxSeeds = 10
 
+// MostSeeds bounds max_seeds (and -decide's -max-seeds): the most seeds a cell is trained to.
+const MostSeeds = 1000
+
 // check validates the design and fills its defaults.
 func (s *Sequential) check(f *File) error {
 	if !s.On() {
@@ -53,8 +56,8 @@ func (s *Sequential) check(f *File) error {
 	if !s.Written.Has("max_seeds") {
 		s.MaxSeeds = DefaultMaxSeeds
 	}
-	if s.MaxSeeds < 2 || s.MaxSeeds > 1000 {
-		return f.errAt("sequential.max_seeds", "%d: a cell needs at least 2 seeds to be judged; give 2 to 1000, e.g. max_seeds: 10", s.MaxSeeds)
+	if s.MaxSeeds < 2 || s.MaxSeeds > MostSeeds {
+		return f.errAt("sequential.max_seeds", "%d: a cell needs at least 2 seeds to be judged; give 2 to %d, e.g. max_seeds: 10", s.MaxSeeds, MostSeeds)
 	}
 	if err := s.Converge.check(f); err != nil {
 		return err
@@ -64,6 +67,9 @@ func (s *Sequential) check(f *File) error {
 		ids = append(ids, c.ID)
 	}
 	for i, id := range s.Claims {
+		if slices.Contains(s.Claims[:i], id) {
+			return f.errAt(fmt.Sprintf("sequential.claims[%d]", i), "names %q twice: name each claim once", id)
+		}
 		if !slices.Contains(ids, id) {
 			return f.errAt(fmt.Sprintf("sequential.claims[%d]", i), "no claim has the id %q: give ids of this file's claims (%s)", id, strings.Join(ids, ", "))
 		}

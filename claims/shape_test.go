@@ -26,9 +26,11 @@ func TestShapeNeedsEvidence(t *testing.T) {
 	var csv strings.Builder
 	csv.WriteString("task,scheme,variant,seed,length,in_range,exact_match,token_accuracy,n,lr,steps,best_step,stop_step,train_min_len,train_max_len,chance_exact,chance_token,best_val_score\n")
 	score := map[string]func(seed, L int) float64{
-		"none":   func(int, int) float64 { return 1 },
-		"alibi":  func(_, L int) float64 { return map[bool]float64{true: 1, false: 0}[L <= 4] },
-		"kerple": func(s, L int) float64 { return map[bool]float64{true: 1, false: []float64{0.9, 0.05, 0.05}[s-1]}[L <= 4] },
+		"none":  func(int, int) float64 { return 1 },
+		"alibi": func(_, L int) float64 { return map[bool]float64{true: 1, false: 0}[L <= 4] },
+		"kerple": func(s, L int) float64 {
+			return map[bool]float64{true: 1, false: []float64{0.9, 0.05, 0.05}[s-1]}[L <= 4]
+		},
 	}
 	for _, scheme := range []string{"alibi", "kerple", "none"} {
 		for seed := 1; seed <= 3; seed++ {

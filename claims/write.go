@@ -174,7 +174,10 @@ func WriteAll(files map[string][]byte) error {
 			return fmt.Errorf("%w: nothing was written", err)
 		}
 		plans = append(plans, plan{path, tmp.Name(), old, existed})
-		_, werr := tmp.Write(content)
+		werr := tmp.Chmod(0o644) // as rundir.WriteFileAtomic: CreateTemp's 0600 would stay on the renamed file
+		if werr == nil {
+			_, werr = tmp.Write(content)
+		}
 		if cerr := tmp.Close(); werr == nil {
 			werr = cerr
 		}

@@ -289,6 +289,9 @@ type TaskConfig struct {
 	// IgnoreProb is the flip_flop task's probability of an ignore instruction, in [0, 1).
 	// Default: 0.8. flip_flop only.
 	IgnoreProb *float64 `yaml:"ignore_prob,omitempty" json:"ignore_prob,omitempty"`
+	// Queries is the mqar task's number of queries, at least 1; a length L then holds ⌊L/2⌋ −
+	// queries key–value pairs. Default: every key queried once (⌊L/4⌋ pairs). mqar only.
+	Queries *int `yaml:"queries,omitempty" json:"queries,omitempty"`
 }
 
 // WritesEvents tells whether the run writes TensorBoard's event file (tfevents).
@@ -300,7 +303,7 @@ func (c Config) NewTask() (data.Task, error) { return data.New(c.Task.Name, c.Ta
 // TaskOptions are the task: section's options as data.New takes them.
 func (c Config) TaskOptions() data.Options {
 	return data.Options{Symbols: c.Task.Symbols, Format: c.Task.Format, EndToken: c.Task.EndToken,
-		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256, Depth: c.Task.Depth, IgnoreProb: c.Task.IgnoreProb}
+		Corpus: c.Task.Corpus, CorpusSHA256: c.Task.CorpusSHA256, Depth: c.Task.Depth, IgnoreProb: c.Task.IgnoreProb, Queries: c.Task.Queries}
 }
 
 // ModelFor is the model: section for the config's task: model.vocab, unless written, the task's

@@ -1,12 +1,14 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/posformer/posformer/config"
@@ -53,7 +55,13 @@ func openEvents(cfg config.Config, dir string, step int) (*events, error) {
 	if last == "" {
 		w, err = createEvents(dir)
 	} else {
+		if err := rundir.Inside(dir, last); err != nil { // never appended through a link elsewhere
+			return nil, err
+		}
 		w, err = tfevents.Append(last, time.Now)
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return nil, diskFull(err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run directory: %w (turn the event file off with -tfevents=false)", err)
@@ -124,7 +132,7 @@ func (e *events) train(m Metric) error {
 			vals = append(vals, tfevents.Value{Tag: ValTag(name), Simple: float32(*v)})
 		}
 	}
-	return e.w.Scalars(int64(m.Step), vals...)
+	return diskFull(e.w.Scalars(int64(m.Step), vals...))
 }
 
 // lengths writes the evaluation's scores: one event per length (its step), holding every metric
@@ -133,7 +141,16 @@ func (e *events) lengths(rows []LengthResult) error {
 	if e == nil {
 		return nil
 	}
-	return writeLengths(e.w, rows)
+	return diskFull(writeLengths(e.w, rows))
+}
+
+// diskFull says, of a write that found the disk full, what to do; other errors are returned as
+// they are.
+func diskFull(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w: the disk is full; free some space or choose another -out, then run again (with -resume to continue the run)", err)
+	}
+	return err
 }
 
 func writeLengths(w *tfevents.Writer, rows []LengthResult) error {

@@ -397,7 +397,7 @@ func trainLoop(ctx context.Context, cfg config.Config, task data.Task, m *model.
 				}
 			}
 			if err := enc.Encode(rec); err != nil {
-				return fmt.Errorf("writing metrics.jsonl: %w", err)
+				return diskFull(fmt.Errorf("writing metrics.jsonl: %w", err))
 			}
 			if err := ev.train(rec); err != nil {
 				return err
@@ -469,6 +469,17 @@ func (r *Result) Summary(name string) (inRange, beyond float64) {
 	return mean(in), mean(past)
 }
 
+// onlyTemp tells whether a run directory's entries are all temporary files of atomic writes
+// (rundir.IsTemp) that a killed process left.
+func onlyTemp(entries []os.DirEntry) bool {
+	for _, e := range entries {
+		if e.IsDir() || !rundir.IsTemp(e.Name()) {
+			return false
+		}
+	}
+	return true
+}
+
 // mean is the mean of xs, summed in order; NaN for none.
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {
@@ -503,6 +514,15 @@ func openRunDir(dir string, entries []os.DirEntry, resolved []byte, m *model.Mod
 	}
 	switch {
 	case len(entries) == 0:
+		return fresh()
+	case onlyTemp(entries) && (opt.Resume || opt.Force):
+		// A process killed inside fresh's first write (config.yaml) leaves only its temporary
+		// file: nothing of the run was written, so it starts as a fresh one.
+		for _, e := range entries {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return nil, nil, fmt.Errorf("run directory: %w", err)
+			}
+		}
 		return fresh()
 	case opt.Force:
 		if err := rundir.Clear(dir, entries); err != nil {

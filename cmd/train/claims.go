@@ -25,11 +25,12 @@ const claimsDir = "docs/claims"
 // and writes each file's document beside it (and, for the shipped set, the index
 // docs/claims/README.md and docs/claims/mathematics.md). With -export it first exports each
 // table from its finished grid under -runs. It never trains and never writes under -runs;
-// every file is written or none.
+// every file is written or none. -decide and -replay are sequentialClaims'; -decide's own flags
+// without -decide are refused.
 func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("claims", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	runs := fs.String("runs", config.DefaultOut, "`directory` holding the finished grids that -export reads (runs/<grid config name>); only read, never written")
+	runs := fs.String("runs", config.DefaultOut, "`directory` holding the finished grids that -export reads (runs/<grid config name>), only read; with -decide, where its seeds are trained (runs/<grid name>-seeds)")
 	export := fs.Bool("export", false, "first export each table whose grid is under -runs to the table's CSV (checked to be the grid its config describes, every run finished)")
 	replay := fs.Bool("replay", false, "judge each file sequentially over the seeds its tables hold, as -decide would have stopped, and print the document (docs/statistics.md); writes nothing")
 	decide := fs.Bool("decide", false, "train, under -runs, the next seed of the cells of the file's open claims (its sequential: design) and judge again, until every claim is decided, max_seeds or -budget is spent; then write its tables and document (docs/runs.md)")
@@ -57,6 +58,11 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("claims: %w: %w", err, errUsage)
 		}
 		return sequentialClaims(ctx, fs, *decide, *export, d, *runs, stdout, stderr)
+	}
+	for _, name := range []string{"plan", "shard", "max-seeds", "budget", "jobs"} { // -decide's own
+		if flagSet(fs, name) {
+			return fmt.Errorf("claims: -%s without -decide: it sets -decide's training, and claims without -decide trains nothing; add -decide (claims -decide -%s ... -runs DIR FILE), or remove -%s: %w", name, name, name, errUsage)
+		}
 	}
 	if *runs == "" {
 		return fmt.Errorf("claims: -runs is empty: give the directory holding the grids, e.g. -runs runs: %w", errUsage)

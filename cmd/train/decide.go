@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -60,6 +61,7 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 	if o.shard.Source != "" { // a job array's task
 		return decideShard(ctx, f, max, o, stderr)
 	}
+	locked := map[string]bool{}
 	for _, t := range f.Tables { // one process a seeds directory
 		if t.Grid == "" {
 			continue
@@ -68,6 +70,10 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 		if err != nil {
 			return fmt.Errorf("claims: %s: table %s: %w", path, t.Name, err)
 		}
+		if locked[dir] { // tables of one grid share its seeds directory: locked once
+			continue
+		}
+		locked[dir] = true
 		release, err := lockDir(dir + claims.SeedsDir)
 		if err != nil {
 			return fmt.Errorf("claims: %w", err)
@@ -91,12 +97,20 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 				peak = maxInt64(peak, c.Memory.Peak)
 			}
 			limitMemory(peak * int64(jobs))
+			finished := map[string]bool{} // before this look (a look stopped part-way, a table sharing the grid): not trained again
+			for _, c := range checked {
+				if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Config.Name)); err == nil {
+					finished[c.Config.Name] = true
+				}
+			}
 			lookStart := time.Now()
 			_, err = grid.TrainCells(ctx, checked, grid.CellOptions{Jobs: jobs, Resume: true,
 				Progress: func(done, total int, c *setup.Checked, r *train.Result, err error) {
 					switch {
 					case err != nil:
 						fmt.Fprintf(stderr, "claims -decide: [%d/%d] %s: %v\n", done, total, c.Config.Name, err)
+					case r != nil && finished[c.Config.Name]:
+						fmt.Fprintf(stderr, "claims -decide: [%d/%d] %s: finished before, not trained again\n", done, total, c.Config.Name)
 					case r != nil:
 						trained++
 						runTime += time.Duration((r.TrainSeconds + r.EvalSeconds) * float64(time.Second))
@@ -134,6 +148,7 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 			return err
 		}
 	}
+	lastWants := "" // the previous look's wants: the same again means no progress
 	for look := 1; ; look++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -178,6 +193,11 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 		}
 		if len(wants) == 0 {
 			break
+		}
+		if w := fmt.Sprint(wants); w == lastWants { // a look that trained and collected changed nothing
+			return fmt.Errorf("claims: %s: look %d asks for the seeds look %d did (%s) although it trained them: the runs do not reach the table; check -runs and the table's grid, then run the command again", path, look, look-1, w)
+		} else {
+			lastWants = w
 		}
 		if o.budget > 0 && time.Since(start) >= o.budget {
 			fmt.Fprintf(stderr, "claims -decide: the budget of %s is spent (%s): stopping with claims open; run the command again to go on\n", o.budget, time.Since(start).Round(time.Second))
@@ -397,14 +417,17 @@ func sequentialClaims(ctx context.Context, fs *flag.FlagSet, decide, export bool
 		return fmt.Errorf("claims: -max-seeds, -budget, -jobs, -plan and -shard set -decide's training; -replay trains nothing: %w", errUsage)
 	case d.plan && d.shard.Source != "":
 		return fmt.Errorf("claims: -plan with %s: the plan is the driver's step, a shard trains its share of the look: give one: %w", d.shard, errUsage)
-	case d.maxSeeds < 0 || flagSet(fs, "max-seeds") && d.maxSeeds < 2:
-		return fmt.Errorf("claims: -max-seeds %d: a cell needs at least 2 seeds to be judged; give 2 or more: %w", d.maxSeeds, errUsage)
+	case d.maxSeeds < 0 || flagSet(fs, "max-seeds") && (d.maxSeeds < 2 || d.maxSeeds > claims.MostSeeds):
+		return fmt.Errorf("claims: -max-seeds %d: a cell needs at least 2 seeds to be judged, and -decide trains at most %d (as sequential.max_seeds); give 2 to %d: %w", d.maxSeeds, claims.MostSeeds, claims.MostSeeds, errUsage)
 	case d.budget < 0:
 		return fmt.Errorf("claims: -budget %s: give a positive duration such as 2h: %w", d.budget, errUsage)
 	case d.jobs < 1:
 		return fmt.Errorf("claims: -jobs %d: give at least 1: %w", d.jobs, errUsage)
 	}
 	if decide {
+		if err := checkDecideRuns(runs); err != nil {
+			return err
+		}
 		d.runs = runs
 		return decideClaims(ctx, paths[0], d, stdout, stderr)
 	}
@@ -417,4 +440,25 @@ func sequentialClaims(ctx context.Context, fs *flag.FlagSet, decide, export bool
 		fmt.Fprint(stdout, doc)
 	}
 	return nil
+}
+
+// checkDecideRuns checks -decide's -runs, where it trains its seeds: given, a directory (created
+// if missing) and writable. The errors name -runs: the run directories' own say -out, the
+// training command's flag.
+func checkDecideRuns(runs string) error {
+	if runs == "" {
+		return fmt.Errorf("claims: -runs is empty: -decide trains its seeds under it (<runs>/<grid name>-seeds); give a directory, e.g. -runs runs: %w", errUsage)
+	}
+	if info, err := os.Stat(runs); err == nil && !info.IsDir() {
+		return fmt.Errorf("claims: -runs %s is not a directory: -decide trains its seeds under it; give a directory, e.g. -runs runs: %w", runs, errUsage)
+	}
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return fmt.Errorf("claims: -runs %s: cannot create it (%v): -decide trains its seeds under it; give a writable directory", runs, errors.Unwrap(err))
+	}
+	probe, err := os.CreateTemp(runs, ".posformer-writable-*")
+	if err != nil {
+		return fmt.Errorf("claims: -runs %s is not writable (%v): -decide trains its seeds under it; give a writable directory", runs, errors.Unwrap(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }

@@ -182,7 +182,7 @@ func sameResults(t *testing.T, a, b, nameA, nameB string) int {
 // position scheme (plus randomized positions and rope scaling); every cell trains, is
 // evaluated beyond its training lengths, and appears in the report. The tasks that read a corpus
 // (lm: its whole test split at every length) are left out: train.TestLMRun runs lm; so are the
-// tasks that cannot build length 1 (passkey, flip_flop: train.TestPasskeyFlipFlopRuns).
+// tasks that cannot build length 1 (passkey, flip_flop, mqar: TestEveryLengthRuledTaskRuns).
 func TestEveryTaskAndSchemeRunsInAGrid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains one tiny run per task and scheme")

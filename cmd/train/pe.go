@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,7 +113,20 @@ func runPE(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	spec := sec.Spec
 	p := position.ParamCount(spec, dims)
 	if p > 1<<26 {
-		return fmt.Errorf("pe: the %s options give a table of %d values, more than %d; lower them", *kind, p, 1<<26)
+		var set []string // the flags that size it: the scheme's options written, -dim, -heads
+		for _, f := range slices.Sorted(maps.Values(flagOf)) {
+			set = append(set, "-"+f)
+		}
+		for _, f := range []string{"dim", "heads"} {
+			if flagSet(fs, f) {
+				set = append(set, "-"+f)
+			}
+		}
+		lower := "its options"
+		if len(set) > 0 {
+			lower = strings.Join(set, " or ")
+		}
+		return fmt.Errorf("pe: the %s options give a table of %d values, more than %d; lower %s", *kind, p, 1<<26, lower)
 	}
 	if !slices.Contains(tabled, *kind) {
 		return fmt.Errorf("pe: scheme %q has no table (it adds no position values); try %s", *kind, strings.Join(tabled, ", "))
