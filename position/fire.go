@@ -59,7 +59,9 @@ func init() {
 			}
 			return f, nil
 		},
-		Params: func(o FIREOptions, d Dims) int { return ops.FIRELayout{Heads: d.Heads, Width: max(o.MLPWidth, 0)}.Size() },
+		Params: func(o FIREOptions, d Dims) int {
+			return ops.FIRELayout{Heads: d.Heads, Width: max(o.MLPWidth, 0)}.Size()
+		},
 	})
 }
 
