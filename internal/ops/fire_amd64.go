@@ -15,12 +15,12 @@ func fireChunks[F, O Float](out []O, stride int, ar []F, bn F, w1, b1, w2, b2 []
 	_ = ar[nc*fireLanes-1]
 	_ = out[(nh-1)*stride+nc*fireLanes-1]
 	_, wide := any(out).([]float64)
-	kernel := fireMLP16AVX2
-	if haveAVX512 {
-		kernel = fireMLP16AVX512
+	o, w132, b132, w232, b232 := unsafe.Pointer(&out[0]), any(w1).([]float32), any(b1).([]float32), any(w2).([]float32), any(b2).([]float32)
+	if haveAVX512 { // called directly, not through a func value, so that out does not escape
+		fireMLP16AVX512(o, stride, a32, float32(bn), w132, b132, w232, b232, nc, nh, wide)
+	} else {
+		fireMLP16AVX2(o, stride, a32, float32(bn), w132, b132, w232, b232, nc, nh, wide)
 	}
-	kernel(unsafe.Pointer(&out[0]), stride, a32, float32(bn), any(w1).([]float32), any(b1).([]float32),
-		any(w2).([]float32), any(b2).([]float32), nc, nh, wide)
 }
 
 // fireMLP16AVX512 is fireChunksLanes for float32 (out float32, or float64 when wide), sixteen
@@ -47,12 +47,13 @@ func fireGradChunks[F Float](acc, g []F, gs int, a, dA []F, bn, dBdc, kfac F, w1
 	_ = g[(H-1)*gs+nc*fireLanes-1]
 	_, _ = a[nc*fireLanes-1], dA[nc*fireLanes-1]
 	_ = w2[W*H-1]
-	kernel := fireGrad8AVX2
+	g32, a32, dA32 := any(g).([]float32), any(a).([]float32), any(dA).([]float32)
+	w132, b132, w232 := any(w1).([]float32), any(b1).([]float32), any(w2).([]float32)
 	if haveAVX512 {
-		kernel = fireGrad16AVX512
+		fireGrad16AVX512(acc32, g32, gs, a32, dA32, float32(bn), float32(dBdc), float32(kfac), w132, b132, w232, H, nc)
+	} else {
+		fireGrad8AVX2(acc32, g32, gs, a32, dA32, float32(bn), float32(dBdc), float32(kfac), w132, b132, w232, H, nc)
 	}
-	kernel(acc32, any(g).([]float32), gs, any(a).([]float32), any(dA).([]float32), float32(bn), float32(dBdc), float32(kfac),
-		any(w1).([]float32), any(b1).([]float32), any(w2).([]float32), H, nc)
 }
 
 // fireGrad16AVX512 is fireGradChunksLanes for float32, sixteen keys in a ZMM register; W ≥ 1,
