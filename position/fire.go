@@ -8,7 +8,6 @@ import (
 	"github.com/posformer/posformer/internal/fielderr"
 	"github.com/posformer/posformer/internal/nn"
 	"github.com/posformer/posformer/internal/ops"
-	"github.com/posformer/posformer/internal/pmath"
 	G "gorgonia.org/gorgonia"
 )
 
@@ -29,7 +28,7 @@ func init() {
 			case d.Bidirectional:
 				return nil, fielderr.New("position.kind", "fire is defined for causal attention (the interpolation divides by the query's position, Li et al. 2024 §3.2) but model.bidirectional is set; use kerple, alibi or t5 for an encoder, or remove model.bidirectional")
 			}
-			f := &FIRE{Heads: d.Heads, Width: o.MLPWidth, L0: o.InitL}
+			f := &FIRE{Heads: d.Heads, Width: o.MLPWidth, L0: o.InitL, fn: ops.NewFIRE(d.Heads, o.MLPWidth, o.InitL, d.Dtype)}
 			// Initialisation as the paper's reference implementation (the PyTorch listing of
 			// Li et al. 2024's appendix, class FIRE(num_heads, mlp_width=32, init_c=0.1,
 			// init_L=512., eps=1e-6), reproduced e.g. at mcleish7/arithmetic@86022a5
@@ -60,7 +59,9 @@ func init() {
 			}
 			return f, nil
 		},
-		Params: func(o FIREOptions, d Dims) int { return (&FIRE{Heads: d.Heads, Width: max(o.MLPWidth, 0)}).size() },
+		Params: func(o FIREOptions, d Dims) int {
+			return ops.FIRELayout{Heads: d.Heads, Width: max(o.MLPWidth, 0)}.Size()
+		},
 	})
 }
 
@@ -90,7 +91,7 @@ var (
 
 // FIREEps is ε of the normaliser ψ(max(L, i)) + ε (the reference implementation's eps=1e-6,
 // added to log(|c·max(L, i)| + 1) before the division), which keeps the division defined.
-const FIREEps = 1e-6
+const FIREEps = ops.FIREEps
 
 // FIRE is Functional Interpolation for Relative Positions (Li et al. 2024, "Functional
 // Interpolation for Relative Positions Improves Long Context Transformers", §3.2): the logit of
@@ -112,11 +113,12 @@ const FIREEps = 1e-6
 // FIRE would need a parameter set per layer, which this hook does not have.
 //
 // θ (one parameter vector) holds, in order: W1 [Width], b1 [Width], W2 [Width, Heads], b2
-// [Heads], c, m.
+// [Heads], c, m (ops.FIRELayout). The bias is computed by ops.FIRE in the model's dtype.
 type FIRE struct {
 	Heads, Width int
 	L0           float64 // the threshold's scale, init_l
 	theta        nn.Param
+	fn           *ops.FIRE // the bias as a function of θ
 	LogScale
 }
 
@@ -125,146 +127,41 @@ func (f *FIRE) Name() string { return "fire" }
 // Params returns θ.
 func (f *FIRE) Params() []nn.Param { return []nn.Param{f.theta} }
 
-func (f *FIRE) w1() int   { return 0 }
-func (f *FIRE) b1() int   { return f.Width }
-func (f *FIRE) w2() int   { return 2 * f.Width }
-func (f *FIRE) b2() int   { return 2*f.Width + f.Width*f.Heads }
-func (f *FIRE) c() int    { return f.b2() + f.Heads }
-func (f *FIRE) m() int    { return f.c() + 1 }
-func (f *FIRE) size() int { return f.m() + 1 }
+func (f *FIRE) layout() ops.FIRELayout { return ops.FIRELayout{Heads: f.Heads, Width: f.Width} }
+func (f *FIRE) w1() int                { return f.layout().W1() }
+func (f *FIRE) b1() int                { return f.layout().B1() }
+func (f *FIRE) w2() int                { return f.layout().W2() }
+func (f *FIRE) b2() int                { return f.layout().B2() }
+func (f *FIRE) c() int                 { return f.layout().C() }
+func (f *FIRE) m() int                 { return f.layout().M() }
+func (f *FIRE) size() int              { return f.layout().Size() }
 
 // C and L return the current c and threshold L.
 func (f *FIRE) C() float64 { return nn.Float64s(f.theta.Value)[f.c()] }
 func (f *FIRE) L() float64 { return math.Abs(nn.Float64s(f.theta.Value)[f.m()]) * f.L0 }
 
-// input is the MLP's input for query i and key j, with what the gradient needs.
-func (f *FIRE) input(th []float64, i, j int) (x, a, bn, n float64) {
-	c := math.Abs(th[f.c()])
-	n = max(float64(i), math.Abs(th[f.m()])*f.L0)
-	a = pmath.Log1p(c * float64(i-j))
-	bn = pmath.Log1p(c*n) + FIREEps
-	return a / bn, a, bn, n
-}
-
-// fireFunc is the bias as an ops.PairFunc of θ (and an ops.RowFunc).
-type fireFunc struct{ *FIRE }
-
-var _ ops.RowFunc = fireFunc{}
-
-func (f fireFunc) Heads() int { return f.FIRE.Heads }
-
-func (f fireFunc) Bias(th []float64, i, j int, out []float64) {
-	x, _, _, _ := f.input(th, i, j)
-	copy(out, th[f.b2():f.b2()+f.FIRE.Heads])
-	for k := 0; k < f.Width; k++ {
-		z := float64(th[f.w1()+k]*x) + th[f.b1()+k] // float64(): not fused on arm64, as on amd64
-		if z <= 0 {
-			continue
-		}
-		row := th[f.w2()+k*f.FIRE.Heads : f.w2()+(k+1)*f.FIRE.Heads]
-		for h := range out {
-			out[h] += float64(row[h] * z)
-		}
-	}
-}
-
-// BiasRow writes Bias(θ, i, j) for the keys j < n to out[h·stride + j] with Bias's operations in
-// its order for every pair (the bits of Bias), but the normaliser once per row and the MLP one
-// hidden unit at a time over a chunk of the row's keys (their inputs on the stack).
-func (f fireFunc) BiasRow(th []float64, i, n int, out []float64, stride int) {
-	H := f.FIRE.Heads
-	c := math.Abs(th[f.c()])
-	bn := pmath.Log1p(c*max(float64(i), math.Abs(th[f.m()])*f.L0)) + FIREEps
-	var buf [256]float64
-	for j0 := 0; j0 < n; j0 += len(buf) {
-		xs := buf[:min(len(buf), n-j0)] // the MLP's inputs of keys j0, j0 + 1, ...
-		for j := range xs {
-			xs[j] = pmath.Log1p(c*float64(i-j0-j)) / bn
-		}
-		for h := 0; h < H; h++ {
-			o := out[h*stride+j0 : h*stride+j0+len(xs)]
-			for j := range o {
-				o[j] = th[f.b2()+h]
-			}
-		}
-		for k := 0; k < f.Width; k++ {
-			w1, b1 := th[f.w1()+k], th[f.b1()+k]
-			row := th[f.w2()+k*H : f.w2()+(k+1)*H]
-			for j, x := range xs {
-				z := float64(w1*x) + b1
-				if z <= 0 {
-					continue
-				}
-				for h, w := range row {
-					out[h*stride+j0+j] += float64(w * z)
-				}
-			}
-		}
-	}
-}
-
-// BiasGrad backpropagates g through the MLP, then through x = ψ(i − j)/(ψ(n) + ε) to c and m:
-// ∂ψ(d)/∂c = sign(c)·d/(|c|d + 1), ∂ψ(n)/∂n = |c|/(|c|n + 1), ∂n/∂m = sign(m)·L0 when |m|·L0 > i.
-func (f fireFunc) BiasGrad(th []float64, i, j int, g, dth []float64) {
-	H := f.FIRE.Heads
-	x, a, bn, n := f.input(th, i, j)
-	for h := range g {
-		dth[f.b2()+h] += g[h]
-	}
-	dx := 0.0
-	for k := 0; k < f.Width; k++ {
-		z := float64(th[f.w1()+k]*x) + th[f.b1()+k]
-		if z <= 0 {
-			continue
-		}
-		row, drow := th[f.w2()+k*H:f.w2()+(k+1)*H], dth[f.w2()+k*H:f.w2()+(k+1)*H]
-		dz := 0.0
-		for h := range g {
-			drow[h] += float64(g[h] * z)
-			dz += float64(g[h] * row[h])
-		}
-		dth[f.w1()+k] += float64(dz * x)
-		dth[f.b1()+k] += dz
-		dx += float64(dz * th[f.w1()+k])
-	}
-	c, m := th[f.c()], th[f.m()]
-	sc, ac := math.Copysign(1, c), math.Abs(c)
-	d := float64(i - j)
-	dAdc := sc * d / (float64(ac*d) + 1)
-	dBdc := sc * n / (float64(ac*n) + 1)
-	dth[f.c()] += float64(dx * (float64(dAdc*bn) - float64(a*dBdc)) / (bn * bn))
-	if math.Abs(m)*f.L0 > float64(i) {
-		dBdn := ac / (float64(ac*n) + 1)
-		dth[f.m()] += float64(dx * -a / (bn * bn) * dBdn * math.Copysign(1, m) * f.L0)
-	}
-}
-
 // LogitBias is the [heads, Len, Len] bias of the graph's length (per pair, not by distance: it
-// depends on the query's position through the normaliser; 0 above the diagonal, where
-// the mask hides the keys), built once per graph by the model and shared by its layers, through ops.PairBias.
+// depends on the query's position through the normaliser; 0 above the diagonal, where the mask
+// hides the keys), built once per graph by the model and shared by its layers, through
+// ops.FIREBias.
 func (f *FIRE) LogitBias(c Ctx) (*G.Node, error) {
 	th, err := c.B.Param(f.theta)
 	if err != nil {
 		return nil, err
 	}
-	n, err := ops.PairBias(th, fireFunc{f}, c.Len, true)
-	if err != nil {
-		return nil, err
-	}
-	return n, nil
+	return ops.FIREBias(th, f.fn, c.Len)
 }
 
-// RowBias is the bias of an evaluation graph: θ and the function LogitBias's PairBias
-// evaluates, which ops.Attention evaluates itself for one block of query rows at a time (every
-// head at once, shared by the batch), with the same values and rounding; nothing [heads, Len,
-// Len] is formed, so an evaluation's memory is linear in Len. The MLP is then evaluated once per
-// layer instead of once per graph.
+// RowBias is the bias of an evaluation graph: θ and ops.FIRE, which ops.Attention evaluates for
+// one block of query rows at a time (every head at once, shared by the batch), with FIREBias's
+// values to the bit; nothing [heads, Len, Len] is formed, so an evaluation's memory is linear in
+// Len. The MLP is then evaluated once per layer instead of once per graph.
 func (f *FIRE) RowBias(c Ctx) (ops.RowBias, error) {
 	th, err := c.B.Param(f.theta)
 	if err != nil {
 		return ops.RowBias{}, err
 	}
-	return ops.RowBias{Theta: th, F: fireFunc{f}}, nil
+	return ops.RowBias{Theta: th, F: f.fn}, nil
 }
 
 // Table is the current bias of the query at position p for the first key (distance p), one
@@ -277,7 +174,7 @@ func (f *FIRE) Table(n int) (Table, error) {
 	th := nn.Float64s(f.theta.Value)
 	for p := 0; p < n; p++ {
 		row := make([]float64, f.Heads)
-		fireFunc{f}.Bias(th, p, 0, row)
+		f.fn.Bias(th, p, 0, row)
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
