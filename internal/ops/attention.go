@@ -314,10 +314,7 @@ func attnFwd[F Float](op *attentionOp, pbuf, mbuf, rbuf *scratch[F], kts *[]bPac
 				}
 			}
 			if op.bias == biasRows {
-				br := rb[(h*(i1-i0)+i-i0)*T : (h*(i1-i0)+i-i0)*T+n]
-				for j := range row {
-					row[j] += br[j]
-				}
+				addInto(row, row, rb[(h*(i1-i0)+i-i0)*T:]) // [n]: the bias of query i, head h
 			} else {
 				addBias(op, row, bias, b, h, i)
 			}
