@@ -2,8 +2,8 @@
 # Measures every scheme beside NoPE (docs/performance.md, "Every scheme beside NoPE"): `train bench
 # -schemes all` on the reference model (training at -len 64, evaluation at 256 and 1024), then
 # training at -len 256, on both amd64 kernel paths (POSFORMER_AVX512=0 for AVX2), in interleaved
-# rounds; with a before-commit, that commit's binary (given this checkout's bench.go, so that both
-# measure the same things) runs beside it in each round. docs/perf_schemes.py makes the table:
+# rounds; with a before-commit, that commit's binary (given this checkout's cmd/train/bench*.go, so
+# that both measure the same things) runs beside it in each round. docs/perf_schemes.py makes the table:
 # each figure the best of its measurements (a median over chunks each), each ratio over none's.
 #
 #   bash docs/measure_schemes.sh [rounds] [before-commit]
@@ -22,7 +22,9 @@ sides="after"
 if [ -n "$BEFORE" ]; then
   wt=$(mktemp -d)
   git worktree add -q --detach "$wt" "$BEFORE"
-  cp cmd/train/bench.go "$wt/cmd/train/bench.go" 2>/dev/null || true
+  for f in cmd/train/bench*.go; do # the bench command's files, not its tests
+    case $f in *_test.go) ;; *) cp "$f" "$wt/$f" ;; esac
+  done
   (cd "$wt" && go build -o "$OUT/train-before" ./cmd/train) || { echo "the before-commit does not build with this bench.go: measure it without" >&2; exit 1; }
   git worktree remove --force "$wt"
   sides="before after"
