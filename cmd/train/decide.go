@@ -49,17 +49,17 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 	if !f.Sequential.On() {
 		return fmt.Errorf("claims: %s has no sequential design: -decide judges after each seed as the file declares it; add `sequential: {max_seeds: 10}` to it (docs/statistics.md), or judge it with a fixed n (claims %s)", path, path)
 	}
-	max := f.Sequential.MaxSeeds
+	maxSeeds := f.Sequential.MaxSeeds
 	if o.maxSeeds > 0 {
-		max = o.maxSeeds
+		maxSeeds = o.maxSeeds
 	}
-	if least := claims.FewestDecisive(f.Sequential.Alpha); max < least && f.Bounded() {
+	if least := claims.FewestDecisive(f.Sequential.Alpha); maxSeeds < least && f.Bounded() {
 		fmt.Fprintf(stderr, "claims -decide: warning: at most %d seeds a cell: a comparison of scores in [0, 1] cannot be decided before %d seeds a cell at α = %g, even when every seed of one cell beats every seed of the other by the most it can (docs/statistics.md); give max_seeds ≥ %d\n",
-			max, least, f.Sequential.Alpha, least)
+			maxSeeds, least, f.Sequential.Alpha, least)
 	}
 	start := time.Now()
 	if o.shard.Source != "" { // a job array's task
-		return decideShard(ctx, f, max, o, stderr)
+		return decideShard(ctx, f, maxSeeds, o, stderr)
 	}
 	locked := map[string]bool{}
 	for _, t := range f.Tables { // one process a seeds directory
@@ -87,16 +87,10 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 			if err := lt.WriteGrid(); err != nil {
 				return fmt.Errorf("claims: %w", err)
 			}
-			checked, err := setup.CheckCells(lt.Cells, false)
+			checked, jobs, err := checkCells(lt, o.jobs)
 			if err != nil {
-				return fmt.Errorf("claims: %s: %w", lt.Table.Grid, err)
+				return err
 			}
-			jobs := min(max1(o.jobs), len(checked))
-			var peak int64
-			for _, c := range checked {
-				peak = maxInt64(peak, c.Memory.Peak)
-			}
-			limitMemory(peak * int64(jobs))
 			finished := map[string]bool{} // before this look (a look stopped part-way, a table sharing the grid): not trained again
 			for _, c := range checked {
 				if _, err := train.ReadResult(filepath.Join(c.Config.Out, c.Config.Name)); err == nil {
@@ -169,10 +163,10 @@ func decideClaims(ctx context.Context, path string, o decideOptions, stdout, std
 		if err != nil {
 			return fmt.Errorf("claims: %w", err)
 		}
-		wants := j.Wants(max)
-		fmt.Fprintf(stderr, "claims -decide: look %d: %s\n", look, lookStatus(j, max))
+		wants := j.Wants(maxSeeds)
+		fmt.Fprintf(stderr, "claims -decide: look %d: %s\n", look, lookStatus(j, maxSeeds))
 		if look == 1 {
-			if err := worstCase(f, j, max, o, stderr); err != nil {
+			if err := worstCase(f, j, maxSeeds, o, stderr); err != nil {
 				return err
 			}
 		}
@@ -234,10 +228,7 @@ func writeDoc(path string, stdout io.Writer) error {
 	if err := claims.WriteAll(files); err != nil {
 		return fmt.Errorf("claims: %w", err)
 	}
-	for _, d := range docs {
-		c := d.Counts
-		fmt.Fprintf(stdout, "%s: %d reproduced, %d contradicted, %d inconclusive, %d untested\n", d.Path, c[claims.Reproduced], c[claims.Contradicted], c[claims.Inconclusive], c[claims.Untested])
-	}
+	printCounts(stdout, docs)
 	return nil
 }
 
@@ -245,7 +236,7 @@ func writeDoc(path string, stdout io.Writer) error {
 // stand call for (the first, the grids' own seeds, when a table is missing), its runs in a stable
 // order (table, then cell name), runs i, i+n, ... of it. It collects nothing and writes no table
 // or document: the driver's -plan does, after the array (docs/runs.md).
-func decideShard(ctx context.Context, f *claims.File, max int, o decideOptions, stderr io.Writer) error {
+func decideShard(ctx context.Context, f *claims.File, maxSeeds int, o decideOptions, stderr io.Writer) error {
 	lk, err := f.Bootstrap(o.runs)
 	if err != nil {
 		return fmt.Errorf("claims: %w", err)
@@ -255,9 +246,9 @@ func decideShard(ctx context.Context, f *claims.File, max int, o decideOptions, 
 		if err != nil {
 			return fmt.Errorf("claims: %w", err)
 		}
-		wants := j.Wants(max)
+		wants := j.Wants(maxSeeds)
 		if len(wants) == 0 {
-			fmt.Fprintf(stderr, "claims -decide: %s: nothing to train (every claim decided or at %d seeds a cell)\n", o.shard, max)
+			fmt.Fprintf(stderr, "claims -decide: %s: nothing to train (every claim decided or at %d seeds a cell)\n", o.shard, maxSeeds)
 			return nil
 		}
 		if lk, err = f.NextLook(wants, o.runs); err != nil {
@@ -265,6 +256,7 @@ func decideShard(ctx context.Context, f *claims.File, max int, o decideOptions, 
 		}
 	}
 	i := 0
+	seen := map[string]bool{} // a run two tables sharing a grid both want: one shard's, once
 	for t := range lk.Tables {
 		lt := &lk.Tables[t]
 		if err := lt.WriteGrid(); err != nil {
@@ -273,6 +265,11 @@ func decideShard(ctx context.Context, f *claims.File, max int, o decideOptions, 
 		slices.SortFunc(lt.Cells, func(a, b config.Cell) int { return strings.Compare(a.Name, b.Name) })
 		var mine []config.Cell
 		for _, c := range lt.Cells {
+			run := filepath.Join(lt.Dir, c.Name)
+			if seen[run] {
+				continue
+			}
+			seen[run] = true
 			if o.shard.Has(i) {
 				mine = append(mine, c)
 			}
@@ -285,16 +282,10 @@ func decideShard(ctx context.Context, f *claims.File, max int, o decideOptions, 
 		if len(lt.Cells) == 0 {
 			continue
 		}
-		checked, err := setup.CheckCells(lt.Cells, false)
+		checked, jobs, err := checkCells(lt, o.jobs)
 		if err != nil {
-			return fmt.Errorf("claims: %s: %w", lt.Table.Grid, err)
+			return err
 		}
-		jobs := min(max1(o.jobs), len(checked))
-		var peak int64
-		for _, c := range checked {
-			peak = maxInt64(peak, c.Memory.Peak)
-		}
-		limitMemory(peak * int64(jobs))
 		if _, err := grid.TrainCells(ctx, checked, grid.CellOptions{Jobs: jobs, Resume: true,
 			Progress: func(done, total int, c *setup.Checked, r *train.Result, err error) {
 				if err != nil {
@@ -310,7 +301,7 @@ func decideShard(ctx context.Context, f *claims.File, max int, o decideOptions, 
 }
 
 // lookStatus says which claims are open and the seeds each cell has.
-func lookStatus(j *claims.Judged, max int) string {
+func lookStatus(j *claims.Judged, maxSeeds int) string {
 	var open, atBudget []string
 	decided, fixed := 0, 0
 	for _, o := range j.Claims {
@@ -319,7 +310,7 @@ func lookStatus(j *claims.Judged, max int) string {
 			fixed++
 		case o.Seq.Decided:
 			decided++
-		case o.Seq.Seeds >= max:
+		case o.Seq.Seeds >= maxSeeds:
 			atBudget = append(atBudget, fmt.Sprintf("%s (%d seeds)", o.Claim.ID, o.Seq.Seeds))
 		default:
 			open = append(open, fmt.Sprintf("%s (%d seeds)", o.Claim.ID, o.Seq.Seeds))
@@ -330,7 +321,7 @@ func lookStatus(j *claims.Judged, max int) string {
 		s += ": " + strings.Join(open, ", ")
 	}
 	if len(atBudget) > 0 {
-		s += fmt.Sprintf("; %d open at %d seeds a cell (the most -decide trains): %s", len(atBudget), max, strings.Join(atBudget, ", "))
+		s += fmt.Sprintf("; %d open at %d seeds a cell (the most -decide trains): %s", len(atBudget), maxSeeds, strings.Join(atBudget, ", "))
 	}
 	if fixed > 0 {
 		s += fmt.Sprintf("; %d judged with a fixed n", fixed)
@@ -341,8 +332,8 @@ func lookStatus(j *claims.Judged, max int) string {
 // worstCase prints what the design costs at most from here: every open claim's cells trained
 // to max seeds, with the predicted peak memory of jobs runs at once and, where runs of the seeds
 // directories have finished, their mean time.
-func worstCase(f *claims.File, j *claims.Judged, max int, o decideOptions, w io.Writer) error {
-	wants := j.WorstCase(max)
+func worstCase(f *claims.File, j *claims.Judged, maxSeeds int, o decideOptions, w io.Writer) error {
+	wants := j.WorstCase(maxSeeds)
 	if len(wants) == 0 {
 		return nil
 	}
@@ -359,7 +350,7 @@ func worstCase(f *claims.File, j *claims.Judged, max int, o decideOptions, w io.
 			return fmt.Errorf("claims: %s: %w", lt.Table.Grid, err)
 		}
 		for _, c := range checked {
-			peak = maxInt64(peak, c.Memory.Peak)
+			peak = max(peak, c.Memory.Peak)
 		}
 		ents, _ := os.ReadDir(lt.Dir) // every finished run of the seeds directory times a run
 		for _, e := range ents {
@@ -377,7 +368,7 @@ func worstCase(f *claims.File, j *claims.Judged, max int, o decideOptions, w io.
 			(per * time.Duration(lk.Runs()) / time.Duration(jobs)).Round(time.Second), per.Round(time.Second), finished, o.runs, jobs)
 	}
 	fmt.Fprintf(w, "claims -decide: the worst case from here: %d runs to train (every open claim's cells to %d seeds), predicted peak memory %.0f MB a run, %.0f MB for %d at a time; %s\n",
-		lk.Runs(), max, float64(peak)/1e6, float64(peak*int64(jobs))/1e6, jobs, when)
+		lk.Runs(), maxSeeds, float64(peak)/1e6, float64(peak*int64(jobs))/1e6, jobs, when)
 	return nil
 }
 
@@ -394,7 +385,21 @@ func variantOf(v string) string {
 
 func max1(n int) int { return max(n, 1) }
 
-func maxInt64(a, b int64) int64 { return max(a, b) }
+// checkCells checks a look's table's cells for training, gives the jobs to train them with (at most
+// one a cell) and sets the memory limit to that many of the largest predicted peak.
+func checkCells(lt claims.LookTable, jobs int) ([]*setup.Checked, int, error) {
+	checked, err := setup.CheckCells(lt.Cells, false)
+	if err != nil {
+		return nil, 0, fmt.Errorf("claims: %s: %w", lt.Table.Grid, err)
+	}
+	jobs = min(max1(jobs), len(checked))
+	var peak int64
+	for _, c := range checked {
+		peak = max(peak, c.Memory.Peak)
+	}
+	limitMemory(peak * int64(jobs))
+	return checked, jobs, nil
+}
 
 // sequentialClaims runs `claims -decide FILE` or `claims -replay FILE...`.
 func sequentialClaims(ctx context.Context, fs *flag.FlagSet, decide, export bool, d decideOptions, runs string, stdout, stderr io.Writer) error {
