@@ -159,13 +159,16 @@ type LookTable struct {
 	Cells []config.Cell
 }
 
-// Runs counts the runs of the look.
+// Runs counts the runs of the look: a run that two tables sharing a grid both want (one seeds
+// directory) once.
 func (l *Look) Runs() int {
-	n := 0
+	seen := map[string]bool{}
 	for _, t := range l.Tables {
-		n += len(t.Cells)
+		for _, c := range t.Cells {
+			seen[filepath.Join(t.Dir, c.Name)] = true
+		}
 	}
-	return n
+	return len(seen)
 }
 
 // NextLook is the runs that give the wanted cells their next seeds, each a cell of its table's

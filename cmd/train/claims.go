@@ -153,9 +153,14 @@ func runClaims(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := claims.WriteAll(files); err != nil {
 		return fmt.Errorf("claims: %w", err)
 	}
+	printCounts(stdout, docs)
+	return nil
+}
+
+// printCounts prints each written document's path and its count of verdicts.
+func printCounts(stdout io.Writer, docs []claims.Doc) {
 	for _, d := range docs {
 		c := d.Counts
 		fmt.Fprintf(stdout, "%s: %d reproduced, %d contradicted, %d inconclusive, %d untested\n", d.Path, c[claims.Reproduced], c[claims.Contradicted], c[claims.Inconclusive], c[claims.Untested])
 	}
-	return nil
 }

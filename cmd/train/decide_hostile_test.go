@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -368,6 +369,51 @@ func TestDecideTwoTablesOneGrid(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("run again, the log lacks %q:\n%s", want, stderr)
 		}
+	}
+}
+
+// TestDecideTwoTablesOneGridSharded: as a Slurm array runs it, -plan then one process a run
+// at once, on a file whose two tables share a grid. A run both tables want is one run of the look
+// (-plan said 8 for the grid's 4 seeds runs) and one shard's: two shards trained the same run
+// directory, and one of them was refused by its lock.
+func TestDecideTwoTablesOneGridSharded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "mygrid.yaml"), claimsGrid)
+	file := writeFile(t, filepath.Join(dir, "two-claims.yaml"), twoTablesFile)
+	runs := filepath.Join(dir, "runs")
+	var looks []string
+	for look := 0; look < 5; look++ {
+		stdout, stderr, code := runChild(t, "claims", "-decide", "-plan", "-runs", runs, file)
+		var n int
+		if i := strings.LastIndex(stdout, "next look: "); code != 0 || i < 0 {
+			t.Fatalf("-plan: exit %d\n%s%s", code, stdout, stderr)
+		} else if _, err := fmt.Sscanf(stdout[i:], "next look: %d runs", &n); err != nil {
+			t.Fatal(err)
+		}
+		looks = append(looks, fmt.Sprint(n))
+		if n == 0 {
+			break
+		}
+		cmds := make([]*exec.Cmd, n)
+		outs := make([]bytes.Buffer, n)
+		for i := range n {
+			cmds[i] = child("claims", "-decide", "-shard", fmt.Sprintf("%d/%d", i, n), "-runs", runs, file)
+			cmds[i].Stderr = &outs[i]
+			if err := cmds[i].Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Errorf("look %d shard %d/%d: %v\n%s", look, i, n, err, outs[i].String())
+			}
+		}
+	}
+	if got := strings.Join(looks, ","); got != "4,2,0" {
+		t.Errorf("the looks' runs: %s, want 4 (the grid's seeds), 2 (seed 3), 0", got)
 	}
 }
 

@@ -595,15 +595,7 @@ type attentionGradOp struct {
 func (op *attentionGradOp) Type() hm.Type { return fnType(append(op.fwd.inDims(), 2, 2, 1)...) }
 
 func (op *attentionGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	n := 0
-	for i := 0; i < op.fwd.arity; i++ {
-		s, err := shapeOf(in, i)
-		if err != nil {
-			return nil, err
-		}
-		n += s.TotalSize()
-	}
-	return tensor.Shape{n}, nil
+	return packedShape(in, op.fwd.arity)
 }
 
 func (op *attentionGradOp) Do(vs ...G.Value) (G.Value, error) {

@@ -244,15 +244,7 @@ type copeGradOp struct {
 func (op *copeGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 2, 1) }
 
 func (op *copeGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	n := 0
-	for i := range 4 {
-		s, err := shapeOf(in, i)
-		if err != nil {
-			return nil, err
-		}
-		n += s.TotalSize()
-	}
-	return tensor.Shape{n}, nil
+	return packedShape(in, 4)
 }
 
 func (op *copeGradOp) Do(vs ...G.Value) (G.Value, error) {

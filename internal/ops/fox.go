@@ -209,15 +209,7 @@ type foxGradOp struct {
 func (op *foxGradOp) Type() hm.Type { return fnType(2, 2, 2, 2, 2, 2, 1) }
 
 func (op *foxGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	n := 0
-	for i := range 4 {
-		s, err := shapeOf(in, i)
-		if err != nil {
-			return nil, err
-		}
-		n += s.TotalSize()
-	}
-	return tensor.Shape{n}, nil
+	return packedShape(in, 4)
 }
 
 func (op *foxGradOp) Do(vs ...G.Value) (G.Value, error) {

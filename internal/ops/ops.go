@@ -102,6 +102,20 @@ func shapeOf(in []G.DimSizer, i int) (tensor.Shape, error) {
 	return s, nil
 }
 
+// packedShape is the shape of a gradient op's output that packs the gradients of its first k
+// inputs one after the other: [Σ sizes].
+func packedShape(in []G.DimSizer, k int) (tensor.Shape, error) {
+	n := 0
+	for i := range k {
+		s, err := shapeOf(in, i)
+		if err != nil {
+			return nil, err
+		}
+		n += s.TotalSize()
+	}
+	return tensor.Shape{n}, nil
+}
+
 // buffer is an op-owned output tensor that is reused while its dtype and shape stay the same.
 type buffer struct{ t *tensor.Dense }
 
