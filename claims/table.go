@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -77,6 +78,9 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 	}
 	recs, err := csv.NewReader(bytes.NewReader(src)).ReadAll()
 	if err != nil {
+		if pe, ok := errors.AsType[*csv.ParseError](err); ok && errors.Is(err, csv.ErrFieldCount) && cutShort(src, pe.Line) {
+			return nil, fmt.Errorf("%s: line %d, its last, stops part-way with no newline at its end: the file was cut short (a copy or a write that stopped)", path, pe.Line)
+		}
 		return nil, fmt.Errorf("%s: %w: the file is not CSV", path, err)
 	}
 	if len(recs) == 0 {
@@ -523,4 +527,10 @@ func (c *cell) span(s Statistic) (lo, hi int, inRange bool) {
 func meanOf(xs []float64) float64 {
 	m, _ := stats.MeanVar(xs)
 	return m
+}
+
+// cutShort says whether line is src's last line and src does not end in a newline: a file cut
+// part-way through its last record.
+func cutShort(src []byte, line int) bool {
+	return len(src) > 0 && src[len(src)-1] != '\n' && bytes.Count(src, []byte("\n"))+1 == line
 }
