@@ -316,6 +316,18 @@ func TestPETooLargeNamesTheFlags(t *testing.T) {
 	oneLineError(t, "pe dpb too large", stderr, code, "lower -mlp-depth or -mlp-width")
 }
 
+// twoTablesDir writes the tiny grid and twoTablesFile into a new directory, and returns it, the
+// claims file's path and the runs directory; it skips in -short mode (the tests start processes).
+func twoTablesDir(t *testing.T) (dir, file, runs string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir = t.TempDir()
+	writeFile(t, filepath.Join(dir, "mygrid.yaml"), claimsGrid)
+	return dir, writeFile(t, filepath.Join(dir, "two-claims.yaml"), twoTablesFile), filepath.Join(dir, "runs")
+}
+
 // twoTablesFile is a sequential claims file with two tables of one grid (its runs named as the
 // grid names them, and by the swept values).
 const twoTablesFile = `title: two
@@ -337,13 +349,7 @@ sequential: {max_seeds: 3}
 // here, with its time ("12 runs trained here" when none was), the figure a document's cost is
 // read from.
 func TestDecideTwoTablesOneGrid(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "mygrid.yaml"), claimsGrid)
-	file := writeFile(t, filepath.Join(dir, "two-claims.yaml"), twoTablesFile)
-	runs := filepath.Join(dir, "runs")
+	dir, file, runs := twoTablesDir(t)
 	_, stderr, code := runChild(t, "claims", "-decide", "-runs", runs, file)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -377,13 +383,7 @@ func TestDecideTwoTablesOneGrid(t *testing.T) {
 // (-plan said 8 for the grid's 4 seeds runs) and one shard's: two shards trained the same run
 // directory, and one of them was refused by its lock.
 func TestDecideTwoTablesOneGridSharded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "mygrid.yaml"), claimsGrid)
-	file := writeFile(t, filepath.Join(dir, "two-claims.yaml"), twoTablesFile)
-	runs := filepath.Join(dir, "runs")
+	_, file, runs := twoTablesDir(t)
 	var looks []string
 	for look := 0; look < 5; look++ {
 		stdout, stderr, code := runChild(t, "claims", "-decide", "-plan", "-runs", runs, file)
