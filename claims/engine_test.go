@@ -727,3 +727,22 @@ func TestNoNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundKeepsItsSide: an interval end that decides a claim by a hair prints which side of zero
+// it lies on (data_dependent.md printed "+0.288 [+0.000, +0.449] reproduced" for a lower end of a
+// few ten-thousandths); ends away from zero keep three decimals, and zero is +0.000.
+func TestBoundKeepsItsSide(t *testing.T) {
+	for _, c := range []struct {
+		iv   stats.Interval
+		want string
+	}{
+		{stats.Interval{Diff: 0.288, Lo: 0.00021, Hi: 0.449}, "+0.288 [+2.1e-04, +0.449]"},
+		{stats.Interval{Diff: -0.1, Lo: -0.2, Hi: -0.00004}, "-0.100 [-0.200, -4.0e-05]"},
+		{stats.Interval{Diff: 0, Lo: 0, Hi: 0.0005}, "+0.000 [+0.000, +0.001]"},
+		{stats.Interval{Diff: 0.01, Lo: 0.0012, Hi: 0.02}, "+0.010 [+0.001, +0.020]"},
+	} {
+		if got := fmtDiff(c.iv); got != c.want {
+			t.Errorf("fmtDiff(%+v) = %q, want %q", c.iv, got, c.want)
+		}
+	}
+}

@@ -514,7 +514,17 @@ func fmtDiff(iv stats.Interval) string {
 	if math.IsNaN(iv.Lo) {
 		return fmt.Sprintf("%+.3f", z(iv.Diff))
 	}
-	return fmt.Sprintf("%+.3f [%+.3f, %+.3f]", z(iv.Diff), z(iv.Lo), z(iv.Hi))
+	return fmt.Sprintf("%+.3f [%s, %s]", z(iv.Diff), bound(iv.Lo), bound(iv.Hi))
+}
+
+// bound prints an end of a difference's interval: at three decimals, or, when it is not zero but
+// rounds to zero there, with two digits and its exponent (+2.1e-04), so that the side of zero a
+// decision rests on shows.
+func bound(x float64) string {
+	if x != 0 && math.Abs(x) < 0.0005 {
+		return fmt.Sprintf("%+.1e", x)
+	}
+	return fmt.Sprintf("%+.3f", z(x))
 }
 
 func lengthOrDash(x int) string {
