@@ -16,9 +16,9 @@ import (
 // refused before anything is allocated, naming the field to lower.
 var MaxMemoryBytes int64 = 8 << 30
 
-// runtimeBytes is the memory of the process before any model: the binary, the Go runtime and
+// RuntimeBytes is the memory of the process before any model: the binary, the Go runtime and
 // the progress output.
-const runtimeBytes = 32 << 20
+const RuntimeBytes = 32 << 20
 
 // checkpointBytesPerParam is what a checkpoint costs per parameter while it is written or read,
 // besides the weights and Adam's moments: a float64 copy of the weights and the gob encoding of
@@ -76,7 +76,7 @@ func mb(b int64) string {
 
 // EvalPeak is the peak of an evaluation alone (inspect's): the runtime, the state, the
 // evaluation's graphs and its test set.
-func (m Memory) EvalPeak() int64 { return runtimeBytes + m.Corpus + m.State + m.Eval + m.TestData }
+func (m Memory) EvalPeak() int64 { return RuntimeBytes + m.Corpus + m.State + m.Eval + m.TestData }
 
 // String is the prediction as the run prints it.
 func (m Memory) String() string {
@@ -154,7 +154,7 @@ func PredictMemory(c config.Config, task data.Task) Memory {
 		}
 		m.Eval += diag
 	}
-	m.Peak = runtimeBytes + m.Corpus + max(m.CorpusLoad, m.State+max(m.TrainGraphs+m.Validation+m.ValData, m.Eval+m.TestData))
+	m.Peak = RuntimeBytes + m.Corpus + max(m.CorpusLoad, m.State+max(m.TrainGraphs+m.Validation+m.ValData, m.Eval+m.TestData))
 	return m
 }
 
@@ -168,7 +168,7 @@ func checkMemory(c config.Config, task data.Task, m Memory) error {
 	if m.Peak <= avail {
 		return nil
 	}
-	if avail < 2*runtimeBytes { // no config could fit: the limit is the problem
+	if avail < 2*RuntimeBytes { // no config could fit: the limit is the problem
 		return fmt.Errorf("memory: %s, too little for any run (a predicted peak of %s); raise the limit (docs/runs.md: the smallest posformer starts under)", limit, mb(m.Peak))
 	}
 	cores := fmt.Sprintf(" on %d cores", runtime.GOMAXPROCS(0)) // an evaluation's attention keeps a block of rows × T per core
@@ -215,9 +215,9 @@ const virtualSlack = memlimit.Slack
 func ProcessRoom(mapped int64) (room int64, what string, ok bool) {
 	for _, l := range processLimits() {
 		r, w := l.Bytes, fmt.Sprintf("%s of %s", l.What, mb(l.Bytes))
-		if l.Virtual { // the runtime's share of a peak (runtimeBytes) is mapped already
+		if l.Virtual { // the runtime's share of a peak (RuntimeBytes) is mapped already
 			used := memlimit.Virtual() + virtualSlack
-			r, w = l.Bytes-used+runtimeBytes+mapped, fmt.Sprintf("the %s that %s leaves beside the %s the Go runtime and the process map already", mb(max(l.Bytes-used, 0)), w, mb(used))
+			r, w = l.Bytes-used+RuntimeBytes+mapped, fmt.Sprintf("the %s that %s leaves beside the %s the Go runtime and the process map already", mb(max(l.Bytes-used, 0)), w, mb(used))
 		}
 		if !ok || r < room {
 			room, what, ok = r, w, true

@@ -94,7 +94,6 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	o.cfg.Dtype = o.dtype
 	o.cfg.Seed = 1
-	o.cfg.Digit0 = o.digit0() // the digit schemes number -task's digit tokens; no other scheme reads it
 	// Every model field comes from a flag (with its own default), checked above: none is 0, so
 	// the model's defaults replace nothing.
 	fmt.Fprintf(stderr, "bench: %s GOMAXPROCS=%d matmul=%s; model layers=%d d_model=%d heads=%d d_ff=%d vocab=%d %s; batch=%d len=%d\n",
@@ -205,7 +204,6 @@ func (o *benchOptions) check() error {
 func (o *benchOptions) checkMemory() error {
 	cfg := o.cfg
 	cfg.Dtype = o.dtype
-	cfg.Digit0 = o.digit0()
 	need := func(T int, grad bool) int64 {
 		var b int64
 		for _, e := range o.entries {
@@ -223,8 +221,8 @@ func (o *benchOptions) checkMemory() error {
 		return b
 	}
 	limit, what := setup.MaxMemoryBytes, fmt.Sprintf("posformer's limit of %.3g GB", float64(setup.MaxMemoryBytes)/1e9)
-	if room, w, ok := setup.ProcessRoom(0); ok && room-benchRuntimeBytes < limit {
-		limit, what = room-benchRuntimeBytes, w
+	if room, w, ok := setup.ProcessRoom(0); ok && room-setup.RuntimeBytes < limit {
+		limit, what = room-setup.RuntimeBytes, w
 	}
 	if b := need(o.speed.Len, true); o.train && b > limit {
 		return fmt.Errorf("-len %d with -batch %d, -d-model %d, -heads %d and -layers %d needs about %.3g GB for a training step, more than %s; lower one of them",
@@ -238,7 +236,3 @@ func (o *benchOptions) checkMemory() error {
 	}
 	return nil
 }
-
-// benchRuntimeBytes is the memory of the process before any model (setup's runtimeBytes: the
-// binary, the Go runtime, the output), which setup.ProcessRoom counts as room.
-const benchRuntimeBytes = 32 << 20

@@ -139,6 +139,7 @@ func (o *benchOptions) parseSchemes() error {
 	if len(o.entries) == 0 {
 		return fmt.Errorf("-schemes is empty; name at least one of %s, or all", strings.Join(position.Kinds(), ", "))
 	}
+	o.cfg.Digit0 = o.digit0() // the digit schemes number -task's digit tokens; no other scheme reads it
 	if o.evalOnlyAll() && len(o.evalLens) == 0 {
 		return fmt.Errorf("-schemes %s are evaluation variants (rope's scalings act beyond -len only) and -eval-lens is empty: give -eval-lens", o.schemesFlag)
 	}
