@@ -107,13 +107,8 @@ var _ Digital = additionTask{}
 // Digit0 returns the token of digit 0 of a task with the [Digital] hook (in either format, with
 // or without task.end_token), and false for a task without it.
 func Digit0(t Task) (int, bool) {
-	switch w := t.(type) {
-	case endTask:
-		return Digit0(w.Task)
-	case slotTask:
-		return Digit0(w.Task)
-	case Digital:
-		return w.Digit0(), true
+	if d, ok := unwrapFormat(t).(Digital); ok {
+		return d.Digit0(), true
 	}
 	return 0, false
 }

@@ -70,3 +70,15 @@ func SlotToken(t Task) (int, bool) {
 	}
 	return 0, false
 }
+
+// unwrapFormat is the task a format option wraps (endTask, slotTask), or t itself: the task whose
+// hooks (Glyphed, ByteTokens, Digital, LengthChecked) hold in either format.
+func unwrapFormat(t Task) Task {
+	switch w := t.(type) {
+	case endTask:
+		return unwrapFormat(w.Task)
+	case slotTask:
+		return unwrapFormat(w.Task)
+	}
+	return t
+}

@@ -12,19 +12,10 @@ type LengthChecked interface {
 // CheckLength tells whether a task can build inputs of length L (always, for a task without
 // the [LengthChecked] hook, when L >= 1).
 func CheckLength(t Task, L int) error {
-	for {
-		switch w := t.(type) {
-		case endTask:
-			t = w.Task
-			continue
-		case slotTask:
-			t = w.Task
-			continue
-		case LengthChecked:
-			return w.CheckLength(L)
-		}
-		return nil
+	if c, ok := unwrapFormat(t).(LengthChecked); ok {
+		return c.CheckLength(L)
 	}
+	return nil
 }
 
 // readBy refuses the options only one task reads (task.depth, task.ignore_prob, task.queries) on

@@ -29,14 +29,3 @@ func IsBytes(t Task) bool {
 	_, ok := unwrapFormat(t).(ByteTokens)
 	return ok
 }
-
-// unwrapFormat is the task a format option wraps (endTask, slotTask), or t itself.
-func unwrapFormat(t Task) Task {
-	switch w := t.(type) {
-	case endTask:
-		return unwrapFormat(w.Task)
-	case slotTask:
-		return unwrapFormat(w.Task)
-	}
-	return t
-}
