@@ -101,8 +101,8 @@ func checkChance(path, grid string, rows []Row) error {
 			want = append(want, fmt.Sprintf("%g and %g", e, t))
 		}
 		if len(want) > 0 {
-			return fmt.Errorf("%s:%d: chance_exact %g and chance_token %g are not what guessing scores on %s at length %d as grid %s sets it up (%s): export the table again (claims -export)",
-				path, i+2, r.ChanceExact, r.ChanceToken, r.Task, r.Length, grid, strings.Join(slices.Compact(want), "; "))
+			return rowErr(path, i+2, ": export the table again (claims -export)", "chance_exact %g and chance_token %g are not what guessing scores on %s at length %d as grid %s sets it up (%s)",
+				r.ChanceExact, r.ChanceToken, r.Task, r.Length, grid, strings.Join(slices.Compact(want), "; "))
 		}
 	}
 	return nil

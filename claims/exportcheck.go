@@ -2,21 +2,12 @@ package claims
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 )
-
-// fixMarkers begin the part of a per-seed table reader's message that tells how to mend the
-// table (correct the row, export it again): advice for a table on disk, which an exported table
-// being checked before it is written is not.
-var fixMarkers = []string{
-	": export the table again", ", or export the table again", "; export the table again", ": export it again",
-	": correct the row", "; one run's rows share its training", ": the runs of a cell are averaged", ": a run is tested once",
-	", so the row is missing", ": leave it empty", ": write the name without it", ": want a finite number",
-}
 
 var tableLine = regexp.MustCompile(`\bline (\d+)`)
 
@@ -34,23 +25,11 @@ func checkExported(t Table, grid string, csv []byte, rows []Row, dirs []string, 
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	at := -1 // the row at fault
-	if rest, ok := strings.CutPrefix(msg, t.CSV+":"); ok {
-		if n, tail, ok := strings.Cut(rest, ": "); ok {
-			if line, err := strconv.Atoi(n); err == nil && line >= 2 && line-2 < len(rows) {
-				at, msg = line-2, tail
-			}
-		}
-	}
-	if at < 0 { // not about a row (the header, the CSV itself): posformer wrote it, so say so
+	var re *rowError
+	if !errors.As(err, &re) || re.line < 2 || re.line-2 >= len(rows) { // not about a row: posformer wrote it, so say so
 		return fmt.Errorf("the table exported from %s is refused by the claims reader (%s), which is posformer's fault, not the grid's: report it", grid, err)
 	}
-	for _, m := range fixMarkers {
-		if i := strings.Index(msg, m); i >= 0 {
-			msg = msg[:i]
-		}
-	}
+	at, msg := re.line-2, re.what // what is wrong, without the fix for a table on disk
 	// Every other line named is another row: name its run instead.
 	other := -1
 	msg = tableLine.ReplaceAllStringFunc(msg, func(s string) string {

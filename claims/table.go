@@ -110,10 +110,10 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 		line := i + 2
 		get := func(h string) string { return r[col[h]] }
 		if h, ok := notDecimal(recs[0], r); ok {
-			return nil, fmt.Errorf("%s:%d: %s: %q is not a decimal number (hexadecimal and digit separators are not what posformer writes): correct the row, or export the table again", path, line, h, get(h))
+			return nil, rowErr(path, line, fixRow, "%s: %q is not a decimal number (hexadecimal and digit separators are not what posformer writes)", h, get(h))
 		}
 		bad := func(h, want string) error {
-			return fmt.Errorf("%s:%d: %s: %q is not %s", path, line, h, get(h), want)
+			return rowErr(path, line, "", "%s: %q is not %s", h, get(h), want)
 		}
 		var x Row
 		var err error
@@ -122,7 +122,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			return nil, err
 		}
 		if x.Task == "" || x.Scheme == "" {
-			return nil, fmt.Errorf("%s:%d: empty task or scheme", path, line)
+			return nil, rowErr(path, line, "", "empty task or scheme")
 		}
 		if x.Seed, err = strconv.ParseUint(get("seed"), 10, 64); err != nil {
 			return nil, bad("seed", "a whole number ≥ 0")
@@ -142,7 +142,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			}
 			v, err := strconv.ParseFloat(get(m.Name), 64)
 			if err == nil && !(v <= maxBits) {
-				return nil, fmt.Errorf("%s:%d: %s is %s: want a finite number of bits per byte up to %d (a uniform guess among 256 bytes scores 8): correct the row, or export the table again", path, line, m.Name, get(m.Name), maxBits)
+				return nil, rowErr(path, line, fmt.Sprintf(": want a finite number of bits per byte up to %d (a uniform guess among 256 bytes scores 8)", maxBits)+fixRow, "%s is %s", m.Name, get(m.Name))
 			}
 			if err != nil || !(v >= 0) {
 				return nil, bad(m.Name, "a number of bits ≥ 0 (empty for a task other than lm)")
@@ -150,15 +150,14 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			x.Scores[m.Name] = v
 		}
 		if len(x.Scores) != 0 && len(x.Scores) != len(text) {
-			return nil, fmt.Errorf("%s:%d: %s are both given (a language model's row) or both empty", path, line, strings.Join(names(text), " and "))
+			return nil, rowErr(path, line, "", "%s are both given (a language model's row) or both empty", strings.Join(names(text), " and "))
 		}
 		if x.InRange, err = strconv.ParseBool(get("in_range")); err != nil {
 			return nil, bad("in_range", "true or false")
 		}
 		// a language model has seen every context up to its training windows'
 		if want := x.Length <= x.MaxLen && (x.unbounded() || x.Length >= x.MinLen); x.InRange != want {
-			return nil, fmt.Errorf("%s:%d: in_range is %v at length %d, trained on %d..%d",
-				path, line, x.InRange, x.Length, x.MinLen, x.MaxLen)
+			return nil, rowErr(path, line, "", "in_range is %v at length %d, trained on %d..%d", x.InRange, x.Length, x.MinLen, x.MaxLen)
 		}
 		x.BestScore = math.NaN() // not in the table
 		if _, ok := col["best_val_score"]; ok && get("best_val_score") != "" {
@@ -175,12 +174,12 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			}
 		}
 		if x.N == 0 && x.DivergedStep == 0 { // a diverged run's rows have none
-			return nil, fmt.Errorf("%s:%d: n is 0 in a run that did not diverge, so its scores were measured on no example: export the table again from a grid whose eval.examples is at least 1", path, line)
+			return nil, rowErr(path, line, ": export the table again from a grid whose eval.examples is at least 1", "n is 0 in a run that did not diverge, so its scores were measured on no example")
 		}
 		for _, h := range append(names(metric.Scored()), "chance_exact", "chance_token") {
 			v := math.NaN() // a language model has no chance level
 			if x.unbounded() && strings.HasPrefix(h, "chance_") && get(h) != "" {
-				return nil, fmt.Errorf("%s:%d: %s is %q in a language model's row (it has bits per byte), which has no chance level: leave it empty", path, line, h, get(h))
+				return nil, rowErr(path, line, ": leave it empty", "%s is %q in a language model's row (it has bits per byte), which has no chance level", h, get(h))
 			}
 			if !(x.unbounded() && strings.HasPrefix(h, "chance_")) {
 				if v, err = strconv.ParseFloat(get(h), 64); err != nil || !(v >= 0 && v <= 1) {
@@ -200,7 +199,7 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 			return nil, bad("lr", "a positive learning rate")
 		}
 		if err := checkRow(x); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w: correct the row, or export the table again", path, line, err)
+			return nil, rowErr(path, line, fixRow, "%w", err)
 		}
 		rows = append(rows, x)
 		lines = append(lines, line)
@@ -216,14 +215,14 @@ func readTable(path string, overlay map[string][]byte) ([]Row, error) {
 func checkNames(path string, line int, x Row) error {
 	for i, v := range []string{x.Task, x.Scheme, x.Variant} {
 		if strings.ContainsFunc(v, unicode.IsControl) {
-			return fmt.Errorf("%s:%d: %s %q holds a control character: write the name without it (export the table again)", path, line, []string{"task", "scheme", "variant"}[i], v)
+			return rowErr(path, line, ": write the name without it (export the table again)", "%s %q holds a control character", []string{"task", "scheme", "variant"}[i], v)
 		}
 	}
 	if tasks := data.Names(); x.Task != "" && !slices.Contains(tasks, x.Task) {
-		return fmt.Errorf("%s:%d: task %q is not a task posformer has (%s): correct the row, or export the table again", path, line, x.Task, strings.Join(tasks, ", "))
+		return rowErr(path, line, fixRow, "task %q is not a task posformer has (%s)", x.Task, strings.Join(tasks, ", "))
 	}
 	if schemes := position.Kinds(); x.Scheme != "" && !slices.Contains(schemes, x.Scheme) {
-		return fmt.Errorf("%s:%d: scheme %q is not a position scheme posformer has (%s): correct the row, or export the table again", path, line, x.Scheme, strings.Join(schemes, ", "))
+		return rowErr(path, line, fixRow, "scheme %q is not a position scheme posformer has (%s)", x.Scheme, strings.Join(schemes, ", "))
 	}
 	return nil
 }
@@ -255,11 +254,11 @@ func checkRuns(path string, rows []Row, lines []int) error {
 		if j, ok := first[k]; !ok {
 			first[k] = i
 		} else if rows[j].unbounded() != r.unbounded() {
-			return fmt.Errorf("%s:%d: %s · %s has bits per byte at line %d but none here (or the reverse): a language model's rows all have them; export the table again", path, lines[i], r.Task, k, lines[j])
+			return rowErr(path, lines[i], "; export the table again", "%s · %s has bits per byte at line %d but none here (or the reverse): a language model's rows all have them", r.Task, k, lines[j])
 		}
 		if first, ok := seen[rk]; ok {
-			return fmt.Errorf("%s:%d: repeats line %d (%s · %s, seed %d, lr %g, length %d): a run is tested once at a length, so one of the two rows must go",
-				path, lines[i], first, r.Task, k, r.Seed, r.LR, r.Length)
+			return rowErr(path, lines[i], ": a run is tested once at a length, so one of the two rows must go", "repeats line %d (%s · %s, seed %d, lr %g, length %d)",
+				first, r.Task, k, r.Seed, r.LR, r.Length)
 		}
 		seen[rk] = lines[i]
 		c := cells[k]
@@ -275,10 +274,10 @@ func checkRuns(path string, rows []Row, lines []int) error {
 			c.runs = append(c.runs, ru)
 		}
 		if err := sameRun(rows[ru.row], r); err != nil { // one run's rows share its training
-			return fmt.Errorf("%s:%d: %s · %s, seed %d, lr %g: %w at line %d; one run's rows share its training: correct the row, or export the table again", path, lines[i], r.Task, k, r.Seed, r.LR, err, ru.line)
+			return rowErr(path, lines[i], "; one run's rows share its training"+fixRow, "%s · %s, seed %d, lr %g: %w at line %d", r.Task, k, r.Seed, r.LR, err, ru.line)
 		}
 		if r0 := rows[c.runs[0].row]; r0.Steps != r.Steps {
-			return fmt.Errorf("%s:%d: %s · %s, seed %d: steps is %d, but %d for seed %d (line %d): the runs of a cell are averaged, so they must share their step budget; keep one budget per table (rows:), or export the table again", path, lines[i], r.Task, k, r.Seed, r.Steps, r0.Steps, r0.Seed, c.runs[0].line)
+			return rowErr(path, lines[i], ": the runs of a cell are averaged, so they must share their step budget; keep one budget per table (rows:), or export the table again", "%s · %s, seed %d: steps is %d, but %d for seed %d (line %d)", r.Task, k, r.Seed, r.Steps, r0.Steps, r0.Seed, c.runs[0].line)
 		}
 		ru.lengths[r.Length] = true
 		c.count[r.Length]++
@@ -293,8 +292,8 @@ func checkRuns(path string, rows []Row, lines []int) error {
 			for _, b := range c.runs {
 				for _, L := range slices.Sorted(maps.Keys(a.lengths)) {
 					if !b.lengths[L] {
-						return fmt.Errorf("%s:%d: %s · %s, seed %d, lr %g has no row at length %d, which seed %d, lr %g (line %d) has: the runs of a cell are averaged over the same lengths, so the row is missing",
-							path, b.line, k.Task, k, b.seed, b.lr, L, a.seed, a.lr, a.line)
+						return rowErr(path, b.line, ": the runs of a cell are averaged over the same lengths, so the row is missing", "%s · %s, seed %d, lr %g has no row at length %d, which seed %d, lr %g (line %d) has",
+							k.Task, k, b.seed, b.lr, L, a.seed, a.lr, a.line)
 					}
 				}
 			}
@@ -533,4 +532,26 @@ func meanOf(xs []float64) float64 {
 // part-way through its last record.
 func cutShort(src []byte, line int) bool {
 	return len(src) > 0 && src[len(src)-1] != '\n' && bytes.Count(src, []byte("\n"))+1 == line
+}
+
+// fixRow is the fix of a row a table on disk can have corrected by hand.
+const fixRow = ": correct the row, or export the table again"
+
+// rowError is the per-seed table reader's refusal of one row: where it is (path, line), what is
+// wrong, and the fix for a table on disk, with its separator ("" when there is none to say).
+// checkExported reads it as data: a table being exported names the run instead, with its own fix.
+type rowError struct {
+	path      string
+	line      int
+	what, fix string
+	err       error // a wrapped cause (checkRow's, sameRun's), or nil
+}
+
+func (e *rowError) Error() string { return fmt.Sprintf("%s:%d: %s%s", e.path, e.line, e.what, e.fix) }
+func (e *rowError) Unwrap() error { return e.err }
+
+// rowErr is a rowError whose what is format with a (one %w at most).
+func rowErr(path string, line int, fix, format string, a ...any) error {
+	w := fmt.Errorf(format, a...)
+	return &rowError{path: path, line: line, what: w.Error(), fix: fix, err: errors.Unwrap(w)}
 }
